@@ -1,0 +1,17 @@
+# Writes a C++ source holding every scenario's text files, so that programs run
+# without looking for data on disk. Inputs: SCENARIO_ROOT, OUTPUT.
+file(GLOB scenario_dirs LIST_DIRECTORIES true "${SCENARIO_ROOT}/*")
+set(body "")
+foreach(dir ${scenario_dirs})
+  if(IS_DIRECTORY "${dir}")
+    get_filename_component(name "${dir}" NAME)
+    file(GLOB files "${dir}/*.textproto")
+    foreach(f ${files})
+      get_filename_component(stem "${f}" NAME_WE)
+      file(READ "${f}" text)
+      string(APPEND body "  all[\"${name}\"][\"${stem}\"] = R\"CA_SCENARIO_TEXT(${text})CA_SCENARIO_TEXT\";\n")
+    endforeach()
+  endif()
+endforeach()
+file(WRITE "${OUTPUT}.tmp" "// Generated from engine/scenarios at build time. Do not edit.\n#include \"embedded_scenarios.h\"\n\nnamespace counterattack {\n\nconst std::map<std::string, std::map<std::string, std::string>>& embedded_scenarios() {\n  static const auto* data = [] {\n    auto* p = new std::map<std::string, std::map<std::string, std::string>>();\n    auto& all = *p;\n${body}    return p;\n  }();\n  return *data;\n}\n\n}  // namespace counterattack\n")
+file(COPY_FILE "${OUTPUT}.tmp" "${OUTPUT}" ONLY_IF_DIFFERENT)

@@ -1,0 +1,193 @@
+// Wire orders (protobuf, with names) to engine orders (indices), and back.
+#include "rules/rules.h"
+
+namespace counterattack {
+
+bool Engine::from_proto(const game::Order& in, Order& out, Rejection& why) const {
+  const Scenario& sc = *sc_;
+  out = Order{};
+  auto units = [&](const auto& names) {
+    for (const auto& name : names) {
+      auto u = sc.unit_index(name);
+      if (!u) {
+        why = reject(game::UNKNOWN_UNIT, "There is no unit '" + name + "'.");
+        return false;
+      }
+      out.units.push_back(static_cast<std::int16_t>(*u));
+    }
+    return true;
+  };
+  auto location = [&](const std::string& text) {
+    auto l = sc.parse_location(text);
+    if (!l) {
+      why = reject(game::UNKNOWN_LOCATION, "There is no location '" + text + "' (hexes are written like 1708).");
+      return false;
+    }
+    out.path.push_back(*l);
+    return true;
+  };
+  using K = Order::Kind;
+  switch (in.kind_case()) {
+    case game::Order::kActivateCorps: {
+      out.kind = K::ActivateCorps;
+      auto f = sc.formation_index(in.activate_corps().corps());
+      if (!f) {
+        why = reject(game::NOT_ALLOWED, "There is no corps '" + in.activate_corps().corps() + "'.");
+        return false;
+      }
+      out.corps = static_cast<std::int16_t>(*f);
+      out.with_47th = in.activate_corps().with_47th();
+      return true;
+    }
+    case game::Order::kMove:
+      out.kind = K::Move;
+      if (!units(in.move().units())) return false;
+      for (const auto& p : in.move().path()) {
+        if (!location(p)) return false;
+      }
+      return true;
+    case game::Order::kPreparedDefense:
+      out.kind = K::PreparedDefense;
+      return units(in.prepared_defense().units());
+    case game::Order::kLiftPreparedDefense:
+      out.kind = K::LiftPreparedDefense;
+      return units(in.lift_prepared_defense().units());
+    case game::Order::kPlaceReserve:
+      out.kind = K::PlaceReserve;
+      return units(in.place_reserve().units());
+    case game::Order::kRemoveReserve:
+      out.kind = K::RemoveReserve;
+      return units(in.remove_reserve().units());
+    case game::Order::kBreakContact:
+      out.kind = K::BreakContact;
+      for (const auto& step : in.break_contact().moves()) {
+        if (!units(std::vector<std::string>{step.unit()}) || !location(step.to())) return false;
+      }
+      return true;
+    case game::Order::kPlayEvent: {
+      out.kind = K::PlayEvent;
+      const auto& p = in.play_event();
+      auto c = sc.event_index(p.chit());
+      if (!c) {
+        why = reject(game::NOT_ALLOWED, "There is no event chit '" + p.chit() + "'.");
+        return false;
+      }
+      out.chit = static_cast<std::int16_t>(*c);
+      if (!p.corps().empty()) {
+        auto f = sc.formation_index(p.corps());
+        if (!f) {
+          why = reject(game::NOT_ALLOWED, "There is no corps '" + p.corps() + "'.");
+          return false;
+        }
+        out.corps = static_cast<std::int16_t>(*f);
+      }
+      if (!p.location().empty() && !location(p.location())) return false;
+      return units(p.units());
+    }
+    case game::Order::kRecover:
+      out.kind = K::Recover;
+      if (!units(std::vector<std::string>{in.recover().unit()})) return false;
+      return in.recover().location().empty() || location(in.recover().location());
+    case game::Order::kSuppressUprising:
+      out.kind = K::SuppressUprising;
+      return units(in.suppress_uprising().units());
+    case game::Order::kChooseUnits:
+      out.kind = K::ChooseUnits;
+      for (const auto& name : in.choose_units().units()) {
+        bool marker = false;
+        for (size_t a = 0; a < sc.artillery.size(); ++a) {
+          if (sc.artillery[a].id == name) {
+            out.markers.push_back(static_cast<std::int16_t>(a));
+            marker = true;
+          }
+        }
+        for (size_t k = 0; k < sc.stukas.size(); ++k) {
+          if (sc.stukas[k].id == name) {
+            out.markers.push_back(static_cast<std::int16_t>(sc.artillery.size() + k));
+            marker = true;
+          }
+        }
+        if (!marker && !units(std::vector<std::string>{name})) return false;
+      }
+      return true;
+    case game::Order::kDone:
+      out.kind = K::Done;
+      return true;
+    case game::Order::KIND_NOT_SET:
+      break;
+  }
+  why = reject(game::MALFORMED, "The order is empty.");
+  return false;
+}
+
+game::Order Engine::to_proto(const Order& in) const {
+  const Scenario& sc = *sc_;
+  game::Order out;
+  auto name = [&](int u) { return sc.units[static_cast<size_t>(u)].id; };
+  auto loc = [&](Loc l) { return sc.location_name(l); };
+  using K = Order::Kind;
+  switch (in.kind) {
+    case K::ActivateCorps: {
+      auto* a = out.mutable_activate_corps();
+      a->set_corps(sc.formations[static_cast<size_t>(in.corps)].id);
+      a->set_with_47th(in.with_47th);
+      break;
+    }
+    case K::Move: {
+      auto* m = out.mutable_move();
+      for (auto u : in.units) m->add_units(name(u));
+      for (auto l : in.path) m->add_path(loc(l));
+      break;
+    }
+    case K::PreparedDefense:
+      for (auto u : in.units) out.mutable_prepared_defense()->add_units(name(u));
+      break;
+    case K::LiftPreparedDefense:
+      for (auto u : in.units) out.mutable_lift_prepared_defense()->add_units(name(u));
+      break;
+    case K::PlaceReserve:
+      for (auto u : in.units) out.mutable_place_reserve()->add_units(name(u));
+      break;
+    case K::RemoveReserve:
+      for (auto u : in.units) out.mutable_remove_reserve()->add_units(name(u));
+      break;
+    case K::BreakContact: {
+      auto* b = out.mutable_break_contact();
+      for (size_t i = 0; i < in.units.size(); ++i) {
+        auto* st = b->add_moves();
+        st->set_unit(name(in.units[i]));
+        st->set_to(loc(in.path[i]));
+      }
+      break;
+    }
+    case K::PlayEvent: {
+      auto* p = out.mutable_play_event();
+      p->set_chit(sc.events[static_cast<size_t>(in.chit)].id);
+      for (auto u : in.units) p->add_units(name(u));
+      if (in.corps >= 0) p->set_corps(sc.formations[static_cast<size_t>(in.corps)].id);
+      if (!in.path.empty()) p->set_location(loc(in.path[0]));
+      break;
+    }
+    case K::Recover:
+      out.mutable_recover()->set_unit(name(in.units[0]));
+      if (!in.path.empty()) out.mutable_recover()->set_location(loc(in.path[0]));
+      break;
+    case K::SuppressUprising:
+      for (auto u : in.units) out.mutable_suppress_uprising()->add_units(name(u));
+      break;
+    case K::ChooseUnits:
+      for (auto u : in.units) out.mutable_choose_units()->add_units(name(u));
+      for (auto m : in.markers) {
+        out.mutable_choose_units()->add_units(m < static_cast<int>(sc.artillery.size())
+                                                  ? sc.artillery[static_cast<size_t>(m)].id
+                                                  : sc.stukas[static_cast<size_t>(m) - sc.artillery.size()].id);
+      }
+      break;
+    case K::Done:
+      out.mutable_done();
+      break;
+  }
+  return out;
+}
+
+}  // namespace counterattack

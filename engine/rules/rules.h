@@ -1,0 +1,123 @@
+// The rules, as one object over (scenario, state, dice, event log). Internal to
+// the engine: each file under rules/ implements the sections it is named after.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine.h"
+
+namespace counterattack {
+
+// Where units stand, built once per order: counts per location and ZOC per hex.
+struct Occupancy {
+  std::vector<std::uint8_t> count[2];  // units of a side per location
+  std::vector<std::uint8_t> zoc[2];    // hex lies in the ZOC of a side's unit (6)
+  Side owner(Loc l) const;             // meaningful only when occupied
+  bool occupied(Loc l, Side side) const { return count[static_cast<int>(side)][static_cast<size_t>(l)] != 0; }
+};
+
+struct StepCost {
+  int cost_half = 0;
+  bool enters_zoc = false;
+  game::RejectCode error = game::REJECT_UNSPECIFIED;
+  std::string why;
+  bool ok() const { return error == game::REJECT_UNSPECIFIED; }
+};
+
+class Rules {
+ public:
+  Rules(const Engine& e, GameState& s, Prng* rng, std::vector<game::Event>* log)
+      : e_(e), sc_(*e.sc_), s_(s), rng_(rng), log_(log) {}
+
+  // --- 5 Sequence of play (sequence.cc) ---
+  void start_game(std::uint32_t options);
+  Decision decision() const;
+  std::optional<Rejection> check(Side who, const Order& o) const;
+  void execute(const Order& o);
+  void finish_mover();
+  void end_step();
+  void start_activation_phase();
+  void end_activation_phase();
+  void end_turn();
+  void administrative_phase();
+  void after_recovery();
+  void after_uprising();
+  void start_magnuszew();
+  void check_decisive_victory();
+  void end_game();
+
+  // --- 6-8, 13, 14, 17 Movement (movement.cc) ---
+  Occupancy occupancy() const;
+  StepCost step_cost(const std::vector<std::int16_t>& group, Loc from, Loc to, const Occupancy& occ) const;
+  std::optional<Rejection> check_move(const Order& o) const;
+  void do_move(const Order& o);
+  std::vector<std::int16_t> break_contact_candidates(Loc entered, const Occupancy& occ) const;
+  bool break_contact_destination_ok(int unit, Loc to, const Occupancy& occ) const;
+  std::optional<Rejection> check_break_contact(const Order& o) const;
+  void do_break_contact(const Order& o);
+  std::optional<Rejection> check_group_start(const std::vector<std::int16_t>& units, bool reserves_step) const;
+  bool can_activate(int unit) const;
+  void note_activation(int unit);
+  std::vector<Loc> entry_hexes(Loc entry, const Occupancy& occ) const;
+  // Cheapest reachable locations for a group this activation, with the path to each.
+  std::vector<std::pair<Loc, std::vector<Loc>>> reachable(const std::vector<std::int16_t>& group) const;
+  bool stacking_ok_after(const Occupancy& occ, Loc l, Side side, const std::vector<std::int16_t>& arriving) const;
+  void place(int unit, Loc l);
+
+  // --- 15 Supply (supply.cc) ---
+  std::vector<std::uint8_t> supply_map(Side side, const Occupancy& occ) const;  // per hex
+  bool traced_supply(int unit, const std::vector<std::uint8_t>& map) const;
+  void supply_check(bool whole_side);
+
+  // --- 16, 18, 19 Administrative choices (admin.cc) ---
+  std::vector<int> recovery_candidates(Side side) const;
+  bool recovery_location_ok(int unit, Loc l, const Occupancy& occ, const std::vector<std::uint8_t>& supply) const;
+  std::optional<Rejection> check_recover(Side side, int unit, Loc l) const;
+  void do_recover(int unit, Loc l);
+  std::vector<int> german_units_in_warsaw(bool exclude_moved, bool exclude_reserve) const;
+  std::optional<Rejection> check_choose_units(const Order& o) const;
+  void do_choose_units(const Order& o);
+  void roll_uprising(int deployed);
+  bool withdrawal_matches(data::WithdrawalType t, int item) const;  // item: unit or marker
+  std::vector<int> magnuszew_items() const;  // units >= 0, markers as -1 - index
+  int magnuszew_best(const std::vector<int>& items) const;
+
+  // --- 20 Events (events.cc) ---
+  void draw_event(Side side);
+  std::optional<Rejection> check_play_event(Side who, const Order& o) const;
+  void do_play_event(const Order& o);
+
+  // --- 3 Victory ---
+  int victory_points(Side side) const;
+
+  // --- Helpers ---
+  void log(game::Event::Kind kind, std::string text, game::Audience audience = game::AUDIENCE_ALL);
+  void log_path(game::Event::Kind kind, std::string text, const std::vector<Loc>& path,
+                game::Audience audience = game::AUDIENCE_ALL);
+  std::string unit_name(int u) const { return sc_.units[static_cast<size_t>(u)].id; }
+  std::string loc_name(Loc l) const { return sc_.location_name(l); }
+  const UnitDef& def(int u) const { return sc_.units[static_cast<size_t>(u)]; }
+  UnitState& us(int u) { return s_.units[static_cast<size_t>(u)]; }
+  const UnitState& us(int u) const { return s_.units[static_cast<size_t>(u)]; }
+  const UnitStep& face(int u) const;
+  Side side_of(int u) const { return def(u).side; }
+  bool on_board(int u) const { return sc_.on_board(us(u).loc); }
+  bool is_train(int u) const { return def(u).unit_class == UnitClass::ArmoredTrain; }
+  const Formation& formation(int u) const { return sc_.formations[static_cast<size_t>(def(u).formation)]; }
+  void lose_step(int u, const std::string& why);
+  std::string phase_name() const;
+  bool option(Option o) const { return (s_.options & o) != 0; }
+  int rule(int value, int fallback) const { return value > 0 ? value : fallback; }
+
+  const Engine& e_;
+  const Scenario& sc_;
+  GameState& s_;
+  Prng* rng_;
+  std::vector<game::Event>* log_;
+};
+
+Rejection reject(game::RejectCode code, std::string reason);
+
+}  // namespace counterattack

@@ -1,0 +1,632 @@
+// 4 Game preparation, 5 Sequence of play, 3 Victory conditions.
+#include <algorithm>
+
+#include "rules/rules.h"
+
+namespace counterattack {
+
+Rejection reject(game::RejectCode code, std::string reason) { return {code, std::move(reason)}; }
+
+Engine::Engine(std::shared_ptr<const Scenario> scenario) : sc_(std::move(scenario)) {}
+
+GameState Engine::new_game(std::uint32_t options, Prng& rng, std::vector<game::Event>* events) const {
+  GameState s;
+  std::vector<game::Event> sink;
+  Rules r(*this, s, &rng, events ? events : &sink);
+  r.start_game(options);
+  return s;
+}
+
+Decision Engine::decision(const GameState& s) const {
+  GameState& mutable_s = const_cast<GameState&>(s);  // Rules is only read here
+  Rules r(*this, mutable_s, nullptr, nullptr);
+  return r.decision();
+}
+
+Outcome Engine::apply(GameState& s, Side who, const Order& order, Prng& rng) const {
+  Outcome out;
+  {
+    Rules checker(*this, s, nullptr, nullptr);
+    if (auto why = checker.check(who, order)) {
+      out.rejection = *why;
+      return out;
+    }
+  }
+  Rules r(*this, s, &rng, &out.events);
+  r.execute(order);
+  out.accepted = true;
+  return out;
+}
+
+std::string Engine::phase_name(const GameState& s) const {
+  Rules r(*this, const_cast<GameState&>(s), nullptr, nullptr);
+  return r.phase_name();
+}
+
+int Engine::victory_points(const GameState& s, Side side) const {
+  Rules r(*this, const_cast<GameState&>(s), nullptr, nullptr);
+  return r.victory_points(side);
+}
+
+const UnitStep& Rules::face(int u) const {
+  const auto& steps = def(u).steps;
+  const size_t i = std::min<size_t>(us(u).hits, steps.size() - 1);
+  return steps[i];
+}
+
+void Rules::log(game::Event::Kind kind, std::string text, game::Audience audience) {
+  if (!log_) return;
+  game::Event ev;
+  ev.set_kind(kind);
+  ev.set_audience(audience);
+  ev.set_text(std::move(text));
+  log_->push_back(std::move(ev));
+}
+
+void Rules::log_path(game::Event::Kind kind, std::string text, const std::vector<Loc>& path,
+                     game::Audience audience) {
+  if (!log_) return;
+  log(kind, std::move(text), audience);
+  for (Loc l : path) log_->back().add_path(loc_name(l));
+}
+
+std::string Rules::phase_name() const {
+  if (!s_.in_activation()) return "Administrative";
+  return std::string(side_name(s_.phase_side())) + " " + std::to_string(s_.activation / 2 + 1);
+}
+
+void Rules::place(int unit, Loc l) {
+  auto& u = us(unit);
+  if (u.loc != l) u.flags = static_cast<std::uint16_t>(u.flags & ~kPreparedDefense);  // 8: leaving lifts it
+  u.loc = l;
+  u.stack_seq = s_.next_seq++;
+}
+
+void Rules::lose_step(int u, const std::string& why) {
+  auto& st = us(u);
+  st.hits++;
+  if (st.hits >= def(u).steps.size()) {
+    st.loc = kEliminated;
+    st.flags = 0;
+    st.reserve = 0;
+    log(game::Event::STEP_LOST, unit_name(u) + " is eliminated (" + why + ").");
+  } else {
+    log(game::Event::STEP_LOST, unit_name(u) + " loses a step (" + why + ").");
+  }
+}
+
+// ---------------------------------------------------------------------------
+// 4 Game preparation
+// ---------------------------------------------------------------------------
+
+void Rules::start_game(std::uint32_t options) {
+  s_ = GameState{};
+  s_.options = options;
+  s_.units.assign(sc_.units.size(), UnitState{});
+  for (const auto& [unit, loc] : sc_.setup) place(unit, loc);
+  s_.artillery.assign(sc_.artillery.size(), MarkerState::NotArrived);
+  s_.stukas.assign(sc_.stukas.size(), MarkerState::NotArrived);
+  for (size_t i = 0; i < sc_.events.size(); ++i) {
+    s_.sides[static_cast<int>(sc_.events[i].side)].cup.push_back(static_cast<std::uint8_t>(i));
+  }
+  s_.model_turn = static_cast<std::int8_t>(sc_.model_arrival_turn);
+  // 4: each player draws three event chits.
+  for (Side side : {Side::Soviet, Side::German}) {
+    for (int k = 0; k < rule(sc_.rules.initial_event_draw(), 3); ++k) draw_event(side);
+  }
+  s_.turn = 1;
+  administrative_phase();
+}
+
+// ---------------------------------------------------------------------------
+// A - Administrative phase
+// ---------------------------------------------------------------------------
+
+void Rules::administrative_phase() {
+  log(game::Event::PHASE, "Turn " + std::to_string(s_.turn) + " (" + std::to_string(sc_.first_turn_day + s_.turn - 1) +
+                              (sc_.first_turn_day + s_.turn - 1 > 31 ? "" : " July") + "): administrative phase.");
+  s_.step = Step::Recovery;
+  s_.activation = 0;
+  s_.corps_done = 0;
+  s_.forty_seventh_phase = -1;
+  s_.bridges_closed = false;
+  s_.bridge_extra_half = 0;
+  s_.model_used = false;
+  // 17: reinforcements reach their entry points (or Warsaw).
+  for (const auto& rf : sc_.reinforcements) {
+    if (rf.turn != s_.turn) continue;
+    std::string names;
+    for (int u : rf.units) {
+      if (us(u).loc != kNotArrived) continue;
+      place(u, rf.entry);
+      names += (names.empty() ? "" : ", ") + unit_name(u);
+    }
+    if (!names.empty()) log(game::Event::ARRIVED, "Reinforcements at " + loc_name(rf.entry) + ": " + names + ".");
+  }
+  // Moved and Disorganized markers come off; movement counters reset.
+  for (auto& u : s_.units) {
+    u.flags = static_cast<std::uint16_t>(u.flags & (kOutOfSupply | kPreparedDefense));
+    u.mp_used = 0;
+  }
+  // 20: from the second turn each player draws an event.
+  if (s_.turn >= 2) {
+    draw_event(Side::Soviet);
+    draw_event(Side::German);
+  }
+  // 10: artillery and Stukas come back ready; a formation gone from play loses its artillery.
+  for (size_t i = 0; i < sc_.artillery.size(); ++i) {
+    auto& m = s_.artillery[i];
+    if (m == MarkerState::Removed) continue;
+    if (sc_.artillery[i].arrival_turn > s_.turn) continue;
+    bool present = false;
+    for (size_t u = 0; u < sc_.units.size() && !present; ++u) {
+      present = sc_.units[u].formation == sc_.artillery[i].formation &&
+                (sc_.on_board(s_.units[u].loc) || s_.units[u].loc == kNotArrived);
+    }
+    if (!present && m != MarkerState::NotArrived) {
+      m = MarkerState::Removed;
+      log(game::Event::MARKER, "Artillery " + sc_.artillery[i].id + " is removed: its formation is gone.");
+      continue;
+    }
+    m = MarkerState::Ready;
+  }
+  for (size_t i = 0; i < sc_.stukas.size(); ++i) {
+    if (s_.stukas[i] != MarkerState::Removed && sc_.stukas[i].arrival_turn <= s_.turn) s_.stukas[i] = MarkerState::Ready;
+  }
+  // 16: from the second turn the German may recover one step.
+  if (s_.turn >= 2 && !recovery_candidates(Side::German).empty()) {
+    s_.step = Step::Recovery;
+    return;
+  }
+  after_recovery();
+}
+
+void Rules::after_recovery() {
+  // 18 Warsaw Uprising
+  if (s_.uprising == Uprising::Triggered) {
+    s_.uprising = Uprising::Rising;
+    s_.bridges_closed = true;
+    log(game::Event::UPRISING, "Warsaw rises! The bridges are closed and Warsaw is no supply source this turn.");
+    if (!german_units_in_warsaw(false, false).empty()) {
+      s_.step = Step::UprisingStepLoss;
+      s_.uprising_pending = 1;
+      return;
+    }
+    s_.soviet_bonus_vp++;
+    log(game::Event::VICTORY_POINTS, "No German unit in Warsaw can take the uprising's loss: +1 VP Soviet.");
+  } else if (s_.uprising == Uprising::Rising || s_.uprising == Uprising::Ongoing) {
+    s_.uprising = Uprising::Ongoing;
+    if (!german_units_in_warsaw(true, true).empty()) {
+      s_.step = Step::UprisingSuppression;
+      return;
+    }
+    roll_uprising(0);
+    if (s_.step == Step::UprisingStepLoss || s_.step == Step::UprisingUnitsMoved) return;
+  }
+  after_uprising();
+}
+
+void Rules::after_uprising() {
+  s_.uprising_pending = 0;
+  start_magnuszew();
+}
+
+void Rules::start_magnuszew() {
+  // 19: from the sixth turn the German sends units from Warsaw to Magnuszew.
+  auto it = sc_.magnuszew.find(s_.turn);
+  if (s_.turn >= rule(sc_.rules.magnuszew_from_turn(), 6) && it != sc_.magnuszew.end() && !it->second.empty()) {
+    if (magnuszew_best(magnuszew_items()) > 0) {
+      s_.step = Step::Magnuszew;
+      return;
+    }
+    s_.soviet_bonus_vp++;
+    log(game::Event::VICTORY_POINTS, "The German cannot send the units Magnuszew demands: +1 VP Soviet.");
+  }
+  s_.activation = 0;
+  start_activation_phase();
+}
+
+// ---------------------------------------------------------------------------
+// B - Activation phases
+// ---------------------------------------------------------------------------
+
+void Rules::start_activation_phase() {
+  s_.active_corps = -1;
+  s_.extra_corps = -1;
+  s_.divisions_this_phase = 0;
+  s_.extra_division_unit = -1;
+  s_.no_break_contact = false;
+  s_.mover.clear();
+  s_.mover_stopped = false;
+  for (auto& side : s_.sides) side.events_this_phase = 0;
+  for (auto& u : s_.units) {
+    u.flags = static_cast<std::uint16_t>(u.flags & ~(kMoving | kIgnoreZoc | kActedThisPhase | kReactivated));
+    u.mp_used = 0;
+  }
+  log(game::Event::PHASE, phase_name() + " activation phase.");
+  if (s_.phase_side() == Side::Soviet) {
+    bool any = false;
+    for (size_t f = 0; f < sc_.formations.size(); ++f) {
+      any |= sc_.formations[f].kind == data::CORPS && !(s_.corps_done & (1u << f));
+    }
+    s_.step = any ? Step::ChooseCorps : Step::Movement;
+  } else {
+    s_.step = Step::Movement;
+  }
+}
+
+void Rules::finish_mover() {
+  for (auto u : s_.mover) {
+    if (is_train(u)) continue;  // 13: the train is always active
+    s_.set(u, kMoved);
+  }
+  s_.mover.clear();
+  s_.mover_stopped = false;
+}
+
+void Rules::end_step() {
+  finish_mover();
+  switch (s_.step) {
+    case Step::Movement: s_.step = Step::Barrage; break;
+    case Step::Barrage: s_.step = Step::Combat; break;
+    case Step::Combat: s_.step = Step::Reserves; break;
+    case Step::Reserves: end_activation_phase(); return;
+    default: return;
+  }
+  log(game::Event::PHASE, phase_name() + ": " + step_name(s_.step) + ".");
+}
+
+void Rules::end_activation_phase() {
+  // 5 step 5: supply of the units activated in this phase; after the third
+  // phase of a side, of all its units.
+  supply_check(s_.activation >= 4);
+  if (s_.phase_side() == Side::Soviet) {
+    // 5: the corps has been activated as a whole, moved or not.
+    for (size_t u = 0; u < s_.units.size(); ++u) {
+      const int f = sc_.units[u].formation;
+      if (f == s_.active_corps || f == s_.extra_corps) s_.units[u].flags |= kMoved;
+    }
+  }
+  if (s_.activation == 5) {
+    end_turn();
+    return;
+  }
+  s_.activation++;
+  start_activation_phase();
+}
+
+void Rules::end_turn() {
+  if (s_.jozefow == 1) {
+    s_.jozefow = 2;
+    log(game::Event::MARKER, "The Józefów bridge is destroyed.");
+  }
+  // 18: a Soviet unit within range of a Praga victory hex at the end of a turn.
+  if (s_.uprising == Uprising::None) {
+    const int range = rule(sc_.rules.uprising_distance(), 6);
+    bool near = false;
+    for (size_t u = 0; u < s_.units.size() && !near; ++u) {
+      if (sc_.units[u].side != Side::Soviet || !sc_.is_hex(s_.units[u].loc)) continue;
+      for (const auto& b : sc_.praga_bridges) near |= sc_.distance(s_.units[u].loc, b.hex) <= range;
+    }
+    if (near) {
+      s_.uprising = Uprising::Triggered;
+      log(game::Event::UPRISING, "Soviet troops are near Praga: Warsaw will rise next turn.");
+    }
+  }
+  if (s_.turn >= rule(sc_.rules.turns(), 10)) {
+    end_game();
+    return;
+  }
+  s_.turn++;
+  administrative_phase();
+}
+
+int Rules::victory_points(Side side) const {
+  // 3: the Soviet holds a victory hex while a Soviet unit occupies it; the German holds the rest.
+  int soviet = s_.soviet_bonus_vp, german = 0;
+  for (const auto& v : sc_.victory) {
+    for (Loc h : v.hexes) {
+      bool held = false;
+      for (size_t u = 0; u < s_.units.size() && !held; ++u) {
+        held = s_.units[u].loc == h && sc_.units[u].side == Side::Soviet;
+      }
+      (held ? soviet : german) += v.points_per_hex;
+    }
+  }
+  return side == Side::Soviet ? soviet : german;
+}
+
+void Rules::end_game() {
+  finish_mover();
+  const int sv = victory_points(Side::Soviet), gv = victory_points(Side::German);
+  s_.result = sv > gv ? Result::SovietWin : gv > sv ? Result::GermanWin : Result::Draw;
+  s_.result_reason = "Victory points after the last turn: Soviet " + std::to_string(sv) + ", German " + std::to_string(gv) + ".";
+  s_.step = Step::GameOver;
+  s_.pending_break = {};
+  log(game::Event::GAME_OVER, s_.result_reason);
+}
+
+void Rules::check_decisive_victory() {
+  // 3: a decisive victory when no enemy units remain in play.
+  if (s_.result != Result::Ongoing) return;
+  int alive[2] = {0, 0};
+  for (size_t u = 0; u < s_.units.size(); ++u) {
+    if (sc_.on_board(s_.units[u].loc) || s_.units[u].loc == kNotArrived) alive[static_cast<int>(sc_.units[u].side)]++;
+  }
+  if (alive[0] && alive[1]) return;
+  s_.result = alive[0] ? Result::SovietWin : Result::GermanWin;
+  s_.result_reason = std::string("Decisive victory: no ") + (alive[0] ? "German" : "Soviet") + " units remain in play.";
+  s_.step = Step::GameOver;
+  s_.pending_break = {};
+  s_.mover.clear();
+  log(game::Event::GAME_OVER, s_.result_reason);
+}
+
+// ---------------------------------------------------------------------------
+// Decisions, checking and execution
+// ---------------------------------------------------------------------------
+
+Decision Rules::decision() const {
+  Decision d;
+  if (s_.step == Step::GameOver) {
+    d.kind = game::Decision::GAME_OVER;
+    d.prompt = "The game is over. " + s_.result_reason;
+    return d;
+  }
+  if (!s_.pending_break.eligible.empty()) {
+    d.kind = game::Decision::BREAK_CONTACT;
+    d.side = side_of(s_.pending_break.eligible.front());
+    d.prompt = "Enemy units entered the ZOC of your units at " + loc_name(s_.pending_break.entered) +
+               ": break contact (move eligible units one hex away) or stand fast.";
+    d.candidates.assign(s_.pending_break.eligible.begin(), s_.pending_break.eligible.end());
+    return d;
+  }
+  d.side = s_.in_activation() ? s_.phase_side() : Side::German;
+  switch (s_.step) {
+    case Step::Recovery:
+      d.kind = game::Decision::RECOVERY;
+      d.prompt = "Recover one step of a supplied unit, or bring an eliminated unit back reduced (or pass).";
+      d.candidates = recovery_candidates(Side::German);
+      break;
+    case Step::UprisingSuppression:
+      d.kind = game::Decision::UPRISING_SUPPRESSION;
+      d.prompt = "Deploy units in Warsaw against the uprising: +1 to the die for every " +
+                 std::to_string(sc_.uprising_units_per_drm) + " units; they count as Moved.";
+      d.candidates = german_units_in_warsaw(true, true);
+      break;
+    case Step::UprisingStepLoss:
+      d.kind = game::Decision::UPRISING_STEP_LOSS;
+      d.count = 1;
+      d.prompt = "The uprising strikes: choose a unit in Warsaw to lose a step.";
+      d.candidates = german_units_in_warsaw(false, false);
+      break;
+    case Step::UprisingUnitsMoved:
+      d.kind = game::Decision::UPRISING_UNITS_MOVED;
+      d.count = s_.uprising_pending;
+      d.prompt = "The uprising pins units: choose " + std::to_string(s_.uprising_pending) + " units in Warsaw to mark Moved.";
+      d.candidates = german_units_in_warsaw(true, false);
+      break;
+    case Step::Magnuszew: {
+      d.kind = game::Decision::MAGNUSZEW;
+      std::string need;
+      for (auto t : sc_.magnuszew.at(s_.turn)) need += (need.empty() ? "" : ", ") + data::WithdrawalType_Name(t).substr(9);
+      d.prompt = "Send to the Magnuszew bridgehead, from Warsaw: " + need + ".";
+      d.candidates = magnuszew_items();
+      break;
+    }
+    case Step::ChooseCorps:
+      d.kind = game::Decision::CHOOSE_CORPS;
+      d.prompt = "Choose the corps to activate in this phase (and whether the 47th Army goes with it).";
+      for (size_t f = 0; f < sc_.formations.size(); ++f) {
+        if (sc_.formations[f].kind == data::CORPS && !(s_.corps_done & (1u << f))) d.candidates.push_back(static_cast<int>(f));
+      }
+      break;
+    case Step::Movement:
+      d.kind = game::Decision::MOVEMENT;
+      d.prompt = "Move units, build prepared defenses, place reserves, play an event, or end movement.";
+      break;
+    case Step::Barrage:
+      d.kind = game::Decision::BARRAGE;
+      d.prompt = "Barrage fire, or end the barrage step.";
+      break;
+    case Step::Combat:
+      d.kind = game::Decision::COMBAT;
+      d.prompt = "Coordinated combat, or end the combat step.";
+      break;
+    case Step::Reserves:
+      d.kind = game::Decision::RESERVES;
+      d.prompt = "Move units in reserve, or end the phase.";
+      break;
+    case Step::GameOver:
+      break;
+  }
+  return d;
+}
+
+std::optional<Rejection> Rules::check(Side who, const Order& o) const {
+  using K = Order::Kind;
+  if (s_.step == Step::GameOver) return reject(game::GAME_OVER, "The game is over.");
+  const Decision d = decision();
+  if (who != d.side) {
+    return reject(game::NOT_YOUR_DECISION, std::string("It is the ") + side_name(d.side) + " player's decision now.");
+  }
+  for (auto u : o.units) {
+    if (u < 0 || static_cast<size_t>(u) >= sc_.units.size()) return reject(game::UNKNOWN_UNIT, "Unknown unit.");
+  }
+  for (Loc l : o.path) {
+    if (!sc_.on_board(l)) return reject(game::UNKNOWN_LOCATION, "Unknown location.");
+  }
+  auto wrong = [&](const char* expected) {
+    return reject(game::WRONG_ORDER_KIND, std::string("Now the ") + side_name(d.side) + " player must answer: " + expected + ".");
+  };
+  switch (d.kind) {
+    case game::Decision::BREAK_CONTACT:
+      if (o.kind != K::BreakContact) return wrong("break contact or stand fast");
+      return check_break_contact(o);
+    case game::Decision::RECOVERY:
+      if (o.kind == K::Done) return std::nullopt;
+      if (o.kind != K::Recover || o.units.size() != 1) return wrong("recover one unit, or pass");
+      return check_recover(Side::German, o.units[0], o.path.empty() ? Loc{-1} : o.path[0]);
+    case game::Decision::UPRISING_SUPPRESSION:
+      if (o.kind == K::Done) return std::nullopt;
+      if (o.kind != K::SuppressUprising) return wrong("deploy units against the uprising, or pass");
+      return check_choose_units(o);
+    case game::Decision::UPRISING_STEP_LOSS:
+    case game::Decision::UPRISING_UNITS_MOVED:
+    case game::Decision::MAGNUSZEW:
+      if (o.kind != K::ChooseUnits) return wrong("choose units");
+      return check_choose_units(o);
+    case game::Decision::CHOOSE_CORPS: {
+      if (o.kind != K::ActivateCorps) return wrong("choose a corps");
+      if (o.corps < 0 || static_cast<size_t>(o.corps) >= sc_.formations.size() ||
+          sc_.formations[static_cast<size_t>(o.corps)].kind != data::CORPS) {
+        return reject(game::NOT_ALLOWED, "That is not a Soviet corps.");
+      }
+      if (s_.corps_done & (1u << o.corps)) return reject(game::NOT_ALLOWED, sc_.formations[static_cast<size_t>(o.corps)].id + " has already been activated this turn.");
+      if (o.with_47th && s_.forty_seventh_phase >= 0) return reject(game::LIMIT_REACHED, "The 47th Army has already been activated this turn.");
+      return std::nullopt;
+    }
+    case game::Decision::MOVEMENT:
+    case game::Decision::RESERVES:
+    case game::Decision::BARRAGE:
+    case game::Decision::COMBAT: {
+      const bool movement = d.kind == game::Decision::MOVEMENT, reserves = d.kind == game::Decision::RESERVES;
+      switch (o.kind) {
+        case K::Done: return std::nullopt;
+        case K::Move:
+          if (!movement && !reserves) return reject(game::WRONG_ORDER_KIND, "Units move in the movement and reserves steps.");
+          return check_move(o);
+        case K::PlayEvent:
+          return check_play_event(who, o);
+        case K::PreparedDefense: {
+          if (!movement) return reject(game::WRONG_ORDER_KIND, "Prepared defenses are built during movement.");
+          if (o.units.empty()) return reject(game::MALFORMED, "Name the units.");
+          for (auto u : o.units) {
+            if (side_of(u) != who) return reject(game::NOT_ALLOWED, unit_name(u) + " is not yours.");
+            if (!sc_.is_hex(us(u).loc)) return reject(game::NOT_ALLOWED, unit_name(u) + " is not on the map.");
+            if (!can_activate(u) || (us(u).flags & kMoving) || us(u).reserve) {
+              return reject(game::UNIT_NOT_ACTIVE, unit_name(u) + " cannot be activated now (8: prepared defense costs a unit's whole activation).");
+            }
+          }
+          return std::nullopt;
+        }
+        case K::LiftPreparedDefense:
+          if (!movement) return reject(game::WRONG_ORDER_KIND, "Prepared defenses are lifted during movement.");
+          for (auto u : o.units) {
+            if (side_of(u) != who || !(us(u).flags & kPreparedDefense)) return reject(game::NOT_ALLOWED, unit_name(u) + " has no prepared defense of yours.");
+          }
+          return o.units.empty() ? std::optional(reject(game::MALFORMED, "Name the units.")) : std::nullopt;
+        case K::PlaceReserve: {
+          if (!movement) return reject(game::WRONG_ORDER_KIND, "Reserves are placed during movement (14).");
+          if (o.units.empty()) return reject(game::MALFORMED, "Name the units.");
+          const Loc at = us(o.units[0]).loc;
+          int used = 0;
+          std::uint32_t markers = 0;
+          for (size_t u = 0; u < s_.units.size(); ++u) {
+            if (sc_.units[u].side == who && s_.units[u].reserve) markers |= 1u << s_.units[u].reserve;
+          }
+          for (std::uint32_t m = markers; m; m &= m - 1) ++used;
+          if (used >= rule(sc_.rules.reserve_markers(), 3)) return reject(game::LIMIT_REACHED, "All your reserve markers are in use (14).");
+          for (auto u : o.units) {
+            if (side_of(u) != who) return reject(game::NOT_ALLOWED, unit_name(u) + " is not yours.");
+            if (us(u).loc != at) return reject(game::NOT_ALLOWED, "A reserve marker covers units in one location.");
+            if (!can_activate(u) || (us(u).flags & kMoving) || us(u).reserve || is_train(u)) {
+              return reject(game::UNIT_NOT_ACTIVE, unit_name(u) + " is not an active unit that has not moved (14).");
+            }
+          }
+          if (!sc_.is_hex(at) && static_cast<int>(o.units.size()) > rule(sc_.rules.reserve_offmap_units_per_marker(), 2)) {
+            return reject(game::LIMIT_REACHED, "Off the map or in Warsaw a reserve marker covers at most two units (14).");
+          }
+          return std::nullopt;
+        }
+        case K::RemoveReserve:
+          if (!movement) return reject(game::WRONG_ORDER_KIND, "Reserve markers are moved during movement.");
+          for (auto u : o.units) {
+            if (side_of(u) != who || !us(u).reserve) return reject(game::NOT_ALLOWED, unit_name(u) + " is not one of your reserves.");
+          }
+          return o.units.empty() ? std::optional(reject(game::MALFORMED, "Name the units.")) : std::nullopt;
+        default:
+          return reject(game::WRONG_ORDER_KIND, std::string("That order does not fit the ") + step_name(s_.step) + " step.");
+      }
+    }
+    case game::Decision::GAME_OVER:
+    default:
+      return reject(game::GAME_OVER, "The game is over.");
+  }
+}
+
+void Rules::execute(const Order& o) {
+  using K = Order::Kind;
+  const Step before = s_.step;
+  switch (o.kind) {
+    case K::ActivateCorps: {
+      s_.active_corps = static_cast<std::int8_t>(o.corps);
+      s_.corps_done |= 1u << o.corps;
+      std::string text = sc_.formations[static_cast<size_t>(o.corps)].id + " activates";
+      if (o.with_47th) {
+        s_.forty_seventh_phase = static_cast<std::int8_t>(s_.activation);
+        text += ", with the 47th Army";
+      }
+      log(game::Event::PHASE, text + ".");
+      s_.step = Step::Movement;
+      break;
+    }
+    case K::Move: do_move(o); break;
+    case K::BreakContact: do_break_contact(o); break;
+    case K::PreparedDefense:
+      finish_mover();
+      for (auto u : o.units) {
+        note_activation(u);
+        s_.set(u, kPreparedDefense);
+        s_.set(u, kMoved);
+        s_.set(u, kActedThisPhase);
+      }
+      log(game::Event::MARKER, "Prepared defense at " + loc_name(us(o.units[0]).loc) + ".");
+      break;
+    case K::LiftPreparedDefense:
+      for (auto u : o.units) s_.set(u, kPreparedDefense, false);
+      log(game::Event::MARKER, "Prepared defense lifted at " + loc_name(us(o.units[0]).loc) + ".");
+      break;
+    case K::PlaceReserve: {
+      finish_mover();
+      std::uint32_t used = 0;
+      const Side who = side_of(o.units[0]);
+      for (size_t u = 0; u < s_.units.size(); ++u) {
+        if (sc_.units[u].side == who && s_.units[u].reserve) used |= 1u << s_.units[u].reserve;
+      }
+      std::uint8_t marker = 1;
+      while (used & (1u << marker)) ++marker;
+      for (auto u : o.units) {
+        note_activation(u);
+        us(u).reserve = marker;
+        s_.set(u, kActedThisPhase);
+      }
+      log(game::Event::MARKER, "Reserve marker placed at " + loc_name(us(o.units[0]).loc) + ".");
+      break;
+    }
+    case K::RemoveReserve:
+      for (auto u : o.units) us(u).reserve = 0;
+      log(game::Event::MARKER, "Reserve marker removed at " + loc_name(us(o.units[0]).loc) + ".");
+      break;
+    case K::PlayEvent: do_play_event(o); break;
+    case K::Recover:
+      do_recover(o.units[0], o.path.empty() ? Loc{-1} : o.path[0]);
+      after_recovery();
+      break;
+    case K::SuppressUprising:
+    case K::ChooseUnits: do_choose_units(o); break;
+    case K::Done:
+      if (before == Step::Recovery) {
+        after_recovery();
+      } else if (before == Step::UprisingSuppression) {
+        roll_uprising(0);
+        if (s_.step == Step::UprisingSuppression) after_uprising();
+      } else {
+        end_step();
+      }
+      break;
+  }
+  check_decisive_victory();
+}
+
+}  // namespace counterattack

@@ -1,0 +1,120 @@
+// 15 Supply.
+#include <algorithm>
+#include <deque>
+
+#include "rules/rules.h"
+
+namespace counterattack {
+
+// Hexes in supply for a side: within range of a road that is connected to a
+// source, along paths free of enemy units and of enemy ZOC (unless friends hold the hex).
+std::vector<std::uint8_t> Rules::supply_map(Side side, const Occupancy& occ) const {
+  const int own = static_cast<int>(side), enemy = static_cast<int>(enemy_of(side));
+  const size_t n = static_cast<size_t>(sc_.hex_count());
+  auto blocked = [&](Loc h) {
+    const auto i = static_cast<size_t>(h);
+    return occ.count[enemy][i] || (occ.zoc[enemy][i] && !occ.count[own][i]);
+  };
+  std::vector<std::uint8_t> road(n, 0);
+  std::deque<Loc> queue;
+  auto seed = [&](Loc h) {
+    if (blocked(h) || road[static_cast<size_t>(h)]) return;
+    road[static_cast<size_t>(h)] = 1;
+    queue.push_back(h);
+  };
+  for (const auto& ep : sc_.entry_points) {
+    if (ep.side != side || !ep.supply_source) continue;
+    for (Loc h : ep.hexes) seed(h);  // a source held by the enemy is lost while held
+  }
+  // German: Warsaw, through the Praga bridges, unless the uprising cuts it off (18).
+  if (side == Side::German && sc_.warsaw_supply_source && !s_.bridges_closed) {
+    for (const auto& b : sc_.praga_bridges) seed(b.hex);
+  }
+  while (!queue.empty()) {
+    const Loc h = queue.front();
+    queue.pop_front();
+    const auto& hx = sc_.hexes[static_cast<size_t>(h)];
+    for (int d = 0; d < kDirs; ++d) {
+      const Loc nb = hx.nb[static_cast<size_t>(d)];
+      if (nb < 0 || !hx.roads[static_cast<size_t>(d)] || road[static_cast<size_t>(nb)] || blocked(nb)) continue;
+      road[static_cast<size_t>(nb)] = 1;
+      queue.push_back(nb);
+    }
+  }
+  // Up to supply_range hexes from the connected road net.
+  std::vector<int> dist(n, -1);
+  for (Loc h = 0; h < static_cast<Loc>(n); ++h) {
+    if (road[static_cast<size_t>(h)]) {
+      dist[static_cast<size_t>(h)] = 0;
+      queue.push_back(h);
+    }
+  }
+  const int range = rule(sc_.rules.supply_range(), 5);
+  while (!queue.empty()) {
+    const Loc h = queue.front();
+    queue.pop_front();
+    if (dist[static_cast<size_t>(h)] >= range) continue;
+    const auto& hx = sc_.hexes[static_cast<size_t>(h)];
+    for (int d = 0; d < kDirs; ++d) {
+      const Loc nb = hx.nb[static_cast<size_t>(d)];
+      if (nb < 0 || dist[static_cast<size_t>(nb)] >= 0 || blocked(nb)) continue;
+      const auto st = hx.side[static_cast<size_t>(d)];
+      if (st != kNone && sc_.hexside_types[static_cast<size_t>(st)].prohibited && !hx.roads[static_cast<size_t>(d)]) continue;
+      dist[static_cast<size_t>(nb)] = dist[static_cast<size_t>(h)] + 1;
+      queue.push_back(nb);
+    }
+  }
+  std::vector<std::uint8_t> out(n, 0);
+  for (size_t h = 0; h < n; ++h) out[h] = dist[h] >= 0;
+  return out;
+}
+
+bool Rules::traced_supply(int u, const std::vector<std::uint8_t>& map) const {
+  const Loc l = us(u).loc;
+  if (is_train(u) || (us(u).flags & kSupplyDrop)) return true;  // 13: the train is always supplied
+  if (l == sc_.warsaw()) return side_of(u) == Side::German && sc_.warsaw_supply_source && !s_.bridges_closed;
+  if (sc_.is_entry(l)) return true;
+  return sc_.is_hex(l) && map[static_cast<size_t>(l)];
+}
+
+bool Engine::in_supply(const GameState& s, int unit) const {
+  Rules r(*this, const_cast<GameState&>(s), nullptr, nullptr);
+  return r.traced_supply(unit, r.supply_map(sc_->units[static_cast<size_t>(unit)].side, r.occupancy()));
+}
+
+std::vector<Loc> Engine::supplied_hexes(const GameState& s, Side side) const {
+  Rules r(*this, const_cast<GameState&>(s), nullptr, nullptr);
+  const auto map = r.supply_map(side, r.occupancy());
+  std::vector<Loc> out;
+  for (Loc h = 0; h < static_cast<Loc>(map.size()); ++h) {
+    if (map[static_cast<size_t>(h)]) out.push_back(h);
+  }
+  return out;
+}
+
+// 5 step 5: the units activated in this phase, or every unit of the side.
+void Rules::supply_check(bool whole_side) {
+  const Side side = s_.phase_side();
+  const auto map = supply_map(side, occupancy());
+  const auto owner = side == Side::Soviet ? game::AUDIENCE_SOVIET : game::AUDIENCE_GERMAN;
+  int lost = 0, regained = 0;
+  std::string names;
+  for (size_t u = 0; u < s_.units.size(); ++u) {
+    if (sc_.units[u].side != side || !sc_.on_board(s_.units[u].loc)) continue;
+    if (!whole_side && !(s_.units[u].flags & kActedThisPhase)) continue;
+    const bool supplied = traced_supply(static_cast<int>(u), map);
+    const bool was_out = s_.units[u].flags & kOutOfSupply;
+    if (supplied == !was_out) continue;
+    s_.set(static_cast<int>(u), kOutOfSupply, !supplied);
+    (supplied ? regained : lost)++;
+    names += (names.empty() ? "" : ", ") + sc_.units[u].id + (supplied ? " (supplied again)" : " (out of supply)");
+  }
+  if (!names.empty()) log(game::Event::SUPPLY, "Supply check: " + names + ".", owner);
+  if (lost || regained) {
+    log(game::Event::SUPPLY, std::string(side_name(side)) + " supply check: " + std::to_string(lost) + " out of supply, " +
+                                 std::to_string(regained) + " supplied again.",
+        side == Side::Soviet ? game::AUDIENCE_ALL_BUT_SOVIET : game::AUDIENCE_ALL_BUT_GERMAN);
+  }
+}
+
+}  // namespace counterattack

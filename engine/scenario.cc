@@ -1,0 +1,59 @@
+#include "scenario.h"
+
+namespace counterattack {
+
+const char* side_name(Side s) { return s == Side::Soviet ? "Soviet" : "German"; }
+
+Loc Scenario::hex_at(HexCoord c) const {
+  if (c.col < 1 || c.col > columns || c.row < 1 || c.row > rows) return -1;
+  return cell[static_cast<size_t>((c.col - 1) * rows + (c.row - 1))];
+}
+
+int Scenario::distance(Loc a, Loc b) const {
+  return hex_distance(coord_of(hexes[static_cast<size_t>(a)].id), coord_of(hexes[static_cast<size_t>(b)].id));
+}
+
+int Scenario::off_map_node(Loc l) const {
+  if (l == warsaw()) return static_cast<int>(entry_points.size());
+  if (is_entry(l)) return entry_index(l);
+  return -1;
+}
+
+std::string Scenario::location_name(Loc l) const {
+  if (is_hex(l)) return format_hex(hexes[static_cast<size_t>(l)].id);
+  if (l == warsaw()) return "WARSAW";
+  if (is_entry(l)) return entry_points[static_cast<size_t>(entry_index(l))].id;
+  if (l == kEliminated) return "eliminated";
+  if (l == kWithdrawn) return "Magnuszew";
+  return "calendar";
+}
+
+std::optional<Loc> Scenario::parse_location(const std::string& text) const {
+  if (auto hex = parse_hex(text)) {
+    const Loc l = hex_by_id(*hex);
+    if (l >= 0) return l;
+    return std::nullopt;
+  }
+  std::string upper;
+  for (char ch : text) upper.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(ch))));
+  if (upper == "WARSAW" || upper == "WAW") return warsaw();
+  for (size_t i = 0; i < entry_points.size(); ++i) {
+    if (entry_points[i].id == text || entry_points[i].id == upper) return entry_loc(static_cast<int>(i));
+  }
+  return std::nullopt;
+}
+
+namespace {
+template <typename M>
+std::optional<int> find_in(const M& m, const std::string& key) {
+  auto it = m.find(key);
+  if (it == m.end()) return std::nullopt;
+  return it->second;
+}
+}  // namespace
+
+std::optional<int> Scenario::unit_index(const std::string& key) const { return find_in(unit_by_id, key); }
+std::optional<int> Scenario::formation_index(const std::string& key) const { return find_in(formation_by_id, key); }
+std::optional<int> Scenario::event_index(const std::string& key) const { return find_in(event_by_id, key); }
+
+}  // namespace counterattack

@@ -1,0 +1,240 @@
+#include "playout.h"
+
+#include <algorithm>
+#include <map>
+
+namespace counterattack {
+namespace {
+
+template <typename T>
+const T& pick(const std::vector<T>& v, Prng& rng) {
+  return v[rng.below(static_cast<std::uint32_t>(v.size()))];
+}
+
+}  // namespace
+
+Order random_order(const Engine& engine, const GameState& s, Prng& rng) {
+  using K = Order::Kind;
+  const Decision d = engine.decision(s);
+  if (d.kind != game::Decision::MOVEMENT && d.kind != game::Decision::RESERVES) {
+    auto all = engine.legal_orders(s);
+    return all.empty() ? Order::done() : pick(all, rng);
+  }
+  const Scenario& sc = engine.scenario();
+  const bool reserves = d.kind == game::Decision::RESERVES;
+  // Candidate actions: keep moving, start a unit or stack, or end the step.
+  std::vector<std::vector<std::int16_t>> groups;
+  if (!s.mover.empty() && !s.mover_stopped) groups.push_back(s.mover);
+  std::map<Loc, std::vector<std::int16_t>> at;
+  for (size_t i = 0; i < s.units.size(); ++i) {
+    const auto u = static_cast<std::int16_t>(i);
+    if (sc.units[i].side != d.side || !sc.on_board(s.units[i].loc)) continue;
+    if ((s.units[i].flags & kMoving) || !engine.unit_active(s, u)) continue;
+    if (reserves != (s.units[i].reserve != 0)) continue;
+    groups.push_back({u});
+    at[s.units[i].loc].push_back(u);
+  }
+  for (auto& [loc, units] : at) {
+    if (units.size() >= 2 && std::none_of(units.begin(), units.end(), [&](auto u) {
+          return sc.units[static_cast<size_t>(u)].unit_class == UnitClass::ArmoredTrain;
+        })) {
+      groups.push_back(units);
+    }
+  }
+  // End the step now and then; otherwise act.
+  const std::uint32_t choices = static_cast<std::uint32_t>(groups.size()) + 2;
+  const std::uint32_t c = rng.below(choices);
+  if (c < groups.size()) {
+    const auto& group = groups[c];
+    auto dests = engine.destinations(s, group);
+    // Mostly move; sometimes dig in or go to reserve instead.
+    if (!dests.empty() && rng.below(8) != 0) {
+      const auto& [to, path] = pick(dests, rng);
+      return Order{K::Move, group, path, -1, false, -1, {}};
+    }
+    if (!reserves && !(s.units[static_cast<size_t>(group[0])].flags & kMoving)) {
+      Order o{rng.below(2) ? K::PreparedDefense : K::PlaceReserve, group, {}, -1, false, -1, {}};
+      GameState trial = s;
+      Prng dummy = Prng::from_seed(0);
+      if (engine.apply(trial, d.side, o, dummy).accepted) return o;
+    }
+  }
+  if (c == groups.size() && !reserves) {
+    // Play an event when one is playable.
+    auto all = engine.legal_orders(s);
+    std::vector<Order> events;
+    for (auto& o : all) {
+      if (o.kind == K::PlayEvent) events.push_back(o);
+    }
+    if (!events.empty()) return pick(events, rng);
+  }
+  return Order::done();
+}
+
+void perturb_hidden(const Engine& engine, GameState& s, Side side, Prng& rng) {
+  const Scenario& sc = engine.scenario();
+  // Event chits: a different hand of the same size from hand + cup.
+  auto& ss = s.sides[static_cast<int>(side)];
+  std::vector<std::uint8_t> pool = ss.hand;
+  pool.insert(pool.end(), ss.cup.begin(), ss.cup.end());
+  for (size_t i = pool.size(); i > 1; --i) std::swap(pool[i - 1], pool[rng.below(static_cast<std::uint32_t>(i))]);
+  ss.hand.assign(pool.begin(), pool.begin() + static_cast<long>(ss.hand.size()));
+  ss.cup.assign(pool.begin() + static_cast<long>(ss.hand.size()), pool.end());
+  std::sort(ss.hand.begin(), ss.hand.end());
+  std::sort(ss.cup.begin(), ss.cup.end());
+  // Units below the top of stacks no enemy is adjacent to.
+  std::vector<std::uint8_t> enemy_near(static_cast<size_t>(sc.location_count()), 0);
+  for (size_t u = 0; u < s.units.size(); ++u) {
+    const Loc l = s.units[u].loc;
+    if (sc.units[u].side == side || !sc.is_hex(l)) continue;
+    for (Loc nb : sc.hexes[static_cast<size_t>(l)].nb) {
+      if (nb >= 0) enemy_near[static_cast<size_t>(nb)] = 1;
+    }
+    for (const auto& b : sc.praga_bridges) {
+      if (b.hex == l) enemy_near[static_cast<size_t>(sc.warsaw())] = 1;
+    }
+  }
+  auto busy = [&](int u) {
+    return std::find(s.mover.begin(), s.mover.end(), u) != s.mover.end() ||
+           std::find(s.pending_break.eligible.begin(), s.pending_break.eligible.end(), u) != s.pending_break.eligible.end();
+  };
+  for (Loc l = 0; l < sc.location_count(); ++l) {
+    if (enemy_near[static_cast<size_t>(l)]) continue;
+    auto stack = engine.units_at(s, l);
+    std::erase_if(stack, [&](int u) { return sc.units[static_cast<size_t>(u)].side != side; });
+    if (stack.size() < 2 || std::any_of(stack.begin(), stack.end(), busy)) continue;
+    // Shuffle the order below the top, and what those counters show.
+    std::vector<std::uint32_t> seqs;
+    for (size_t i = 1; i < stack.size(); ++i) seqs.push_back(s.units[static_cast<size_t>(stack[i])].stack_seq);
+    for (size_t i = seqs.size(); i > 1; --i) std::swap(seqs[i - 1], seqs[rng.below(static_cast<std::uint32_t>(i))]);
+    for (size_t i = 1; i < stack.size(); ++i) {
+      auto& us = s.units[static_cast<size_t>(stack[i])];
+      us.stack_seq = seqs[i - 1];
+      const auto steps = sc.units[static_cast<size_t>(stack[i])].steps.size();
+      us.hits = static_cast<std::uint8_t>(rng.below(static_cast<std::uint32_t>(steps)));
+      us.flags = static_cast<std::uint16_t>(us.flags ^ (rng.below(2) ? kDisorganized : 0) ^ (rng.below(2) ? kPreparedDefense : 0));
+    }
+  }
+}
+
+void check_state(const Engine& engine, const GameState& s, std::vector<std::string>& problems) {
+  const Scenario& sc = engine.scenario();
+  // The state survives a serialisation round trip with the same hash.
+  GameState back;
+  const std::string bytes = encode_state(s);
+  if (!decode_state(sc, bytes, back) || !(back == s) || state_hash(back) != state_hash(s)) {
+    problems.push_back("state does not survive an encode/decode round trip");
+  }
+  // Stacking (7) and who may be where (6).
+  std::vector<int> sides(static_cast<size_t>(sc.location_count()), 0);
+  for (size_t u = 0; u < s.units.size(); ++u) {
+    const Loc l = s.units[u].loc;
+    if (!sc.on_board(l)) continue;
+    sides[static_cast<size_t>(l)] |= 1 << static_cast<int>(sc.units[u].side);
+    if (sc.units[u].side == Side::Soviet && l == sc.warsaw()) problems.push_back(sc.units[u].id + " is in Warsaw");
+    if (sc.is_entry(l) && sc.entry_points[static_cast<size_t>(sc.entry_index(l))].side != sc.units[u].side) {
+      problems.push_back(sc.units[u].id + " stands at an enemy entry point");
+    }
+    if (s.units[u].hits >= sc.units[u].steps.size()) problems.push_back(sc.units[u].id + " has no steps left but is in play");
+  }
+  for (Loc l = 0; l < sc.hex_count(); ++l) {
+    if (sides[static_cast<size_t>(l)] == 3) problems.push_back("both sides in hex " + sc.location_name(l));
+    for (Side side : {Side::Soviet, Side::German}) {
+      if ((sides[static_cast<size_t>(l)] & (1 << static_cast<int>(side))) && !engine.stacking_ok(s, l, side) &&
+          !(s.mover.size() && s.units[static_cast<size_t>(s.mover[0])].loc == l)) {
+        problems.push_back(std::string("stacking limit exceeded in ") + sc.location_name(l));
+      }
+    }
+  }
+  if (s.step == Step::GameOver && s.result == Result::Ongoing) problems.push_back("game over without a result");
+}
+
+void check_views(const Engine& engine, const GameState& s, Prng& rng, std::vector<std::string>& problems) {
+  for (Side hider : {Side::Soviet, Side::German}) {
+    GameState other = s;
+    perturb_hidden(engine, other, hider, rng);
+    for (Viewer v : {viewer_of(enemy_of(hider)), Viewer::Spectator}) {
+      if (engine.view(s, v).SerializeAsString() != engine.view(other, v).SerializeAsString()) {
+        problems.push_back(std::string("the ") + side_name(hider) + " side's hidden information changed the " +
+                           (v == Viewer::Spectator ? "spectator's" : side_name(enemy_of(hider))) + " view");
+      }
+    }
+  }
+}
+
+void play_one(const Engine& engine, std::uint64_t game_seed, const PlayoutOptions& opt, PlayoutStats& stats) {
+  Prng dice = Prng::from_seed(game_seed);
+  Prng choices = Prng::from_seed(game_seed ^ 0x5DEECE66Dull);
+  GameState s = engine.new_game(opt.options, dice);
+  stats.games++;
+  std::vector<std::string> problems;
+  auto note = [&](const std::string& where) {
+    for (auto& p : problems) {
+      stats.invariant_violations++;
+      if (stats.violations.size() < 20) stats.violations.push_back("seed " + std::to_string(game_seed) + " " + where + ": " + p);
+    }
+    problems.clear();
+  };
+  check_state(engine, s, problems);
+  note("start");
+  long orders = 0;
+  while (s.step != Step::GameOver && orders < opt.max_orders) {
+    const Decision d = engine.decision(s);
+    const Order o = random_order(engine, s, choices);
+    const GameState before = s;
+    const Outcome out = engine.apply(s, d.side, o, dice);
+    ++orders;
+    if (!out.accepted) {
+      problems.push_back("a legal order was rejected: " + engine.to_proto(o).ShortDebugString() + ": " + out.rejection.reason);
+      note("turn " + std::to_string(s.turn));
+      s = before;
+      // Fall back to ending the step so that the game goes on.
+      if (!engine.apply(s, d.side, Order::done(), dice).accepted) break;
+      continue;
+    }
+    if (o.kind == Order::Kind::Move) stats.moves++;
+    if (o.kind == Order::Kind::BreakContact && !o.units.empty()) stats.break_contacts++;
+    if (o.kind == Order::Kind::PlayEvent) stats.events_played++;
+    if (o.kind == Order::Kind::Recover) stats.recoveries++;
+    // A rejected order changes nothing.
+    {
+      GameState trial = s;
+      Prng dummy = Prng::from_seed(1);
+      Order bogus{Order::Kind::Move, {}, {}, -1, false, -1, {}};
+      const auto rej = engine.apply(trial, engine.decision(s).side, bogus, dummy);
+      if (rej.accepted || !(trial == s)) problems.push_back("an empty move was accepted or changed the state");
+      const Side wrong = enemy_of(engine.decision(s).side);
+      if (s.step != Step::GameOver && engine.apply(trial, wrong, Order::done(), dummy).accepted) {
+        problems.push_back("the side not to decide had an order accepted");
+      }
+    }
+    check_state(engine, s, problems);
+    // 15: right after a supply check, the markers match a trace made now.
+    if (before.activation == 4 && s.activation == 5 && before.in_activation()) {
+      for (size_t u = 0; u < s.units.size(); ++u) {
+        if (engine.scenario().units[u].side != Side::Soviet || !engine.scenario().on_board(s.units[u].loc)) continue;
+        if (((s.units[u].flags & kOutOfSupply) != 0) == engine.in_supply(s, static_cast<int>(u))) {
+          problems.push_back("supply marker of " + engine.scenario().units[u].id + " disagrees with its supply line");
+        }
+      }
+    }
+    if (before.activation == 5 && before.in_activation() && s.turn != before.turn) {
+      for (size_t u = 0; u < s.units.size(); ++u) {
+        if (engine.scenario().units[u].side != Side::German || !engine.scenario().on_board(before.units[u].loc)) continue;
+        if (((s.units[u].flags & kOutOfSupply) != 0) == engine.in_supply(before, static_cast<int>(u))) {
+          problems.push_back("supply marker of " + engine.scenario().units[u].id + " disagrees with its supply line");
+        }
+      }
+    }
+    if (opt.view_check_every > 0 && orders % opt.view_check_every == 0) check_views(engine, s, choices, problems);
+    note("turn " + std::to_string(s.turn) + " " + engine.phase_name(s));
+  }
+  stats.orders += orders;
+  if (s.step != Step::GameOver) return;
+  stats.completed++;
+  if (s.result == Result::SovietWin) stats.soviet_wins++;
+  if (s.result == Result::GermanWin) stats.german_wins++;
+  if (s.result == Result::Draw) stats.draws++;
+}
+
+}  // namespace counterattack

@@ -1,0 +1,223 @@
+#include "state.h"
+
+namespace counterattack {
+
+const char* step_name(Step s) {
+  switch (s) {
+    case Step::Recovery: return "Recovery";
+    case Step::UprisingSuppression: return "Uprising suppression";
+    case Step::UprisingStepLoss: return "Uprising step loss";
+    case Step::UprisingUnitsMoved: return "Uprising units moved";
+    case Step::Magnuszew: return "Magnuszew withdrawal";
+    case Step::ChooseCorps: return "Corps activation";
+    case Step::Movement: return "Movement";
+    case Step::Barrage: return "Barrage";
+    case Step::Combat: return "Combat";
+    case Step::Reserves: return "Reserves";
+    case Step::GameOver: return "Game over";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr std::uint32_t kFormatVersion = 1;
+
+class Writer {
+ public:
+  void u(std::uint64_t v) {
+    while (v >= 0x80) {
+      out.push_back(static_cast<char>((v & 0x7F) | 0x80));
+      v >>= 7;
+    }
+    out.push_back(static_cast<char>(v));
+  }
+  void i(std::int64_t v) { u((static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63)); }
+  void b(bool v) { u(v ? 1 : 0); }
+  template <typename T>
+  void vec(const std::vector<T>& v) {
+    u(v.size());
+    for (const auto& x : v) i(static_cast<std::int64_t>(x));
+  }
+  std::string out;
+};
+
+class Reader {
+ public:
+  explicit Reader(const std::string& s) : s_(s) {}
+  std::uint64_t u() {
+    std::uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (pos_ >= s_.size()) {
+        ok = false;
+        return 0;
+      }
+      const auto byte = static_cast<std::uint8_t>(s_[pos_++]);
+      v |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
+      if (!(byte & 0x80)) return v;
+    }
+    ok = false;
+    return 0;
+  }
+  std::int64_t i() {
+    const std::uint64_t v = u();
+    return static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1);
+  }
+  bool b() { return u() != 0; }
+  template <typename T>
+  void vec(std::vector<T>& v, size_t max) {
+    const auto n = u();
+    if (n > max) {
+      ok = false;
+      return;
+    }
+    v.resize(n);
+    for (auto& x : v) x = static_cast<T>(i());
+  }
+  std::string raw(size_t n) {
+    if (s_.size() - pos_ < n) {
+      ok = false;
+      return {};
+    }
+    std::string out = s_.substr(pos_, n);
+    pos_ += n;
+    return out;
+  }
+  bool done() const { return pos_ == s_.size(); }
+  bool ok = true;
+
+ private:
+  const std::string& s_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+std::string encode_state(const GameState& s) {
+  Writer w;
+  w.u(kFormatVersion);
+  w.u(s.options);
+  w.u(s.turn);
+  w.u(static_cast<std::uint8_t>(s.step));
+  w.u(s.activation);
+  w.i(s.active_corps);
+  w.i(s.extra_corps);
+  w.u(s.corps_done);
+  w.i(s.forty_seventh_phase);
+  w.u(s.divisions_this_phase);
+  w.i(s.extra_division_unit);
+  w.b(s.no_break_contact);
+  w.u(s.units.size());
+  for (const auto& u : s.units) {
+    w.i(u.loc);
+    w.u(u.hits);
+    w.u(u.flags);
+    w.u(u.reserve);
+    w.i(u.mp_used);
+    w.u(u.stack_seq);
+  }
+  w.vec(s.mover);
+  w.b(s.mover_stopped);
+  w.i(s.pending_break.entered);
+  w.vec(s.pending_break.eligible);
+  w.vec(s.artillery);
+  w.vec(s.stukas);
+  for (const auto& side : s.sides) {
+    w.vec(side.cup);
+    w.vec(side.hand);
+    w.u(side.events_this_phase);
+  }
+  w.u(static_cast<std::uint8_t>(s.uprising));
+  w.i(s.uprising_box);
+  w.i(s.bridge_extra_half);
+  w.b(s.bridges_closed);
+  w.u(s.uprising_pending);
+  w.u(s.jozefow);
+  w.u(s.soviet_bonus_vp);
+  w.i(s.model_turn);
+  w.b(s.model_used);
+  w.u(s.next_seq);
+  w.u(static_cast<std::uint8_t>(s.result));
+  w.u(s.result_reason.size());
+  w.out += s.result_reason;
+  return w.out;
+}
+
+bool decode_state(const Scenario& sc, const std::string& bytes, GameState& out) {
+  Reader r(bytes);
+  GameState s;
+  if (r.u() != kFormatVersion) return false;
+  s.options = static_cast<std::uint32_t>(r.u());
+  s.turn = static_cast<std::uint8_t>(r.u());
+  const auto step = r.u();
+  if (step > static_cast<std::uint64_t>(Step::GameOver)) return false;
+  s.step = static_cast<Step>(step);
+  s.activation = static_cast<std::uint8_t>(r.u());
+  s.active_corps = static_cast<std::int8_t>(r.i());
+  s.extra_corps = static_cast<std::int8_t>(r.i());
+  s.corps_done = static_cast<std::uint32_t>(r.u());
+  s.forty_seventh_phase = static_cast<std::int8_t>(r.i());
+  s.divisions_this_phase = static_cast<std::uint32_t>(r.u());
+  s.extra_division_unit = static_cast<std::int16_t>(r.i());
+  s.no_break_contact = r.b();
+  const auto n = r.u();
+  if (n != sc.units.size()) return false;
+  s.units.resize(n);
+  for (auto& u : s.units) {
+    u.loc = static_cast<Loc>(r.i());
+    u.hits = static_cast<std::uint8_t>(r.u());
+    u.flags = static_cast<std::uint16_t>(r.u());
+    u.reserve = static_cast<std::uint8_t>(r.u());
+    u.mp_used = static_cast<std::int16_t>(r.i());
+    u.stack_seq = static_cast<std::uint32_t>(r.u());
+    if (u.loc < kWithdrawn || u.loc >= sc.location_count()) return false;
+  }
+  r.vec(s.mover, sc.units.size());
+  s.mover_stopped = r.b();
+  s.pending_break.entered = static_cast<Loc>(r.i());
+  r.vec(s.pending_break.eligible, sc.units.size());
+  r.vec(s.artillery, sc.artillery.size());
+  r.vec(s.stukas, sc.stukas.size());
+  for (auto& side : s.sides) {
+    r.vec(side.cup, sc.events.size());
+    r.vec(side.hand, sc.events.size());
+    side.events_this_phase = static_cast<std::uint8_t>(r.u());
+  }
+  s.uprising = static_cast<Uprising>(r.u());
+  s.uprising_box = static_cast<std::int8_t>(r.i());
+  s.bridge_extra_half = static_cast<std::int8_t>(r.i());
+  s.bridges_closed = r.b();
+  s.uprising_pending = static_cast<std::uint8_t>(r.u());
+  s.jozefow = static_cast<std::uint8_t>(r.u());
+  s.soviet_bonus_vp = static_cast<std::uint8_t>(r.u());
+  s.model_turn = static_cast<std::int8_t>(r.i());
+  s.model_used = r.b();
+  s.next_seq = static_cast<std::uint32_t>(r.u());
+  s.result = static_cast<Result>(r.u());
+  const auto len = r.u();
+  if (!r.ok || len > 4096) return false;
+  s.result_reason = r.raw(static_cast<size_t>(len));
+  if (!r.ok || !r.done()) return false;
+  if (s.result > Result::Draw || s.uprising > Uprising::Ongoing) return false;
+  if (encode_state(s) != bytes) return false;  // canonical: only our own encoding decodes
+  out = std::move(s);
+  return true;
+}
+
+std::uint64_t state_hash(const GameState& s) {
+  const std::string bytes = encode_state(s);
+  std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
+  for (unsigned char ch : bytes) {
+    h ^= ch;
+    h *= 0x100000001b3ull;
+  }
+  // Final avalanche so that nearby states spread over the whole range.
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9a34e0ab5aull;
+  h ^= h >> 33;
+  return h;
+}
+
+}  // namespace counterattack

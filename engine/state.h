@@ -1,0 +1,133 @@
+// The game state: a plain value. Copyable, comparable, hashable, serialisable.
+// Same scenario + options + seed + orders => same state and same hash.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "scenario.h"
+
+namespace counterattack {
+
+// 5: a turn is the administrative phase and six activation phases.
+enum class Step : std::uint8_t {
+  // A - Administrative phase: the German player's choices
+  Recovery,             // 16
+  UprisingSuppression,  // 18: units deployed before the die roll
+  UprisingStepLoss,     // 18
+  UprisingUnitsMoved,   // 18
+  Magnuszew,            // 19
+  // B - Activation phases
+  ChooseCorps,          // 5: a Soviet phase starts by naming the corps
+  Movement,             // 1 - movement, reserves, overruns
+  Barrage,              // 2 - barrage fire
+  Combat,               // 3 - coordinated combat
+  Reserves,             // 4 - activation of reserves
+  GameOver,
+};
+const char* step_name(Step s);
+
+enum UnitFlag : std::uint16_t {
+  kMoved = 1 << 0,            // 5: activated this turn
+  kDisorganized = 1 << 1,     // 10
+  kOutOfSupply = 1 << 2,      // 15
+  kPreparedDefense = 1 << 3,  // 8
+  kMoving = 1 << 4,           // 6: the unit in motion, or that has moved this activation
+  kIgnoreZoc = 1 << 5,        // 20: an event lets it ignore enemy ZOC this phase
+  kSupplyDrop = 1 << 6,       // 20: counts as supplied until the next turn
+  kActedThisPhase = 1 << 7,   // activated in the current phase (5: supply check)
+  kReactivated = 1 << 8,      // 20: activated again this phase by an event
+};
+
+struct UnitState {
+  Loc loc = kNotArrived;
+  std::uint8_t hits = 0;       // steps lost
+  std::uint16_t flags = 0;
+  std::uint8_t reserve = 0;    // 14: reserve marker number (1..), 0 = none
+  std::int16_t mp_used = 0;    // half points spent in the current activation
+  std::uint32_t stack_seq = 0; // stacking order: higher sits on top
+  friend bool operator==(const UnitState&, const UnitState&) = default;
+};
+
+enum class MarkerState : std::uint8_t { NotArrived, Ready, Used, Removed };
+
+enum class Result : std::uint8_t { Ongoing, SovietWin, GermanWin, Draw };
+
+enum class Uprising : std::uint8_t {
+  None,       // Warsaw is quiet
+  Triggered,  // a Soviet unit came within range at the end of a turn
+  Rising,     // the first turn: initial box, bridges closed
+  Ongoing,    // later turns: the track is rolled each administrative phase
+};
+
+struct SideState {
+  std::vector<std::uint8_t> cup;   // 20: event chits still in the container
+  std::vector<std::uint8_t> hand;  // 20: drawn and secret
+  std::uint8_t events_this_phase = 0;
+  friend bool operator==(const SideState&, const SideState&) = default;
+};
+
+// 6: an enemy entered a ZOC; the owner of these units may break contact.
+struct PendingBreak {
+  Loc entered = -1;
+  std::vector<std::int16_t> eligible;
+  friend bool operator==(const PendingBreak&, const PendingBreak&) = default;
+};
+
+struct GameState {
+  std::uint32_t options = 0;
+  std::uint8_t turn = 1;
+  Step step = Step::ChooseCorps;
+  std::uint8_t activation = 0;       // 0..5: Soviet 1, German 1, Soviet 2 ...
+  std::int8_t active_corps = -1;     // formation index of the Soviet corps this phase
+  std::int8_t extra_corps = -1;      // 20: a second corps by event
+  std::uint32_t corps_done = 0;      // bit per formation: corps activated this turn
+  std::int8_t forty_seventh_phase = -1;  // 17: the phase the 47th Army activates with
+  std::uint32_t divisions_this_phase = 0;  // 5 optional: activation groups used
+  std::int16_t extra_division_unit = -1;   // 5 optional: the one unit of another division
+  bool no_break_contact = false;     // 20: the active side's enemy may not break contact
+
+  std::vector<UnitState> units;
+  std::vector<std::int16_t> mover;   // 6: the unit or stack in motion
+  bool mover_stopped = false;        // 6: stopped in an enemy ZOC
+  PendingBreak pending_break;
+
+  std::vector<MarkerState> artillery;
+  std::vector<MarkerState> stukas;
+  SideState sides[2];
+
+  Uprising uprising = Uprising::None;
+  std::int8_t uprising_box = -1;         // index into the track's boxes
+  std::int8_t bridge_extra_half = 0;     // 18: +n MP on the Praga bridges this turn
+  bool bridges_closed = false;           // 18: NO MOVE, or the first turn of the rising
+  std::uint8_t uprising_pending = 0;     // 18: units to name for a step loss / Moved
+  std::uint8_t jozefow = 0;              // 6: 0 intact, 1 used this turn, 2 destroyed
+  std::uint8_t soviet_bonus_vp = 0;      // 18, 19
+  std::int8_t model_turn = 0;            // 12: FM Model's box on the turn track
+  bool model_used = false;
+
+  std::uint32_t next_seq = 1;
+  Result result = Result::Ongoing;
+  std::string result_reason;
+
+  friend bool operator==(const GameState&, const GameState&) = default;
+
+  // --- Convenience ---
+  bool has(int unit, UnitFlag f) const { return (units[static_cast<size_t>(unit)].flags & f) != 0; }
+  void set(int unit, UnitFlag f, bool on = true) {
+    auto& fl = units[static_cast<size_t>(unit)].flags;
+    fl = static_cast<std::uint16_t>(on ? (fl | f) : (fl & ~f));
+  }
+  Side phase_side() const { return activation % 2 == 0 ? Side::Soviet : Side::German; }
+  bool in_activation() const { return step >= Step::ChooseCorps && step <= Step::Reserves; }
+};
+
+// Canonical byte encoding: the same state always encodes to the same bytes.
+std::string encode_state(const GameState& s);
+// Decodes bytes made by encode_state; false if they are not a state of this scenario.
+bool decode_state(const Scenario& sc, const std::string& bytes, GameState& out);
+// 64-bit hash of the canonical encoding.
+std::uint64_t state_hash(const GameState& s);
+
+}  // namespace counterattack
