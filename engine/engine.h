@@ -86,6 +86,7 @@ class Engine {
   int combat_value(const GameState& s, int unit) const;
   int movement_half(const GameState& s, int unit) const;  // allowance this activation
   bool in_supply(const GameState& s, int unit) const;      // traced now (15)
+  std::vector<bool> units_in_supply(const GameState& s, Side side) const;  // per unit index
   std::vector<Loc> supplied_hexes(const GameState& s, Side side) const;
   bool exerts_zoc(const GameState& s, int unit) const;
   bool in_enemy_zoc(const GameState& s, Loc hex, Side side) const;

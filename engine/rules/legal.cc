@@ -163,35 +163,51 @@ std::vector<Order> Engine::legal_orders(const GameState& s) const {
     }
   }
   if (!reserves) {
-    // Event chits with a first valid target.
+    // Event chits, each with a first valid target.
+    const Occupancy occ = r.occupancy();
+    std::vector<std::uint8_t> supply;
     for (auto chit : s.sides[static_cast<int>(me)].hand) {
       Order o{K::PlayEvent, {}, {}, -1, false, static_cast<std::int16_t>(chit), {}};
-      if (!r.check(me, o)) {
-        add(o);
-        continue;
-      }
-      for (size_t f = 0; f < sc.formations.size(); ++f) {
-        o.corps = static_cast<std::int16_t>(f);
-        if (!r.check(me, o)) {
-          add(o);
+      auto try_add = [&](const Order& candidate) {
+        if (r.check(me, candidate)) return false;
+        add(candidate);
+        return true;
+      };
+      switch (sc.events[chit].effect) {
+        case data::NO_BREAK_CONTACT:
+        case data::BRIDGE_REPAIR:
+          try_add(o);
           break;
-        }
-      }
-      o.corps = -1;
-      for (size_t i = 0; i < s.units.size(); ++i) {
-        o.units = {static_cast<std::int16_t>(i)};
-        o.path.clear();
-        if (!r.check(me, o)) {
-          add(o);
-          break;
-        }
-        if (s.units[i].loc == kEliminated) {
-          o.path = {sc.warsaw()};
-          if (!r.check(me, o)) {
-            add(o);
-            break;
+        case data::EXTRA_CORPS_ACTIVATION:
+          for (size_t f = 0; f < sc.formations.size(); ++f) {
+            o.corps = static_cast<std::int16_t>(f);
+            if (sc.formations[f].kind == data::CORPS && try_add(o)) break;
           }
-        }
+          break;
+        case data::IGNORE_ZOC:
+        case data::REACTIVATE_STACK:
+        case data::SUPPLY_DROP:
+          for (size_t i = 0; i < s.units.size(); ++i) {
+            if (sc.units[i].side != me || !sc.on_board(s.units[i].loc)) continue;
+            o.units = {static_cast<std::int16_t>(i)};
+            if (try_add(o)) break;
+          }
+          break;
+        case data::RECOVER_STEP:
+          if (supply.empty()) supply = r.supply_map(me, occ);
+          for (int u : r.recovery_candidates(me)) {
+            o.units = {static_cast<std::int16_t>(u)};
+            o.path.clear();
+            if (!r.on_board(u)) {
+              for (Loc h = 0; h < sc.hex_count() && o.path.empty(); ++h) {
+                if (r.recovery_location_ok(u, h, occ, supply)) o.path = {h};
+              }
+            }
+            if (try_add(o)) break;
+          }
+          break;
+        default:
+          break;  // combat chits are played in combat
       }
     }
   }

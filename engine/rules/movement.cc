@@ -101,8 +101,11 @@ bool Engine::stacking_ok(const GameState& s, Loc l, Side side) const {
 
 // 7: two units a hex; three of one armored division form a Kampfgruppe.
 // No limit in Warsaw or off the map.
-bool Rules::stacking_ok_after(const Occupancy&, Loc l, Side side, const std::vector<std::int16_t>& arriving) const {
+bool Rules::stacking_ok_after(const Occupancy& occ, Loc l, Side side, const std::vector<std::int16_t>& arriving) const {
   if (!sc_.is_hex(l)) return true;
+  int existing = occ.count[static_cast<int>(side)][static_cast<size_t>(l)];
+  for (auto u : arriving) existing -= us(u).loc == l;
+  if (existing + static_cast<int>(arriving.size()) <= rule(sc_.rules.stacking_limit(), 2)) return true;
   std::vector<int> stack;
   for (size_t u = 0; u < s_.units.size(); ++u) {
     if (s_.units[u].loc == l && sc_.units[u].side == side &&
@@ -553,25 +556,26 @@ std::vector<std::pair<Loc, std::vector<Loc>>> Rules::reachable(const std::vector
   std::priority_queue<Item, std::vector<Item>, std::greater<>> queue;
   best[static_cast<size_t>(start)] = 0;
   queue.push({0, start});
-  auto neighbours = [&](Loc l) {
-    std::vector<Loc> nbs;
+  std::vector<Loc> nbs;  // reused: no allocation per node
+  auto neighbours = [&](Loc l) -> const std::vector<Loc>& {
+    nbs.clear();
     if (sc_.is_hex(l)) {
-      for (Loc nb : sc_.hexes[static_cast<size_t>(l)].nb) {
+      const auto& h = sc_.hexes[static_cast<size_t>(l)];
+      for (Loc nb : h.nb) {
         if (nb >= 0) nbs.push_back(nb);
       }
-      const auto& h = sc_.hexes[static_cast<size_t>(l)];
       if (h.praga_bridge != kNone || h.jozefow_bridge) nbs.push_back(sc_.warsaw());
-    } else if (l == sc_.warsaw()) {
+      return nbs;
+    }
+    if (l == sc_.warsaw()) {
       for (const auto& b : sc_.praga_bridges) nbs.push_back(b.hex);
     } else if (sc_.is_entry(l)) {
       nbs = entry_hexes(l, occ);
     }
-    if (!sc_.is_hex(l)) {
-      const int a = sc_.off_map_node(l);
-      for (size_t b = 0; b < sc_.off_map_cost.size(); ++b) {
-        if (a >= 0 && sc_.off_map_cost[static_cast<size_t>(a)][b] >= 0) {
-          nbs.push_back(b + 1 == sc_.off_map_cost.size() ? sc_.warsaw() : sc_.entry_loc(static_cast<int>(b)));
-        }
+    const int a = sc_.off_map_node(l);
+    for (size_t b = 0; a >= 0 && b < sc_.off_map_cost.size(); ++b) {
+      if (sc_.off_map_cost[static_cast<size_t>(a)][b] >= 0) {
+        nbs.push_back(b + 1 == sc_.off_map_cost.size() ? sc_.warsaw() : sc_.entry_loc(static_cast<int>(b)));
       }
     }
     return nbs;
@@ -580,7 +584,9 @@ std::vector<std::pair<Loc, std::vector<Loc>>> Rules::reachable(const std::vector
     auto [cost, l] = queue.top();
     queue.pop();
     if (cost > best[static_cast<size_t>(l)] || stop[static_cast<size_t>(l)]) continue;
-    for (Loc to : neighbours(l)) {
+    const auto& around = neighbours(l);
+    for (size_t k = 0; k < around.size(); ++k) {
+      const Loc to = around[k];
       const StepCost c = step_cost(group, l, to, occ);
       if (!c.ok()) continue;
       const int next = cost + c.cost_half;

@@ -82,6 +82,16 @@ bool Engine::in_supply(const GameState& s, int unit) const {
   return r.traced_supply(unit, r.supply_map(sc_->units[static_cast<size_t>(unit)].side, r.occupancy()));
 }
 
+std::vector<bool> Engine::units_in_supply(const GameState& s, Side side) const {
+  Rules r(*this, const_cast<GameState&>(s), nullptr, nullptr);
+  const auto map = r.supply_map(side, r.occupancy());
+  std::vector<bool> out(s.units.size(), false);
+  for (size_t u = 0; u < s.units.size(); ++u) {
+    out[u] = sc_->units[u].side == side && r.traced_supply(static_cast<int>(u), map);
+  }
+  return out;
+}
+
 std::vector<Loc> Engine::supplied_hexes(const GameState& s, Side side) const {
   Rules r(*this, const_cast<GameState&>(s), nullptr, nullptr);
   const auto map = r.supply_map(side, r.occupancy());

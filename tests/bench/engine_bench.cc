@@ -1,1 +1,107 @@
-int main(){}
+// Engine costs: checking and applying an order, generating legal orders,
+// computing a view, tracing supply. Numbers go to the README, never into tests.
+#include <benchmark/benchmark.h>
+
+#include "playout.h"
+
+namespace counterattack {
+namespace {
+
+const Engine& engine() {
+  static const Engine e(default_scenario());
+  return e;
+}
+
+// A mid-game position: random play from a fixed seed up to the third turn,
+// stopped in a Soviet movement step with units to move.
+GameState midgame() {
+  Prng dice = Prng::from_seed(2024), choices = Prng::from_seed(7);
+  GameState s = engine().new_game(0, dice);
+  while (s.turn < 3 || engine().decision(s).kind != game::Decision::MOVEMENT || s.phase_side() != Side::Soviet ||
+         !s.mover.empty()) {
+    engine().apply(s, engine().decision(s).side, random_order(engine(), s, choices), dice);
+  }
+  return s;
+}
+
+void BM_CheckAndApplyMove(benchmark::State& state) {
+  const GameState start = midgame();
+  std::vector<Order> moves;
+  for (auto& o : engine().legal_orders(start)) {
+    if (o.kind == Order::Kind::Move) moves.push_back(o);
+  }
+  Prng dice = Prng::from_seed(1);
+  size_t i = 0;
+  for (auto _ : state) {
+    GameState s = start;
+    auto out = engine().apply(s, Side::Soviet, moves[i++ % moves.size()], dice);
+    benchmark::DoNotOptimize(out.accepted);
+  }
+  state.SetLabel(std::to_string(moves.size()) + " different moves");
+}
+BENCHMARK(BM_CheckAndApplyMove);
+
+void BM_RejectIllegalOrder(benchmark::State& state) {
+  GameState s = midgame();
+  Prng dice = Prng::from_seed(1);
+  Order o{Order::Kind::Move, {0}, {0}, -1, false, -1, {}};
+  for (auto _ : state) benchmark::DoNotOptimize(engine().apply(s, Side::German, o, dice).accepted);
+}
+BENCHMARK(BM_RejectIllegalOrder);
+
+void BM_LegalOrders(benchmark::State& state) {
+  const GameState s = midgame();
+  size_t n = 0;
+  for (auto _ : state) {
+    auto orders = engine().legal_orders(s);
+    n = orders.size();
+    benchmark::DoNotOptimize(orders.data());
+  }
+  state.SetLabel(std::to_string(n) + " orders");
+}
+BENCHMARK(BM_LegalOrders)->Unit(benchmark::kMicrosecond);
+
+void BM_ReachableHexesOfOneUnit(benchmark::State& state) {
+  const GameState s = midgame();
+  std::int16_t unit = 0;
+  for (size_t u = 0; u < s.units.size(); ++u) {
+    if (engine().unit_active(s, static_cast<int>(u))) unit = static_cast<std::int16_t>(u);
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(engine().destinations(s, {unit}).size());
+}
+BENCHMARK(BM_ReachableHexesOfOneUnit)->Unit(benchmark::kMicrosecond);
+
+void BM_View(benchmark::State& state) {
+  const GameState s = midgame();
+  const Viewer v = static_cast<Viewer>(state.range(0));
+  for (auto _ : state) benchmark::DoNotOptimize(engine().view(s, v).ByteSizeLong());
+}
+BENCHMARK(BM_View)->Arg(0)->Arg(2)->Unit(benchmark::kMicrosecond);
+
+void BM_SupplyTrace(benchmark::State& state) {
+  const GameState s = midgame();
+  for (auto _ : state) benchmark::DoNotOptimize(engine().units_in_supply(s, Side::Soviet).size());
+}
+BENCHMARK(BM_SupplyTrace)->Unit(benchmark::kMicrosecond);
+
+void BM_StateHash(benchmark::State& state) {
+  const GameState s = midgame();
+  for (auto _ : state) benchmark::DoNotOptimize(state_hash(s));
+}
+BENCHMARK(BM_StateHash);
+
+void BM_RandomCompleteGame(benchmark::State& state) {
+  std::uint64_t seed = 1;
+  for (auto _ : state) {
+    Prng dice = Prng::from_seed(seed), choices = Prng::from_seed(seed++ + 99);
+    GameState s = engine().new_game(0, dice);
+    while (s.step != Step::GameOver) engine().apply(s, engine().decision(s).side, random_order(engine(), s, choices), dice);
+    benchmark::DoNotOptimize(s.result);
+  }
+}
+BENCHMARK(BM_RandomCompleteGame)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace counterattack
+
+BENCHMARK_MAIN();
