@@ -115,6 +115,9 @@ bool Engine::from_proto(const game::Order& in, Order& out, Rejection& why) const
       return true;
     case game::Order::KIND_NOT_SET:
       break;
+    default:
+      why = reject(game::WRONG_ORDER_KIND, "Combat orders are not played yet.");
+      return false;
   }
   why = reject(game::MALFORMED, "The order is empty.");
   return false;

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "rules/rules.h"
+#include "view_delta.h"
 
 namespace counterattack {
 namespace {
@@ -163,6 +164,8 @@ game::View Engine::view(const GameState& s, Viewer viewer) const {
       }
     }
   }
+
+  std::sort(v.mutable_stacks()->begin(), v.mutable_stacks()->end(), stack_before);
 
   for (Side side : {Side::Soviet, Side::German}) {
     const auto& ss = s.sides[static_cast<int>(side)];

@@ -1,0 +1,24 @@
+// Deltas between two views of one viewer: the only form in which a game's
+// changes travel. A delta is computed from views, never from states, so it can
+// carry nothing the newer view does not already show.
+#pragma once
+
+#include <vector>
+
+#include "engine.h"
+#include "game.pb.h"
+
+namespace counterattack {
+
+// The canonical order of stacks in a view: hexes by number, then other locations by name.
+bool stack_before(const game::StackView& a, const game::StackView& b);
+
+game::ViewDelta diff_views(const game::View& before, const game::View& after);
+// Applies a delta; false when it does not fit (a stack removed that is not there).
+bool apply_delta(game::View& view, const game::ViewDelta& delta);
+// True when the delta changes nothing (events aside).
+bool delta_is_empty(const game::ViewDelta& delta);
+// The events of one accepted order that a viewer may read.
+std::vector<game::Event> events_for(const std::vector<game::Event>& events, Viewer viewer);
+
+}  // namespace counterattack
