@@ -22,6 +22,7 @@ struct Order {
   enum class Kind : std::uint8_t {
     ActivateCorps, Move, PreparedDefense, LiftPreparedDefense, PlaceReserve, RemoveReserve,
     BreakContact, PlayEvent, Recover, SuppressUprising, ChooseUnits, Done,
+    Overrun, Barrage, Attack, DefensiveSupport, TakeLosses, Retreat, Advance, UseModel, Reroll,
   };
   Kind kind = Kind::Done;
   std::vector<std::int16_t> units;
@@ -30,9 +31,21 @@ struct Order {
   std::int16_t corps = -1; // ActivateCorps, PlayEvent: formation index
   bool with_47th = false;
   std::int16_t chit = -1;  // PlayEvent: event index
-  std::vector<std::int16_t> markers;  // ChooseUnits: artillery markers, then Stukas
+  std::vector<std::int16_t> markers;  // ChooseUnits, Barrage, Attack, DefensiveSupport: artillery
+                                      // markers, then Stukas
+  std::vector<std::vector<Loc>> paths;  // Retreat: one path per unit
+  std::int8_t elastic = 0, desperate = 0;  // TakeLosses
+  std::int8_t effect = 0;  // UseModel: game::UseModel::Effect
+  bool yes = false;        // Reroll
 
   static Order done() { return {}; }
+  static Order of(Kind k, std::vector<std::int16_t> u = {}, std::vector<Loc> p = {}) {
+    Order o;
+    o.kind = k;
+    o.units = std::move(u);
+    o.path = std::move(p);
+    return o;
+  }
   friend bool operator==(const Order&, const Order&) = default;
 };
 
@@ -74,6 +87,8 @@ class Engine {
   // Orders the decider may give now: every kind, with one representative path
   // per reachable destination for moves. Random players and tests draw from it.
   std::vector<Order> legal_orders(const GameState& s) const;
+  // The overruns the decider may declare now (9): a cheap subset of legal_orders.
+  std::vector<Order> legal_overruns(const GameState& s) const;
 
   // 7: the only way a game leaves the engine.
   game::View view(const GameState& s, Viewer viewer) const;

@@ -21,7 +21,7 @@ const char* step_name(Step s) {
 
 namespace {
 
-constexpr std::uint32_t kFormatVersion = 1;
+constexpr std::uint32_t kFormatVersion = 2;
 
 class Writer {
  public:
@@ -115,11 +115,37 @@ std::string encode_state(const GameState& s) {
     w.u(u.reserve);
     w.i(u.mp_used);
     w.u(u.stack_seq);
+    w.i(u.bonus);
   }
   w.vec(s.mover);
   w.b(s.mover_stopped);
   w.i(s.pending_break.entered);
   w.vec(s.pending_break.eligible);
+  const auto& c = s.combat;
+  w.u(static_cast<std::uint8_t>(c.stage));
+  w.b(c.overrun);
+  w.vec(c.attackers);
+  w.vec(c.defenders);
+  w.i(c.target);
+  w.i(c.attacker_support);
+  w.i(c.defender_support);
+  w.i(c.chit_drm);
+  w.b(c.no_elastic);
+  w.i(c.column);
+  w.i(c.die);
+  w.i(c.modifier);
+  w.u(c.attacker_steps);
+  w.u(c.defender_steps);
+  w.u(c.retreat);
+  w.b(c.yellow);
+  w.u(c.retreated);
+  w.b(c.defender_gone);
+  w.u(c.barrage_result);
+  w.vec(s.attacked_hexes);
+  w.vec(s.barraged_hexes);
+  w.vec(s.stuka_hexes);
+  w.b(s.model_noncontiguous);
+  w.b(s.model_extra_division);
   w.vec(s.artillery);
   w.vec(s.stukas);
   for (const auto& side : s.sides) {
@@ -170,12 +196,41 @@ bool decode_state(const Scenario& sc, const std::string& bytes, GameState& out) 
     u.reserve = static_cast<std::uint8_t>(r.u());
     u.mp_used = static_cast<std::int16_t>(r.i());
     u.stack_seq = static_cast<std::uint32_t>(r.u());
+    u.bonus = static_cast<std::int8_t>(r.i());
     if (u.loc < kWithdrawn || u.loc >= sc.location_count()) return false;
   }
   r.vec(s.mover, sc.units.size());
   s.mover_stopped = r.b();
   s.pending_break.entered = static_cast<Loc>(r.i());
   r.vec(s.pending_break.eligible, sc.units.size());
+  auto& c = s.combat;
+  const auto stage = r.u();
+  if (stage > static_cast<std::uint64_t>(CombatStage::BarrageLoss)) return false;
+  c.stage = static_cast<CombatStage>(stage);
+  c.overrun = r.b();
+  r.vec(c.attackers, sc.units.size());
+  r.vec(c.defenders, sc.units.size());
+  c.target = static_cast<Loc>(r.i());
+  c.attacker_support = static_cast<std::int8_t>(r.i());
+  c.defender_support = static_cast<std::int8_t>(r.i());
+  c.chit_drm = static_cast<std::int8_t>(r.i());
+  c.no_elastic = r.b();
+  c.column = static_cast<std::int8_t>(r.i());
+  c.die = static_cast<std::int8_t>(r.i());
+  c.modifier = static_cast<std::int8_t>(r.i());
+  c.attacker_steps = static_cast<std::uint8_t>(r.u());
+  c.defender_steps = static_cast<std::uint8_t>(r.u());
+  c.retreat = static_cast<std::uint8_t>(r.u());
+  c.yellow = r.b();
+  c.retreated = static_cast<std::uint8_t>(r.u());
+  c.defender_gone = r.b();
+  c.barrage_result = static_cast<std::uint8_t>(r.u());
+  const size_t locs = static_cast<size_t>(sc.location_count());
+  r.vec(s.attacked_hexes, locs);
+  r.vec(s.barraged_hexes, locs);
+  r.vec(s.stuka_hexes, locs);
+  s.model_noncontiguous = r.b();
+  s.model_extra_division = r.b();
   r.vec(s.artillery, sc.artillery.size());
   r.vec(s.stukas, sc.stukas.size());
   for (auto& side : s.sides) {

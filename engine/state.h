@@ -38,6 +38,8 @@ enum UnitFlag : std::uint16_t {
   kSupplyDrop = 1 << 6,       // 20: counts as supplied until the next turn
   kActedThisPhase = 1 << 7,   // activated in the current phase (5: supply check)
   kReactivated = 1 << 8,      // 20: activated again this phase by an event
+  kAttacked = 1 << 9,         // 11: has attacked in coordinated combat this phase
+  kRetreated = 1 << 10,       // 9: retreated this phase (adds nothing to a later defense)
 };
 
 struct UnitState {
@@ -47,7 +49,33 @@ struct UnitState {
   std::uint8_t reserve = 0;    // 14: reserve marker number (1..), 0 = none
   std::int16_t mp_used = 0;    // half points spent in the current activation
   std::uint32_t stack_seq = 0; // stacking order: higher sits on top
+  std::int8_t bonus = 0;       // 20: attack bonus from chits that stay on the unit
   friend bool operator==(const UnitState&, const UnitState&) = default;
+};
+
+// 9-11: a combat (or barrage result) waiting for a player's choice.
+enum class CombatStage : std::uint8_t {
+  None, DefensiveSupport, ModelReroll, AttackerLosses, DefenderLosses, Retreat, Advance, BarrageLoss,
+};
+
+struct CombatState {
+  CombatStage stage = CombatStage::None;
+  bool overrun = false;
+  std::vector<std::int16_t> attackers, defenders;
+  Loc target = -1;
+  std::int8_t attacker_support = -1;   // marker: artillery index, then Stukas
+  std::int8_t defender_support = -1;
+  std::int8_t chit_drm = 0;            // 20: + for the attacker, - for the defender
+  bool no_elastic = false;             // 20: the attacker's chit forbids elastic defense
+  std::int8_t column = 0;              // CRT column after shifts
+  std::int8_t die = 0;
+  std::int8_t modifier = 0;            // total die modifier, capped
+  std::uint8_t attacker_steps = 0, defender_steps = 0, retreat = 0;
+  bool yellow = false;
+  std::uint8_t retreated = 0;          // hexes the defender actually retreated
+  bool defender_gone = false;          // eliminated or retreated: the hex is vacated
+  std::uint8_t barrage_result = 0;     // 1 DIS, 2 L
+  friend bool operator==(const CombatState&, const CombatState&) = default;
 };
 
 enum class MarkerState : std::uint8_t { NotArrived, Ready, Used, Removed };
@@ -92,6 +120,12 @@ struct GameState {
   std::vector<std::int16_t> mover;   // 6: the unit or stack in motion
   bool mover_stopped = false;        // 6: stopped in an enemy ZOC
   PendingBreak pending_break;
+  CombatState combat;
+  std::vector<Loc> attacked_hexes;   // 11: a hex is attacked once per phase
+  std::vector<Loc> barraged_hexes;   // 10: one artillery barrage per hex per phase
+  std::vector<Loc> stuka_hexes;      // 10: one Stuka (or air strike) per hex per phase
+  bool model_noncontiguous = false;  // 12: the next German attack needs no contiguity
+  bool model_extra_division = false; // 12: one more division this phase
 
   std::vector<MarkerState> artillery;
   std::vector<MarkerState> stukas;

@@ -87,7 +87,12 @@ std::optional<Rejection> Rules::check_recover(Side side, int u, Loc l) const {
 void Rules::do_recover(int u, Loc l) {
   if (on_board(u)) {
     us(u).hits--;
-    log(game::Event::STEP_RECOVERED, unit_name(u) + " recovers a step at " + loc_name(us(u).loc) + ".");
+    // 7: the unit may sit unseen in its stack: only its owner reads its name.
+    const Side side = side_of(u);
+    log(game::Event::STEP_RECOVERED, unit_name(u) + " recovers a step at " + loc_name(us(u).loc) + ".",
+        side == Side::Soviet ? game::AUDIENCE_SOVIET : game::AUDIENCE_GERMAN);
+    log(game::Event::STEP_RECOVERED, std::string("A ") + side_name(side) + " unit recovers a step at " + loc_name(us(u).loc) + ".",
+        side == Side::Soviet ? game::AUDIENCE_ALL_BUT_SOVIET : game::AUDIENCE_ALL_BUT_GERMAN);
     return;
   }
   auto& st = us(u);
@@ -227,6 +232,10 @@ std::optional<Rejection> Rules::check_choose_units(const Order& o) const {
     }
     return std::nullopt;
   };
+  if (s_.combat.stage == CombatStage::BarrageLoss) {
+    if (o.units.size() != 1 || !o.markers.empty()) return reject(game::MALFORMED, "Name the one unit that takes the barrage result (10).");
+    return all_in(std::vector<int>(s_.combat.defenders.begin(), s_.combat.defenders.end()), " is not in the hex under barrage.");
+  }
   if (s_.step != Step::Magnuszew && !o.markers.empty()) return reject(game::MALFORMED, "Only Magnuszew takes artillery and Stuka markers.");
   switch (s_.step) {
     case Step::UprisingSuppression:
@@ -271,6 +280,18 @@ std::optional<Rejection> Rules::check_choose_units(const Order& o) const {
 }
 
 void Rules::do_choose_units(const Order& o) {
+  if (s_.combat.stage == CombatStage::BarrageLoss) {
+    // 10: L takes a step, DIS disorganizes: the unit chosen by its owner.
+    const int u = o.units[0];
+    if (s_.combat.barrage_result == 2) {
+      lose_step(u, "barrage");
+    } else {
+      s_.set(u, kDisorganized);
+      log(game::Event::MARKER, unit_name(u) + " is disorganized by the barrage.");
+    }
+    s_.combat = CombatState{};
+    return;
+  }
   switch (s_.step) {
     case Step::UprisingSuppression: {
       std::string names;
@@ -278,7 +299,12 @@ void Rules::do_choose_units(const Order& o) {
         s_.set(u, kMoved);
         names += (names.empty() ? "" : ", ") + unit_name(u);
       }
-      if (!names.empty()) log(game::Event::UPRISING, "Deployed against the uprising: " + names + ".");
+      // 7: the stack in Warsaw is not open to the Soviet: he learns how many, not which.
+      if (!names.empty()) {
+        log(game::Event::UPRISING, "Deployed against the uprising: " + names + ".", game::AUDIENCE_GERMAN);
+        log(game::Event::UPRISING, std::to_string(o.units.size()) + " German unit(s) deployed against the uprising.",
+            game::AUDIENCE_ALL_BUT_GERMAN);
+      }
       roll_uprising(static_cast<int>(o.units.size()));
       if (s_.step == Step::UprisingSuppression) after_uprising();
       return;
@@ -293,7 +319,9 @@ void Rules::do_choose_units(const Order& o) {
         s_.set(u, kMoved);
         names += (names.empty() ? "" : ", ") + unit_name(u);
       }
-      log(game::Event::UPRISING, "Pinned in Warsaw by the uprising: " + names + ".");
+      log(game::Event::UPRISING, "Pinned in Warsaw by the uprising: " + names + ".", game::AUDIENCE_GERMAN);
+      log(game::Event::UPRISING, std::to_string(o.units.size()) + " German unit(s) pinned in Warsaw by the uprising.",
+          game::AUDIENCE_ALL_BUT_GERMAN);
       after_uprising();
       return;
     }

@@ -26,6 +26,31 @@ bool Engine::from_proto(const game::Order& in, Order& out, Rejection& why) const
     out.path.push_back(*l);
     return true;
   };
+  auto marker = [&](const std::string& name) {
+    for (size_t a = 0; a < sc.artillery.size(); ++a) {
+      if (sc.artillery[a].id == name) {
+        out.markers.push_back(static_cast<std::int16_t>(a));
+        return true;
+      }
+    }
+    for (size_t k = 0; k < sc.stukas.size(); ++k) {
+      if (sc.stukas[k].id == name) {
+        out.markers.push_back(static_cast<std::int16_t>(sc.artillery.size() + k));
+        return true;
+      }
+    }
+    why = reject(game::NOT_ALLOWED, "There is no artillery or Stuka marker '" + name + "'.");
+    return false;
+  };
+  auto chit = [&](const std::string& id) {
+    auto c = sc.event_index(id);
+    if (!c) {
+      why = reject(game::NOT_ALLOWED, "There is no event chit '" + id + "'.");
+      return false;
+    }
+    out.chit = static_cast<std::int16_t>(*c);
+    return true;
+  };
   using K = Order::Kind;
   switch (in.kind_case()) {
     case game::Order::kActivateCorps: {
@@ -94,30 +119,79 @@ bool Engine::from_proto(const game::Order& in, Order& out, Rejection& why) const
     case game::Order::kChooseUnits:
       out.kind = K::ChooseUnits;
       for (const auto& name : in.choose_units().units()) {
-        bool marker = false;
+        bool is_marker = false;
         for (size_t a = 0; a < sc.artillery.size(); ++a) {
           if (sc.artillery[a].id == name) {
             out.markers.push_back(static_cast<std::int16_t>(a));
-            marker = true;
+            is_marker = true;
           }
         }
         for (size_t k = 0; k < sc.stukas.size(); ++k) {
           if (sc.stukas[k].id == name) {
             out.markers.push_back(static_cast<std::int16_t>(sc.artillery.size() + k));
-            marker = true;
+            is_marker = true;
           }
         }
-        if (!marker && !units(std::vector<std::string>{name})) return false;
+        if (!is_marker && !units(std::vector<std::string>{name})) return false;
       }
       return true;
     case game::Order::kDone:
       out.kind = K::Done;
       return true;
+    case game::Order::kOverrun:
+      out.kind = K::Overrun;
+      return units(in.overrun().units()) && location(in.overrun().target());
+    case game::Order::kBarrage:
+      out.kind = K::Barrage;
+      return marker(in.barrage().marker()) && location(in.barrage().target());
+    case game::Order::kAttack:
+      out.kind = K::Attack;
+      if (!in.attack().support().empty() && !marker(in.attack().support())) return false;
+      if (!in.attack().chit().empty() && !chit(in.attack().chit())) return false;
+      return units(in.attack().units()) && location(in.attack().target());
+    case game::Order::kDefensiveSupport:
+      out.kind = K::DefensiveSupport;
+      if (!in.defensive_support().chit().empty() && !chit(in.defensive_support().chit())) return false;
+      return in.defensive_support().marker().empty() || marker(in.defensive_support().marker());
+    case game::Order::kTakeLosses:
+      out.kind = K::TakeLosses;
+      if (in.take_losses().elastic() < 0 || in.take_losses().elastic() > 9 || in.take_losses().desperate() < 0 ||
+          in.take_losses().desperate() > 9) {
+        why = reject(game::MALFORMED, "Elastic and desperate defense count a few hexes.");
+        return false;
+      }
+      out.elastic = static_cast<std::int8_t>(in.take_losses().elastic());
+      out.desperate = static_cast<std::int8_t>(in.take_losses().desperate());
+      return units(in.take_losses().steps());
+    case game::Order::kRetreat:
+      out.kind = K::Retreat;
+      for (const auto& p : in.retreat().paths()) {
+        if (!units(std::vector<std::string>{p.unit()})) return false;
+        out.path.clear();
+        for (const auto& l : p.path()) {
+          if (!location(l)) return false;
+        }
+        out.paths.push_back(out.path);
+      }
+      out.path.clear();
+      return true;
+    case game::Order::kAdvance:
+      out.kind = K::Advance;
+      if (!units(in.advance().units())) return false;
+      for (const auto& l : in.advance().path()) {
+        if (!location(l)) return false;
+      }
+      return true;
+    case game::Order::kUseModel:
+      out.kind = K::UseModel;
+      out.effect = static_cast<std::int8_t>(in.use_model().effect());
+      return units(in.use_model().units());
+    case game::Order::kReroll:
+      out.kind = K::Reroll;
+      out.yes = in.reroll().reroll();
+      return true;
     case game::Order::KIND_NOT_SET:
       break;
-    default:
-      why = reject(game::WRONG_ORDER_KIND, "Combat orders are not played yet.");
-      return false;
   }
   why = reject(game::MALFORMED, "The order is empty.");
   return false;
@@ -128,6 +202,10 @@ game::Order Engine::to_proto(const Order& in) const {
   game::Order out;
   auto name = [&](int u) { return sc.units[static_cast<size_t>(u)].id; };
   auto loc = [&](Loc l) { return sc.location_name(l); };
+  auto marker_id = [&](int m) {
+    return m < static_cast<int>(sc.artillery.size()) ? sc.artillery[static_cast<size_t>(m)].id
+                                                     : sc.stukas[static_cast<size_t>(m) - sc.artillery.size()].id;
+  };
   using K = Order::Kind;
   switch (in.kind) {
     case K::ActivateCorps: {
@@ -188,6 +266,61 @@ game::Order Engine::to_proto(const Order& in) const {
       break;
     case K::Done:
       out.mutable_done();
+      break;
+    case K::Overrun:
+      for (auto u : in.units) out.mutable_overrun()->add_units(name(u));
+      out.mutable_overrun()->set_target(loc(in.path[0]));
+      break;
+    case K::Barrage:
+      out.mutable_barrage()->set_marker(marker_id(in.markers[0]));
+      out.mutable_barrage()->set_target(loc(in.path[0]));
+      break;
+    case K::Attack: {
+      auto* a = out.mutable_attack();
+      for (auto u : in.units) a->add_units(name(u));
+      a->set_target(loc(in.path[0]));
+      if (!in.markers.empty()) a->set_support(marker_id(in.markers[0]));
+      if (in.chit >= 0) a->set_chit(sc.events[static_cast<size_t>(in.chit)].id);
+      break;
+    }
+    case K::DefensiveSupport: {
+      auto* d = out.mutable_defensive_support();
+      if (!in.markers.empty()) d->set_marker(marker_id(in.markers[0]));
+      if (in.chit >= 0) d->set_chit(sc.events[static_cast<size_t>(in.chit)].id);
+      break;
+    }
+    case K::TakeLosses: {
+      auto* t = out.mutable_take_losses();
+      for (auto u : in.units) t->add_steps(name(u));
+      t->set_elastic(in.elastic);
+      t->set_desperate(in.desperate);
+      break;
+    }
+    case K::Retreat: {
+      auto* r = out.mutable_retreat();
+      for (size_t i = 0; i < in.units.size(); ++i) {
+        auto* p = r->add_paths();
+        p->set_unit(name(in.units[i]));
+        if (i < in.paths.size()) {
+          for (auto l : in.paths[i]) p->add_path(loc(l));
+        }
+      }
+      break;
+    }
+    case K::Advance: {
+      auto* a = out.mutable_advance();
+      for (auto u : in.units) a->add_units(name(u));
+      for (auto l : in.path) a->add_path(loc(l));
+      break;
+    }
+    case K::UseModel: {
+      auto* m = out.mutable_use_model();
+      m->set_effect(static_cast<game::UseModel::Effect>(in.effect));
+      for (auto u : in.units) m->add_units(name(u));
+      break;
+    }
+    case K::Reroll:
+      out.mutable_reroll()->set_reroll(in.yes);
       break;
   }
   return out;

@@ -28,10 +28,18 @@ std::optional<Rejection> Rules::check_play_event(Side who, const Order& o) const
   if (st.events_this_phase >= rule(sc_.rules.events_per_phase(), 1)) {
     return reject(game::LIMIT_REACHED, "You have already played an event in this phase (20).");
   }
-  if (s_.step != Step::Movement || who != s_.phase_side()) {
-    return reject(game::NOT_ALLOWED, "Event chits are played in your own movement step.");
-  }
   const auto& chit = sc_.events[static_cast<size_t>(o.chit)];
+  if (who != s_.phase_side()) return reject(game::NOT_ALLOWED, "Event chits are played in your own activation phase.");
+  if (chit.effect == data::AIR_STRIKE) {
+    if (o.path.size() != 1) return reject(game::MALFORMED, chit.name + " needs a target hex.");
+    return check_barrage(who, -1, o.path[0], true);
+  }
+  if (chit.effect == data::COMBAT_DRM || chit.effect == data::NO_ELASTIC_DEFENSE) {
+    return reject(game::NOT_ALLOWED, chit.name + " is played on an attack, or in defense (11).");
+  }
+  if (s_.step != Step::Movement && !(chit.effect == data::EXTRA_STUKA && s_.step == Step::Barrage)) {
+    return reject(game::NOT_ALLOWED, chit.name + " is played in your own movement step.");
+  }
   auto own_units_one_place = [&]() -> std::optional<Rejection> {
     if (o.units.empty()) return reject(game::MALFORMED, chit.name + " is played on units: name them.");
     for (auto u : o.units) {
@@ -47,6 +55,10 @@ std::optional<Rejection> Rules::check_play_event(Side who, const Order& o) const
       if (o.corps < 0 || static_cast<size_t>(o.corps) >= sc_.formations.size() ||
           sc_.formations[static_cast<size_t>(o.corps)].kind != data::CORPS || o.corps == s_.active_corps) {
         return reject(game::NOT_ALLOWED, "Name another Soviet corps to activate.");
+      }
+      // 5: a corps activates once per turn; the chit brings in one not yet activated.
+      if (s_.corps_done & (1u << o.corps)) {
+        return reject(game::NOT_ALLOWED, sc_.formations[static_cast<size_t>(o.corps)].id + " has already been activated this turn.");
       }
       return std::nullopt;
     case data::IGNORE_ZOC:
@@ -70,6 +82,16 @@ std::optional<Rejection> Rules::check_play_event(Side who, const Order& o) const
       if (o.units.size() != 1) return reject(game::MALFORMED, chit.name + " recovers one unit.");
       return check_recover(who, o.units[0], o.path.empty() ? Loc{-1} : o.path[0]);
     }
+    case data::UNIT_BONUS:
+      if (auto why = own_units_one_place()) return why;
+      if (o.units.size() != 1) return reject(game::MALFORMED, chit.name + " is placed on one unit.");
+      return std::nullopt;
+    case data::EXTRA_STUKA:
+      if (who != Side::German) return reject(game::NOT_ALLOWED, "Stukas are German.");
+      if (std::find(s_.stukas.begin(), s_.stukas.end(), MarkerState::Used) == s_.stukas.end()) {
+        return reject(game::NOT_ALLOWED, "No Stuka has flown yet this turn: nothing to send up again.");
+      }
+      return std::nullopt;
     default:
       return reject(game::NOT_ALLOWED, chit.name + " is played during combat (9-11).");
   }
@@ -118,6 +140,18 @@ void Rules::do_play_event(const Order& o) {
       log(game::Event::EVENT_PLAYED, text + ".");
       do_recover(o.units[0], o.path.empty() ? Loc{-1} : o.path[0]);
       return;
+    case data::AIR_STRIKE:
+      log(game::Event::EVENT_PLAYED, text + " on " + loc_name(o.path[0]) + ".");
+      do_barrage(-1, o.path[0], true);
+      return;
+    case data::UNIT_BONUS:
+      us(o.units[0]).bonus = static_cast<std::int8_t>(us(o.units[0]).bonus + chit.amount);
+      text += " on " + unit_name(o.units[0]);
+      break;
+    case data::EXTRA_STUKA:
+      *std::find(s_.stukas.begin(), s_.stukas.end(), MarkerState::Used) = MarkerState::Ready;
+      text += ": a Stuka flies again";
+      break;
     default:
       break;
   }

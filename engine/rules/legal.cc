@@ -36,12 +36,12 @@ std::vector<Order> Engine::legal_orders(const GameState& s) const {
       }
       return out;
     case game::Decision::BREAK_CONTACT: {
-      add(Order{K::BreakContact, {}, {}, -1, false, -1, {}});  // stand fast
+      add(Order::of(K::BreakContact, {}, {}));  // stand fast
       const Occupancy occ = r.occupancy();
       for (auto u : s.pending_break.eligible) {
         for (Loc to : sc.hexes[static_cast<size_t>(s.units[static_cast<size_t>(u)].loc)].nb) {
           if (to < 0 || !r.break_contact_destination_ok(u, to, occ)) continue;
-          Order o{K::BreakContact, {u}, {to}, -1, false, -1, {}};
+          Order o = Order::of(K::BreakContact, {u}, {to});
           if (!r.check(d.side, o)) add(o);
         }
       }
@@ -53,17 +53,17 @@ std::vector<Order> Engine::legal_orders(const GameState& s) const {
       const auto supply = r.supply_map(Side::German, occ);
       for (int u : d.candidates) {
         if (r.on_board(u)) {
-          add(Order{K::Recover, {static_cast<std::int16_t>(u)}, {}, -1, false, -1, {}});
+          add(Order::of(K::Recover, {static_cast<std::int16_t>(u)}, {}));
           continue;
         }
         int found = 0;
         if (r.recovery_location_ok(u, sc.warsaw(), occ, supply)) {
-          add(Order{K::Recover, {static_cast<std::int16_t>(u)}, {sc.warsaw()}, -1, false, -1, {}});
+          add(Order::of(K::Recover, {static_cast<std::int16_t>(u)}, {sc.warsaw()}));
           ++found;
         }
         for (Loc h = 0; h < sc.hex_count() && found < 3; ++h) {
           if (!r.recovery_location_ok(u, h, occ, supply)) continue;
-          add(Order{K::Recover, {static_cast<std::int16_t>(u)}, {h}, -1, false, -1, {}});
+          add(Order::of(K::Recover, {static_cast<std::int16_t>(u)}, {h}));
           ++found;
         }
       }
@@ -121,8 +121,21 @@ std::vector<Order> Engine::legal_orders(const GameState& s) const {
       return out;
     }
     case game::Decision::BARRAGE:
+      add(Order::done());
+      r.legal_barrages(d.side, out);
+      return out;
     case game::Decision::COMBAT:
       add(Order::done());
+      r.legal_attacks(d.side, out);
+      return out;
+    case game::Decision::DEFENSIVE_SUPPORT:
+    case game::Decision::MODEL_REROLL:
+    case game::Decision::ATTACKER_LOSSES:
+    case game::Decision::DEFENDER_LOSSES:
+    case game::Decision::RETREAT:
+    case game::Decision::ADVANCE:
+    case game::Decision::BARRAGE_LOSS:
+      r.legal_combat_answers(d, out);
       return out;
     case game::Decision::MOVEMENT:
     case game::Decision::RESERVES:
@@ -136,9 +149,10 @@ std::vector<Order> Engine::legal_orders(const GameState& s) const {
   const Side me = d.side;
   const bool reserves = d.kind == game::Decision::RESERVES;
   auto moves_for = [&](const std::vector<std::int16_t>& group) {
-    for (auto& [to, path] : r.reachable(group)) add(Order{K::Move, group, path, -1, false, -1, {}});
+    for (auto& [to, path] : r.reachable(group)) add(Order::of(K::Move, group, path));
   };
   if (!s.mover.empty() && !s.mover_stopped) moves_for(s.mover);
+  r.legal_overruns(me, out);
   std::map<Loc, std::vector<std::int16_t>> startable;
   for (size_t i = 0; i < s.units.size(); ++i) {
     const auto u = static_cast<std::int16_t>(i);
@@ -150,7 +164,7 @@ std::vector<Order> Engine::legal_orders(const GameState& s) const {
   for (auto& [loc, units] : startable) {
     for (auto u : units) {
       moves_for({u});
-      if (!reserves && sc.is_hex(loc)) add(Order{K::PreparedDefense, {u}, {}, -1, false, -1, {}});
+      if (!reserves && sc.is_hex(loc)) add(Order::of(K::PreparedDefense, {u}, {}));
     }
     std::vector<std::int16_t> together;
     for (auto u : units) {
@@ -158,7 +172,7 @@ std::vector<Order> Engine::legal_orders(const GameState& s) const {
     }
     if (together.size() >= 2) moves_for(together);
     if (!reserves) {
-      Order o{K::PlaceReserve, {units[0]}, {}, -1, false, -1, {}};
+      Order o = Order::of(K::PlaceReserve, {units[0]});
       if (!r.check(me, o)) add(o);
     }
   }
@@ -167,7 +181,8 @@ std::vector<Order> Engine::legal_orders(const GameState& s) const {
     const Occupancy occ = r.occupancy();
     std::vector<std::uint8_t> supply;
     for (auto chit : s.sides[static_cast<int>(me)].hand) {
-      Order o{K::PlayEvent, {}, {}, -1, false, static_cast<std::int16_t>(chit), {}};
+      Order o = Order::of(K::PlayEvent);
+      o.chit = static_cast<std::int16_t>(chit);
       auto try_add = [&](const Order& candidate) {
         if (r.check(me, candidate)) return false;
         add(candidate);

@@ -157,7 +157,7 @@ bool Rules::can_activate(int u) const {
   if (s_.divisions_this_phase & (1u << f.activation_group)) return true;
   int used = 0;
   for (auto m = s_.divisions_this_phase; m; m &= m - 1) ++used;
-  if (used < rule(sc_.rules.limited_activation_divisions(), 2)) return true;
+  if (used < rule(sc_.rules.limited_activation_divisions(), 2) + (s_.model_extra_division ? 1 : 0)) return true;
   return s_.extra_division_unit < 0 || s_.extra_division_unit == u;
 }
 
@@ -171,7 +171,7 @@ void Rules::note_activation(int u) {
   if (s_.divisions_this_phase & bit) return;
   int used = 0;
   for (auto m = s_.divisions_this_phase; m; m &= m - 1) ++used;
-  if (used < rule(sc_.rules.limited_activation_divisions(), 2)) {
+  if (used < rule(sc_.rules.limited_activation_divisions(), 2) + (s_.model_extra_division ? 1 : 0)) {
     s_.divisions_this_phase |= bit;
   } else {
     s_.extra_division_unit = static_cast<std::int16_t>(u);
@@ -418,10 +418,13 @@ void Rules::do_move(const Order& o) {
   if (!sc_.is_hex(at)) return;
   const Occupancy after = occupancy();
   const bool ignore_zoc = std::all_of(o.units.begin(), o.units.end(), [&](int u) { return (us(u).flags & kIgnoreZoc) != 0; });
-  if (ignore_zoc || !after.zoc[static_cast<int>(enemy_of(side))][static_cast<size_t>(at)]) return;
+  if (ignore_zoc) return;
+  const bool in_zoc = after.zoc[static_cast<int>(enemy_of(side))][static_cast<size_t>(at)] != 0;
+  // 13: the armored train has no ZOC yet may break contact, so it is asked
+  // whenever an enemy comes next to it; other candidates imply a ZOC.
   auto eligible = break_contact_candidates(at, after);
   if (eligible.empty()) {
-    s_.mover_stopped = true;  // 6: stop on entering an enemy ZOC
+    if (in_zoc) s_.mover_stopped = true;  // 6: stop on entering an enemy ZOC
   } else {
     s_.pending_break = {at, std::move(eligible)};
   }
@@ -468,7 +471,7 @@ std::vector<std::int16_t> Rules::break_contact_candidates(Loc entered, const Occ
   for (size_t u = 0; u < s_.units.size(); ++u) {
     const auto& d = sc_.units[u];
     const Loc l = s_.units[u].loc;
-    if (d.side == mover || !sc_.is_hex(l) || d.unit_class == UnitClass::ArmoredTrain) continue;
+    if (d.side == mover || !sc_.is_hex(l)) continue;  // 13: the train too, along the railway
     const auto& nb = sc_.hexes[static_cast<size_t>(l)].nb;
     if (std::find(nb.begin(), nb.end(), entered) == nb.end()) continue;
     const int mf = face(static_cast<int>(u)).movement;

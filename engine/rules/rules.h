@@ -89,6 +89,46 @@ class Rules {
   std::optional<Rejection> check_play_event(Side who, const Order& o) const;
   void do_play_event(const Order& o);
 
+  // --- 9-12 Combat (combat.cc) ---
+  std::optional<Rejection> check_overrun(const Order& o) const;
+  void do_overrun(const Order& o);
+  std::optional<Rejection> check_barrage(Side who, int marker, Loc target, bool air_strike) const;
+  void do_barrage(int marker, Loc target, bool air_strike);
+  std::optional<Rejection> check_attack(const Order& o) const;
+  void do_attack(const Order& o);
+  std::optional<Rejection> check_defensive_support(const Order& o) const;
+  void do_defensive_support(const Order& o);
+  std::optional<Rejection> check_take_losses(const Order& o) const;
+  void do_take_losses(const Order& o);
+  std::optional<Rejection> check_retreat(const Order& o) const;
+  void do_retreat(const Order& o);
+  std::optional<Rejection> check_advance(const Order& o) const;
+  void do_advance(const Order& o);
+  std::optional<Rejection> check_use_model(const Order& o) const;
+  void do_use_model(const Order& o);
+  void do_reroll(bool reroll);
+  bool support_ok(int marker, const std::vector<std::int16_t>& units, Side side) const;
+  std::vector<int> defensive_markers() const;
+  bool model_available() const;
+  void resolve_combat();
+  void roll_combat();
+  void apply_combat_result();
+  void next_combat_stage();
+  void end_combat();
+  int retreat_loss_for(int unit, const std::vector<Loc>& path, const Occupancy& occ, std::string* why) const;
+  bool can_retreat_step(int unit, Loc from, Loc to, const std::vector<Loc>& visited, const Occupancy& occ) const;
+  int elastic_allowed() const;
+  int survivors(const std::vector<std::int16_t>& units) const;
+  std::vector<std::vector<Loc>> retreat_paths(int unit, int length) const;
+  int max_advance() const;
+  std::string marker_name(int marker) const;
+  Side combat_defender() const;
+  // Legal orders of the combat rules (combat_legal.cc).
+  void legal_overruns(Side me, std::vector<Order>& out) const;
+  void legal_barrages(Side me, std::vector<Order>& out) const;
+  void legal_attacks(Side me, std::vector<Order>& out) const;
+  void legal_combat_answers(const Decision& d, std::vector<Order>& out) const;
+
   // --- 3 Victory ---
   int victory_points(Side side) const;
 

@@ -239,8 +239,13 @@ void Rules::start_activation_phase() {
   s_.mover.clear();
   s_.mover_stopped = false;
   for (auto& side : s_.sides) side.events_this_phase = 0;
+  s_.attacked_hexes.clear();
+  s_.barraged_hexes.clear();
+  s_.stuka_hexes.clear();
+  s_.model_noncontiguous = false;
+  s_.model_extra_division = false;
   for (auto& u : s_.units) {
-    u.flags = static_cast<std::uint16_t>(u.flags & ~(kMoving | kIgnoreZoc | kActedThisPhase | kReactivated));
+    u.flags = static_cast<std::uint16_t>(u.flags & ~(kMoving | kIgnoreZoc | kActedThisPhase | kReactivated | kAttacked | kRetreated));
     u.mp_used = 0;
   }
   log(game::Event::PHASE, phase_name() + " activation phase.");
@@ -284,7 +289,8 @@ void Rules::end_activation_phase() {
     // 5: the corps has been activated as a whole, moved or not.
     for (size_t u = 0; u < s_.units.size(); ++u) {
       const int f = sc_.units[u].formation;
-      if (f == s_.active_corps || f == s_.extra_corps) s_.units[u].flags |= kMoved;
+      // 14: reserves may still be used in a later phase of the side (5: turn 1 note).
+      if ((f == s_.active_corps || f == s_.extra_corps) && !s_.units[u].reserve) s_.units[u].flags |= kMoved;
     }
   }
   if (s_.activation == 5) {
@@ -381,6 +387,72 @@ Decision Rules::decision() const {
     d.candidates.assign(s_.pending_break.eligible.begin(), s_.pending_break.eligible.end());
     return d;
   }
+  if (s_.combat.stage != CombatStage::None) {
+    const auto& c = s_.combat;
+    const Side attacker = s_.phase_side(), defender = enemy_of(attacker);
+    const std::string where = loc_name(c.target);
+    auto units = [&](const std::vector<std::int16_t>& v) {
+      for (auto u : v) {
+        if (on_board(u)) d.candidates.push_back(u);
+      }
+    };
+    switch (c.stage) {
+      case CombatStage::DefensiveSupport:
+        d.kind = game::Decision::DEFENSIVE_SUPPORT;
+        d.side = defender;
+        d.prompt = where + " is attacked: commit tactical support (artillery or Stuka, -1 to the die) or a chit, or none.";
+        for (int m : defensive_markers()) d.candidates.push_back(-1 - m);
+        break;
+      case CombatStage::ModelReroll:
+        d.kind = game::Decision::MODEL_REROLL;
+        d.side = Side::German;
+        d.prompt = "Combat at " + where + ": die " + std::to_string(c.die) + (c.modifier >= 0 ? " +" : " ") + std::to_string(c.modifier) +
+                   " on " + sc_.crt_columns[static_cast<size_t>(c.column)] + ". Use FM Model to re-roll?";
+        break;
+      case CombatStage::AttackerLosses:
+        d.kind = game::Decision::ATTACKER_LOSSES;
+        d.side = attacker;
+        d.count = c.attacker_steps;
+        d.prompt = "The attack on " + where + " costs " + std::to_string(c.attacker_steps) + " step(s): choose the units that lose them.";
+        units(c.attackers);
+        break;
+      case CombatStage::DefenderLosses:
+        d.kind = game::Decision::DEFENDER_LOSSES;
+        d.side = defender;
+        d.count = c.defender_steps;
+        d.prompt = "At " + where + ": lose " + std::to_string(c.defender_steps) + " step(s) and retreat " + std::to_string(c.retreat) + " hex(es)" +
+                   (elastic_allowed() ? "; elastic defense may turn steps into retreat" : "") +
+                   (c.retreat ? "; desperate defense may turn retreat into steps" : "") + ".";
+        units(c.defenders);
+        break;
+      case CombatStage::Retreat:
+        d.kind = game::Decision::RETREAT;
+        d.side = defender;
+        d.count = c.retreat;
+        d.prompt = "Retreat the units at " + where + " " + std::to_string(c.retreat) + " hex(es) (9).";
+        for (auto u : c.defenders) {
+          if (us(u).loc == c.target) d.candidates.push_back(u);
+        }
+        break;
+      case CombatStage::Advance:
+        d.kind = game::Decision::ADVANCE;
+        d.side = attacker;
+        d.count = max_advance();
+        d.prompt = where + " is clear: advance into it (up to " + std::to_string(max_advance()) + " hex(es)) or stay.";
+        units(c.attackers);
+        break;
+      case CombatStage::BarrageLoss:
+        d.kind = game::Decision::BARRAGE_LOSS;
+        d.side = side_of(c.defenders.front());
+        d.count = 1;
+        d.prompt = std::string("The barrage on ") + where + " hits: choose the unit that " + (c.barrage_result == 2 ? "loses a step." : "is disorganized.");
+        units(c.defenders);
+        break;
+      case CombatStage::None:
+        break;
+    }
+    return d;
+  }
   d.side = s_.in_activation() ? s_.phase_side() : Side::German;
   switch (s_.step) {
     case Step::Recovery:
@@ -463,6 +535,25 @@ std::optional<Rejection> Rules::check(Side who, const Order& o) const {
     case game::Decision::BREAK_CONTACT:
       if (o.kind != K::BreakContact) return wrong("break contact or stand fast");
       return check_break_contact(o);
+    case game::Decision::DEFENSIVE_SUPPORT:
+      if (o.kind != K::DefensiveSupport) return wrong("tactical support, or none");
+      return check_defensive_support(o);
+    case game::Decision::MODEL_REROLL:
+      if (o.kind != K::Reroll) return wrong("re-roll with FM Model, or not");
+      return std::nullopt;
+    case game::Decision::ATTACKER_LOSSES:
+    case game::Decision::DEFENDER_LOSSES:
+      if (o.kind != K::TakeLosses) return wrong("the units that lose steps");
+      return check_take_losses(o);
+    case game::Decision::RETREAT:
+      if (o.kind != K::Retreat) return wrong("the retreat paths");
+      return check_retreat(o);
+    case game::Decision::ADVANCE:
+      if (o.kind != K::Advance) return wrong("advance, or stay");
+      return check_advance(o);
+    case game::Decision::BARRAGE_LOSS:
+      if (o.kind != K::ChooseUnits) return wrong("the unit the barrage hits");
+      return check_choose_units(o);
     case game::Decision::RECOVERY:
       if (o.kind == K::Done) return std::nullopt;
       if (o.kind != K::Recover || o.units.size() != 1) return wrong("recover one unit, or pass");
@@ -498,6 +589,18 @@ std::optional<Rejection> Rules::check(Side who, const Order& o) const {
           return check_move(o);
         case K::PlayEvent:
           return check_play_event(who, o);
+        case K::Overrun:
+          if (!movement && !reserves) return reject(game::WRONG_ORDER_KIND, "Overruns are made while moving (9).");
+          return check_overrun(o);
+        case K::Barrage:
+          if (d.kind != game::Decision::BARRAGE) return reject(game::WRONG_ORDER_KIND, "Barrage fire comes after movement, in the barrage step (10).");
+          if (o.markers.size() != 1 || o.path.size() != 1) return reject(game::MALFORMED, "Name the marker and the target hex.");
+          return check_barrage(who, o.markers[0], o.path[0], false);
+        case K::Attack:
+          if (d.kind != game::Decision::COMBAT) return reject(game::WRONG_ORDER_KIND, "Coordinated combat comes after barrage, in the combat step (11).");
+          return check_attack(o);
+        case K::UseModel:
+          return check_use_model(o);
         case K::PreparedDefense: {
           if (!movement) return reject(game::WRONG_ORDER_KIND, "Prepared defenses are built during movement.");
           if (o.units.empty()) return reject(game::MALFORMED, "Name the units.");
@@ -615,6 +718,15 @@ void Rules::execute(const Order& o) {
       break;
     case K::SuppressUprising:
     case K::ChooseUnits: do_choose_units(o); break;
+    case K::Overrun: do_overrun(o); break;
+    case K::Barrage: do_barrage(o.markers[0], o.path[0], false); break;
+    case K::Attack: do_attack(o); break;
+    case K::DefensiveSupport: do_defensive_support(o); break;
+    case K::TakeLosses: do_take_losses(o); break;
+    case K::Retreat: do_retreat(o); break;
+    case K::Advance: do_advance(o); break;
+    case K::UseModel: do_use_model(o); break;
+    case K::Reroll: do_reroll(o.yes); break;
     case K::Done:
       if (before == Step::Recovery) {
         after_recovery();

@@ -68,6 +68,15 @@ int playout(const Scenario&, std::shared_ptr<const Scenario> sc, int games, std:
   j["break_contacts"] = stats.break_contacts;
   j["events_played"] = stats.events_played;
   j["recoveries"] = stats.recoveries;
+  j["combats"] = stats.combats;
+  j["overruns"] = stats.overruns;
+  j["barrages"] = stats.barrages;
+  j["retreats"] = stats.retreats;
+  j["advances"] = stats.advances;
+  j["steps_lost"] = stats.steps_lost;
+  auto columns = nlohmann::ordered_json::object();
+  for (const auto& c : sc->crt_columns) columns[c] = stats.crt_columns.count(c) ? stats.crt_columns.at(c) : 0;
+  j["crt_columns"] = columns;
   std::cout << j.dump() << std::endl;
   return stats.invariant_violations == 0 && stats.completed == stats.games ? 0 : 1;
 }

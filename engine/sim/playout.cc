@@ -41,6 +41,11 @@ Order random_order(const Engine& engine, const GameState& s, Prng& rng) {
       groups.push_back(units);
     }
   }
+  // Overrun now and then when one is possible (9).
+  if (rng.below(3) == 0) {
+    auto overruns = engine.legal_overruns(s);
+    if (!overruns.empty()) return pick(overruns, rng);
+  }
   // End the step now and then; otherwise act.
   const std::uint32_t choices = static_cast<std::uint32_t>(groups.size()) + 2;
   const std::uint32_t c = rng.below(choices);
@@ -50,10 +55,10 @@ Order random_order(const Engine& engine, const GameState& s, Prng& rng) {
     // Mostly move; sometimes dig in or go to reserve instead.
     if (!dests.empty() && rng.below(8) != 0) {
       const auto& [to, path] = pick(dests, rng);
-      return Order{K::Move, group, path, -1, false, -1, {}};
+      return Order::of(K::Move, group, path);
     }
     if (!reserves && !(s.units[static_cast<size_t>(group[0])].flags & kMoving)) {
-      Order o{rng.below(2) ? K::PreparedDefense : K::PlaceReserve, group, {}, -1, false, -1, {}};
+      Order o = Order::of(rng.below(2) ? K::PreparedDefense : K::PlaceReserve, group);
       GameState trial = s;
       Prng dummy = Prng::from_seed(0);
       if (engine.apply(trial, d.side, o, dummy).accepted) return o;
@@ -201,11 +206,29 @@ void play_one(const Engine& engine, std::uint64_t game_seed, const PlayoutOption
     if (o.kind == Order::Kind::BreakContact && !o.units.empty()) stats.break_contacts++;
     if (o.kind == Order::Kind::PlayEvent) stats.events_played++;
     if (o.kind == Order::Kind::Recover) stats.recoveries++;
+    for (const auto& e : out.events) {
+      const bool redacted = e.audience() == game::AUDIENCE_ALL_BUT_SOVIET || e.audience() == game::AUDIENCE_ALL_BUT_GERMAN;
+      if (redacted) continue;
+      switch (e.kind()) {
+        case game::Event::COMBAT:
+          if (!e.result().empty()) {
+            stats.combats++;
+            if (e.overrun()) stats.overruns++;
+            stats.crt_columns[e.column()]++;
+          }
+          break;
+        case game::Event::BARRAGE: stats.barrages++; break;
+        case game::Event::RETREATED: stats.retreats++; break;
+        case game::Event::ADVANCED: stats.advances++; break;
+        case game::Event::STEP_LOST: stats.steps_lost++; break;
+        default: break;
+      }
+    }
     // A rejected order changes nothing.
     {
       GameState trial = s;
       Prng dummy = Prng::from_seed(1);
-      Order bogus{Order::Kind::Move, {}, {}, -1, false, -1, {}};
+      const Order bogus = Order::of(Order::Kind::Move);
       const auto rej = engine.apply(trial, engine.decision(s).side, bogus, dummy);
       if (rej.accepted || !(trial == s)) problems.push_back("an empty move was accepted or changed the state");
       const Side wrong = enemy_of(engine.decision(s).side);

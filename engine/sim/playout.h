@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,8 @@ struct PlayoutStats {
   int soviet_wins = 0, german_wins = 0, draws = 0;
   long invariant_violations = 0;
   long moves = 0, break_contacts = 0, events_played = 0, recoveries = 0;
+  long combats = 0, overruns = 0, barrages = 0, retreats = 0, advances = 0, steps_lost = 0;
+  std::map<std::string, long> crt_columns;  // combats resolved on each column
   std::vector<std::string> violations;  // the first few, for the report
 };
 

@@ -44,7 +44,7 @@ BENCHMARK(BM_CheckAndApplyMove);
 void BM_RejectIllegalOrder(benchmark::State& state) {
   GameState s = midgame();
   Prng dice = Prng::from_seed(1);
-  Order o{Order::Kind::Move, {0}, {0}, -1, false, -1, {}};
+  Order o = Order::of(Order::Kind::Move, {0}, {0});
   for (auto _ : state) benchmark::DoNotOptimize(engine().apply(s, Side::German, o, dice).accepted);
 }
 BENCHMARK(BM_RejectIllegalOrder);
