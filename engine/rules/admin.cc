@@ -97,7 +97,7 @@ void Rules::do_recover(int u, Loc l) {
   }
   auto& st = us(u);
   st.hits = static_cast<std::uint8_t>(def(u).steps.size() > 1 ? def(u).steps.size() - 1 : 0);
-  st.flags = kMoved;  // comes back this turn, ready next turn
+  st.flags = 0;
   st.reserve = 0;
   st.mp_used = 0;
   place(u, l);

@@ -146,7 +146,7 @@ bool Rules::can_activate(int u) const {
     switch (f.kind) {
       case data::CORPS: return def(u).formation == s_.active_corps || def(u).formation == s_.extra_corps;
       case data::ARMY: return s_.forty_seventh_phase == s_.activation;
-      default: return true;  // independents activate with any corps
+      default: return s_.active_corps >= 0 || s_.extra_corps >= 0;  // independents go with an active corps
     }
   }
   // 5 optional: limited German activation.

@@ -84,15 +84,22 @@ void Rules::place(int unit, Loc l) {
 
 void Rules::lose_step(int u, const std::string& why) {
   auto& st = us(u);
+  const Loc at = st.loc;
   st.hits++;
   if (st.hits >= def(u).steps.size()) {
     st.loc = kEliminated;
     st.flags = 0;
     st.reserve = 0;
-    log(game::Event::STEP_LOST, unit_name(u) + " is eliminated (" + why + ").");
-  } else {
-    log(game::Event::STEP_LOST, unit_name(u) + " loses a step (" + why + ").");
+    st.bonus = 0;
+    log(game::Event::STEP_LOST, unit_name(u) + " is eliminated (" + why + ").");  // the loss track is public
+    return;
   }
+  // 7: a unit below the top of its stack may be unseen: the others read where, not who.
+  const Side side = side_of(u);
+  log(game::Event::STEP_LOST, unit_name(u) + " loses a step (" + why + ").",
+      side == Side::Soviet ? game::AUDIENCE_SOVIET : game::AUDIENCE_GERMAN);
+  log(game::Event::STEP_LOST, std::string("A ") + side_name(side) + " unit at " + loc_name(at) + " loses a step (" + why + ").",
+      side == Side::Soviet ? game::AUDIENCE_ALL_BUT_SOVIET : game::AUDIENCE_ALL_BUT_GERMAN);
 }
 
 // ---------------------------------------------------------------------------

@@ -247,7 +247,7 @@ std::set<std::string> Table::reachable(const std::vector<std::string>& units) co
     // Cost of the path, as the engine charges it.
     GameState trial = s;
     Prng dice = Prng::from_seed(1);
-    Order o{Order::Kind::Move, group, path, -1, false, -1, {}};
+    Order o = Order::of(Order::Kind::Move, group, path);
     const auto side = sc_->units[static_cast<size_t>(group[0])].side;
     auto res = engine.apply(trial, side, o, dice);
     EXPECT_TRUE(res.accepted) << "reachable " << name(to) << " but rejected: " << res.rejection.reason;
