@@ -146,6 +146,7 @@ void Rules::do_overrun(const Order& o) {
     for (auto u : o.units) {
       note_activation(u);
       s_.set(u, kMoving);
+      if (s_.step == Step::Reserves) us(u).reserve = 0;  // 14: the marker comes off once the reserve acts
     }
   }
   const Loc target = o.path[0], at = us(o.units[0]).loc;
@@ -274,6 +275,10 @@ std::optional<Rejection> Rules::check_attack(const Order& o) const {
     if (side_of(u) != who) return reject(game::NOT_ALLOWED, unit_name(u) + " is not yours.");
     const auto flags = us(u).flags;
     if (flags & kAttacked) return reject(game::LIMIT_REACHED, unit_name(u) + " has already attacked this phase (11).");
+    // 8: building a prepared defense takes the unit's whole activation.
+    if ((flags & kPreparedDefense) && (flags & kActedThisPhase) && !(flags & kMoving)) {
+      return reject(game::UNIT_NOT_ACTIVE, unit_name(u) + " built a prepared defense this phase: it cannot attack (8).");
+    }
     if (us(u).reserve) return reject(game::UNIT_NOT_ACTIVE, unit_name(u) + " is in reserve: it acts after combat (14).");
     if (!(flags & kActedThisPhase) && !can_activate(u)) return reject(game::UNIT_NOT_ACTIVE, unit_name(u) + " is not active in this phase (5).");
     const Loc at = us(u).loc;
@@ -301,6 +306,7 @@ std::optional<Rejection> Rules::check_attack(const Order& o) const {
     }
     if (seen.size() != hexes.size()) return reject(game::NOT_ALLOWED, "Attacking units must be in hexes adjacent to each other (11).");
   }
+  if (o.markers.size() > 1) return reject(game::LIMIT_REACHED, "At most one artillery or Stuka supports a combat per side (10).");
   if (!o.markers.empty() && !support_ok(o.markers[0], o.units, who)) {
     return reject(game::NOT_ALLOWED, marker_name(o.markers[0]) + " cannot support this attack (10: ready, of the attackers' formation, in supply).");
   }
@@ -360,6 +366,7 @@ void Rules::do_attack(const Order& o) {
 }
 
 std::optional<Rejection> Rules::check_defensive_support(const Order& o) const {
+  if (o.markers.size() > 1) return reject(game::LIMIT_REACHED, "At most one artillery or Stuka supports a combat per side (10).");
   if (!o.markers.empty()) {
     const auto ok = defensive_markers();
     if (std::find(ok.begin(), ok.end(), o.markers[0]) == ok.end()) {
@@ -519,7 +526,7 @@ int Rules::elastic_allowed() const {
   const Side d = combat_defender();
   if (c.yellow || c.no_elastic || c.defender_steps == 0) return 0;
   if (d == Side::Soviet && !option(kRedArmyElasticDefense)) return 0;
-  return c.defender_steps;
+  return 1;  // 9: losses are reduced "by one step" for one more hex, not step for step
 }
 
 void Rules::next_combat_stage() {
@@ -598,8 +605,17 @@ void Rules::end_combat() {
     // 9: if the attack fails to clear the hex, the movement ends.
     const bool cleared = std::none_of(s_.units.begin(), s_.units.end(), [&](const UnitState& u) { return u.loc == c.target; }) ||
                          std::any_of(c.attackers.begin(), c.attackers.end(), [&](int u) { return us(u).loc == c.target; });
-    if (!cleared || survivors(c.attackers) == 0) s_.mover_stopped = true;
     s_.mover.erase(std::remove_if(s_.mover.begin(), s_.mover.end(), [&](int u) { return !on_board(u); }), s_.mover.end());
+    if (!cleared) {
+      finish_mover();  // no more moves, nor overruns
+    } else if (!s_.mover.empty()) {
+      // 9: with MP left the unit moves on; the ZOC of the cleared hex no longer holds it,
+      // but a hex it stopped in or advanced into in another enemy ZOC still does (6).
+      const Loc at = us(s_.mover[0]).loc;
+      const bool ignore = std::all_of(s_.mover.begin(), s_.mover.end(), [&](int u) { return (us(u).flags & kIgnoreZoc) != 0; });
+      const bool in_zoc = sc_.is_hex(at) && occupancy().zoc[static_cast<int>(enemy_of(side_of(s_.mover[0])))][static_cast<size_t>(at)];
+      s_.mover_stopped = !ignore && in_zoc && (at == c.target || s_.mover_stopped);
+    }
     if (s_.mover.empty()) s_.mover_stopped = false;
   } else {
     s_.attacked_hexes.push_back(c.target);
@@ -740,7 +756,7 @@ int Rules::retreat_loss_for(int u, const std::vector<Loc>& path, const Occupancy
     at = to;
   }
   const int len = static_cast<int>(path.size());
-  if (len < need) {
+  if (len < need && !(len > 0 && path.back() == sc_.warsaw())) {  // 6: Warsaw takes a retreat in full
     // Only when no path goes further.
     bool onward = false;
     std::vector<Loc> next;

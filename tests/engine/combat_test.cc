@@ -1,0 +1,1868 @@
+// 9 Overrun attacks, 10 Artillery, 11 Coordinated combat, 12 FM Model, 14 Reserves
+// (overruns after combat), 20 combat events.
+//
+// Most tests run on the test map (fixture.cc) with a Combat Results Table of a single
+// row, so that the column alone decides the result whatever the die: a test states the
+// result it needs for the column it reaches. Modifiers are read from the log line a
+// player sees ("Result at 0606 (2:1, 7): D1r1."). The rulebook's worked examples run on
+// the shipped scenario with the die forced.
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fixture.h"
+
+namespace counterattack::testing {
+namespace {
+
+// ---------------------------------------------------------------------------
+// The combat test scenario: the test scenario with a CRT whose columns read one
+// result each, a few more counters and chits, and a cliff (prohibited) between
+// 0202 and 0203.
+// ---------------------------------------------------------------------------
+
+const std::vector<std::string> kColumns = {"1:3", "1:2", "1:1", "2:1", "3:1", "4:1", "5:1"};
+
+using Results = std::map<std::string, std::string>;  // CRT column -> result
+
+const Results kDefaultResults = {{"1:3", "A2"},   {"1:2", "A1"},    {"1:1", "A1D1r1"}, {"2:1", "D1r1"},
+                                 {"3:1", "D2r2"}, {"4:1", "D2r2*"}, {"5:1", "D3r3*"}};
+
+// Every column D1: a lone defender loses a step and nothing is asked.
+const Results kAllD1 = {{"1:3", "D1"}, {"1:2", "D1"}, {"1:1", "D1"}, {"2:1", "D1"},
+                        {"3:1", "D1"}, {"4:1", "D1"}, {"5:1", "D1"}};
+
+const char* kMoreCounters = R"(
+unit { id: "1TC/4" side: SOVIET formation: "1TC" unit_class: INFANTRY step { combat: 2 movement: 5 defense_bonus: 1 } step { combat: 1 movement: 5 defense_bonus: 1 } }
+unit { id: "1TC/5" side: SOVIET formation: "1TC" unit_class: ARMOR step { combat: 3 movement: 12 attack_bonus: 1 } step { combat: 1 movement: 12 } }
+unit { id: "2TA/G" side: SOVIET formation: "2TA" unit_class: INFANTRY step { combat: 4 movement: 5 defense_bonus: 4 } }
+unit { id: "PzB/2" side: GERMAN formation: "PzB" unit_class: ARMOR step { combat: 4 movement: 12 attack_bonus: 1 } step { combat: 2 movement: 12 } }
+unit { id: "PzB/3" side: GERMAN formation: "PzB" unit_class: MECHANIZED step { combat: 3 movement: 12 attack_bonus: 1 defense_bonus: 1 } step { combat: 1 movement: 12 } }
+unit { id: "GER/Tiger" side: GERMAN formation: "GER" unit_class: ARMOR step { combat: 6 movement: 10 attack_bonus: 4 } step { combat: 3 movement: 10 attack_bonus: 2 } }
+unit { id: "ID/3" side: GERMAN formation: "ID" unit_class: INFANTRY step { combat: 3 movement: 5 } step { combat: 1 movement: 5 } }
+artillery { id: "PzB-art" formation: "PzB" range: 3 arrival_turn: 1 }
+stuka { id: "Stuka-2" arrival_turn: 1 }
+)";
+
+const char* kMoreCalendar = R"(
+reinforcement { turn: 10 entry_point: "S1" unit: ["1TC/4", "1TC/5", "2TA/G"] }
+reinforcement { turn: 10 entry_point: "A" unit: ["PzB/2", "PzB/3", "GER/Tiger", "ID/3"] }
+)";
+
+const char* kMoreChits = R"(
+chit { id: "GER-WERFER" name: "Nebelwerfer" side: GERMAN effect: COMBAT_DRM amount: 2 }
+chit { id: "SOV-KATYUSHA" name: "Katyusha" side: SOVIET effect: COMBAT_DRM amount: 2 }
+chit { id: "GER-KESSEL" name: "Kessel" side: GERMAN effect: NO_ELASTIC_DEFENSE }
+)";
+
+const char* kProvenance = R"(provenance { from_rulebook: "test" reconstructed: "test" why: "test" })";
+
+std::shared_ptr<const Scenario> combat_scenario(const Results& changes) {
+  static std::map<std::string, std::shared_ptr<const Scenario>> cache;
+  Results results = kDefaultResults;
+  for (const auto& [column, result] : changes) results[column] = result;
+  std::string row;
+  for (const auto& c : kColumns) row += std::string(row.empty() ? "" : ", ") + "\"" + results.at(c) + "\"";
+  if (auto it = cache.find(row); it != cache.end()) return it->second;
+  auto files = test_scenario_files();
+  files["counters"] += kMoreCounters;
+  files["calendar"] += kMoreCalendar;
+  files["events"] += kMoreChits;
+  files["tec"] += R"(hexside { key: "cliff" name: "Cliff" prohibited: true })";
+  files["map"] += R"(hexside { type: "cliff" name: "Cliff" sides: ["0202-0203"] })";
+  std::string columns;
+  for (const auto& c : kColumns) columns += std::string(columns.empty() ? "" : ", ") + "\"" + c + "\"";
+  files["charts"] = "crt { column: [" + columns + "] row { roll: 0 result: [" + row + "] } " + kProvenance +
+                    " }\nbarrage { row { roll: 1 result: \"-\" } row { roll: 2 result: \"DIS\" } row { roll: 3 result: \"L\" } " +
+                    kProvenance + " }\n";
+  auto loaded = load_scenario(files);
+  for (const auto& e : loaded.errors) ADD_FAILURE() << e.to_string();
+  cache[row] = loaded.scenario;
+  return loaded.scenario;
+}
+
+// A generator whose next d6 rolls are `faces`.
+Prng dice(const std::vector<int>& faces) {
+  for (std::uint64_t seed = 1;; ++seed) {
+    Prng p = Prng::from_seed(seed);
+    Prng probe = p;
+    bool match = true;
+    for (int f : faces) match = match && probe.d6() == f;
+    if (match) return p;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Orders in players' terms
+// ---------------------------------------------------------------------------
+
+using Names = std::vector<std::string>;
+
+game::Order overrun_order(const Names& units, const std::string& target) {
+  game::Order o;
+  for (const auto& u : units) o.mutable_overrun()->add_units(u);
+  o.mutable_overrun()->set_target(target);
+  return o;
+}
+
+game::Order attack_order(const Names& units, const std::string& target, const std::string& support = "",
+                         const std::string& chit = "") {
+  game::Order o;
+  auto* a = o.mutable_attack();
+  for (const auto& u : units) a->add_units(u);
+  a->set_target(target);
+  a->set_support(support);
+  a->set_chit(chit);
+  return o;
+}
+
+game::Order support_order(const std::string& marker = "", const std::string& chit = "") {
+  game::Order o;
+  o.mutable_defensive_support()->set_marker(marker);
+  o.mutable_defensive_support()->set_chit(chit);
+  return o;
+}
+
+game::Order losses_order(const Names& steps, int elastic = 0, int desperate = 0) {
+  game::Order o;
+  auto* l = o.mutable_take_losses();
+  for (const auto& u : steps) l->add_steps(u);
+  l->set_elastic(elastic);
+  l->set_desperate(desperate);
+  return o;
+}
+
+game::Order retreat_order(const std::vector<std::pair<std::string, Names>>& paths) {
+  game::Order o;
+  for (const auto& [unit, path] : paths) {
+    auto* p = o.mutable_retreat()->add_paths();
+    p->set_unit(unit);
+    for (const auto& l : path) p->add_path(l);
+  }
+  return o;
+}
+
+game::Order advance_order(const Names& units, const Names& path) {
+  game::Order o;
+  auto* a = o.mutable_advance();
+  for (const auto& u : units) a->add_units(u);
+  for (const auto& l : path) a->add_path(l);
+  return o;
+}
+
+game::Order barrage_order(const std::string& marker, const std::string& target) {
+  game::Order o;
+  o.mutable_barrage()->set_marker(marker);
+  o.mutable_barrage()->set_target(target);
+  return o;
+}
+
+game::Order choose_order(const Names& units) {
+  game::Order o;
+  for (const auto& u : units) o.mutable_choose_units()->add_units(u);
+  return o;
+}
+
+game::Order model_order(game::UseModel::Effect effect, const Names& units = {}) {
+  game::Order o;
+  o.mutable_use_model()->set_effect(effect);
+  for (const auto& u : units) o.mutable_use_model()->add_units(u);
+  return o;
+}
+
+game::Order reroll_order(bool yes) {
+  game::Order o;
+  o.mutable_reroll()->set_reroll(yes);
+  return o;
+}
+
+game::Order reserve_order(const Names& units) {
+  game::Order o;
+  for (const auto& u : units) o.mutable_place_reserve()->add_units(u);
+  return o;
+}
+
+game::Order prepared_order(const Names& units) {
+  game::Order o;
+  for (const auto& u : units) o.mutable_prepared_defense()->add_units(u);
+  return o;
+}
+
+game::Order event_order(const std::string& chit, const std::string& location) {
+  game::Order o;
+  o.mutable_play_event()->set_chit(chit);
+  o.mutable_play_event()->set_location(location);
+  return o;
+}
+
+::testing::AssertionResult Accepted(const Outcome& out) {
+  if (out.accepted) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "rejected (" << game::RejectCode_Name(out.rejection.code)
+                                       << "): " << out.rejection.reason;
+}
+
+// Puts exactly these chits in a side's hand; the rest go back to the cup.
+void hand(Table& t, Side side, const Names& chits) {
+  auto& ss = t.s.sides[static_cast<int>(side)];
+  std::vector<std::uint8_t> pool = ss.hand;
+  pool.insert(pool.end(), ss.cup.begin(), ss.cup.end());
+  ss.hand.clear();
+  for (const auto& id : chits) {
+    const auto c = static_cast<std::uint8_t>(*t.sc().event_index(id));
+    ss.hand.push_back(c);
+    pool.erase(std::find(pool.begin(), pool.end(), c));
+  }
+  std::sort(ss.hand.begin(), ss.hand.end());
+  std::sort(pool.begin(), pool.end());
+  ss.cup = pool;
+}
+
+// ---------------------------------------------------------------------------
+// The table and what a player reads from it
+// ---------------------------------------------------------------------------
+
+class CombatTable : public ::testing::Test {
+ protected:
+  void SetUp() override { reset(); }
+
+  void reset(const Results& changes = {}, std::uint32_t options = 0) {
+    use(Table(combat_scenario(changes), options));
+  }
+  void use(Table table) {
+    t = std::move(table);
+    t.clear_board();
+    t.s.model_turn = 99;  // FM Model stays in his box unless a test calls him
+    hand(t, Side::Soviet, {});
+    hand(t, Side::German, {});
+    log.clear();
+  }
+
+  void german_phase() { t.begin_phase(1); }
+  void soviet_phase(const std::string& corps = "1TC") { t.begin_phase(0, corps); }
+
+  Outcome act(Side who, const game::Order& o) {
+    Outcome out = t.order(who, o);
+    log.insert(log.end(), out.events.begin(), out.events.end());
+    return out;
+  }
+  ::testing::AssertionResult Ok(Side who, const game::Order& o) { return Accepted(act(who, o)); }
+  // Refused, and nothing in the game changed.
+  ::testing::AssertionResult Refused(Side who, const game::Order& o,
+                                     game::RejectCode code = game::REJECT_UNSPECIFIED) {
+    const GameState before = t.s;
+    const Outcome out = t.order(who, o);
+    if (out.accepted) return ::testing::AssertionFailure() << "accepted: " << o.ShortDebugString();
+    if (code != game::REJECT_UNSPECIFIED && out.rejection.code != code) {
+      return ::testing::AssertionFailure() << "rejected with " << game::RejectCode_Name(out.rejection.code) << " ("
+                                           << out.rejection.reason << "), expected " << game::RejectCode_Name(code);
+    }
+    if (!(t.s == before)) return ::testing::AssertionFailure() << "the refused order changed the game";
+    return ::testing::AssertionSuccess();
+  }
+  // Ends steps until the decision is `kind`.
+  void to(Side side, game::Decision::Kind kind) {
+    for (int i = 0; i < 4 && t.decision().kind != kind; ++i) ASSERT_TRUE(Ok(side, done_order()));
+    ASSERT_EQ(t.decision().kind, kind);
+  }
+  // An attack; the defender declines tactical support when asked.
+  ::testing::AssertionResult Fight(Side who, const game::Order& o) {
+    auto r = Ok(who, o);
+    if (!r || t.decision().kind != game::Decision::DEFENSIVE_SUPPORT) return r;
+    return Ok(enemy_of(who), support_order());
+  }
+
+  // --- What the log says about the last combat ---
+  const game::Event* last_result() const {
+    for (auto it = log.rbegin(); it != log.rend(); ++it) {
+      if (it->kind() == game::Event::COMBAT && !it->column().empty()) return &*it;
+    }
+    return nullptr;
+  }
+  std::string column() const { return last_result() ? last_result()->column() : "none"; }
+  std::string result() const { return last_result() ? last_result()->result() : "none"; }
+  // The modified roll read on the table: "Result at 0606 (2:1, 7): D1r1."
+  int total() const {
+    const auto* e = last_result();
+    if (!e) return -99;
+    const std::string& text = e->text();
+    const auto at = text.find("(" + e->column() + ", ");
+    return at == std::string::npos ? -99 : std::stoi(text.substr(at + e->column().size() + 3));
+  }
+  int die() const {
+    for (auto it = log.rbegin(); it != log.rend(); ++it) {
+      if (it->kind() == game::Event::DIE_ROLLED) return it->die();
+    }
+    return 0;
+  }
+  int modifier() const { return total() - die(); }
+  // "11 against 4 (2:1), 1 column to the defender: die 3 +2."
+  std::string odds_line() const {
+    for (auto it = log.rbegin(); it != log.rend(); ++it) {
+      if (it->kind() == game::Event::DIE_ROLLED && it->text().find(" against ") != std::string::npos) return it->text();
+    }
+    return "none";
+  }
+  bool logged(game::Event::Kind kind, const std::string& text = "") const {
+    return std::any_of(log.begin(), log.end(), [&](const game::Event& e) {
+      return e.kind() == kind && e.text().find(text) != std::string::npos;
+    });
+  }
+
+  // --- What the board says ---
+  const UnitState& us(const std::string& u) const { return t.s.units[static_cast<size_t>(t.unit(u))]; }
+  std::string at(const std::string& u) const { return t.name(us(u).loc); }
+  int steps(const std::string& u) const {
+    if (!t.sc().on_board(us(u).loc)) return 0;
+    return static_cast<int>(t.sc().units[static_cast<size_t>(t.unit(u))].steps.size()) - us(u).hits;
+  }
+  int strength(const std::string& u) const { return t.engine.combat_value(t.s, t.unit(u)); }
+  std::string marker(const std::string& id) const {
+    const auto v = t.engine.view(t.s, Viewer::Omniscient);
+    for (const auto& m : v.artillery()) {
+      if (m.id() == id) return m.state();
+    }
+    for (const auto& m : v.stukas()) {
+      if (m.id() == id) return m.state();
+    }
+    return "no such marker";
+  }
+  game::UnitView seen(const std::string& u) const {
+    const auto v = t.engine.view(t.s, Viewer::Omniscient);
+    for (const auto& st : v.stacks()) {
+      for (const auto& uv : st.units()) {
+        if (uv.id() == u) return uv;
+      }
+    }
+    return {};
+  }
+  void reduce(const std::string& u) { t.s.units[static_cast<size_t>(t.unit(u))].hits = 1; }
+  void flag(const std::string& u, UnitFlag f) { t.s.set(t.unit(u), f); }
+  bool adjacent(const std::string& a, const std::string& b) const {
+    const auto& nb = t.sc().hexes[static_cast<size_t>(t.loc(a))].nb;
+    return std::find(nb.begin(), nb.end(), t.loc(b)) != nb.end();
+  }
+
+  // Plays on to the next turn's first activation phase, each side passing.
+  void next_turn() {
+    const int turn = t.s.turn;
+    for (int guard = 0; guard < 100 && (t.s.turn == turn || !t.s.in_activation()); ++guard) {
+      const Decision d = t.decision();
+      game::Order o = done_order();
+      if (d.kind == game::Decision::CHOOSE_CORPS) {
+        o.mutable_activate_corps()->set_corps(t.sc().formations[static_cast<size_t>(d.candidates.at(0))].id);
+      } else if (d.kind == game::Decision::BREAK_CONTACT) {
+        o.mutable_break_contact();
+      }
+      ASSERT_TRUE(Ok(d.side, o)) << game::Decision::Kind_Name(d.kind);
+    }
+    ASSERT_EQ(t.s.turn, turn + 1);
+  }
+
+  Table t;
+  std::vector<game::Event> log;
+};
+
+// The suites, named after the rule sections they cover.
+class Overrun : public CombatTable {};
+class OverrunFromReserve : public CombatTable {};
+class Combat : public CombatTable {};
+class CombatChits : public CombatTable {};
+class Losses : public CombatTable {};
+class Retreat : public CombatTable {};
+class Advance : public CombatTable {};
+class Barrage : public CombatTable {};
+class Model : public CombatTable {
+ protected:
+  void SetUp() override {
+    reset(kAllD1);
+    t.s.model_turn = 1;  // Model is on the turn track from turn 1 in the test scenario
+  }
+};
+
+// The shipped scenario, for the rulebook's worked examples.
+class CombatWorkedExample : public CombatTable {
+ protected:
+  void SetUp() override { use(Table(default_scenario())); }
+  std::string terrain(const std::string& hex) const {
+    return t.sc().terrain[t.sc().hexes[static_cast<size_t>(t.loc(hex))].terrain].key;
+  }
+  bool hexside_between(const std::string& a, const std::string& b) const {
+    const auto& h = t.sc().hexes[static_cast<size_t>(t.loc(a))];
+    for (int k = 0; k < kDirs; ++k) {
+      if (h.nb[static_cast<size_t>(k)] == t.loc(b)) return h.side[static_cast<size_t>(k)] != kNone;
+    }
+    return false;
+  }
+  const CombatResult& crt(int roll, const std::string& column) const {
+    const auto& cols = t.sc().crt_columns;
+    const auto c = static_cast<size_t>(std::find(cols.begin(), cols.end(), column) - cols.begin());
+    return t.sc().crt.at(static_cast<size_t>(roll - t.sc().crt_min_roll)).at(c);
+  }
+};
+
+// ===========================================================================
+// The rulebook's worked examples, on the shipped scenario
+// ===========================================================================
+
+TEST_F(CombatWorkedExample, Rule9_WorkedExample_TheTableReadsA1D1r1OnSixInTheTwoToOneColumn) {
+  EXPECT_EQ(crt(6, "2:1").text, "A1D1r1");
+  EXPECT_FALSE(crt(6, "2:1").yellow);
+  EXPECT_EQ(crt(6, "3:1").text, "D1r1");  // what 12 against 4 would read without a shift
+}
+
+// Two Panther battalions (6+6, bonuses 2+2) attack two reduced motor rifle brigades
+// (2+2, defensive bonuses 1+1) in the woods: 12:4 is 3:1, the woods shift it to 2:1,
+// and a die of 4 +4 -2 = 6 reads A1D1r1.
+TEST_F(CombatWorkedExample, Rule9_WorkedExample_TwelveAgainstFourInTheWoodsOnTheTwoToOneColumn) {
+  german_phase();
+  t.put("19Pz/I-27", "3817");
+  t.put("5SS/I-5", "3918");
+  t.put("3TC/57", "3818");
+  t.put("8GTC/28G", "3818");
+  reduce("3TC/57");
+  reduce("8GTC/28G");
+  ASSERT_EQ(terrain("3818"), "woods");
+  ASSERT_TRUE(adjacent("3817", "3818") && adjacent("3918", "3818") && adjacent("3817", "3918"));
+  ASSERT_FALSE(hexside_between("3817", "3818") || hexside_between("3918", "3818"));
+  ASSERT_EQ(strength("3TC/57") + strength("8GTC/28G"), 4);
+  to(Side::German, game::Decision::COMBAT);
+
+  t.rng = dice({4});
+  ASSERT_TRUE(Ok(Side::German, attack_order({"19Pz/I-27", "5SS/I-5"}, "3818")));
+  ASSERT_EQ(t.decision().kind, game::Decision::DEFENSIVE_SUPPORT);  // the corps' artillery may help
+  ASSERT_TRUE(Ok(Side::Soviet, support_order()));
+  EXPECT_NE(odds_line().find("12 against 4 (3:1), 1 column to the defender: die 4 +2"), std::string::npos) << odds_line();
+  EXPECT_EQ(column(), "2:1");
+  EXPECT_EQ(total(), 6);
+  EXPECT_EQ(result(), "A1D1r1");
+
+  // One step for the attacker, one for the defender, a retreat of one hex.
+  ASSERT_EQ(t.decision().kind, game::Decision::ATTACKER_LOSSES);
+  ASSERT_TRUE(Ok(Side::German, losses_order({"5SS/I-5"})));
+  EXPECT_EQ(steps("5SS/I-5"), 1);
+  EXPECT_EQ(steps("19Pz/I-27"), 2);
+  ASSERT_EQ(t.decision().kind, game::Decision::DEFENDER_LOSSES);
+  ASSERT_TRUE(Ok(Side::Soviet, losses_order({"8GTC/28G"})));
+  EXPECT_EQ(at("8GTC/28G"), "eliminated");
+  ASSERT_EQ(t.decision().kind, game::Decision::RETREAT);
+  EXPECT_EQ(t.decision().count, 1);
+  ASSERT_TRUE(Ok(Side::Soviet, retreat_order({{"3TC/57", {"3719"}}})));
+  EXPECT_EQ(at("3TC/57"), "3719");
+  EXPECT_EQ(steps("3TC/57"), 1);
+  ASSERT_EQ(t.decision().kind, game::Decision::ADVANCE);
+  ASSERT_TRUE(Ok(Side::German, advance_order({"19Pz/I-27"}, {"3818"})));
+  EXPECT_EQ(at("19Pz/I-27"), "3818");
+  EXPECT_EQ(t.decision().kind, game::Decision::COMBAT);
+}
+
+// Desperate defense: with A1D1r1 the defender loses two steps instead of retreating.
+TEST_F(CombatWorkedExample, Rule9_DesperateDefenseExample_A1D1r1BecomesTwoStepsAndNoRetreat) {
+  german_phase();
+  t.put("19Pz/I-27", "3817");
+  t.put("5SS/I-5", "3918");
+  t.put("3TC/57", "3818");
+  t.put("8GTC/28G", "3818");
+  reduce("3TC/57");
+  reduce("8GTC/28G");
+  to(Side::German, game::Decision::COMBAT);
+  t.rng = dice({4});
+  ASSERT_TRUE(Ok(Side::German, attack_order({"19Pz/I-27", "5SS/I-5"}, "3818")));
+  ASSERT_TRUE(Ok(Side::Soviet, support_order()));
+  ASSERT_EQ(result(), "A1D1r1");
+  ASSERT_TRUE(Ok(Side::German, losses_order({"19Pz/I-27"})));
+  ASSERT_EQ(t.decision().kind, game::Decision::DEFENDER_LOSSES);
+  EXPECT_TRUE(Refused(Side::Soviet, losses_order({"3TC/57"}, 0, 1)));  // desperate: two steps, not one
+  EXPECT_TRUE(Refused(Side::Soviet, losses_order({"3TC/57", "8GTC/28G", "3TC/57"}, 0, 2)));  // only one hex to trade
+  ASSERT_TRUE(Ok(Side::Soviet, losses_order({"3TC/57", "8GTC/28G"}, 0, 1)));
+  EXPECT_EQ(at("3TC/57"), "eliminated");
+  EXPECT_EQ(at("8GTC/28G"), "eliminated");
+  EXPECT_FALSE(logged(game::Event::RETREATED));
+  EXPECT_EQ(t.decision().kind, game::Decision::ADVANCE);  // no retreat asked: the hex is empty
+}
+
+// Elastic defense: the German defender turns D2r2 into D1r3.
+TEST_F(CombatWorkedExample, Rule9_ElasticDefenseExample_D2r2BecomesD1r3) {
+  soviet_phase("3TC");
+  t.put("3TC/50", "3623");
+  t.put("3TC/51", "3724");
+  t.put("HG/II-1", "3624");
+  ASSERT_EQ(terrain("3624"), "clear");
+  ASSERT_TRUE(adjacent("3623", "3724"));
+  to(Side::Soviet, game::Decision::COMBAT);
+  t.rng = dice({6});
+  ASSERT_TRUE(Ok(Side::Soviet, attack_order({"3TC/50", "3TC/51"}, "3624")));
+  ASSERT_EQ(t.decision().kind, game::Decision::DEFENSIVE_SUPPORT);  // a Stuka could help
+  ASSERT_TRUE(Ok(Side::German, support_order()));
+  EXPECT_NE(odds_line().find("10 against 3 (3:1)"), std::string::npos) << odds_line();
+  ASSERT_EQ(result(), "D2r2");
+  ASSERT_EQ(t.decision().kind, game::Decision::DEFENDER_LOSSES);
+  ASSERT_TRUE(Ok(Side::German, losses_order({"HG/II-1"}, 1)));
+  EXPECT_EQ(steps("HG/II-1"), 1);  // one step lost, not two
+  ASSERT_EQ(t.decision().kind, game::Decision::RETREAT);
+  EXPECT_EQ(t.decision().count, 3);  // and three hexes of retreat
+  EXPECT_TRUE(Refused(Side::German, retreat_order({{"HG/II-1", {"3525", "3526"}}})));
+  ASSERT_TRUE(Ok(Side::German, retreat_order({{"HG/II-1", {"3525", "3526", "3527"}}})));
+  EXPECT_EQ(at("HG/II-1"), "3527");
+  EXPECT_EQ(steps("HG/II-1"), 1);
+  ASSERT_EQ(t.decision().kind, game::Decision::ADVANCE);
+  EXPECT_EQ(t.decision().count, 3);  // D2 on the table and three hexes of retreat
+}
+
+// The HG unit converts its loss into a retreat of one hex; A, B and C are full, so it
+// goes on one more hex and stops in D.
+TEST_F(CombatWorkedExample, Rule9_RetreatExample_HGGoesPastTheFullHexesAndStopsInD) {
+  soviet_phase("3TC");
+  t.put("3TC/50", "3623");   // the attacker
+  t.put("3TC/51", "3524");   // Soviet units hold the other ways out
+  t.put("3TC/103", "3525");
+  t.put("HG/II-Pz", "3624");
+  t.put("73ID/I-170", "3724");  // A
+  t.put("73ID/II-170", "3724");
+  t.put("73ID/186", "3725");    // B
+  t.put("73ID/213", "3725");
+  t.put("73ID/Fus", "3625");    // C
+  t.put("73ID/Pi", "3625");
+  to(Side::Soviet, game::Decision::COMBAT);
+  t.rng = dice({6});
+  ASSERT_TRUE(Ok(Side::Soviet, attack_order({"3TC/50"}, "3624")));
+  if (t.decision().kind == game::Decision::DEFENSIVE_SUPPORT) {
+    ASSERT_TRUE(Ok(Side::German, support_order()));
+  }
+  EXPECT_NE(odds_line().find("5 against 5 (1:1)"), std::string::npos) << odds_line();
+  ASSERT_EQ(result(), "A1D1");
+  EXPECT_EQ(steps("3TC/50"), 1);  // the lone attacker takes its step at once
+  ASSERT_EQ(t.decision().kind, game::Decision::DEFENDER_LOSSES);
+  ASSERT_TRUE(Ok(Side::German, losses_order({}, 1)));  // the step becomes a hex of retreat
+  ASSERT_EQ(t.decision().kind, game::Decision::RETREAT);
+  for (const std::string full : {"3724", "3725", "3625"}) {
+    EXPECT_TRUE(Refused(Side::German, retreat_order({{"HG/II-Pz", {full}}}), game::STACKING_LIMIT)) << full;
+  }
+  ASSERT_TRUE(Ok(Side::German, retreat_order({{"HG/II-Pz", {"3724", "3824"}}})));
+  EXPECT_EQ(at("HG/II-Pz"), "3824");
+  EXPECT_EQ(steps("HG/II-Pz"), 2);  // A is in Soviet ZOC but held by friends: no loss
+  EXPECT_EQ(at("73ID/I-170"), "3724");
+}
+
+// ===========================================================================
+// 9 Overrun attacks
+// ===========================================================================
+
+TEST_F(Overrun, Rule9_AUnitMovesAdjacentAndDeclaresTheOverrun) {
+  reset({{"1:1", "D2"}});
+  german_phase();
+  t.put("PzB/1", "0604");
+  t.put("1TC/3", "0606");  // movement 3: cannot break contact
+  ASSERT_TRUE(Ok(Side::German, move_order({"PzB/1"}, {"0605"})));
+  ASSERT_TRUE(Ok(Side::German, overrun_order({"PzB/1"}, "0606")));
+  const auto* r = last_result();
+  ASSERT_NE(r, nullptr);
+  EXPECT_TRUE(r->overrun());
+  EXPECT_NE(odds_line().find("6 against 5 (1:1)"), std::string::npos) << odds_line();
+  EXPECT_EQ(at("1TC/3"), "eliminated");
+  EXPECT_EQ(t.decision().kind, game::Decision::ADVANCE);
+}
+
+TEST_F(Overrun, Rule9_TheTargetMustBeNextToTheOverrunningUnit) {
+  german_phase();
+  t.put("PzB/1", "0604");
+  t.put("1TC/3", "0606");
+  EXPECT_TRUE(Refused(Side::German, overrun_order({"PzB/1"}, "0606"), game::NOT_ALLOWED));
+}
+
+TEST_F(Overrun, Rule9_MovementGoesOnAfterAnOverrunThatClearsTheHex) {
+  reset({{"1:1", "D2"}});
+  german_phase();
+  t.put("PzB/1", "0604");
+  t.put("1TC/3", "0606");
+  t.put("2TA/1", "0608");
+  ASSERT_TRUE(Ok(Side::German, move_order({"PzB/1"}, {"0605"})));
+  ASSERT_TRUE(Ok(Side::German, overrun_order({"PzB/1"}, "0606")));
+  ASSERT_TRUE(Ok(Side::German, advance_order({"PzB/1"}, {"0606"})));
+  EXPECT_EQ(at("PzB/1"), "0606");
+  // MP remain: it moves on, next to another Soviet unit, and overruns again.
+  ASSERT_TRUE(Ok(Side::German, move_order({"PzB/1"}, {"0607"})));
+  EXPECT_EQ(at("PzB/1"), "0607");
+  ASSERT_TRUE(Ok(Side::German, overrun_order({"PzB/1"}, "0608")));
+  EXPECT_EQ(at("2TA/1"), "eliminated");
+}
+
+TEST_F(Overrun, Rule9_AnAdvanceIntoAnotherEnemyZocStopsTheMoveButNotTheOverruns) {
+  reset({{"1:1", "D2"}});
+  german_phase();
+  t.put("PzB/1", "0604");
+  t.put("1TC/3", "0606");
+  t.put("1TC/1", "0707");  // next to 0606
+  ASSERT_TRUE(Ok(Side::German, move_order({"PzB/1"}, {"0605"})));
+  ASSERT_TRUE(Ok(Side::German, overrun_order({"PzB/1"}, "0606")));
+  ASSERT_TRUE(Ok(Side::German, advance_order({"PzB/1"}, {"0606"})));
+  EXPECT_TRUE(Refused(Side::German, move_order({"PzB/1"}, {"0607"}), game::MUST_STOP_IN_ZOC));
+  ASSERT_TRUE(Ok(Side::German, overrun_order({"PzB/1"}, "0707")));
+  EXPECT_EQ(at("1TC/1"), "eliminated");
+}
+
+TEST_F(Overrun, Rule9_WithoutAdvancingTheUnitMayStillMoveOn) {
+  reset({{"1:1", "D2"}});
+  german_phase();
+  t.put("PzB/1", "0604");
+  t.put("1TC/3", "0606");
+  ASSERT_TRUE(Ok(Side::German, move_order({"PzB/1"}, {"0605"})));
+  ASSERT_TRUE(Ok(Side::German, overrun_order({"PzB/1"}, "0606")));
+  ASSERT_TRUE(Ok(Side::German, advance_order({}, {})));
+  ASSERT_TRUE(Ok(Side::German, move_order({"PzB/1"}, {"0705"})));
+  EXPECT_EQ(at("PzB/1"), "0705");
+}
+
+TEST_F(Overrun, Rule9_AnOverrunThatFailsToClearTheHexEndsTheMovement) {
+  reset({{"1:1", "A1"}});
+  german_phase();
+  t.put("PzB/1", "0604");
+  t.put("1TC/3", "0606");
+  ASSERT_TRUE(Ok(Side::German, move_order({"PzB/1"}, {"0605"})));
+  ASSERT_TRUE(Ok(Side::German, overrun_order({"PzB/1"}, "0606")));
+  EXPECT_EQ(steps("PzB/1"), 1);
+  EXPECT_EQ(at("1TC/3"), "0606");
+  EXPECT_EQ(t.decision().kind, game::Decision::MOVEMENT);
+  EXPECT_TRUE(Refused(Side::German, move_order({"PzB/1"}, {"0604"})));
+  EXPECT_TRUE(Refused(Side::German, overrun_order({"PzB/1"}, "0606")));  // no second try
+}
+
+TEST_F(Overrun, Rule9_AHexMayBeOverrunSeveralTimesInAPhaseAndStillBeAttacked) {
+  reset({{"1:1", "A1"}});
+  german_phase();
+  t.put("PzB/1", "0604");
+  t.put("PzA/1", "0706");
+  t.put("ID/1", "0707");
+  t.put("1TC/3", "0606");
+  ASSERT_TRUE(Ok(Side::German, move_order({"PzB/1"}, {"0605"})));
+  ASSERT_TRUE(Ok(Side::German, overrun_order({"PzB/1"}, "0606")));
+  ASSERT_EQ(at("1TC/3"), "0606");
+  ASSERT_TRUE(Ok(Side::German, overrun_order({"PzA/1"}, "0606")));  // the same hex again
+  EXPECT_EQ(steps("PzA/1"), 1);
+  // 9, 11: an overrun is not the hex's coordinated combat, and the overrunning unit may attack again.
+  to(Side::German, game::Decision::COMBAT);
+  EXPECT_TRUE(Fight(Side::German, attack_order({"PzA/1", "ID/1"}, "0606")));
+  EXPECT_NE(odds_line().find("7 against 5"), std::string::npos) << odds_line();
+}
+
+TEST_F(Overrun, Rule9_SuddenAttackByAnAdjacentUnitThatHasNotMoved) {
+  reset(kAllD1);
+  german_phase();
+  t.put("PzA/1", "0605");
+  t.put("PzB/1", "0805");
+  t.put("1TC/R", "0606");  // recon: breaks contact when an enemy moves next to it
+  {
+    Table moving = t;
+    ASSERT_TRUE(Accepted(moving.move(Side::German, {"PzB/1"}, {"0706"})));
+    EXPECT_EQ(moving.decision().kind, game::Decision::BREAK_CONTACT);
+  }
+  ASSERT_TRUE(Ok(Side::German, overrun_order({"PzA/1"}, "0606")));
+  EXPECT_NE(t.decision().kind, game::Decision::BREAK_CONTACT);
+  EXPECT_NE(last_result(), nullptr);  // resolved at once: no chance to break contact
+  EXPECT_EQ(at("1TC/R"), "eliminated");
+}
+
+TEST_F(Overrun, Rule9_OnlyArmoredMechanizedAndMotorizedUnitsOverrun) {
+  german_phase();
+  t.put("ID/1", "0605");  // movement 5
+  t.put("1TC/3", "0606");
+  EXPECT_TRUE(Refused(Side::German, overrun_order({"ID/1"}, "0606"), game::NOT_ALLOWED));
+}
+
+TEST_F(Overrun, Rule9_StacksOfDifferentFormationsDoNotOverrun) {
+  german_phase();
+  t.put("PzA/1", "0605");
+  t.put("PzB/1", "0605");
+  t.put("1TC/3", "0606");
+  EXPECT_TRUE(Refused(Side::German, overrun_order({"PzA/1", "PzB/1"}, "0606"), game::NOT_ALLOWED));
+  EXPECT_TRUE(Ok(Side::German, overrun_order({"PzA/1"}, "0606")));
+}
+
+TEST_F(Overrun, Rule9_ASovietStackDoesNotOverrun) {
+  soviet_phase();
+  t.put("1TC/1", "0605");
+  t.put("1TC/R", "0605");
+  t.put("ID/1", "0606");
+  EXPECT_TRUE(Refused(Side::Soviet, overrun_order({"1TC/1", "1TC/R"}, "0606"), game::NOT_ALLOWED));
+  EXPECT_TRUE(Ok(Side::Soviet, overrun_order({"1TC/1"}, "0606")));
+}
+
+// 7: three units of one armored division overrun as a single unit, with one attack bonus.
+TEST_F(Overrun, Rule7_AKampfgruppeOfOneArmoredDivisionOverrunsAsOneUnit) {
+  reset(kAllD1);
+  german_phase();
+  t.put("PzB/1", "0605");
+  t.put("PzB/2", "0605");  // bonus 1
+  t.put("PzB/3", "0605");  // bonus 1
+  t.put("1TC/3", "0606");
+  ASSERT_TRUE(Ok(Side::German, overrun_order({"PzB/1", "PzB/2", "PzB/3"}, "0606")));
+  EXPECT_NE(odds_line().find("13 against 5 (2:1)"), std::string::npos) << odds_line();
+  EXPECT_EQ(modifier(), 1);  // the bonus of one unit only
+}
+
+TEST_F(Overrun, Rule9_NoTacticalSupportInAnOverrun) {
+  reset(kAllD1);
+  german_phase();
+  hand(t, Side::Soviet, {"SOV-KATYUSHA"});
+  t.put("PzA/1", "0605");
+  t.put("1TC/1", "0606");  // 1TC's artillery is ready
+  ASSERT_TRUE(Ok(Side::German, overrun_order({"PzA/1"}, "0606")));
+  EXPECT_NE(last_result(), nullptr);  // no DEFENSIVE_SUPPORT question came first
+  EXPECT_EQ(modifier(), 2);
+  EXPECT_EQ(marker("1TC-art"), "ready");
+  EXPECT_EQ(t.decision().kind, game::Decision::MOVEMENT);
+}
+
+TEST_F(Overrun, Rule9_OverrunsAreMadeWhileMoving) {
+  german_phase();
+  t.put("PzA/1", "0605");
+  t.put("1TC/1", "0606");
+  to(Side::German, game::Decision::BARRAGE);
+  EXPECT_TRUE(Refused(Side::German, overrun_order({"PzA/1"}, "0606"), game::WRONG_ORDER_KIND));
+  to(Side::German, game::Decision::COMBAT);
+  EXPECT_TRUE(Refused(Side::German, overrun_order({"PzA/1"}, "0606"), game::WRONG_ORDER_KIND));
+}
+
+// ===========================================================================
+// 14 Reserves: after combat, reserves move and overrun
+// ===========================================================================
+
+TEST_F(OverrunFromReserve, Rule14_AfterCombatTheReservesMoveAndOverrun) {
+  reset({{"1:1", "D2"}});
+  german_phase();
+  t.put("PzB/1", "0604");
+  t.put("PzA/1", "0706");
+  t.put("1TC/3", "0606");
+  ASSERT_TRUE(Ok(Side::German, reserve_order({"PzB/1"})));
+  EXPECT_TRUE(Refused(Side::German, move_order({"PzB/1"}, {"0605"}), game::UNIT_NOT_ACTIVE));
+  to(Side::German, game::Decision::RESERVES);
+  EXPECT_TRUE(Refused(Side::German, overrun_order({"PzA/1"}, "0606")));  // not in reserve
+  ASSERT_TRUE(Ok(Side::German, move_order({"PzB/1"}, {"0605"})));
+  ASSERT_TRUE(Ok(Side::German, overrun_order({"PzB/1"}, "0606")));
+  EXPECT_EQ(at("1TC/3"), "eliminated");
+}
+
+TEST_F(OverrunFromReserve, Rule14_TheReserveMarkerComesOffOnceTheReserveActs) {
+  reset(kAllD1);
+  german_phase();
+  t.put("PzB/1", "0605");
+  t.put("1TC/1", "0606");
+  ASSERT_TRUE(Ok(Side::German, reserve_order({"PzB/1"})));
+  EXPECT_TRUE(seen("PzB/1").reserve());
+  to(Side::German, game::Decision::RESERVES);
+  ASSERT_TRUE(Ok(Side::German, overrun_order({"PzB/1"}, "0606")));  // a sudden attack, without moving
+  EXPECT_FALSE(seen("PzB/1").reserve());
+}
+
+// ===========================================================================
+// 11 Coordinated combat
+// ===========================================================================
+
+TEST_F(Combat, Rule11_AttacksComeAfterMovementAndBarrage) {
+  german_phase();
+  t.put("PzA/1", "0605");
+  t.put("1TC/1", "0606");
+  EXPECT_TRUE(Refused(Side::German, attack_order({"PzA/1"}, "0606"), game::WRONG_ORDER_KIND));
+  to(Side::German, game::Decision::BARRAGE);
+  EXPECT_TRUE(Refused(Side::German, attack_order({"PzA/1"}, "0606"), game::WRONG_ORDER_KIND));
+  to(Side::German, game::Decision::COMBAT);
+  EXPECT_TRUE(Fight(Side::German, attack_order({"PzA/1"}, "0606")));
+}
+
+TEST_F(Combat, Rule11_AttackersMustBeNextToTheTarget) {
+  german_phase();
+  t.put("PzA/1", "0604");
+  t.put("1TC/1", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  EXPECT_TRUE(Refused(Side::German, attack_order({"PzA/1"}, "0606"), game::NOT_ALLOWED));
+}
+
+TEST_F(Combat, Rule11_AttackingHexesMustBeNextToEachOther) {
+  german_phase();
+  t.put("PzA/1", "0605");
+  t.put("PzA/3", "0707");
+  t.put("PzB/1", "0706");
+  t.put("1TC/2", "0606");
+  ASSERT_FALSE(adjacent("0605", "0707"));
+  to(Side::German, game::Decision::COMBAT);
+  EXPECT_TRUE(Refused(Side::German, attack_order({"PzA/1", "PzA/3"}, "0606"), game::NOT_ALLOWED));
+  // A third hex touching both makes the line continuous.
+  EXPECT_TRUE(Fight(Side::German, attack_order({"PzA/1", "PzA/3", "PzB/1"}, "0606")));
+}
+
+TEST_F(Combat, Rule11_AHexIsAttackedOncePerPhase) {
+  reset(kAllD1);
+  german_phase();
+  t.put("PzA/1", "0605");
+  t.put("PzB/1", "0706");
+  t.put("1TC/1", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1"}, "0606")));
+  ASSERT_EQ(t.decision().kind, game::Decision::COMBAT);
+  EXPECT_TRUE(Refused(Side::German, attack_order({"PzB/1"}, "0606"), game::LIMIT_REACHED));
+}
+
+TEST_F(Combat, Rule11_AUnitAttacksOncePerPhase) {
+  reset(kAllD1);
+  german_phase();
+  t.put("PzA/1", "0706");
+  t.put("1TC/1", "0606");
+  t.put("2TC/1", "0805");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1"}, "0606")));
+  EXPECT_TRUE(Refused(Side::German, attack_order({"PzA/1"}, "0805"), game::LIMIT_REACHED));
+}
+
+TEST_F(Combat, Rule11_AStackMaySplitItsAttacksAndEachUnitUsesItsBonus) {
+  reset(kAllD1);
+  german_phase();
+  t.put("PzA/1", "0706");  // bonus 2
+  t.put("PzB/2", "0706");  // bonus 1
+  t.put("1TC/1", "0606");
+  t.put("2TC/1", "0805");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1"}, "0606")));
+  EXPECT_EQ(modifier(), 2);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzB/2"}, "0805")));
+  EXPECT_EQ(modifier(), 1);
+}
+
+TEST_F(Combat, Rule9_OddsAreRoundedDownAndKeptWithinOneToThreeAndFiveToOne) {
+  german_phase();
+  t.put("PzA/1", "0605");
+  t.put("PzA/3", "0605");
+  t.put("1TC/2", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1", "PzA/3"}, "0606")));
+  EXPECT_NE(odds_line().find("11 against 4 (2:1)"), std::string::npos) << odds_line();
+  EXPECT_EQ(column(), "2:1");
+
+  reset();
+  german_phase();
+  t.put("PzA/2", "0605");
+  reduce("PzA/2");
+  t.put("1TC/1", "0606");
+  t.put("2TC/1", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/2"}, "0606")));
+  EXPECT_NE(odds_line().find("2 against 12 (1:3)"), std::string::npos) << odds_line();
+  EXPECT_EQ(column(), "1:3");
+
+  reset();
+  german_phase();
+  t.put("PzA/1", "0605");
+  t.put("PzA/2", "0605");
+  t.put("PzA/3", "0605");
+  t.put("1TC/R", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1", "PzA/2", "PzA/3"}, "0606")));
+  EXPECT_NE(odds_line().find("15 against 2 (5:1)"), std::string::npos) << odds_line();
+  EXPECT_EQ(column(), "5:1");
+}
+
+TEST_F(Combat, Rule9_TheDefendersTerrainShiftsTheColumn) {
+  german_phase();
+  t.put("PzA/1", "0604");
+  t.put("PzA/3", "0604");
+  t.put("1TC/2", "0603");  // woods
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1", "PzA/3"}, "0603")));
+  EXPECT_NE(odds_line().find("11 against 4 (2:1), 1 column to the defender"), std::string::npos) << odds_line();
+  EXPECT_EQ(column(), "1:1");
+}
+
+TEST_F(Combat, Rule9_AHexsideShiftsOnlyWhenEveryAttackerCrossesIt) {
+  german_phase();
+  t.put("PzA/1", "0706");  // across the stream from 0806
+  t.put("PzA/3", "0706");
+  t.put("1TC/2", "0806");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1", "PzA/3"}, "0806")));
+  EXPECT_EQ(column(), "1:1");
+
+  reset();
+  german_phase();
+  t.put("PzA/1", "0706");
+  t.put("PzA/3", "0707");  // 0707-0806 is no stream
+  t.put("1TC/2", "0806");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1", "PzA/3"}, "0806")));
+  EXPECT_EQ(column(), "2:1");
+}
+
+TEST_F(Combat, Rule8_PreparedDefenseShiftsOneColumnAndAddsOneToDefense) {
+  reset(kAllD1);
+  german_phase();
+  t.put("PzA/1", "0605");
+  t.put("PzA/3", "0605");
+  t.put("1TC/2", "0606");
+  flag("1TC/2", kPreparedDefense);
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1", "PzA/3"}, "0606")));
+  EXPECT_EQ(column(), "1:1");
+  EXPECT_EQ(modifier(), 2 - 1);
+}
+
+TEST_F(Combat, Rule8_AUnitThatBuildsAPreparedDefenseDoesNotAttackInThatPhase) {
+  german_phase();
+  t.put("PzA/1", "0605");
+  t.put("1TC/1", "0606");
+  ASSERT_TRUE(Ok(Side::German, prepared_order({"PzA/1"})));
+  to(Side::German, game::Decision::COMBAT);
+  EXPECT_TRUE(Refused(Side::German, attack_order({"PzA/1"}, "0606")));
+}
+
+TEST_F(Combat, Rule9_OneAttackBonusPerAttackingHex) {
+  reset(kAllD1);
+  german_phase();
+  t.put("PzA/1", "0605");  // bonus 2
+  t.put("PzB/2", "0605");  // bonus 1
+  t.put("1TC/1", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1", "PzB/2"}, "0606")));
+  EXPECT_EQ(modifier(), 2);
+
+  reset(kAllD1);
+  german_phase();
+  t.put("PzA/1", "0605");
+  t.put("PzB/2", "0706");
+  t.put("1TC/1", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1", "PzB/2"}, "0606")));
+  EXPECT_EQ(modifier(), 3);
+}
+
+TEST_F(Combat, Rule9_DefensiveBonusesAddUp) {
+  reset(kAllD1);
+  german_phase();
+  t.put("PzA/2", "0605");
+  t.put("1TC/4", "0606");  // defensive bonus 1
+  t.put("1TC/5", "0606");  // attack bonus 1, which counts in defense too
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/2"}, "0606")));
+  EXPECT_EQ(modifier(), -2);
+}
+
+TEST_F(Combat, Rule9_TheTotalModifierIsCappedAtSix) {
+  reset(kAllD1);
+  german_phase();
+  t.put("GER/Tiger", "0605");  // +4
+  t.put("PzA/1", "0706");      // +2
+  t.put("1TC/2", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"GER/Tiger", "PzA/1"}, "0606", "PzA-art")));  // +1
+  EXPECT_EQ(modifier(), 6);
+
+  reset(kAllD1);
+  german_phase();
+  t.put("PzA/2", "0605");
+  t.put("2TA/G", "0606");  // -4
+  t.put("1TC/4", "0606");  // -1
+  flag("2TA/G", kPreparedDefense);  // -1
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Ok(Side::German, attack_order({"PzA/2"}, "0606")));
+  ASSERT_TRUE(Ok(Side::Soviet, support_order("1TC-art")));  // -1
+  EXPECT_EQ(modifier(), -6);
+}
+
+TEST_F(Combat, Rule7_AKampfgruppeDefendsWithTheBonusesOfAllItsUnits) {
+  reset(kAllD1);
+  soviet_phase();
+  t.put("1TC/1", "0605");
+  t.put("PzB/1", "0606");
+  t.put("PzB/2", "0606");  // 1
+  t.put("PzB/3", "0606");  // 1 + 1
+  to(Side::Soviet, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::Soviet, attack_order({"1TC/1"}, "0606")));
+  EXPECT_NE(odds_line().find("6 against 13 (1:3)"), std::string::npos) << odds_line();
+  EXPECT_EQ(modifier(), -3);
+}
+
+// ---------------------------------------------------------------------------
+// 10 Tactical support
+// ---------------------------------------------------------------------------
+
+TEST_F(Combat, Rule10_TacticalSupportAddsOneForTheAttackerAndTakesOneForTheDefender) {
+  reset(kAllD1);
+  german_phase();
+  t.put("PzA/2", "0605");
+  t.put("1TC/1", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Ok(Side::German, attack_order({"PzA/2"}, "0606", "PzA-art")));
+  EXPECT_EQ(marker("PzA-art"), "used");
+  ASSERT_EQ(t.decision().kind, game::Decision::DEFENSIVE_SUPPORT);
+  EXPECT_EQ(t.decision().side, Side::Soviet);
+  ASSERT_TRUE(Ok(Side::Soviet, support_order()));
+  EXPECT_EQ(modifier(), 1);
+
+  reset(kAllD1);
+  german_phase();
+  t.put("PzA/2", "0605");
+  t.put("1TC/1", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Ok(Side::German, attack_order({"PzA/2"}, "0606")));
+  ASSERT_TRUE(Ok(Side::Soviet, support_order("1TC-art")));
+  EXPECT_EQ(modifier(), -1);
+  EXPECT_EQ(marker("1TC-art"), "used");
+}
+
+TEST_F(Combat, Rule10_AtMostOneArtilleryOrStukaSupportsACombatPerSide) {
+  reset(kAllD1);
+  soviet_phase();
+  t.put("1TC/1", "0605");
+  t.put("ID/2", "0606");
+  to(Side::Soviet, game::Decision::COMBAT);
+  ASSERT_TRUE(Ok(Side::Soviet, attack_order({"1TC/1"}, "0606", "1TC-art")));
+  ASSERT_EQ(t.decision().kind, game::Decision::DEFENSIVE_SUPPORT);
+  // The German has two Stukas ready; he may commit one.
+  Order two;
+  Rejection why;
+  ASSERT_TRUE(t.engine.from_proto(support_order("Stuka-1"), two, why));
+  Order second;
+  ASSERT_TRUE(t.engine.from_proto(support_order("Stuka-2"), second, why));
+  two.markers.push_back(second.markers.at(0));
+  const GameState before = t.s;
+  EXPECT_FALSE(t.engine.apply(t.s, Side::German, two, t.rng).accepted);
+  EXPECT_TRUE(t.s == before);
+  ASSERT_TRUE(Ok(Side::German, support_order("Stuka-1")));
+  EXPECT_EQ(modifier(), 0);
+  EXPECT_EQ(marker("Stuka-2"), "ready");
+
+  reset(kAllD1);
+  german_phase();
+  t.put("PzA/2", "0605");
+  t.put("1TC/1", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  Order attack;
+  ASSERT_TRUE(t.engine.from_proto(attack_order({"PzA/2"}, "0606", "PzA-art"), attack, why));
+  attack.markers.push_back(second.markers.at(0));
+  const GameState before_attack = t.s;
+  EXPECT_FALSE(t.engine.apply(t.s, Side::German, attack, t.rng).accepted);
+  EXPECT_TRUE(t.s == before_attack);
+}
+
+TEST_F(Combat, Rule10_ArtillerySupportsItsOwnFormationAndIndependents) {
+  reset(kAllD1);
+  german_phase();
+  t.put("PzB/1", "0605");
+  t.put("GER/Tiger", "0805");
+  t.put("1TC/1", "0606");
+  t.put("2TC/1", "0806");
+  to(Side::German, game::Decision::COMBAT);
+  EXPECT_TRUE(Refused(Side::German, attack_order({"PzB/1"}, "0606", "PzA-art"), game::NOT_ALLOWED));
+  EXPECT_TRUE(Refused(Side::German, attack_order({"PzB/1"}, "0606", "1TC-art"), game::NOT_ALLOWED));
+  EXPECT_TRUE(Fight(Side::German, attack_order({"PzB/1"}, "0606", "Stuka-1")));  // Stukas support anyone
+  EXPECT_TRUE(Fight(Side::German, attack_order({"GER/Tiger"}, "0806", "PzA-art")));  // an independent
+  EXPECT_EQ(marker("PzA-art"), "used");
+}
+
+TEST_F(Combat, Rule10_AMarkerThatFiredABarrageDoesNotSupport) {
+  reset(kAllD1);
+  german_phase();
+  t.put("PzA/2", "0605");
+  t.put("1TC/1", "0606");
+  t.put("2TC/1", "0804");
+  to(Side::German, game::Decision::BARRAGE);
+  t.rng = dice({1});
+  ASSERT_TRUE(Ok(Side::German, barrage_order("PzA-art", "0804")));
+  to(Side::German, game::Decision::COMBAT);
+  EXPECT_TRUE(Refused(Side::German, attack_order({"PzA/2"}, "0606", "PzA-art"), game::NOT_ALLOWED));
+}
+
+// ---------------------------------------------------------------------------
+// 15, 10: halved units
+// ---------------------------------------------------------------------------
+
+TEST_F(Combat, Rule15_OutOfSupplyUnitsFightAtHalfAndCannotCallArtillery) {
+  reset(kAllD1);
+  german_phase();
+  t.put("PzA/3", "0605");  // 5
+  flag("PzA/3", kOutOfSupply);
+  t.put("1TC/2", "0606");
+  EXPECT_EQ(strength("PzA/3"), 3);  // rounded up
+  to(Side::German, game::Decision::COMBAT);
+  EXPECT_TRUE(Refused(Side::German, attack_order({"PzA/3"}, "0606", "PzA-art"), game::NOT_ALLOWED));
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/3"}, "0606")));
+  EXPECT_NE(odds_line().find("3 against 4 (1:2)"), std::string::npos) << odds_line();
+}
+
+TEST_F(Combat, Rule10_DisorganizedUnitsFightAtHalf) {
+  reset(kAllD1);
+  german_phase();
+  t.put("PzA/1", "0605");
+  t.put("1TC/3", "0606");  // 5
+  flag("1TC/3", kDisorganized);
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1"}, "0606")));
+  EXPECT_NE(odds_line().find("6 against 3 (2:1)"), std::string::npos) << odds_line();
+}
+
+TEST_F(Combat, Rule9_LimitedBonusOptionUsesOneBonusPerSide) {
+  reset(kAllD1);
+  german_phase();
+  t.put("GER/Tiger", "0605");  // +4
+  t.put("PzA/1", "0706");      // +2
+  t.put("1TC/4", "0606");      // -1
+  t.put("1TC/5", "0606");      // -1
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"GER/Tiger", "PzA/1"}, "0606")));
+  EXPECT_EQ(modifier(), 6 - 2);
+
+  reset(kAllD1, kLimitedBonus);
+  german_phase();
+  t.put("GER/Tiger", "0605");
+  t.put("PzA/1", "0706");
+  t.put("1TC/4", "0606");
+  t.put("1TC/5", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"GER/Tiger", "PzA/1"}, "0606")));
+  EXPECT_EQ(modifier(), 4 - 1);
+}
+
+// ===========================================================================
+// Combat results: losses
+// ===========================================================================
+
+TEST_F(Losses, Rule9_TheAttackerChoosesWhichUnitsLoseSteps) {
+  reset({{"1:1", "A2"}});
+  german_phase();
+  t.put("PzA/1", "0605");
+  t.put("PzA/3", "0605");
+  t.put("1TC/1", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1", "PzA/3"}, "0606")));
+  ASSERT_EQ(t.decision().kind, game::Decision::ATTACKER_LOSSES);
+  EXPECT_EQ(t.decision().side, Side::German);
+  EXPECT_EQ(t.decision().count, 2);
+  EXPECT_TRUE(Refused(Side::German, losses_order({"PzA/3"}), game::MALFORMED));  // two steps
+  EXPECT_TRUE(Refused(Side::German, losses_order({"PzA/3", "1TC/1"})));
+  EXPECT_TRUE(Refused(Side::German, losses_order({"PzA/3"}, 1)));  // attackers have no elastic defense
+  ASSERT_TRUE(Ok(Side::German, losses_order({"PzA/3", "PzA/3"})));
+  EXPECT_EQ(at("PzA/3"), "eliminated");
+  EXPECT_EQ(steps("PzA/1"), 2);
+}
+
+TEST_F(Losses, Rule9_TheDefenderChoosesWhichUnitsLoseSteps) {
+  reset({{"1:1", "D1"}});
+  german_phase();
+  t.put("PzA/1", "0605");
+  t.put("PzA/3", "0605");
+  t.put("1TC/1", "0606");
+  t.put("1TC/2", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1", "PzA/3"}, "0606")));
+  ASSERT_EQ(t.decision().kind, game::Decision::DEFENDER_LOSSES);
+  EXPECT_EQ(t.decision().side, Side::Soviet);
+  EXPECT_TRUE(Refused(Side::German, losses_order({"1TC/2"}), game::NOT_YOUR_DECISION));
+  EXPECT_TRUE(Refused(Side::Soviet, losses_order({"1TC/2"}, 0, 1)));  // no retreat to trade
+  ASSERT_TRUE(Ok(Side::Soviet, losses_order({"1TC/2"})));
+  EXPECT_EQ(steps("1TC/2"), 1);
+  EXPECT_EQ(steps("1TC/1"), 2);
+  EXPECT_EQ(t.decision().kind, game::Decision::COMBAT);
+}
+
+TEST_F(Losses, Rule9_ALoneUnitTakesItsLossWithoutBeingAsked) {
+  reset(kAllD1);
+  german_phase();
+  t.put("PzA/2", "0605");
+  t.put("1TC/1", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/2"}, "0606")));
+  EXPECT_EQ(steps("1TC/1"), 1);
+  EXPECT_EQ(t.decision().kind, game::Decision::COMBAT);
+}
+
+TEST_F(Losses, Rule9_ElasticDefenseTradesOneStepForOneMoreHexOfRetreat) {
+  reset({{"2:1", "D2r2"}});
+  soviet_phase();
+  t.put("1TC/1", "0605");
+  t.put("1TC/3", "0706");
+  t.put("ID/2", "0606");
+  to(Side::Soviet, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::Soviet, attack_order({"1TC/1", "1TC/3"}, "0606")));
+  ASSERT_EQ(result(), "D2r2");
+  ASSERT_EQ(t.decision().kind, game::Decision::DEFENDER_LOSSES);
+  EXPECT_TRUE(Refused(Side::German, losses_order({}, 2)));  // one step, one hex
+  ASSERT_TRUE(Ok(Side::German, losses_order({"ID/2"}, 1)));
+  EXPECT_EQ(steps("ID/2"), 1);
+  ASSERT_EQ(t.decision().kind, game::Decision::RETREAT);
+  EXPECT_EQ(t.decision().count, 3);
+  ASSERT_TRUE(Ok(Side::German, retreat_order({{"ID/2", {"0607", "0608", "0708"}}})));
+  EXPECT_EQ(at("ID/2"), "0708");
+}
+
+TEST_F(Losses, Rule9_NoElasticDefenseOnAYellowResult) {
+  reset({{"2:1", "D2r2*"}});
+  soviet_phase();
+  t.put("1TC/1", "0605");
+  t.put("1TC/3", "0706");
+  t.put("ID/2", "0606");
+  to(Side::Soviet, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::Soviet, attack_order({"1TC/1", "1TC/3"}, "0606")));
+  ASSERT_EQ(t.decision().kind, game::Decision::DEFENDER_LOSSES);
+  EXPECT_TRUE(Refused(Side::German, losses_order({"ID/2"}, 1), game::NOT_ALLOWED));
+  ASSERT_TRUE(Ok(Side::German, losses_order({"ID/2", "ID/2"})));
+  EXPECT_EQ(at("ID/2"), "eliminated");
+}
+
+TEST_F(Losses, Rule9_TheSovietHasNoElasticDefenseUnlessTheOptionalRule) {
+  reset({{"1:1", "D2r2"}});
+  german_phase();
+  t.put("PzA/1", "0605");
+  t.put("PzA/3", "0605");
+  t.put("1TC/1", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1", "PzA/3"}, "0606")));
+  ASSERT_EQ(t.decision().kind, game::Decision::DEFENDER_LOSSES);
+  EXPECT_TRUE(Refused(Side::Soviet, losses_order({"1TC/1"}, 1), game::NOT_ALLOWED));
+
+  reset({{"1:1", "D2r2"}}, kRedArmyElasticDefense);
+  german_phase();
+  t.put("PzA/1", "0605");
+  t.put("PzA/3", "0605");
+  t.put("1TC/1", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1", "PzA/3"}, "0606")));
+  ASSERT_TRUE(Ok(Side::Soviet, losses_order({"1TC/1"}, 1)));
+  EXPECT_EQ(steps("1TC/1"), 1);
+  EXPECT_EQ(t.decision().count, 3);
+}
+
+TEST_F(Losses, Rule9_DesperateDefenseKeepsTheHexAtOneStepPerHexNotRetreated) {
+  reset({{"1:1", "D1r1"}});
+  german_phase();
+  t.put("PzA/1", "0605");
+  t.put("PzA/3", "0605");
+  t.put("1TC/1", "0606");
+  t.put("1TC/2", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1", "PzA/3"}, "0606")));
+  ASSERT_EQ(t.decision().kind, game::Decision::DEFENDER_LOSSES);
+  EXPECT_TRUE(Refused(Side::Soviet, losses_order({"1TC/1", "1TC/2", "1TC/1"}, 0, 2)));
+  ASSERT_TRUE(Ok(Side::Soviet, losses_order({"1TC/1", "1TC/2"}, 0, 1)));
+  EXPECT_EQ(steps("1TC/1"), 1);
+  EXPECT_EQ(steps("1TC/2"), 1);
+  EXPECT_EQ(at("1TC/1"), "0606");
+  EXPECT_EQ(at("1TC/2"), "0606");
+  EXPECT_EQ(t.decision().kind, game::Decision::COMBAT);  // nothing to retreat, nowhere to advance
+}
+
+// ===========================================================================
+// Retreat
+// ===========================================================================
+
+TEST_F(Retreat, Rule9_EachEnemyZocHexEnteredCostsAStep) {
+  reset({{"1:2", "r2"}});
+  german_phase();
+  t.put("PzA/2", "0605");
+  t.put("PzB/1", "0608");  // its ZOC covers 0607
+  t.put("1TC/1", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/2"}, "0606")));
+  ASSERT_EQ(t.decision().kind, game::Decision::DEFENDER_LOSSES);
+  ASSERT_TRUE(Ok(Side::Soviet, losses_order({})));
+  ASSERT_EQ(t.decision().kind, game::Decision::RETREAT);
+  ASSERT_TRUE(Ok(Side::Soviet, retreat_order({{"1TC/1", {"0607", "0507"}}})));
+  EXPECT_EQ(at("1TC/1"), "0507");
+  EXPECT_EQ(steps("1TC/1"), 1);
+}
+
+TEST_F(Retreat, Rule9_AnEnemyZocHexHeldByFriendsCostsNothing) {
+  reset({{"1:2", "r2"}});
+  german_phase();
+  t.put("PzA/2", "0605");
+  t.put("PzB/1", "0608");
+  t.put("1TC/1", "0606");
+  t.put("2TC/1", "0607");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/2"}, "0606")));
+  ASSERT_TRUE(Ok(Side::Soviet, losses_order({})));
+  ASSERT_TRUE(Ok(Side::Soviet, retreat_order({{"1TC/1", {"0607", "0507"}}})));
+  EXPECT_EQ(at("1TC/1"), "0507");
+  EXPECT_EQ(steps("1TC/1"), 2);
+}
+
+TEST_F(Retreat, Rule9_NoRetreatThroughEnemyUnitsNorShortOfTheResult) {
+  reset({{"1:2", "r2"}});
+  german_phase();
+  t.put("PzA/2", "0605");
+  t.put("PzB/1", "0608");
+  t.put("1TC/1", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/2"}, "0606")));
+  ASSERT_TRUE(Ok(Side::Soviet, losses_order({})));
+  EXPECT_TRUE(Refused(Side::Soviet, retreat_order({{"1TC/1", {"0607", "0608"}}}), game::ILLEGAL_PATH));
+  EXPECT_TRUE(Refused(Side::Soviet, retreat_order({{"1TC/1", {"0605", "0604"}}}), game::ILLEGAL_PATH));
+  EXPECT_TRUE(Refused(Side::Soviet, retreat_order({{"1TC/1", {"0507"}}}), game::ILLEGAL_PATH));  // two hexes
+}
+
+TEST_F(Retreat, Rule9_NoRetreatAcrossProhibitedTerrain) {
+  reset({{"1:2", "r1"}});
+  german_phase();
+  t.put("PzA/2", "0201");
+  t.put("1TC/1", "0202");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/2"}, "0202")));
+  ASSERT_TRUE(Ok(Side::Soviet, losses_order({})));
+  EXPECT_TRUE(Refused(Side::Soviet, retreat_order({{"1TC/1", {"0203"}}}), game::ILLEGAL_PATH));  // the cliff
+  ASSERT_TRUE(Ok(Side::Soviet, retreat_order({{"1TC/1", {"0303"}}})));
+  EXPECT_EQ(at("1TC/1"), "0303");
+}
+
+TEST_F(Retreat, Rule9_AUnitThatCannotRetreatLosesStepsInstead) {
+  reset({{"1:2", "D1r1"}});
+  german_phase();
+  t.put("PzA/2", "0102");
+  t.put("PzB/1", "0201");
+  t.put("1TC/1", "0101");  // the corner: both ways out are German
+  {
+    std::vector<std::string> around;
+    for (Loc nb : t.sc().hexes[static_cast<size_t>(t.loc("0101"))].nb) {
+      if (nb >= 0) around.push_back(t.name(nb));
+    }
+    std::sort(around.begin(), around.end());
+    ASSERT_EQ(around, (Names{"0102", "0201"}));
+  }
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/2"}, "0101")));
+  ASSERT_EQ(t.decision().kind, game::Decision::DEFENDER_LOSSES);
+  ASSERT_TRUE(Ok(Side::Soviet, losses_order({"1TC/1"})));
+  EXPECT_EQ(at("1TC/1"), "eliminated");  // the second step pays for the retreat
+  EXPECT_TRUE(logged(game::Event::STEP_LOST, "no retreat path"));
+  EXPECT_EQ(t.decision().kind, game::Decision::ADVANCE);
+}
+
+TEST_F(Retreat, Rule9_ARetreatGoesOnOnlyPastHexesAlreadyFull) {
+  reset({{"1:2", "r1"}});
+  german_phase();
+  t.put("PzA/2", "0605");
+  t.put("1TC/1", "0606");
+  t.put("2TC/1", "0507");  // full
+  t.put("3TC/1", "0507");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/2"}, "0606")));
+  ASSERT_TRUE(Ok(Side::Soviet, losses_order({})));
+  EXPECT_TRUE(Refused(Side::Soviet, retreat_order({{"1TC/1", {"0507"}}}), game::STACKING_LIMIT));
+  EXPECT_TRUE(Refused(Side::Soviet, retreat_order({{"1TC/1", {"0607", "0608"}}})));  // 0607 had room
+  ASSERT_TRUE(Ok(Side::Soviet, retreat_order({{"1TC/1", {"0507", "0407"}}})));
+  EXPECT_EQ(at("1TC/1"), "0407");
+  EXPECT_EQ(steps("1TC/1"), 2);
+}
+
+TEST_F(Retreat, Rule9_ARetreatIsAtMostFourHexes) {
+  reset({{"1:2", "r4"}});
+  german_phase();
+  t.put("PzA/2", "0605");
+  t.put("1TC/1", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/2"}, "0606")));
+  ASSERT_TRUE(Ok(Side::Soviet, losses_order({})));
+  EXPECT_TRUE(Refused(Side::Soviet, retreat_order({{"1TC/1", {"0507", "0407", "0307", "0207", "0107"}}})));
+  ASSERT_TRUE(Ok(Side::Soviet, retreat_order({{"1TC/1", {"0507", "0407", "0307", "0207"}}})));
+  EXPECT_EQ(at("1TC/1"), "0207");
+}
+
+TEST_F(Retreat, Rule9_UnitsThatRetreatedIntoAHexAttackedLaterAddNothingButShareItsFate) {
+  reset({{"1:1", "r1"}});
+  german_phase();
+  t.put("PzA/2", "0605");
+  t.put("PzB/1", "0406");
+  t.put("1TC/2", "0606");  // 4
+  t.put("1TC/1", "0507");  // 6
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/2"}, "0606")));
+  ASSERT_TRUE(Ok(Side::Soviet, losses_order({})));
+  ASSERT_TRUE(Ok(Side::Soviet, retreat_order({{"1TC/2", {"0507"}}})));
+  EXPECT_EQ(steps("1TC/2"), 2);  // 0507 is in German ZOC, but held by friends
+  ASSERT_TRUE(Ok(Side::German, advance_order({}, {})));
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzB/1"}, "0507")));
+  EXPECT_NE(odds_line().find("6 against 6 (1:1)"), std::string::npos) << odds_line();
+  ASSERT_TRUE(Ok(Side::Soviet, losses_order({})));
+  const Decision d = t.decision();
+  ASSERT_EQ(d.kind, game::Decision::RETREAT);
+  std::vector<int> retreating = d.candidates;
+  std::sort(retreating.begin(), retreating.end());
+  std::vector<int> both{t.unit("1TC/1"), t.unit("1TC/2")};
+  std::sort(both.begin(), both.end());
+  EXPECT_EQ(retreating, both);
+}
+
+TEST_F(Retreat, Rule6_GermanUnitsRetreatAcrossThePragaBridgesIntoWarsaw) {
+  reset({{"1:2", "D1r1"}});
+  soviet_phase();
+  t.put("1TC/1", "0206");
+  t.put("ID/2", "0106");  // the Praga bridge hex
+  to(Side::Soviet, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::Soviet, attack_order({"1TC/1"}, "0106")));
+  ASSERT_EQ(column(), "1:2");  // 6:4 in a town
+  ASSERT_TRUE(Ok(Side::German, losses_order({"ID/2"})));
+  ASSERT_TRUE(Ok(Side::German, retreat_order({{"ID/2", {"WARSAW"}}})));
+  EXPECT_EQ(at("ID/2"), "WARSAW");
+  EXPECT_EQ(steps("ID/2"), 1);
+}
+
+TEST_F(Retreat, Rule6_NoRetreatAcrossTheJozefowBridge) {
+  reset({{"1:2", "D1r1"}});
+  soviet_phase();
+  t.put("1TC/1", "0208");
+  t.put("ID/2", "0108");  // the Józefów bridge hex
+  to(Side::Soviet, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::Soviet, attack_order({"1TC/1"}, "0108")));
+  ASSERT_TRUE(Ok(Side::German, losses_order({"ID/2"})));
+  EXPECT_TRUE(Refused(Side::German, retreat_order({{"ID/2", {"WARSAW"}}}), game::ILLEGAL_PATH));
+  ASSERT_TRUE(Ok(Side::German, retreat_order({{"ID/2", {"0107"}}})));
+  EXPECT_EQ(at("ID/2"), "0107");
+}
+
+TEST_F(Retreat, Rule6_SovietUnitsNeverRetreatIntoWarsaw) {
+  reset({{"1:3", "r1"}});  // 4:6 in a town
+  german_phase();
+  t.put("PzA/2", "0206");
+  t.put("1TC/1", "0106");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/2"}, "0106")));
+  ASSERT_TRUE(Ok(Side::Soviet, losses_order({})));
+  EXPECT_TRUE(Refused(Side::Soviet, retreat_order({{"1TC/1", {"WARSAW"}}}), game::ILLEGAL_PATH));
+}
+
+// ===========================================================================
+// Advance after combat
+// ===========================================================================
+
+TEST_F(Advance, Rule11_TheAdvanceEntersTheVacatedHexWithUnitsThatAttacked) {
+  german_phase();  // 11:5 is 2:1, D1r1
+  t.put("PzA/1", "0605");
+  t.put("PzA/3", "0605");
+  t.put("PzB/1", "0705");
+  t.put("1TC/3", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1", "PzA/3"}, "0606")));
+  ASSERT_TRUE(Ok(Side::Soviet, losses_order({"1TC/3"})));
+  ASSERT_TRUE(Ok(Side::Soviet, retreat_order({{"1TC/3", {"0607"}}})));
+  ASSERT_EQ(t.decision().kind, game::Decision::ADVANCE);
+  EXPECT_EQ(t.decision().count, 1);
+  EXPECT_TRUE(Refused(Side::German, advance_order({"PzA/1"}, {"0706"}), game::ILLEGAL_PATH));
+  EXPECT_TRUE(Refused(Side::German, advance_order({"PzB/1"}, {"0606"}), game::NOT_ALLOWED));
+  EXPECT_TRUE(Refused(Side::German, advance_order({"PzA/1"}, {"0606", "0706"}), game::ILLEGAL_PATH));
+  ASSERT_TRUE(Ok(Side::German, advance_order({"PzA/1"}, {"0606"})));
+  EXPECT_EQ(at("PzA/1"), "0606");
+  EXPECT_EQ(at("PzA/3"), "0605");
+}
+
+TEST_F(Advance, Rule11_AfterD2AndALongRetreatTheAttackerAdvancesAsFar) {
+  reset({{"1:1", "D2r2"}});
+  german_phase();
+  t.put("PzA/1", "0605");
+  t.put("PzA/3", "0605");
+  t.put("1TC/1", "0606");
+  t.put("1TC/2", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1", "PzA/3"}, "0606")));
+  ASSERT_TRUE(Ok(Side::Soviet, losses_order({"1TC/1", "1TC/2"})));
+  ASSERT_TRUE(Ok(Side::Soviet, retreat_order({{"1TC/1", {"0607", "0608"}}, {"1TC/2", {"0507", "0407"}}})));
+  ASSERT_EQ(t.decision().kind, game::Decision::ADVANCE);
+  EXPECT_EQ(t.decision().count, 2);
+  EXPECT_TRUE(Refused(Side::German, advance_order({"PzA/1", "PzA/3"}, {"0606", "0706", "0707"}), game::ILLEGAL_PATH));
+  ASSERT_TRUE(Ok(Side::German, advance_order({"PzA/1", "PzA/3"}, {"0606", "0706"})));
+  EXPECT_EQ(at("PzA/1"), "0706");
+  EXPECT_EQ(at("PzA/3"), "0706");
+}
+
+TEST_F(Advance, Rule11_AnEliminatedDefenderAfterD2LetsTheAttackerAdvanceTheRetreatLength) {
+  reset({{"2:1", "D2r2"}});
+  german_phase();
+  t.put("PzA/1", "0605");
+  t.put("PzA/3", "0605");
+  t.put("1TC/3", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1", "PzA/3"}, "0606")));
+  ASSERT_TRUE(Ok(Side::Soviet, losses_order({"1TC/3", "1TC/3"})));
+  EXPECT_EQ(at("1TC/3"), "eliminated");
+  ASSERT_EQ(t.decision().kind, game::Decision::ADVANCE);
+  EXPECT_EQ(t.decision().count, 2);
+  ASSERT_TRUE(Ok(Side::German, advance_order({"PzA/1"}, {"0606", "0607"})));
+  EXPECT_EQ(at("PzA/1"), "0607");
+}
+
+TEST_F(Advance, Rule11_AfterASmallerResultTheAdvanceIsOneHex) {
+  german_phase();  // 4:2 is 2:1, D1r1
+  t.put("PzA/2", "0605");
+  t.put("1TC/R", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/2"}, "0606")));
+  ASSERT_TRUE(Ok(Side::Soviet, losses_order({"1TC/R"})));
+  EXPECT_EQ(at("1TC/R"), "eliminated");
+  ASSERT_EQ(t.decision().kind, game::Decision::ADVANCE);
+  EXPECT_TRUE(Refused(Side::German, advance_order({"PzA/2"}, {"0606", "0607"}), game::ILLEGAL_PATH));
+  EXPECT_TRUE(Ok(Side::German, advance_order({"PzA/2"}, {"0606"})));
+}
+
+TEST_F(Advance, Rule11_TheAdvanceStopsInEnemyZoc) {
+  reset({{"1:1", "D2r2"}});
+  german_phase();
+  t.put("PzA/1", "0605");
+  t.put("PzA/3", "0605");
+  t.put("1TC/1", "0606");
+  t.put("1TC/2", "0606");
+  t.put("2TC/1", "0707");  // next to the hex the defenders leave
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1", "PzA/3"}, "0606")));
+  ASSERT_TRUE(Ok(Side::Soviet, losses_order({"1TC/1", "1TC/2"})));
+  ASSERT_TRUE(Ok(Side::Soviet, retreat_order({{"1TC/1", {"0607", "0608"}}, {"1TC/2", {"0507", "0407"}}})));
+  ASSERT_EQ(t.decision().count, 2);
+  EXPECT_TRUE(Refused(Side::German, advance_order({"PzA/1"}, {"0606", "0706"}), game::MUST_STOP_IN_ZOC));
+  ASSERT_TRUE(Ok(Side::German, advance_order({"PzA/1"}, {"0606"})));
+  EXPECT_EQ(at("PzA/1"), "0606");
+}
+
+// ===========================================================================
+// 10 Barrage fire
+// ===========================================================================
+
+TEST_F(Barrage, Rule10_BarrageFireComesAfterMovementAndBeforeCombat) {
+  german_phase();
+  t.put("PzA/2", "0604");
+  t.put("1TC/1", "0606");
+  EXPECT_TRUE(Refused(Side::German, barrage_order("PzA-art", "0606"), game::WRONG_ORDER_KIND));
+  to(Side::German, game::Decision::BARRAGE);
+  {
+    Table later = t;
+    ASSERT_TRUE(Accepted(later.done(Side::German)));
+    EXPECT_FALSE(later.order(Side::German, barrage_order("PzA-art", "0606")).accepted);
+  }
+  EXPECT_TRUE(Ok(Side::German, barrage_order("PzA-art", "0606")));
+}
+
+TEST_F(Barrage, Rule10_ArtilleryNeedsAUnitOfItsFormationWithinRange) {
+  german_phase();
+  t.put("1TC/1", "0606");
+  t.put("PzA/2", "0106");
+  t.put("PzB/1", "0206");
+  ASSERT_EQ(t.sc().distance(t.loc("0106"), t.loc("0606")), 5);
+  ASSERT_EQ(t.sc().distance(t.loc("0206"), t.loc("0606")), 4);
+  to(Side::German, game::Decision::BARRAGE);
+  EXPECT_TRUE(Refused(Side::German, barrage_order("PzA-art", "0606"), game::NOT_ALLOWED));  // range 4
+  t.put("PzA/2", "0206");
+  t.put("PzB/1", "0106");
+  EXPECT_TRUE(Ok(Side::German, barrage_order("PzA-art", "0606")));
+  EXPECT_EQ(marker("PzA-art"), "used");
+}
+
+TEST_F(Barrage, Rule10_StukasStrikeAnywhere) {
+  german_phase();
+  t.put("1TC/1", "0908");
+  t.put("PzA/2", "0101");
+  to(Side::German, game::Decision::BARRAGE);
+  EXPECT_TRUE(Ok(Side::German, barrage_order("Stuka-1", "0908")));
+  EXPECT_EQ(marker("Stuka-1"), "used");
+}
+
+TEST_F(Barrage, Rule10_OneArtilleryBarrageAndOneStukaPerHexPerPhase) {
+  german_phase();
+  t.put("PzA/2", "0604");
+  t.put("PzB/1", "0705");
+  t.put("1TC/1", "0606");
+  t.put("1TC/2", "0806");
+  to(Side::German, game::Decision::BARRAGE);
+  t.rng = dice({1, 1, 1, 1});  // no effect: the hexes stay occupied
+  ASSERT_TRUE(Ok(Side::German, barrage_order("PzA-art", "0606")));
+  EXPECT_TRUE(Refused(Side::German, barrage_order("PzB-art", "0606"), game::LIMIT_REACHED));
+  ASSERT_TRUE(Ok(Side::German, barrage_order("Stuka-1", "0606")));
+  EXPECT_TRUE(Refused(Side::German, barrage_order("Stuka-2", "0606"), game::LIMIT_REACHED));
+  EXPECT_TRUE(Ok(Side::German, barrage_order("PzB-art", "0806")));
+  EXPECT_TRUE(Ok(Side::German, barrage_order("Stuka-2", "0806")));
+  EXPECT_TRUE(Refused(Side::German, barrage_order("Stuka-1", "0806"), game::NOT_ALLOWED));  // used
+}
+
+TEST_F(Barrage, Rule10_UsedMarkersComeBackNextTurn) {
+  german_phase();
+  t.put("PzA/2", "0604");
+  t.put("1TC/1", "0606");
+  to(Side::German, game::Decision::BARRAGE);
+  t.rng = dice({1, 1});
+  ASSERT_TRUE(Ok(Side::German, barrage_order("PzA-art", "0606")));
+  ASSERT_TRUE(Ok(Side::German, barrage_order("Stuka-1", "0606")));
+  EXPECT_EQ(marker("PzA-art"), "used");
+  EXPECT_EQ(marker("Stuka-1"), "used");
+  next_turn();
+  EXPECT_EQ(marker("PzA-art"), "ready");
+  EXPECT_EQ(marker("Stuka-1"), "ready");
+}
+
+TEST_F(Barrage, Rule10_TheSovietNeverBarragesWarsaw) {
+  soviet_phase();
+  t.put("1TC/1", "0206");
+  t.put("ID/2", "WARSAW");
+  t.put("ID/1", "0106");
+  to(Side::Soviet, game::Decision::BARRAGE);
+  EXPECT_TRUE(Refused(Side::Soviet, barrage_order("1TC-art", "WARSAW")));
+  EXPECT_TRUE(Ok(Side::Soviet, barrage_order("1TC-art", "0106")));
+}
+
+TEST_F(Barrage, Rule10_SovietArtilleryFiresForTheActiveCorpsAndItsIndependents) {
+  soviet_phase("2TC");
+  t.put("1TC/1", "0605");
+  t.put("ID/2", "0606");
+  to(Side::Soviet, game::Decision::BARRAGE);
+  EXPECT_TRUE(Refused(Side::Soviet, barrage_order("1TC-art", "0606"), game::NOT_ALLOWED));
+
+  reset();
+  soviet_phase("1TC");
+  t.put("2TA/1", "0605");  // an independent activated by 1TC
+  t.put("ID/2", "0606");
+  to(Side::Soviet, game::Decision::BARRAGE);
+  EXPECT_TRUE(Ok(Side::Soviet, barrage_order("1TC-art", "0606")));
+}
+
+TEST_F(Barrage, Rule15_OutOfSupplyUnitsCannotCallArtillery) {
+  german_phase();
+  t.put("PzA/2", "0604");
+  flag("PzA/2", kOutOfSupply);
+  t.put("1TC/1", "0606");
+  to(Side::German, game::Decision::BARRAGE);
+  EXPECT_TRUE(Refused(Side::German, barrage_order("PzA-art", "0606"), game::NOT_ALLOWED));
+}
+
+TEST_F(Barrage, Rule10_TheOwnerChoosesTheUnitThatTakesTheResult) {
+  german_phase();
+  t.put("PzA/2", "0604");
+  t.put("1TC/1", "0606");
+  t.put("1TC/2", "0606");
+  to(Side::German, game::Decision::BARRAGE);
+  t.rng = dice({3});  // L
+  ASSERT_TRUE(Ok(Side::German, barrage_order("Stuka-1", "0606")));
+  ASSERT_EQ(t.decision().kind, game::Decision::BARRAGE_LOSS);
+  EXPECT_EQ(t.decision().side, Side::Soviet);
+  EXPECT_TRUE(Refused(Side::German, choose_order({"1TC/1"}), game::NOT_YOUR_DECISION));
+  EXPECT_TRUE(Refused(Side::Soviet, choose_order({"1TC/1", "1TC/2"})));  // one unit only
+  ASSERT_TRUE(Ok(Side::Soviet, choose_order({"1TC/2"})));
+  EXPECT_EQ(steps("1TC/2"), 1);
+  EXPECT_EQ(steps("1TC/1"), 2);
+  EXPECT_EQ(t.decision().kind, game::Decision::BARRAGE);
+
+  t.rng = dice({2});  // DIS
+  ASSERT_TRUE(Ok(Side::German, barrage_order("PzA-art", "0606")));
+  ASSERT_EQ(t.decision().kind, game::Decision::BARRAGE_LOSS);
+  ASSERT_TRUE(Ok(Side::Soviet, choose_order({"1TC/1"})));
+  EXPECT_TRUE(seen("1TC/1").disorganized());
+  EXPECT_FALSE(seen("1TC/2").disorganized());
+}
+
+TEST_F(Barrage, Rule10_ALoneUnitTakesTheResultAtOnce) {
+  german_phase();
+  t.put("1TC/1", "0606");
+  to(Side::German, game::Decision::BARRAGE);
+  t.rng = dice({3});
+  ASSERT_TRUE(Ok(Side::German, barrage_order("Stuka-1", "0606")));
+  EXPECT_EQ(steps("1TC/1"), 1);
+  EXPECT_EQ(t.decision().kind, game::Decision::BARRAGE);
+}
+
+TEST_F(Barrage, Rule10_TerrainProtectsAgainstBarrageFire) {
+  german_phase();
+  t.put("1TC/1", "0603");  // woods: -2
+  t.put("1TC/2", "0606");
+  to(Side::German, game::Decision::BARRAGE);
+  t.rng = dice({4, 4});
+  ASSERT_TRUE(Ok(Side::German, barrage_order("Stuka-1", "0603")));
+  EXPECT_EQ(steps("1TC/1"), 2);
+  EXPECT_TRUE(seen("1TC/1").disorganized());
+  ASSERT_TRUE(Ok(Side::German, barrage_order("Stuka-2", "0606")));
+  EXPECT_EQ(steps("1TC/2"), 1);
+}
+
+TEST_F(Barrage, Rule10_DisorganizedUnitsMoveAndFightAtHalfUntilTheNextTurn) {
+  german_phase();
+  t.put("1TC/3", "0606");  // combat 5, movement 3
+  to(Side::German, game::Decision::BARRAGE);
+  t.rng = dice({2});
+  ASSERT_TRUE(Ok(Side::German, barrage_order("Stuka-1", "0606")));
+  EXPECT_TRUE(seen("1TC/3").disorganized());
+  EXPECT_EQ(seen("1TC/3").combat(), 3);    // rounded up
+  EXPECT_EQ(seen("1TC/3").movement(), 2);
+  next_turn();
+  EXPECT_FALSE(seen("1TC/3").disorganized());
+}
+
+TEST_F(Barrage, Rule10_ArtilleryOfAFormationGoneFromPlayIsRemoved) {
+  for (const std::string u : {"1TC/1", "1TC/2", "1TC/R", "1TC/3", "1TC/4", "1TC/5"}) t.put(u, "eliminated");
+  german_phase();
+  next_turn();
+  EXPECT_EQ(marker("1TC-art"), "removed");
+  EXPECT_EQ(marker("PzA-art"), "ready");
+}
+
+// ===========================================================================
+// 12 FM Model
+// ===========================================================================
+
+TEST_F(Model, Rule12_TheGermanMayRerollTheDieOfACombat) {
+  german_phase();
+  t.put("PzA/2", "0605");
+  t.put("2TC/1", "0606");  // no artillery to ask about
+  to(Side::German, game::Decision::COMBAT);
+  t.rng = dice({2, 5});
+  ASSERT_TRUE(Ok(Side::German, attack_order({"PzA/2"}, "0606")));
+  ASSERT_EQ(t.decision().kind, game::Decision::MODEL_REROLL);
+  EXPECT_EQ(t.decision().side, Side::German);
+  EXPECT_NE(t.decision().prompt.find("die 2"), std::string::npos) << t.decision().prompt;
+  EXPECT_EQ(last_result(), nullptr);  // nothing applied yet
+  ASSERT_TRUE(Ok(Side::German, reroll_order(true)));
+  EXPECT_EQ(die(), 5);
+  EXPECT_EQ(total(), 5);
+  EXPECT_EQ(t.engine.view(t.s, Viewer::German).header().model_turn(), 2);  // on to the next box
+}
+
+TEST_F(Model, Rule12_TheGermanMayKeepTheDieAndModelStays) {
+  german_phase();
+  t.put("PzA/2", "0605");
+  t.put("2TC/1", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  t.rng = dice({2});
+  ASSERT_TRUE(Ok(Side::German, attack_order({"PzA/2"}, "0606")));
+  ASSERT_TRUE(Ok(Side::German, reroll_order(false)));
+  EXPECT_EQ(total(), 2);
+  EXPECT_EQ(t.engine.view(t.s, Viewer::German).header().model_turn(), 1);
+}
+
+TEST_F(Model, Rule12_TheRerollIsOfferedWhenTheGermanDefends) {
+  soviet_phase();
+  t.put("1TC/1", "0605");
+  t.put("ID/2", "0606");
+  to(Side::Soviet, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::Soviet, attack_order({"1TC/1"}, "0606")));
+  EXPECT_EQ(t.decision().kind, game::Decision::MODEL_REROLL);
+  EXPECT_EQ(t.decision().side, Side::German);
+}
+
+TEST_F(Model, Rule12_OneEffectPerTurnThenModelGoesToTheNextTurnBox) {
+  german_phase();
+  t.put("PzA/2", "0605");
+  t.put("2TC/1", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Ok(Side::German, model_order(game::UseModel::NON_ADJACENT_ATTACK)));
+  EXPECT_EQ(t.engine.view(t.s, Viewer::German).header().model_turn(), 2);
+  EXPECT_TRUE(Refused(Side::German, model_order(game::UseModel::NON_ADJACENT_ATTACK), game::LIMIT_REACHED));
+  ASSERT_TRUE(Ok(Side::German, attack_order({"PzA/2"}, "0606")));
+  EXPECT_NE(last_result(), nullptr);  // no re-roll offered
+  EXPECT_EQ(t.decision().kind, game::Decision::COMBAT);
+  next_turn();
+  german_phase();
+  to(Side::German, game::Decision::COMBAT);
+  EXPECT_TRUE(Ok(Side::German, model_order(game::UseModel::NON_ADJACENT_ATTACK)));
+}
+
+TEST_F(Model, Rule12_ModelLetsTheGermanAttackFromHexesNotNextToEachOther) {
+  german_phase();
+  t.put("PzA/1", "0605");
+  t.put("PzA/3", "0707");
+  t.put("PzB/1", "0805");
+  t.put("ID/1", "0907");
+  t.put("1TC/2", "0606");
+  t.put("2TC/1", "0806");
+  to(Side::German, game::Decision::COMBAT);
+  EXPECT_TRUE(Refused(Side::German, attack_order({"PzA/1", "PzA/3"}, "0606"), game::NOT_ALLOWED));
+  ASSERT_TRUE(Ok(Side::German, model_order(game::UseModel::NON_ADJACENT_ATTACK)));
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1", "PzA/3"}, "0606")));
+  EXPECT_NE(odds_line().find("11 against 4"), std::string::npos) << odds_line();
+  // For that attack only.
+  ASSERT_FALSE(adjacent("0805", "0907"));
+  EXPECT_TRUE(Refused(Side::German, attack_order({"PzB/1", "ID/1"}, "0806"), game::NOT_ALLOWED));
+}
+
+TEST_F(Model, Rule12_ModelCommandsTheGermanOnly) {
+  soviet_phase();
+  t.put("1TC/1", "0605");
+  t.put("ID/2", "0606");
+  to(Side::Soviet, game::Decision::COMBAT);
+  EXPECT_TRUE(Refused(Side::Soviet, model_order(game::UseModel::NON_ADJACENT_ATTACK), game::NOT_ALLOWED));
+}
+
+TEST_F(Model, Rule12_ModelReactivatesAStackActivatedInAnEarlierPhase) {
+  german_phase();
+  t.put("PzA/2", "0604");
+  t.put("PzA/3", "0604");
+  ASSERT_TRUE(Ok(Side::German, move_order({"PzA/2", "PzA/3"}, {"0605"})));
+  to(Side::German, game::Decision::BARRAGE);
+  t.begin_phase(3);  // German 2
+  EXPECT_TRUE(Refused(Side::German, move_order({"PzA/2", "PzA/3"}, {"0606"}), game::UNIT_NOT_ACTIVE));
+  EXPECT_TRUE(Refused(Side::German, model_order(game::UseModel::REACTIVATE, {"PzA/1"}), game::NOT_ALLOWED));  // not on the map
+  ASSERT_TRUE(Ok(Side::German, model_order(game::UseModel::REACTIVATE, {"PzA/2", "PzA/3"})));
+  ASSERT_TRUE(Ok(Side::German, move_order({"PzA/2", "PzA/3"}, {"0606"})));
+  EXPECT_EQ(at("PzA/2"), "0606");
+}
+
+// ===========================================================================
+// 20 Events in combat
+// ===========================================================================
+
+TEST_F(CombatChits, Rule20_ACombatChitOnAnAttackAddsToTheDie) {
+  reset(kAllD1);
+  german_phase();
+  hand(t, Side::German, {"GER-WERFER"});
+  t.put("PzA/2", "0605");
+  t.put("2TC/1", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/2"}, "0606", "", "GER-WERFER")));
+  EXPECT_EQ(modifier(), 2);
+  EXPECT_TRUE(t.s.sides[static_cast<int>(Side::German)].hand.empty());
+}
+
+TEST_F(CombatChits, Rule20_ACombatChitInDefenseTakesFromTheDie) {
+  reset(kAllD1);
+  german_phase();
+  hand(t, Side::Soviet, {"SOV-KATYUSHA"});
+  t.put("PzA/2", "0605");
+  t.put("2TC/1", "0606");  // no artillery: the chit alone brings the question
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Ok(Side::German, attack_order({"PzA/2"}, "0606")));
+  ASSERT_EQ(t.decision().kind, game::Decision::DEFENSIVE_SUPPORT);
+  ASSERT_TRUE(Ok(Side::Soviet, support_order("", "SOV-KATYUSHA")));
+  EXPECT_EQ(modifier(), -2);
+}
+
+TEST_F(CombatChits, Rule20_OneEventPerPhaseAlsoInCombat) {
+  reset(kAllD1);
+  german_phase();
+  hand(t, Side::German, {"GER-WERFER", "GER-KESSEL"});
+  t.put("PzA/2", "0605");
+  t.put("2TC/1", "0606");
+  t.put("PzB/1", "0805");
+  t.put("2TA/1", "0806");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/2"}, "0606", "", "GER-WERFER")));
+  EXPECT_TRUE(Refused(Side::German, attack_order({"PzB/1"}, "0806", "", "GER-KESSEL"), game::LIMIT_REACHED));
+}
+
+TEST_F(CombatChits, Rule20_KesselForbidsElasticDefense) {
+  reset({{"1:1", "D2r2"}}, kRedArmyElasticDefense);
+  german_phase();
+  hand(t, Side::German, {"GER-KESSEL"});
+  t.put("PzA/1", "0605");
+  t.put("PzA/3", "0605");
+  t.put("1TC/1", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1", "PzA/3"}, "0606", "", "GER-KESSEL")));
+  ASSERT_EQ(t.decision().kind, game::Decision::DEFENDER_LOSSES);
+  EXPECT_TRUE(Refused(Side::Soviet, losses_order({"1TC/1"}, 1), game::NOT_ALLOWED));
+  EXPECT_TRUE(Ok(Side::Soviet, losses_order({"1TC/1", "1TC/1"})));
+}
+
+TEST_F(CombatChits, Rule20_AnAirStrikeBarragesAnyHexInTheBarrageStep) {
+  soviet_phase();
+  hand(t, Side::Soviet, {"SOV-AIR"});
+  t.put("1TC/1", "0101");
+  t.put("ID/2", "0908");
+  EXPECT_TRUE(Refused(Side::Soviet, event_order("SOV-AIR", "0908")));
+  to(Side::Soviet, game::Decision::BARRAGE);
+  t.rng = dice({3});
+  ASSERT_TRUE(Ok(Side::Soviet, event_order("SOV-AIR", "0908")));
+  EXPECT_TRUE(logged(game::Event::BARRAGE, "Air strike"));
+  EXPECT_EQ(steps("ID/2"), 1);
+  EXPECT_EQ(marker("1TC-art"), "ready");
+}
+
+}  // namespace
+}  // namespace counterattack::testing
