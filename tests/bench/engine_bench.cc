@@ -90,6 +90,43 @@ void BM_StateHash(benchmark::State& state) {
 }
 BENCHMARK(BM_StateHash);
 
+// A coordinated combat from declaration to its end: odds, die, losses, retreat, advance.
+void BM_CombatResolution(benchmark::State& state) {
+  Prng dice = Prng::from_seed(77), choices = Prng::from_seed(78);
+  GameState s = engine().new_game(0, dice);
+  Order attack;
+  bool found = false;
+  for (int i = 0; i < 200000 && !found && s.step != Step::GameOver; ++i) {
+    if (engine().decision(s).kind == game::Decision::COMBAT) {
+      for (auto& o : engine().legal_orders(s)) {
+        if (o.kind == Order::Kind::Attack) {
+          attack = o;
+          found = true;
+          break;
+        }
+      }
+      if (found) break;
+    }
+    engine().apply(s, engine().decision(s).side, random_order(engine(), s, choices), dice);
+  }
+  if (!found) {
+    state.SkipWithError("no attack found");
+    return;
+  }
+  const GameState start = s;
+  const Side attacker = start.phase_side();
+  for (auto _ : state) {
+    GameState g = start;
+    engine().apply(g, attacker, attack, dice);
+    while (g.combat.stage != CombatStage::None) {
+      auto answers = engine().legal_orders(g);
+      engine().apply(g, engine().decision(g).side, answers.back(), dice);
+    }
+    benchmark::DoNotOptimize(g.units.data());
+  }
+}
+BENCHMARK(BM_CombatResolution)->Unit(benchmark::kMicrosecond);
+
 void BM_RandomCompleteGame(benchmark::State& state) {
   std::uint64_t seed = 1;
   for (auto _ : state) {
