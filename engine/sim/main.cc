@@ -37,7 +37,7 @@ std::uint32_t parse_options(const std::vector<std::string>& names) {
 }
 
 int playout(const Scenario&, std::shared_ptr<const Scenario> sc, int games, std::uint64_t seed,
-            const std::vector<std::string>& options, int view_every, bool mixed) {
+            const std::vector<std::string>& options, int view_every, bool mixed, bool require_coverage) {
   Engine engine(sc);
   PlayoutOptions opt;
   opt.seed = seed;
@@ -78,7 +78,14 @@ int playout(const Scenario&, std::shared_ptr<const Scenario> sc, int games, std:
   for (const auto& c : sc->crt_columns) columns[c] = stats.crt_columns.count(c) ? stats.crt_columns.at(c) : 0;
   j["crt_columns"] = columns;
   std::cout << j.dump() << std::endl;
-  return stats.invariant_violations == 0 && stats.completed == stats.games ? 0 : 1;
+  bool covered = true;
+  if (require_coverage) {
+    // Every combat mechanism and every CRT column must have come up.
+    for (long n : {stats.combats, stats.overruns, stats.barrages, stats.retreats, stats.advances, stats.steps_lost}) covered &= n > 0;
+    for (const auto& c : sc->crt_columns) covered &= stats.crt_columns.count(c) && stats.crt_columns.at(c) > 0;
+    if (!covered) std::cerr << "coverage: some combat mechanism or CRT column never came up\n";
+  }
+  return stats.invariant_violations == 0 && stats.completed == stats.games && covered ? 0 : 1;
 }
 
 int scenario_info(const Scenario& sc) {
@@ -139,18 +146,20 @@ int main(int argc, char** argv) {
   std::uint64_t seed = 1;
   int view_every = 25;
   bool mixed = false;
+  bool coverage = false;
   std::vector<std::string> options;
   play->add_option("--games", games, "Number of games")->check(CLI::Range(1, 10000000));
   play->add_option("--seed", seed, "Seed of the first game");
   play->add_option("--option", options, "Optional rule to play with (repeatable; 'all' for every one)");
   play->add_flag("--mixed-options", mixed, "Each game plays with its own random set of optional rules");
   play->add_option("--view-check-every", view_every, "Orders between hidden-information checks (0: never)");
+  play->add_flag("--require-coverage", coverage, "Fail unless every combat mechanism and CRT column came up");
 
   auto* info = app.add_subcommand("scenario-info", "Describe the scenario data as JSON");
 
   CLI11_PARSE(app, argc, argv);
   auto sc = load(dir);
-  if (*play) return playout(*sc, sc, games, seed, options, view_every, mixed);
+  if (*play) return playout(*sc, sc, games, seed, options, view_every, mixed, coverage);
   if (*info) return scenario_info(*sc);
   return 1;
 }
