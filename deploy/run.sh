@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Builds the programs (release) and runs the simulator: 100 random complete
-# games with every invariant checked. Extra arguments go to counterattack-sim.
+# Builds the four programs (release) and starts the server, counterattackd, on its
+# embedded default: wss://127.0.0.1:8443, data in ./data (a self-signed
+# certificate is made there on first start). Extra arguments go to
+# counterattackd (--listen ADDR:PORT, --data-dir DIR, --config FILE, --plain).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash deploy/install-deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j "$(nproc)" --target counterattack-sim
-if [ $# -eq 0 ]; then set -- playout --games 100 --seed 1; fi
-exec ./build/engine/sim/counterattack-sim "$@"
+cmake --build build -j "$(nproc)" --target counterattackd counterattack counterattack-sim counterattack-load
+exec ./build/server/counterattackd "$@"

@@ -1,0 +1,170 @@
+#include "client.h"
+
+#include <google/protobuf/util/json_util.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <random>
+
+namespace counterattack::cli {
+
+Session::Session(GlobalOptions g) : g_(std::move(g)) {}
+
+bool Session::init(std::string* error) {
+  if (!cfg_.load(error)) return false;
+  std::string raw = !g_.server.empty()     ? g_.server
+                    : !cfg_.server.empty() ? cfg_.server
+                                           : kDefaultServer;
+  auto ep = parse_url(raw, error);
+  if (!ep) return false;
+  ep_ = *ep;
+  url_ = ep_.url();
+  if (!g_.pin.empty() && normalize_fingerprint(g_.pin).empty()) {
+    if (error)
+      *error =
+          "--pin wants the SHA-256 fingerprint of the server's certificate: 64 hex digits (colons "
+          "allowed).";
+    return false;
+  }
+  return true;
+}
+
+bool Session::logged_in() const {
+  auto it = cfg_.sessions.find(url_);
+  return it != cfg_.sessions.end() && !it->second.token.empty();
+}
+
+std::string Session::user() const {
+  auto it = cfg_.sessions.find(url_);
+  return it == cfg_.sessions.end() ? std::string() : it->second.name;
+}
+
+bool Session::connect(std::string* error) {
+  TlsPolicy tls;
+  tls.insecure = g_.insecure;
+  tls.pin = normalize_fingerprint(g_.pin);
+  if (tls.pin.empty() && !tls.insecure) {
+    auto it = cfg_.pins.find(url_);
+    if (it != cfg_.pins.end()) tls.pin = it->second;
+  }
+  conn_ = std::make_unique<Connection>();
+  std::string why;
+  if (!conn_->connect(ep_, tls, std::chrono::seconds(10), &why)) {
+    if (error) *error = "Cannot reach " + url_ + ": " + why;
+    return false;
+  }
+  // An explicit --pin that worked is remembered for this server.
+  if (!g_.pin.empty() && cfg_.pins[url_] != tls.pin) {
+    cfg_.pins[url_] = tls.pin;
+    cfg_.save(nullptr);
+  }
+  return true;
+}
+
+bool Session::connect_and_resume(std::string* error) {
+  auto it = cfg_.sessions.find(url_);
+  if (it == cfg_.sessions.end() || it->second.token.empty()) {
+    if (error)
+      *error = "You are not logged in to " + url_ +
+               ": run `counterattack register NAME` or `counterattack login NAME` first.";
+    return false;
+  }
+  if (!connected() && !connect(error)) return false;
+  wire::ClientMessage m;
+  m.mutable_resume()->set_token(it->second.token);
+  std::string why;
+  auto reply = call(m, &why);
+  if (!reply) {
+    if (error)
+      *error = why.find("UNAUTHENTICATED") != std::string::npos ||
+                       why.find("BAD_CREDENTIALS") != std::string::npos
+                   ? "Your session on " + url_ + " has ended (" + why +
+                         "); log in again with `counterattack login " + it->second.name + "`."
+                   : why;
+    return false;
+  }
+  return true;
+}
+
+std::optional<wire::ServerMessage> Session::call(const wire::ClientMessage& msg, std::string* error,
+                                                 std::chrono::milliseconds timeout) {
+  if (!connected()) {
+    if (error) *error = "Not connected to " + url_ + ".";
+    return std::nullopt;
+  }
+  auto reply = conn_->request(msg, timeout);
+  if (!reply) {
+    if (error)
+      *error = conn_->is_open()
+                   ? "The server did not answer in time."
+                   : "Lost the connection to " + url_ + ": " + conn_->close_reason() + ".";
+    return std::nullopt;
+  }
+  if (reply->has_error()) {
+    if (error) *error = describe_error(reply->error());
+    return std::nullopt;
+  }
+  return reply;
+}
+
+bool Session::save_session(const wire::Session& s, bool make_default_server, std::string* error) {
+  SessionEntry e;
+  e.name = s.name();
+  e.token = s.token();
+  e.expires_unix = s.expires_unix();
+  cfg_.sessions[url_] = e;
+  if (make_default_server) cfg_.server = url_;
+  return cfg_.save(error);
+}
+
+bool Session::forget_session(std::string* error) {
+  cfg_.sessions.erase(url_);
+  return cfg_.save(error);
+}
+
+std::string to_json(const google::protobuf::Message& m, bool pretty) {
+  google::protobuf::util::JsonPrintOptions o;
+  o.preserve_proto_field_names = true;
+  o.always_print_primitive_fields = true;
+  o.add_whitespace = pretty;
+  std::string out;
+  (void)google::protobuf::util::MessageToJsonString(m, &out, o);
+  if (!pretty && !out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+std::string describe_error(const wire::Error& e) {
+  return (e.message().empty() ? std::string("The server refused") : e.message()) + " (" +
+         wire::ErrorCode_Name(e.code()) + ")";
+}
+
+std::string new_idempotency_key() {
+  std::random_device rd;
+  static const char* hex = "0123456789abcdef";
+  std::string k;
+  for (int i = 0; i < 32; ++i) k += hex[rd() & 15];
+  return k;
+}
+
+bool use_colour(const GlobalOptions& g) {
+  if (g.colour >= 0) return g.colour == 1;
+  if (std::getenv("NO_COLOR")) return false;
+  const char* term = std::getenv("TERM");
+  if (term && std::string(term) == "dumb") return false;
+  return ::isatty(STDOUT_FILENO);
+}
+
+void terminal_size(int* columns, int* lines) {
+  *columns = 120;
+  *lines = 40;
+  winsize ws{};
+  if (::isatty(STDOUT_FILENO) && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) {
+    *columns = ws.ws_col;
+    *lines = ws.ws_row;
+  }
+}
+
+}  // namespace counterattack::cli

@@ -1,0 +1,77 @@
+// A command's session with the server: settings from the config file and the
+// command line, the TLS connection, and the stored login.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <google/protobuf/message.h>
+
+#include "config.h"
+#include "connection.h"
+#include "wire.pb.h"
+
+namespace counterattack::cli {
+
+// Exit codes of the commands.
+enum Exit : int { kOk = 0, kFailed = 1, kUsage = 2, kRejected = 3 };
+
+struct GlobalOptions {
+  std::string server;  // empty: the config's, else kDefaultServer
+  bool insecure = false;
+  std::string pin;  // as typed
+  bool json = false;
+  int colour = -1;  // -1 automatic, 0 off, 1 on
+};
+
+class Session {
+ public:
+  explicit Session(GlobalOptions g);
+
+  // Reads the config file; false with a message when it is broken.
+  bool init(std::string* error);
+  const GlobalOptions& options() const { return g_; }
+  Config& config() { return cfg_; }
+  std::string url() const { return url_; }  // canonical server URL
+  bool logged_in() const;
+  std::string user() const;
+
+  // Opens the connection (TLS and WebSocket), remembering an explicit --pin.
+  bool connect(std::string* error);
+  // connect() and Resume with the stored token.
+  bool connect_and_resume(std::string* error);
+  Connection& conn() { return *conn_; }
+  bool connected() const { return conn_ && conn_->is_open(); }
+
+  // Sends a request and returns the reply; an Error reply or no reply gives
+  // nullopt with a sentence in *error.
+  std::optional<wire::ServerMessage> call(
+      const wire::ClientMessage& msg, std::string* error,
+      std::chrono::milliseconds timeout = std::chrono::seconds(15));
+
+  // Keeps a new session (Register, Login) for this server.
+  bool save_session(const wire::Session& s, bool make_default_server, std::string* error);
+  bool forget_session(std::string* error);
+
+ private:
+  GlobalOptions g_;
+  Config cfg_;
+  std::string url_;
+  Endpoint ep_;
+  std::unique_ptr<Connection> conn_;
+};
+
+// A protobuf message as JSON, field names as in the .proto files.
+std::string to_json(const google::protobuf::Message& m, bool pretty = false);
+// "message (CODE)" for an Error reply.
+std::string describe_error(const wire::Error& e);
+// A fresh random idempotency key.
+std::string new_idempotency_key();
+// Whether to draw with ANSI colour on standard output.
+bool use_colour(const GlobalOptions& g);
+// The terminal's size, or 120x40 when not a terminal.
+void terminal_size(int* columns, int* lines);
+
+}  // namespace counterattack::cli

@@ -1,0 +1,65 @@
+// One WebSocket-over-TLS connection to counterattackd: one protobuf envelope
+// per binary frame. An I/O thread reads and writes; callers wait for the reply
+// to a request (matched by request_id) or for pushed messages.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "wire.pb.h"
+
+namespace counterattack::cli {
+
+struct Endpoint {
+  std::string host, port, path = "/";
+  std::string url() const;  // canonical "wss://host:port"
+};
+// Parses wss://host[:port][/path]; the port defaults to 443.
+std::optional<Endpoint> parse_url(const std::string& url, std::string* error);
+
+// How the server's certificate is checked: by the system's CAs and the host
+// name (the default), not at all (insecure), or by its SHA-256 fingerprint.
+struct TlsPolicy {
+  bool insecure = false;
+  std::string pin;  // 64 lower-case hex digits, or empty
+};
+
+class Connection {
+ public:
+  Connection();
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // Connects, checks the certificate and opens the WebSocket. On failure
+  // returns false with a sentence in *error.
+  bool connect(const Endpoint& ep, const TlsPolicy& tls, std::chrono::milliseconds timeout,
+               std::string* error);
+  // The SHA-256 of the certificate the server presented (hex), once seen.
+  std::string peer_fingerprint() const;
+
+  // Sends a request (its request_id is set here) and waits for the reply.
+  // nullopt when the connection closed or the time ran out.
+  std::optional<wire::ServerMessage> request(wire::ClientMessage msg,
+                                             std::chrono::milliseconds timeout);
+  // Sends without waiting; returns the request_id used.
+  std::uint64_t send(wire::ClientMessage msg);
+  // The next pushed message (request_id 0, or a reply nobody waits for).
+  std::optional<wire::ServerMessage> next_push(std::chrono::milliseconds timeout);
+  // A file descriptor that is readable while pushes are queued or after the
+  // connection closed: for poll() next to standard input.
+  int notify_fd() const;
+  void drain_notify();
+
+  bool is_open() const;
+  std::string close_reason() const;
+  void close();
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace counterattack::cli

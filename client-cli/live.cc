@@ -1,0 +1,823 @@
+#include "live.h"
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <set>
+#include <thread>
+
+#include <editline/readline.h>
+
+#include "notation.h"
+#include "view_delta.h"
+
+namespace counterattack::cli {
+
+// ---------------------------------------------------------------------------
+// LiveGame
+// ---------------------------------------------------------------------------
+
+bool LiveGame::subscribe(std::string* error) {
+  wire::ClientMessage m;
+  m.mutable_watch()->set_game_id(id_);
+  m.mutable_watch()->set_from_version(has_view_ ? version_ : 0);
+  resync_ = false;
+  auto reply = s_.call(m, error);
+  if (!reply) return false;
+  handle(*reply);
+  // The full view may follow the acknowledgement as a pushed message.
+  if (!has_view_) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!has_view_ && std::chrono::steady_clock::now() < until) {
+      auto push = s_.conn().next_push(std::chrono::milliseconds(200));
+      if (push)
+        handle(*push);
+      else if (!s_.conn().is_open())
+        break;
+    }
+    if (!has_view_) {
+      if (error) *error = "The server sent no view of game " + id_ + ".";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool LiveGame::handle(const wire::ServerMessage& m) {
+  switch (m.body_case()) {
+    case wire::ServerMessage::kSnapshot: {
+      if (!m.snapshot().game_id().empty() && m.snapshot().game_id() != id_) return false;
+      view_ = m.snapshot().view();
+      version_ = m.snapshot().version();
+      has_view_ = true;
+      log_.assign(m.snapshot().recent_events().begin(), m.snapshot().recent_events().end());
+      shown_events_ = 0;
+      return true;
+    }
+    case wire::ServerMessage::kDelta: {
+      const auto& d = m.delta().delta();
+      if (!m.delta().game_id().empty() && m.delta().game_id() != id_) return false;
+      if (!has_view_) return false;
+      if (d.to_version() <= version_) return false;  // seen already
+      if (d.from_version() != version_) {
+        resync_ = true;  // a gap: ask for what was missed
+        return false;
+      }
+      if (!apply_delta(view_, d)) {
+        has_view_ = false;  // does not fit: start again from a full view
+        resync_ = true;
+        return false;
+      }
+      version_ = d.to_version();
+      log_.insert(log_.end(), d.events().begin(), d.events().end());
+      return true;
+    }
+    case wire::ServerMessage::kGameEnded: {
+      if (m.game_ended().game_id() != id_) return false;
+      ended_ = true;
+      std::string text = "The game is over: " + m.game_ended().result();
+      if (!m.game_ended().reason().empty()) text += " (" + m.game_ended().reason() + ")";
+      if (!m.game_ended().seed_hex().empty())
+        text +=
+            ". Dice seed: " + m.game_ended().seed_hex() + " (export the game to check every die).";
+      notices_.push_back(text);
+      return true;
+    }
+    case wire::ServerMessage::kChat: {
+      const auto& c = m.chat();
+      if (c.game_id() != id_) return false;
+      notices_.push_back("[" +
+                         std::string(c.channel() == wire::SPECTATORS ? "spectators" : "chat") +
+                         "] " + c.from() + ": " + c.text());
+      return false;
+    }
+    case wire::ServerMessage::kDrawOffered:
+      if (m.draw_offered().game_id() != id_) return false;
+      notices_.push_back(m.draw_offered().by() + " offers a draw.");
+      return false;
+    case wire::ServerMessage::kDrawDeclined:
+      if (m.draw_declined().game_id() != id_) return false;
+      notices_.push_back(m.draw_declined().by() + " declines the draw.");
+      return false;
+    case wire::ServerMessage::kError:
+      notices_.push_back("Server: " + describe_error(m.error()));
+      return false;
+    default:
+      return false;
+  }
+}
+
+bool LiveGame::reconnect(const std::function<void(const std::string&)>& say, int max_seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(max_seconds);
+  int wait_ms = 250;
+  while (std::chrono::steady_clock::now() < until) {
+    std::string why;
+    if (s_.connect_and_resume(&why) && subscribe(&why)) {
+      say("Reconnected; at version " + std::to_string(version_) + ".");
+      return true;
+    }
+    if (why.find("session") != std::string::npos && why.find("ended") != std::string::npos) {
+      say(why);
+      return false;  // retrying will not help
+    }
+    say("Reconnecting (" + why + ")...");
+    std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+    wait_ms = std::min(wait_ms * 2, 5000);
+  }
+  return false;
+}
+
+std::vector<std::string> LiveGame::take_notices() {
+  auto n = std::move(notices_);
+  notices_.clear();
+  return n;
+}
+
+std::vector<game::Event> LiveGame::take_new_events() {
+  std::vector<game::Event> out(
+      log_.begin() + static_cast<long>(std::min(shown_events_, log_.size())), log_.end());
+  shown_events_ = log_.size();
+  return out;
+}
+
+OrderOutcome submit_order(Session& s, const std::string& game_id, const game::Order& order,
+                          const std::string& key) {
+  OrderOutcome out;
+  wire::ClientMessage m;
+  auto* so = m.mutable_submit_order();
+  so->set_game_id(game_id);
+  so->set_idempotency_key(key);
+  *so->mutable_order() = order;
+  if (!s.connected()) return out;
+  auto reply = s.conn().request(m, std::chrono::seconds(15));
+  if (!reply) return out;
+  out.answered = true;
+  if (reply->has_order_accepted()) {
+    out.accepted = true;
+    out.version = reply->order_accepted().version();
+  } else if (reply->has_order_rejected()) {
+    out.code = game::RejectCode_Name(reply->order_rejected().rejection().code());
+    out.reason = reply->order_rejected().rejection().reason();
+  } else if (reply->has_error()) {
+    out.code = wire::ErrorCode_Name(reply->error().code());
+    out.reason = reply->error().message();
+  } else {
+    out.code = "UNEXPECTED";
+    out.reason = "The server answered the order with something else.";
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// watch
+// ---------------------------------------------------------------------------
+
+namespace {
+
+std::string clear_screen(bool colour) {
+  return colour ? "\033[H\033[2J" : "\n";
+}
+
+void say_err(const std::string& s) {
+  std::cerr << s << std::endl;
+}
+
+}  // namespace
+
+int run_watch(Session& s, const Scenario& sc, const std::string& game_id, const RenderOptions& ro,
+              bool json) {
+  std::string why;
+  if (!s.connect_and_resume(&why)) {
+    say_err(why);
+    return kFailed;
+  }
+  LiveGame g(s, game_id);
+  if (!g.subscribe(&why)) {
+    say_err(why);
+    return kFailed;
+  }
+  auto draw = [&] {
+    if (json) return;
+    std::cout << clear_screen(ro.colour) << render_screen(sc, g.view(), g.log(), ro) << std::flush;
+  };
+  auto notices = [&] {
+    for (const auto& n : g.take_notices()) {
+      if (json)
+        std::cerr << n << std::endl;
+      else
+        std::cout << n << std::endl;
+    }
+  };
+  if (json) {
+    wire::ServerMessage first;
+    first.mutable_snapshot()->set_game_id(game_id);
+    first.mutable_snapshot()->set_version(g.version());
+    *first.mutable_snapshot()->mutable_view() = g.view();
+    std::cout << to_json(first) << std::endl;
+  }
+  draw();
+  while (!g.ended()) {
+    auto m = s.conn().next_push(std::chrono::milliseconds(500));
+    if (m) {
+      if (json) std::cout << to_json(*m) << std::endl;
+      if (g.handle(*m)) draw();
+      notices();
+      if (g.needs_resync() && !g.subscribe(&why)) say_err(why);
+      continue;
+    }
+    if (!s.conn().is_open()) {
+      say_err("Lost the connection: " + s.conn().close_reason() + ". Reconnecting...");
+      if (!g.reconnect(say_err, 600)) {
+        say_err("Could not reconnect; giving up.");
+        return kFailed;
+      }
+      if (json) {
+        std::cerr << "resumed at version " << g.version() << std::endl;
+      }
+      draw();
+    }
+  }
+  // The last delta may come just after the end of the game is announced.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  while (std::chrono::steady_clock::now() < until) {
+    auto m = s.conn().next_push(std::chrono::milliseconds(300));
+    if (!m) {
+      if (g.view().decision().kind() == game::Decision::GAME_OVER) break;
+      continue;
+    }
+    if (json) std::cout << to_json(*m) << std::endl;
+    g.handle(*m);
+  }
+  draw();
+  notices();
+  if (json) {
+    std::cout << "{\"final_version\":" << g.version() << ",\"final_view\":" << to_json(g.view())
+              << "}" << std::endl;
+  }
+  return kOk;
+}
+
+// ---------------------------------------------------------------------------
+// The interactive shell
+// ---------------------------------------------------------------------------
+
+namespace {
+
+const std::vector<std::string>& shell_words() {
+  static const std::vector<std::string> w = {
+      "help",     "show", "map",   "at",   "full", "stack", "log",    "hand",    "units",
+      "decision", "chat", "games", "open", "join", "new",   "resign", "refresh", "quit"};
+  return w;
+}
+
+class Shell;
+Shell* g_shell = nullptr;  // libedit's callbacks are plain functions
+
+class Shell {
+ public:
+  Shell(Session& s, const Scenario& sc, RenderOptions ro)
+      : s_(s), sc_(sc), ro_(ro), tty_(::isatty(STDIN_FILENO)) {}
+
+  int run(const std::string& game_id) {
+    std::string why;
+    if (!s_.connect_and_resume(&why)) {
+      say_err(why);
+      return kFailed;
+    }
+    out("Connected to " + s_.url() + " as " + s_.user() +
+        ". Type help for the commands, quit to leave.");
+    if (!game_id.empty())
+      open_game(game_id);
+    else
+      list_games();
+    if (tty_) {
+      g_shell = this;
+      rl_readline_name = "counterattack";
+      rl_attempted_completion_function = &Shell::complete;
+      history_path_ = Config::dir() + "/history";
+      using_history();
+      read_history(history_path_.c_str());
+      rl_callback_handler_install(prompt().c_str(), &Shell::on_line);
+      rl_bind_key('\t', rl_complete);
+    }
+    while (running_) {
+      pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0},
+                       {s_.connected() ? s_.conn().notify_fd() : -1, POLLIN, 0}};
+      const int n = ::poll(fds, 2, 1000);
+      if (n < 0 && errno != EINTR) break;
+      if (fds[1].revents & POLLIN) {
+        s_.conn().drain_notify();
+        pump();
+      }
+      if (fds[0].revents & (POLLIN | POLLHUP)) {
+        if (tty_)
+          rl_callback_read_char();
+        else
+          read_lines();
+      }
+      if (!s_.connected()) recover_connection();
+    }
+    if (tty_) {
+      rl_callback_handler_remove();
+      write_history(history_path_.c_str());
+      g_shell = nullptr;
+      std::cout << std::endl;
+    }
+    return kOk;
+  }
+
+ private:
+  // --- output that keeps the input line intact ---
+  void out(const std::string& text) {
+    if (tty_ && g_shell) {
+      std::cout << "\r\033[K" << text;
+      if (!text.empty() && text.back() != '\n') std::cout << "\n";
+      std::cout << std::flush;
+      rl_forced_update_display();
+    } else {
+      std::cout << text;
+      if (!text.empty() && text.back() != '\n') std::cout << "\n";
+      std::cout << std::flush;
+    }
+  }
+  void say_err(const std::string& text) { out(text); }
+
+  std::string prompt() const {
+    if (!game_ || !game_->has_view()) return "counterattack> ";
+    const auto& v = game_->view();
+    const auto& h = v.header();
+    std::string p = game_->id() + " T" + std::to_string(h.turn()) + " " + h.phase();
+    if (!h.step().empty()) p += "/" + h.step();
+    if (v.decision().kind() == game::Decision::GAME_OVER)
+      p += " (over)";
+    else if (v.decision().side() == viewer_side(v))
+      p += " (you)";
+    return p + "> ";
+  }
+  void update_prompt() {
+    if (tty_ && g_shell) rl_set_prompt(prompt().c_str());
+  }
+
+  void draw() {
+    if (!game_ || !game_->has_view()) return;
+    RenderOptions ro = ro_;
+    ro.center_hex = center_;
+    ro.full = full_;
+    game_->take_new_events();
+    const std::string screen = render_screen(sc_, game_->view(), game_->log(), ro);
+    if (tty_)
+      out(clear_screen(ro.colour) + screen);
+    else
+      out(screen);
+    last_decision_ = game_->view().decision().SerializeAsString();
+  }
+
+  // What changed, in a few lines (for scripts reading standard output).
+  void report_changes() {
+    if (!game_ || !game_->has_view()) return;
+    for (const auto& e : game_->take_new_events()) out("  " + e.text());
+    const std::string d = game_->view().decision().SerializeAsString();
+    if (d != last_decision_) {
+      last_decision_ = d;
+      out(render_decision(game_->view(), ro_));
+    }
+  }
+
+  void changed() {
+    update_prompt();
+    if (tty_)
+      draw();
+    else
+      report_changes();
+  }
+
+  // Handles every message waiting.
+  void pump() {
+    bool any = false;
+    while (s_.connected()) {
+      auto m = s_.conn().next_push(std::chrono::milliseconds(0));
+      if (!m) break;
+      if (game_ && game_->handle(*m)) any = true;
+      if (game_) {
+        for (const auto& n : game_->take_notices()) out(n);
+        if (game_->needs_resync()) {
+          std::string why;
+          if (!game_->subscribe(&why)) out(why);
+          any = true;
+        }
+      }
+    }
+    if (any) changed();
+  }
+
+  void recover_connection() {
+    out("Lost the connection: " + s_.conn().close_reason() + ". Reconnecting...");
+    if (game_) {
+      if (!game_->reconnect([this](const std::string& t) { out(t); }, 600)) {
+        out("Could not reconnect; leaving.");
+        running_ = false;
+        return;
+      }
+      changed();
+    } else {
+      std::string why;
+      if (!s_.connect_and_resume(&why)) {
+        out(why);
+        running_ = false;
+      }
+    }
+  }
+
+  void read_lines() {
+    char buf[4096];
+    const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+    if (n <= 0) {
+      if (!pending_.empty()) execute(pending_);
+      running_ = false;
+      return;
+    }
+    pending_.append(buf, static_cast<size_t>(n));
+    for (size_t nl; running_ && (nl = pending_.find('\n')) != std::string::npos;) {
+      std::string line = pending_.substr(0, nl);
+      pending_.erase(0, nl + 1);
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      execute(line);
+    }
+  }
+
+  static void on_line(char* line) {
+    Shell* sh = g_shell;
+    if (!line) {
+      sh->running_ = false;
+      return;
+    }
+    std::string text(line);
+    std::free(line);
+    if (!split_words(text).empty()) add_history(text.c_str());
+    std::cout << std::flush;
+    sh->execute(text);
+    if (sh->running_) sh->update_prompt();
+  }
+
+  // --- completion ---
+  static char* generate(const char* text, int state) {
+    static std::vector<std::string> matches;
+    static size_t next = 0;
+    if (state == 0) {
+      matches.clear();
+      next = 0;
+      if (g_shell) {
+        std::string lower_text(text);
+        std::transform(lower_text.begin(), lower_text.end(), lower_text.begin(), ::tolower);
+        for (const auto& w : g_shell->completion_words()) {
+          std::string lw = w;
+          std::transform(lw.begin(), lw.end(), lw.begin(), ::tolower);
+          if (lw.rfind(lower_text, 0) == 0) matches.push_back(w);
+        }
+      }
+    }
+    if (next >= matches.size()) return nullptr;
+    return strdup(matches[next++].c_str());
+  }
+  static char** complete(const char* text, int start, int) {
+    if (g_shell)
+      g_shell->completing_first_ =
+          start == 0 ||
+          split_words(std::string(rl_line_buffer, static_cast<size_t>(start))).empty();
+    rl_attempted_completion_over = 1;
+    return rl_completion_matches(text, &Shell::generate);
+  }
+  std::vector<std::string> completion_words() const {
+    std::vector<std::string> w;
+    if (completing_first_) {
+      w = order_words();
+      w.insert(w.end(), shell_words().begin(), shell_words().end());
+      return w;
+    }
+    std::set<std::string> set;
+    if (game_ && game_->has_view()) {
+      const auto& v = game_->view();
+      for (const auto& u : own_units(v)) set.insert(u);
+      for (const auto& c : v.decision().candidates()) set.insert(c);
+      for (const auto& st : v.stacks()) set.insert(st.location());
+      for (const auto& h : v.hands()) {
+        if (h.side() == viewer_side(v)) set.insert(h.chits().begin(), h.chits().end());
+      }
+      for (const auto& m : v.artillery()) set.insert(m.id());
+      for (const auto& m : v.stukas()) set.insert(m.id());
+      RenderOptions ro = ro_;
+      ro.center_hex = center_;
+      const Window win = map_window(sc_, v, ro);
+      for (const auto& h : sc_.hexes) {
+        if (win.contains(h.id)) set.insert(format_hex(h.id));
+      }
+    }
+    for (const auto& f : sc_.formations) set.insert(f.id);
+    for (const char* k : {"WARSAW", "with", "at", "corps", "elastic", "desperate", "+47", "reroll",
+                          "reactivate", "noncontiguous", "division"})
+      set.insert(k);
+    return {set.begin(), set.end()};
+  }
+
+  // --- commands ---
+  void execute(const std::string& line) {
+    const auto w = split_words(line);
+    if (w.empty()) return;
+    std::string cmd = w[0];
+    std::transform(cmd.begin(), cmd.end(), cmd.begin(), ::tolower);
+    auto rest = [&](size_t from) {
+      std::string r;
+      for (size_t i = from; i < w.size(); ++i) r += (i > from ? " " : "") + w[i];
+      return r;
+    };
+    if (cmd == "quit" || cmd == "exit" || cmd == "q") {
+      running_ = false;
+    } else if (cmd == "help" || cmd == "h") {
+      help(w.size() > 1 ? w[1] : "");
+    } else if (cmd == "show" || cmd == "map" || cmd == "at") {
+      if (w.size() > 1) {
+        auto hex = parse_hex(w[1]);
+        if (!hex || !in_map_frame(sc_, *hex)) {
+          out(w[1] + " is not a hex of the map.");
+          return;
+        }
+        center_ = *hex;
+      }
+      full_ = false;
+      if (need_game()) draw();
+    } else if (cmd == "full") {
+      full_ = true;
+      if (need_game()) draw();
+      full_ = false;
+    } else if (cmd == "stack") {
+      if (w.size() < 2) {
+        out("stack HEX: what is at a location.");
+        return;
+      }
+      if (need_game()) stack(w[1]);
+    } else if (cmd == "log") {
+      if (!need_game()) return;
+      RenderOptions ro = ro_;
+      ro.log_lines = w.size() > 1 ? std::max(1, std::atoi(w[1].c_str())) : 0;
+      out(render_events(game_->log(), ro));
+    } else if (cmd == "hand") {
+      if (need_game()) out(render_hands(sc_, game_->view(), ro_));
+    } else if (cmd == "units") {
+      if (need_game()) units();
+    } else if (cmd == "decision" || cmd == "?") {
+      if (need_game()) out(render_decision(game_->view(), ro_));
+    } else if (cmd == "chat" || cmd == "say") {
+      if (need_game()) chat(rest(1));
+    } else if (cmd == "games") {
+      list_games();
+    } else if (cmd == "open" || cmd == "play" || cmd == "watch") {
+      if (w.size() < 2)
+        out(cmd + " GAME");
+      else
+        open_game(w[1]);
+    } else if (cmd == "join") {
+      if (w.size() < 2)
+        out("join GAME [INVITE]");
+      else
+        join(w[1], w.size() > 2 ? w[2] : "");
+    } else if (cmd == "new") {
+      create(w);
+    } else if (cmd == "resign") {
+      if (!need_game()) return;
+      if (w.size() < 2 || w[1] != "yes")
+        out("Type `resign yes` to resign game " + game_->id() + ".");
+      else
+        resign();
+    } else if (cmd == "refresh") {
+      if (need_game()) {
+        std::string why;
+        game_ = std::make_unique<LiveGame>(s_, game_->id());
+        if (!game_->subscribe(&why))
+          out(why);
+        else
+          draw();
+      }
+    } else {
+      order(line);
+    }
+  }
+
+  bool need_game() {
+    if (game_ && game_->has_view()) return true;
+    out("No game open: `games` lists yours, `open GAME` opens one.");
+    return false;
+  }
+
+  void help(const std::string& word) {
+    if (!word.empty()) {
+      const std::string u = order_usage(word);
+      out(u.empty() ? "No order '" + word + "'." : u);
+      return;
+    }
+    std::string t = "Orders (sent to the server for the open game):\n";
+    for (const auto& o : order_words()) t += "  " + order_usage(o) + "\n";
+    t += "Commands:\n"
+         "  show [HEX] | map [HEX] | at HEX   draw the game, the map window centred on HEX\n"
+         "  full                             the whole map, small\n"
+         "  stack HEX                        what is at a hex (or WARSAW, an entry point)\n"
+         "  log [N]                          the game log (the last N events)\n"
+         "  hand | units | decision          your event chits, your units, what is asked now\n"
+         "  chat TEXT                        a message to your opponent\n"
+         "  games | open GAME | join GAME [INVITE] | new soviet|german|random [private]\n"
+         "  resign yes | refresh | quit\n"
+         "Tab completes commands, unit ids, hexes and chits; up and down arrows recall earlier "
+         "lines.";
+    out(t);
+  }
+
+  void stack(const std::string& where) {
+    auto l = sc_.parse_location(where);
+    if (!l) {
+      out("'" + where + "' is not a location.");
+      return;
+    }
+    const std::string name = sc_.location_name(*l);
+    game::View only = game_->view();
+    only.clear_stacks();
+    for (const auto& st : game_->view().stacks()) {
+      if (st.location() == name) *only.add_stacks() = st;
+    }
+    RenderOptions ro = ro_;
+    ro.full = true;
+    const std::string text = render_stacks(sc_, only, ro);
+    out(text.empty() ? "Nothing seen at " + name + "." : text);
+  }
+
+  void units() {
+    const auto& v = game_->view();
+    std::string t;
+    for (const auto& st : v.stacks()) {
+      if (st.side() != viewer_side(v)) continue;
+      for (const auto& u : st.units()) {
+        t += "  " + u.id() + " at " + st.location() + (u.moved() ? " (Moved)" : "") +
+             (u.reserve() ? " (reserve)" : "") + "\n";
+      }
+    }
+    out(t.empty() ? "None of your units is on the board." : t);
+  }
+
+  void chat(const std::string& text) {
+    if (text.empty()) {
+      out("chat TEXT");
+      return;
+    }
+    wire::ClientMessage m;
+    m.mutable_send_chat()->set_game_id(game_->id());
+    m.mutable_send_chat()->set_channel(wire::PLAYERS);
+    m.mutable_send_chat()->set_text(text);
+    std::string why;
+    if (!s_.call(m, &why)) out(why);
+  }
+
+  void list_games() {
+    wire::ClientMessage m;
+    m.mutable_my_games();
+    std::string why;
+    auto reply = s_.call(m, &why);
+    if (!reply) {
+      out(why);
+      return;
+    }
+    std::string t = "Your games:\n";
+    if (reply->game_list().games().empty())
+      t += "  none (new soviet|german|random creates one; join GAME joins one)\n";
+    for (const auto& g : reply->game_list().games()) {
+      t += "  " + g.game_id() + "  " + g.status() + "  Soviet " +
+           (g.soviet().empty() ? "(open)" : g.soviet()) + ", German " +
+           (g.german().empty() ? "(open)" : g.german()) + ", turn " + std::to_string(g.turn()) +
+           (g.your_side().empty() ? "" : ", you play " + g.your_side()) +
+           (g.result().empty() ? "" : ", " + g.result()) + "\n";
+    }
+    out(t);
+  }
+
+  void open_game(const std::string& id) {
+    auto g = std::make_unique<LiveGame>(s_, id);
+    std::string why;
+    if (!g->subscribe(&why)) {
+      out(why);
+      return;
+    }
+    if (game_) {
+      wire::ClientMessage m;
+      m.mutable_unwatch()->set_game_id(game_->id());
+      s_.conn().send(m);
+    }
+    game_ = std::move(g);
+    center_ = 0;
+    update_prompt();
+    draw();
+  }
+
+  void join(const std::string& id, const std::string& invite) {
+    wire::ClientMessage m;
+    m.mutable_join_game()->set_game_id(id);
+    m.mutable_join_game()->set_invite_code(invite);
+    std::string why;
+    auto reply = s_.call(m, &why);
+    if (!reply) {
+      out(why);
+      return;
+    }
+    out("Joined game " + id +
+        (reply->has_game() && !reply->game().your_side().empty()
+             ? " as the " + reply->game().your_side() + " player."
+             : "."));
+    open_game(id);
+  }
+
+  void create(const std::vector<std::string>& w) {
+    wire::ClientMessage m;
+    auto* c = m.mutable_create_game();
+    c->set_side(wire::CHOOSE_RANDOM);
+    for (size_t i = 1; i < w.size(); ++i) {
+      if (w[i] == "soviet")
+        c->set_side(wire::CHOOSE_SOVIET);
+      else if (w[i] == "german")
+        c->set_side(wire::CHOOSE_GERMAN);
+      else if (w[i] == "random")
+        c->set_side(wire::CHOOSE_RANDOM);
+      else if (w[i] == "private")
+        c->set_private_(true);
+      else
+        c->add_options(w[i]);
+    }
+    std::string why;
+    auto reply = s_.call(m, &why);
+    if (!reply) {
+      out(why);
+      return;
+    }
+    const auto& gc = reply->game_created();
+    out("Created game " + gc.game().game_id() +
+        (gc.invite_code().empty() ? "" : " (invite code " + gc.invite_code() + ")") +
+        ". Your opponent joins with: counterattack join " + gc.game().game_id() +
+        (gc.invite_code().empty() ? "" : " --invite " + gc.invite_code()));
+    open_game(gc.game().game_id());
+  }
+
+  void resign() {
+    wire::ClientMessage m;
+    m.mutable_resign()->set_game_id(game_->id());
+    std::string why;
+    if (!s_.call(m, &why))
+      out(why);
+    else
+      out("You resigned.");
+  }
+
+  void order(const std::string& line) {
+    auto parsed = parse_order(line, sc_);
+    if (!parsed.ok()) {
+      out(parsed.error);
+      return;
+    }
+    if (!need_game()) return;
+    const std::string key = new_idempotency_key();
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      auto r = submit_order(s_, game_->id(), *parsed.order, key);
+      if (r.answered) {
+        if (r.accepted)
+          out("Accepted: " + format_order(*parsed.order) + " (version " +
+              std::to_string(r.version) + ").");
+        else
+          out("Rejected: " + r.reason + (r.code.empty() ? "" : " [" + r.code + "]"));
+        pump();
+        return;
+      }
+      // No answer: reconnect and send the same order again; its key keeps it from being applied
+      // twice.
+      if (!game_->reconnect([this](const std::string& t) { out(t); }, 60)) break;
+    }
+    out("The order got no answer; check with `show` whether it was applied.");
+  }
+
+  Session& s_;
+  const Scenario& sc_;
+  RenderOptions ro_;
+  bool tty_;
+  bool running_ = true;
+  bool completing_first_ = true;
+  bool full_ = false;
+  int center_ = 0;
+  std::unique_ptr<LiveGame> game_;
+  std::string pending_, last_decision_, history_path_;
+};
+
+}  // namespace
+
+int run_play(Session& s, const Scenario& sc, const std::string& game_id, const RenderOptions& ro) {
+  Shell sh(s, sc, ro);
+  return sh.run(game_id);
+}
+
+}  // namespace counterattack::cli

@@ -1,0 +1,75 @@
+// Live mode: a game followed as it is played (watch), and the interactive
+// player's shell (play). Both apply the server's deltas to the last view and
+// reconnect and resume by themselves.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "client.h"
+#include "game.pb.h"
+#include "render.h"
+#include "scenario.h"
+#include "wire.pb.h"
+
+namespace counterattack::cli {
+
+class LiveGame {
+ public:
+  LiveGame(Session& s, std::string game_id) : s_(s), id_(std::move(game_id)) {}
+
+  // Watch from the last version applied (0 at first: a full view).
+  bool subscribe(std::string* error);
+  // Applies one message from the server; true when what the player sees changed.
+  bool handle(const wire::ServerMessage& m);
+  // Reconnects, resumes and subscribes again, retrying for up to max_seconds.
+  bool reconnect(const std::function<void(const std::string&)>& say, int max_seconds);
+
+  const std::string& id() const { return id_; }
+  bool has_view() const { return has_view_; }
+  const game::View& view() const { return view_; }
+  std::int64_t version() const { return version_; }
+  const std::vector<game::Event>& log() const { return log_; }
+  bool ended() const {
+    return ended_ || (has_view_ && view_.decision().kind() == game::Decision::GAME_OVER);
+  }
+  bool needs_resync() const { return resync_; }
+  // Lines to show once (chat, draw offers, the end of the game), taken by the caller.
+  std::vector<std::string> take_notices();
+  // Events received since the last call.
+  std::vector<game::Event> take_new_events();
+
+ private:
+  Session& s_;
+  std::string id_;
+  game::View view_;
+  bool has_view_ = false;
+  std::int64_t version_ = 0;
+  std::vector<game::Event> log_;
+  size_t shown_events_ = 0;
+  bool ended_ = false;
+  bool resync_ = false;
+  std::vector<std::string> notices_;
+};
+
+// `watch GAME`: draws the game after every change until it ends. With json,
+// prints every server message as one JSON line, then the final view.
+int run_watch(Session& s, const Scenario& sc, const std::string& game_id, const RenderOptions& ro,
+              bool json);
+
+// `play [GAME]` or no command: the interactive shell.
+int run_play(Session& s, const Scenario& sc, const std::string& game_id, const RenderOptions& ro);
+
+// Waits for the reply to an order and says what became of it.
+struct OrderOutcome {
+  bool answered = false;
+  bool accepted = false;
+  std::int64_t version = 0;
+  std::string code, reason;  // rejection, or error
+};
+OrderOutcome submit_order(Session& s, const std::string& game_id, const game::Order& order,
+                          const std::string& key);
+
+}  // namespace counterattack::cli

@@ -1,0 +1,442 @@
+// counterattack: the command-line client of the Model's Counterattack server.
+#include <termios.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "client.h"
+#include "live.h"
+#include "notation.h"
+#include "render.h"
+#include "scenario.h"
+
+namespace cli = counterattack::cli;
+namespace wire = counterattack::wire;
+namespace game = counterattack::game;
+using cli::Exit;
+
+namespace {
+
+int fail(const cli::GlobalOptions& g, const std::string& why, int code = cli::kFailed) {
+  if (g.json) std::cout << nlohmann::json{{"error", why}}.dump() << std::endl;
+  std::cerr << why << std::endl;
+  return code;
+}
+
+// A password: from standard input when it is not a terminal, else typed without echo.
+std::string read_password(const std::string& prompt) {
+  std::string pw;
+  if (!::isatty(STDIN_FILENO)) {
+    std::getline(std::cin, pw);
+    if (!pw.empty() && pw.back() == '\r') pw.pop_back();
+    return pw;
+  }
+  std::cerr << prompt << std::flush;
+  termios old{};
+  ::tcgetattr(STDIN_FILENO, &old);
+  termios quiet = old;
+  quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
+  ::tcsetattr(STDIN_FILENO, TCSANOW, &quiet);
+  std::getline(std::cin, pw);
+  ::tcsetattr(STDIN_FILENO, TCSANOW, &old);
+  std::cerr << std::endl;
+  return pw;
+}
+
+cli::RenderOptions render_options(const cli::GlobalOptions& g) {
+  cli::RenderOptions ro;
+  ro.colour = cli::use_colour(g);
+  int cols = 0, lines = 0;
+  cli::terminal_size(&cols, &lines);
+  ro.width = std::min(cols, 120);
+  // Leave room for the tracks, the stacks and the log below the map.
+  ro.hex_rows = std::clamp((lines - 22) / 2, 6, 20);
+  return ro;
+}
+
+std::string summary_line(const wire::GameSummary& g) {
+  std::string s = g.game_id() + "  " + g.status();
+  s += "  Soviet: " + (g.soviet().empty() ? std::string("(open)") : g.soviet());
+  s += "  German: " + (g.german().empty() ? std::string("(open)") : g.german());
+  if (g.turn() > 0) s += "  turn " + std::to_string(g.turn());
+  if (!g.your_side().empty()) s += "  you: " + g.your_side();
+  if (g.status() == "playing" && g.to_decide() != game::SIDE_UNSPECIFIED) {
+    s += "  to decide: " + std::string(g.to_decide() == game::SOVIET ? "soviet" : "german");
+  }
+  if (g.private_()) s += "  private";
+  if (g.options_size()) {
+    s += "  options:";
+    for (const auto& o : g.options()) s += " " + o;
+  }
+  if (!g.result().empty()) s += "  " + g.result();
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "counterattack: play Model's Counterattack on a server.\n"
+      "Without a command: the interactive shell. Settings and your session live in\n"
+      "$XDG_CONFIG_HOME/counterattack/config.json (default ~/.config/counterattack/)."};
+  app.require_subcommand(0, 1);
+  app.fallthrough();
+  cli::GlobalOptions g;
+  bool no_colour = false, colour = false;
+  app.add_option(
+      "--server", g.server,
+      "Server URL, wss://host:port (default: the configured one, else wss://127.0.0.1:8443)");
+  app.add_flag("--insecure", g.insecure,
+               "Accept any server certificate (a self-signed test server)");
+  app.add_option("--pin", g.pin,
+                 "Accept the server certificate with this SHA-256 fingerprint, and remember it for "
+                 "this server");
+  app.add_flag("--json", g.json, "Output JSON for scripts");
+  app.add_flag("--no-colour,--no-color", no_colour, "Draw without ANSI colour");
+  app.add_flag("--colour,--color", colour, "Draw with ANSI colour even when not on a terminal");
+
+  std::string name, game_id, side = "random", invite, at, text;
+  std::vector<std::string> options, notation;
+  bool priv = false, full = false, spectators = false, open_only = false, yes = false;
+  int log_lines = 12;
+
+  auto* reg = app.add_subcommand("register",
+                                 "Create an account and log in (the password is read from standard "
+                                 "input when it is not a terminal)");
+  reg->add_option("NAME", name, "Player name: 3-24 letters, digits, _ or -")->required();
+  auto* login = app.add_subcommand("login", "Log in; the session is kept in your config directory");
+  login->add_option("NAME", name, "Player name")->required();
+  auto* logout = app.add_subcommand("logout", "End the session on this server");
+  auto* games =
+      app.add_subcommand("games", "Your games and the open games waiting for an opponent");
+  games->add_flag("--open", open_only, "Only the open games");
+  auto* create = app.add_subcommand("new", "Create a game and print its id");
+  create->add_option("--side", side, "Your side: soviet, german or random")
+      ->check(CLI::IsMember({"soviet", "german", "random"}));
+  create->add_flag("--private", priv, "Only a player with the invite code can join");
+  create->add_option("--option", options,
+                     "An optional rule by key (repeatable): limited_german_activation, "
+                     "red_army_flexibility, limited_bonus, red_army_elastic_defense");
+  auto* join = app.add_subcommand("join", "Join an open game");
+  join->add_option("GAME", game_id, "Game id")->required();
+  join->add_option("--invite", invite, "Invite code of a private game");
+  auto* show = app.add_subcommand(
+      "show", "Show a game as you see it: map, tracks, chits, log and the decision asked");
+  show->add_option("GAME", game_id, "Game id")->required();
+  show->add_option("--at", at, "Centre the map window on this hex (1708)");
+  show->add_flag("--full", full, "The whole map (small) and every stack");
+  show->add_option("--log", log_lines, "Events of the log to show (0: all)");
+  auto* order =
+      app.add_subcommand("order", "Send one order, e.g.: order GAME move 3TC/50 1708 1709");
+  order->add_option("GAME", game_id, "Game id")->required();
+  order->add_option("ORDER", notation, "The order in notation (see `counterattack order --help`)")
+      ->required();
+  order->footer(
+      "Orders:\n  move UNIT... HEX...          move 3TC/50 3TC/51 1708 1709 1809\n"
+      "  done                         end the step, or pass\n"
+      "  corps CORPS [+47]            corps 3TC +47\n"
+      "  pd | lift | reserve | unreserve UNIT...\n"
+      "  break UNIT HEX [UNIT HEX...] | stand     answer an enemy entering your ZOC\n"
+      "  play CHIT [UNIT...] [corps X] [at HEX]\n"
+      "  recover UNIT [HEX|WARSAW] | suppress UNIT... | choose UNIT|MARKER...\n"
+      "  overrun UNIT... HEX | barrage MARKER HEX | attack UNIT... HEX [with MARKER]\n"
+      "  support MARKER | nosupport | losses UNIT... [elastic N] [desperate N]\n"
+      "  retreat UNIT HEX... | advance [UNIT... HEX...]\n"
+      "  model reroll | model reactivate UNIT... | model noncontiguous | model division\n"
+      "Exit status: 0 accepted, 3 rejected (the reason is printed), 2 not understood, 1 no "
+      "answer.");
+  auto* resign = app.add_subcommand("resign", "Resign a game");
+  resign->add_option("GAME", game_id, "Game id")->required();
+  resign->add_flag("--yes,-y", yes, "Do not ask");
+  auto* chat = app.add_subcommand("chat", "Send a chat message to a game");
+  chat->add_option("GAME", game_id, "Game id")->required();
+  chat->add_option("TEXT", notation, "The message")->required();
+  chat->add_flag("--spectators", spectators, "To the spectators' channel");
+  auto* watch =
+      app.add_subcommand("watch", "Follow a game live until it ends (redrawn after every change)");
+  watch->add_option("GAME", game_id, "Game id")->required();
+  watch->add_option("--at", at, "Centre the map window on this hex");
+  auto* exp = app.add_subcommand(
+      "export", "Print the game's log as JSON (with the seed and the full view once it has ended)");
+  exp->add_option("GAME", game_id, "Game id")->required();
+  auto* play = app.add_subcommand("play", "The interactive shell, with a game open");
+  play->add_option("GAME", game_id, "Game id");
+  auto* fingerprint = app.add_subcommand(
+      "fingerprint", "Print the SHA-256 fingerprint of the server's certificate, to pin it");
+
+  CLI11_PARSE(app, argc, argv);
+  if (no_colour)
+    g.colour = 0;
+  else if (colour)
+    g.colour = 1;
+
+  cli::Session s(g);
+  std::string why;
+  if (!s.init(&why)) return fail(g, why, cli::kUsage);
+  const auto sc = counterattack::default_scenario();
+  cli::RenderOptions ro = render_options(g);
+
+  if (*reg || *login) {
+    const bool is_reg = reg->parsed();
+    std::string pw = read_password("Password: ");
+    if (is_reg && ::isatty(STDIN_FILENO) && read_password("Again: ") != pw)
+      return fail(g, "The passwords differ.", cli::kUsage);
+    if (!s.connect(&why)) return fail(g, why);
+    wire::ClientMessage m;
+    if (is_reg) {
+      m.mutable_register_()->set_name(name);
+      m.mutable_register_()->set_password(pw);
+    } else {
+      m.mutable_login()->set_name(name);
+      m.mutable_login()->set_password(pw);
+    }
+    auto reply = s.call(m, &why);
+    if (!reply) return fail(g, why);
+    if (!reply->has_session()) return fail(g, "The server did not open a session.");
+    if (!s.save_session(reply->session(), !g.server.empty() || s.config().server.empty(), &why))
+      return fail(g, why);
+    if (g.json) {
+      std::cout << nlohmann::json{{"name", reply->session().name()},
+                                  {"server", s.url()},
+                                  {"expires_unix", reply->session().expires_unix()}}
+                       .dump()
+                << std::endl;
+    } else {
+      std::cout << (is_reg ? "Registered and logged in as " : "Logged in as ")
+                << reply->session().name() << " on " << s.url() << "." << std::endl;
+    }
+    return cli::kOk;
+  }
+
+  if (*logout) {
+    if (s.logged_in() && s.connect_and_resume(&why)) {
+      wire::ClientMessage m;
+      m.mutable_logout();
+      s.call(m, &why);
+    }
+    if (!s.forget_session(&why)) return fail(g, why);
+    if (g.json)
+      std::cout << "{\"logged_out\":true}" << std::endl;
+    else
+      std::cout << "Logged out of " << s.url() << "." << std::endl;
+    return cli::kOk;
+  }
+
+  if (*fingerprint) {
+    cli::GlobalOptions g2 = g;
+    g2.insecure = true;
+    g2.pin.clear();
+    cli::Session probe(g2);
+    if (!probe.init(&why) || !probe.connect(&why)) return fail(g, why);
+    const std::string fp = probe.conn().peer_fingerprint();
+    if (g.json) {
+      std::cout << nlohmann::json{{"server", s.url()}, {"sha256", fp}}.dump() << std::endl;
+    } else {
+      std::cout << s.url() << " presents a certificate with SHA-256 "
+                << cli::display_fingerprint(fp) << "\n"
+                << "Check it with the server's operator, then: counterattack --server " << s.url()
+                << " --pin " << fp << " games" << std::endl;
+    }
+    return cli::kOk;
+  }
+
+  if (*play || app.get_subcommands().empty()) {
+    if (g.json)
+      return fail(g, "The interactive shell has no JSON output; use the one-shot commands.",
+                  cli::kUsage);
+    return cli::run_play(s, *sc, game_id, ro);
+  }
+
+  if (*watch) {
+    if (!at.empty()) {
+      auto hex = counterattack::parse_hex(at);
+      if (!hex || !cli::in_map_frame(*sc, *hex))
+        return fail(g, at + " is not a hex of the map.", cli::kUsage);
+      ro.center_hex = *hex;
+    }
+    return cli::run_watch(s, *sc, game_id, ro, g.json);
+  }
+
+  // The one-shot commands that need the parsed order first.
+  std::optional<game::Order> parsed;
+  if (*order) {
+    std::string line;
+    for (const auto& w : notation) line += (line.empty() ? "" : " ") + w;
+    auto r = cli::parse_order(line, *sc);
+    if (!r.ok()) return fail(g, r.error, cli::kUsage);
+    parsed = *r.order;
+  }
+  if (*resign && !yes && ::isatty(STDIN_FILENO)) {
+    std::cerr << "Resign game " << game_id << "? [y/N] " << std::flush;
+    std::string answer;
+    std::getline(std::cin, answer);
+    if (answer != "y" && answer != "Y" && answer != "yes")
+      return fail(g, "Not resigned.", cli::kUsage);
+  }
+
+  if (!s.connect_and_resume(&why)) return fail(g, why);
+
+  if (*games) {
+    wire::GameList mine, open;
+    if (!open_only) {
+      wire::ClientMessage m;
+      m.mutable_my_games();
+      auto reply = s.call(m, &why);
+      if (!reply) return fail(g, why);
+      mine = reply->game_list();
+    }
+    wire::ClientMessage m;
+    m.mutable_list_games();
+    auto reply = s.call(m, &why);
+    if (!reply) return fail(g, why);
+    open = reply->game_list();
+    if (g.json) {
+      nlohmann::json j;
+      j["mine"] = nlohmann::json::array();
+      j["open"] = nlohmann::json::array();
+      for (const auto& x : mine.games())
+        j["mine"].push_back(nlohmann::json::parse(cli::to_json(x)));
+      for (const auto& x : open.games())
+        j["open"].push_back(nlohmann::json::parse(cli::to_json(x)));
+      std::cout << j.dump() << std::endl;
+      return cli::kOk;
+    }
+    if (!open_only) {
+      std::cout << "Your games:\n";
+      if (mine.games().empty()) std::cout << "  none\n";
+      for (const auto& x : mine.games()) std::cout << "  " << summary_line(x) << "\n";
+    }
+    std::cout << "Open games:\n";
+    if (open.games().empty()) std::cout << "  none (counterattack new --side soviet creates one)\n";
+    for (const auto& x : open.games()) std::cout << "  " << summary_line(x) << "\n";
+    return cli::kOk;
+  }
+
+  if (*create) {
+    wire::ClientMessage m;
+    auto* c = m.mutable_create_game();
+    c->set_side(side == "soviet"   ? wire::CHOOSE_SOVIET
+                : side == "german" ? wire::CHOOSE_GERMAN
+                                   : wire::CHOOSE_RANDOM);
+    c->set_private_(priv);
+    for (const auto& o : options) c->add_options(o);
+    auto reply = s.call(m, &why);
+    if (!reply) return fail(g, why);
+    if (!reply->has_game_created()) return fail(g, "The server did not create a game.");
+    const auto& gc = reply->game_created();
+    if (g.json) {
+      nlohmann::json j{{"game_id", gc.game().game_id()}};
+      if (!gc.invite_code().empty()) j["invite_code"] = gc.invite_code();
+      j["your_side"] = gc.game().your_side();
+      std::cout << j.dump() << std::endl;
+    } else {
+      std::cout << gc.game().game_id() << std::endl;
+      std::cerr << "Created game " << gc.game().game_id()
+                << (gc.game().your_side().empty() ? "" : "; you play " + gc.game().your_side())
+                << ". Your opponent joins with: counterattack join " << gc.game().game_id()
+                << (gc.invite_code().empty() ? "" : " --invite " + gc.invite_code()) << std::endl;
+    }
+    return cli::kOk;
+  }
+
+  if (*join) {
+    wire::ClientMessage m;
+    m.mutable_join_game()->set_game_id(game_id);
+    m.mutable_join_game()->set_invite_code(invite);
+    auto reply = s.call(m, &why);
+    if (!reply) return fail(g, why);
+    if (g.json) {
+      std::cout << (reply->has_game() ? cli::to_json(reply->game())
+                                      : std::string("{\"game_id\":\"" + game_id + "\"}"))
+                << std::endl;
+    } else {
+      std::cout << "Joined game " << game_id;
+      if (reply->has_game() && !reply->game().your_side().empty())
+        std::cout << " as the " << reply->game().your_side() << " player";
+      std::cout << ". counterattack show " << game_id << " draws it." << std::endl;
+    }
+    return cli::kOk;
+  }
+
+  if (*show) {
+    if (!at.empty()) {
+      auto hex = counterattack::parse_hex(at);
+      if (!hex || !cli::in_map_frame(*sc, *hex))
+        return fail(g, at + " is not a hex of the map.", cli::kUsage);
+      ro.center_hex = *hex;
+    }
+    ro.full = full;
+    ro.log_lines = log_lines;
+    cli::LiveGame lg(s, game_id);
+    if (!lg.subscribe(&why)) return fail(g, why);
+    if (g.json)
+      std::cout << cli::to_json(lg.view()) << std::endl;
+    else
+      std::cout << cli::render_screen(*sc, lg.view(), lg.log(), ro);
+    return cli::kOk;
+  }
+
+  if (*order) {
+    const std::string key = cli::new_idempotency_key();
+    cli::OrderOutcome r;
+    for (int attempt = 0; attempt < 3 && !r.answered; ++attempt) {
+      // A retry after a lost connection carries the same key: never applied twice.
+      if (attempt > 0 && !s.connect_and_resume(&why)) continue;
+      r = cli::submit_order(s, game_id, *parsed, key);
+    }
+    if (!r.answered)
+      return fail(g, "The order got no answer; `counterattack show " + game_id +
+                         "` tells whether it was applied.");
+    if (g.json) {
+      nlohmann::json j{{"accepted", r.accepted}, {"order", cli::format_order(*parsed)}};
+      if (r.accepted)
+        j["version"] = r.version;
+      else {
+        j["code"] = r.code;
+        j["reason"] = r.reason;
+      }
+      std::cout << j.dump() << std::endl;
+    } else if (r.accepted) {
+      std::cout << "accepted (version " << r.version << ")" << std::endl;
+    } else {
+      std::cout << "rejected: " << r.reason << std::endl;
+    }
+    return r.accepted ? cli::kOk : cli::kRejected;
+  }
+
+  if (*resign) {
+    wire::ClientMessage m;
+    m.mutable_resign()->set_game_id(game_id);
+    if (!s.call(m, &why)) return fail(g, why);
+    if (g.json)
+      std::cout << "{\"resigned\":true}" << std::endl;
+    else
+      std::cout << "You resigned game " << game_id << "." << std::endl;
+    return cli::kOk;
+  }
+
+  if (*chat) {
+    std::string t;
+    for (const auto& w : notation) t += (t.empty() ? "" : " ") + w;
+    wire::ClientMessage m;
+    m.mutable_send_chat()->set_game_id(game_id);
+    m.mutable_send_chat()->set_channel(spectators ? wire::SPECTATORS : wire::PLAYERS);
+    m.mutable_send_chat()->set_text(t);
+    if (!s.call(m, &why)) return fail(g, why);
+    if (g.json) std::cout << "{\"sent\":true}" << std::endl;
+    return cli::kOk;
+  }
+
+  if (*exp) {
+    wire::ClientMessage m;
+    m.mutable_get_log()->set_game_id(game_id);
+    auto reply = s.call(m, &why, std::chrono::seconds(60));
+    if (!reply) return fail(g, why);
+    if (!reply->has_game_log()) return fail(g, "The server sent no log.");
+    std::cout << cli::to_json(reply->game_log(), !g.json) << std::endl;
+    return cli::kOk;
+  }
+  return cli::kOk;
+}

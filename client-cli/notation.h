@@ -1,0 +1,36 @@
+// Orders as a wargamer types them ("move 3TC/50 1708 1709"), parsed into the
+// protocol's Order messages, and written back the same way for the log.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "game.pb.h"
+#include "scenario.h"
+
+namespace counterattack::cli {
+
+struct ParseResult {
+  std::optional<game::Order> order;
+  std::string error;  // what was expected, when order is empty
+  bool ok() const { return order.has_value(); }
+};
+
+// One line of order notation. Unit, chit, corps and marker names are matched
+// without regard to case and written as the scenario spells them; hexes are
+// written with four digits. Locations are hexes, WARSAW or entry point ids.
+ParseResult parse_order(const std::string& line, const Scenario& sc);
+
+// The order words the parser knows, for help and completion.
+const std::vector<std::string>& order_words();
+// A one-line usage for an order word ("move UNIT... HEX..."), empty if unknown.
+std::string order_usage(const std::string& word);
+
+// The notation of an order (the inverse of parse_order).
+std::string format_order(const game::Order& order);
+
+// Splits a line at white space.
+std::vector<std::string> split_words(const std::string& line);
+
+}  // namespace counterattack::cli

@@ -1,0 +1,57 @@
+// What the player sees in the terminal: the map window, the tracks, the hand,
+// the decision and the game log, drawn from a View and the public scenario data.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "game.pb.h"
+#include "scenario.h"
+
+namespace counterattack::cli {
+
+struct RenderOptions {
+  bool colour = true;
+  int center_hex = 0;  // CCRR; 0 picks the viewer's own units, or the map's middle
+  int width = 120;     // terminal columns
+  int hex_rows = 12;   // hex rows in the window
+  bool full = false;   // the whole map at a small scale, every stack listed
+  int log_lines = 12;  // the latest events shown; 0 for all
+};
+
+// The window of the map: which columns and rows it shows.
+struct Window {
+  int col0 = 1, row0 = 1, cols = 0, rows = 0;
+  bool contains(int hex) const;
+};
+Window map_window(const Scenario& sc, const game::View& v, const RenderOptions& o);
+
+// The map window: hex numbers, terrain, roads, rivers and streams, victory
+// hexes and stacks (side, height, markers, hidden units), with a legend.
+std::string render_map(const Scenario& sc, const game::View& v, const RenderOptions& o);
+// The whole map, two characters a hex.
+std::string render_full_map(const Scenario& sc, const game::View& v, const RenderOptions& o);
+// The stacks in the window (all with o.full), off-map locations included.
+std::string render_stacks(const Scenario& sc, const game::View& v, const RenderOptions& o);
+// Turn, phase, step, VP, Warsaw Uprising, Magnuszew, Model, markers, loss boxes.
+std::string render_tracks(const Scenario& sc, const game::View& v, const RenderOptions& o);
+// The viewer's event chits (the opponent's count only).
+std::string render_hands(const Scenario& sc, const game::View& v, const RenderOptions& o);
+// Whose decision it is, what is asked and the candidates, with the notation to answer.
+std::string render_decision(const game::View& v, const RenderOptions& o);
+// The game log in words.
+std::string render_events(const std::vector<game::Event>& events, const RenderOptions& o);
+// Everything above, as one screen.
+std::string render_screen(const Scenario& sc, const game::View& v,
+                          const std::vector<game::Event>& events, const RenderOptions& o);
+
+// Whether a hex number lies inside the map's frame (a window can centre there).
+bool in_map_frame(const Scenario& sc, int hex);
+// The side a view belongs to (a player's), or SIDE_UNSPECIFIED.
+game::Side viewer_side(const game::View& v);
+// The viewer's own units on the board, by id.
+std::vector<std::string> own_units(const game::View& v);
+// The order words that answer a decision, as a hint ("corps CORPS [+47]").
+std::string decision_hint(const game::Decision& d);
+
+}  // namespace counterattack::cli

@@ -1,0 +1,259 @@
+#include "accounts.h"
+
+#include <sodium.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "log.h"
+
+namespace counterattack::server {
+namespace {
+
+std::int64_t now_unix() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string to_lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+AuthResult failure(wire::ErrorCode code, std::string message) {
+  AuthResult r;
+  r.code = code;
+  r.message = std::move(message);
+  return r;
+}
+
+}  // namespace
+
+WorkQueue::WorkQueue(int threads) {
+  for (int i = 0; i < threads; ++i) {
+    threads_.emplace_back([this] {
+      for (;;) {
+        std::function<void()> job;
+        {
+          std::unique_lock lock(mu_);
+          cv_.wait(lock, [&] { return stopping_ || !jobs_.empty(); });
+          if (jobs_.empty()) return;
+          job = std::move(jobs_.front());
+          jobs_.pop_front();
+        }
+        try {
+          job();
+        } catch (const std::exception& e) {
+          log::error("background job failed", {{"error", e.what()}});
+        }
+      }
+    });
+  }
+}
+
+WorkQueue::~WorkQueue() { stop(); }
+
+void WorkQueue::post(std::function<void()> job) {
+  {
+    std::lock_guard lock(mu_);
+    jobs_.push_back(std::move(job));
+  }
+  cv_.notify_one();
+}
+
+void WorkQueue::stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : threads_) {
+    if (t.joinable()) t.join();
+  }
+  threads_.clear();
+}
+
+Accounts::Accounts(Storage& storage, const Config& config) : storage_(storage), config_(config), hashing_(1) {
+  char out[crypto_pwhash_STRBYTES];
+  const std::string pw = random_hex(16);
+  if (crypto_pwhash_str(out, pw.c_str(), pw.size(), config_.argon2_opslimit, config_.argon2_memlimit_kib * 1024) == 0) {
+    dummy_hash_ = out;
+  }
+}
+
+Accounts::~Accounts() { stop(); }
+
+std::string Accounts::check_name(const std::string& name) {
+  const bool ok = name.size() >= 3 && name.size() <= 24 && std::all_of(name.begin(), name.end(), [](char c) {
+                    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+                  });
+  return ok ? "" : "A name has 3 to 24 letters, digits, '_' or '-'.";
+}
+
+std::string Accounts::check_password(const std::string& password) {
+  if (password.size() < 8) return "A password has at least 8 characters.";
+  if (password.size() > 1024) return "A password has at most 1024 characters.";
+  return "";
+}
+
+std::string Accounts::sha256_hex(std::string_view bytes) {
+  unsigned char digest[crypto_hash_sha256_BYTES];
+  crypto_hash_sha256(digest, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+  char hex[2 * crypto_hash_sha256_BYTES + 1];
+  sodium_bin2hex(hex, sizeof hex, digest, sizeof digest);
+  return hex;
+}
+
+std::string Accounts::random_hex(std::size_t bytes) {
+  std::string raw(bytes, '\0');
+  randombytes_buf(raw.data(), raw.size());
+  std::string hex(2 * bytes + 1, '\0');
+  sodium_bin2hex(hex.data(), hex.size(), reinterpret_cast<const unsigned char*>(raw.data()), raw.size());
+  hex.pop_back();
+  return hex;
+}
+
+bool Accounts::name_limited(const std::string& key) {
+  std::lock_guard lock(mu_);
+  auto it = failures_.find(key);
+  if (it == failures_.end()) return false;
+  const auto horizon = std::chrono::steady_clock::now() - std::chrono::seconds(config_.login_window_seconds);
+  while (!it->second.empty() && it->second.front() < horizon) it->second.pop_front();
+  if (it->second.empty()) {
+    failures_.erase(it);
+    return false;
+  }
+  return static_cast<int>(it->second.size()) >= config_.login_failures_per_name;
+}
+
+void Accounts::note_failure(const std::string& key) {
+  std::lock_guard lock(mu_);
+  // Bounded memory under a spray of names: forget the oldest windows first.
+  if (failures_.size() > 100000) failures_.clear();
+  failures_[key].push_back(std::chrono::steady_clock::now());
+}
+
+void Accounts::new_session(std::int64_t user_id, const std::string& name, std::function<void(AuthResult)> done) {
+  AuthResult r;
+  r.user_id = user_id;
+  r.name = name;
+  r.token = random_hex(32);
+  r.token_hash = sha256_hex(r.token);
+  r.expires_unix = now_unix() + std::int64_t{config_.session_days} * 86400;
+  storage_.write(
+      [r](Db& db) {
+        db.prepare("INSERT INTO sessions (token_hash, user_id, created_unix, expires_unix) VALUES (?, ?, ?, ?)")
+            .run(r.token_hash, r.user_id, now_unix(), r.expires_unix);
+      },
+      [r, done = std::move(done)](bool ok) {
+        done(ok ? r : failure(wire::INTERNAL, "The session could not be stored; try again."));
+      });
+}
+
+void Accounts::register_user(const std::string& name, const std::string& password, std::function<void(AuthResult)> done) {
+  if (auto why = check_name(name); !why.empty()) return done(failure(wire::BAD_REQUEST, why));
+  if (auto why = check_password(password); !why.empty()) return done(failure(wire::BAD_REQUEST, why));
+  hashing_.post([this, name, password, done = std::move(done)]() mutable {
+    char hash[crypto_pwhash_STRBYTES];
+    if (crypto_pwhash_str(hash, password.c_str(), password.size(), config_.argon2_opslimit,
+                          config_.argon2_memlimit_kib * 1024) != 0) {
+      return done(failure(wire::INTERNAL, "The password could not be hashed."));
+    }
+    auto user_id = std::make_shared<std::int64_t>(0);
+    auto taken = std::make_shared<bool>(false);
+    storage_.write(
+        [name, h = std::string(hash), user_id, taken](Db& db) {
+          auto& exists = db.prepare("SELECT 1 FROM users WHERE name = ?");  // the column compares without case
+          exists.bind_all(name);
+          if (exists.step()) {
+            exists.reset();
+            *taken = true;
+            throw DbError(SQLITE_CONSTRAINT, "name taken");
+          }
+          auto& ins = db.prepare("INSERT INTO users (name, password_hash, created_unix) VALUES (?, ?, ?) RETURNING id");
+          ins.bind_all(name, h, now_unix());
+          while (ins.step()) *user_id = ins.integer(0);
+        },
+        [this, name, user_id, taken, done = std::move(done)](bool ok) mutable {
+          if (!ok && *taken) return done(failure(wire::NAME_TAKEN, "The name '" + name + "' is taken."));
+          if (!ok) return done(failure(wire::INTERNAL, "The account could not be stored; try again."));
+          log::info("user registered", {{"user", name}});
+          new_session(*user_id, name, std::move(done));
+        });
+  });
+}
+
+void Accounts::login(const std::string& name, const std::string& password, std::function<void(AuthResult)> done) {
+  const std::string key = to_lower(name);
+  if (name_limited(key)) {
+    return done(failure(wire::RATE_LIMITED, "Too many failed logins for this name; wait a minute."));
+  }
+  if (name.empty() || name.size() > 64 || password.size() > 1024) {
+    note_failure(key);
+    return done(failure(wire::BAD_CREDENTIALS, "Wrong name or password."));
+  }
+  hashing_.post([this, name, password, key, done = std::move(done)]() mutable {
+    struct Row {
+      std::int64_t id = 0;
+      std::string name, hash;
+    };
+    Row row;
+    try {
+      row = storage_.read([&](Db& db) {
+        Row r;
+        auto& q = db.prepare("SELECT id, name, password_hash FROM users WHERE name = ?");
+        q.bind_all(name);
+        while (q.step()) r = Row{q.integer(0), q.text(1), q.text(2)};
+        return r;
+      });
+    } catch (const std::exception& e) {
+      log::error("login lookup failed", {{"error", e.what()}});
+      return done(failure(wire::INTERNAL, "The login could not be checked; try again."));
+    }
+    const std::string& hash = row.id ? row.hash : dummy_hash_;
+    const bool match = !hash.empty() && crypto_pwhash_str_verify(hash.c_str(), password.c_str(), password.size()) == 0;
+    if (!row.id || !match) {
+      note_failure(key);
+      log::info("login failed", {{"user", name}});
+      return done(failure(wire::BAD_CREDENTIALS, "Wrong name or password."));
+    }
+    new_session(row.id, row.name, std::move(done));
+  });
+}
+
+void Accounts::resume(const std::string& token, std::function<void(AuthResult)> done) {
+  if (token.empty() || token.size() > 256) return done(failure(wire::UNAUTHENTICATED, "That session token is not valid."));
+  const std::string token_hash = sha256_hex(token);
+  AuthResult r = storage_.read([&](Db& db) {
+    AuthResult out;
+    auto& q = db.prepare(
+        "SELECT s.user_id, u.name, s.expires_unix FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?");
+    q.bind_all(token_hash);
+    while (q.step()) {
+      out.user_id = q.integer(0);
+      out.name = q.text(1);
+      out.expires_unix = q.integer(2);
+    }
+    return out;
+  });
+  if (!r.user_id) return done(failure(wire::UNAUTHENTICATED, "That session token is not valid; log in again."));
+  if (r.expires_unix <= now_unix()) {
+    storage_.write([token_hash](Db& db) { db.prepare("DELETE FROM sessions WHERE token_hash = ?").run(token_hash); }, nullptr);
+    return done(failure(wire::UNAUTHENTICATED, "The session has expired; log in again."));
+  }
+  r.token_hash = token_hash;
+  done(std::move(r));
+}
+
+void Accounts::logout(const std::string& token_hash, std::function<void(bool)> done) {
+  storage_.write([token_hash](Db& db) { db.prepare("DELETE FROM sessions WHERE token_hash = ?").run(token_hash); },
+                 std::move(done));
+}
+
+void Accounts::purge_expired() {
+  storage_.write([](Db& db) { db.prepare("DELETE FROM sessions WHERE expires_unix <= ?").run(now_unix()); },
+                 [](bool ok) {
+                   if (!ok) log::warn("expired sessions could not be purged");
+                 });
+}
+
+}  // namespace counterattack::server

@@ -1,0 +1,82 @@
+// Accounts and sessions: Argon2id password hashes (libsodium), random session
+// tokens stored only as SHA-256 hashes, expiry, and login rate limits.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "config.h"
+#include "storage.h"
+#include "wire.pb.h"
+
+namespace counterattack::server {
+
+// A worker thread for slow jobs (password hashing) off the network threads.
+class WorkQueue {
+ public:
+  explicit WorkQueue(int threads);
+  ~WorkQueue();
+  void post(std::function<void()> job);
+  void stop();
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> jobs_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+struct AuthResult {
+  wire::ErrorCode code = wire::ERROR_UNSPECIFIED;  // ERROR_UNSPECIFIED: success
+  std::string message;
+  std::int64_t user_id = 0;
+  std::string name;
+  std::string token;        // only on register and login
+  std::string token_hash;   // the key of the session row
+  std::int64_t expires_unix = 0;
+};
+
+class Accounts {
+ public:
+  Accounts(Storage& storage, const Config& config);
+  ~Accounts();
+
+  // "" when acceptable, else the sentence to show.
+  static std::string check_name(const std::string& name);
+  static std::string check_password(const std::string& password);
+  static std::string sha256_hex(std::string_view bytes);
+  static std::string random_hex(std::size_t bytes);
+
+  // Asynchronous: `done` runs on another thread once the answer is durable.
+  void register_user(const std::string& name, const std::string& password, std::function<void(AuthResult)> done);
+  void login(const std::string& name, const std::string& password, std::function<void(AuthResult)> done);
+  void resume(const std::string& token, std::function<void(AuthResult)> done);
+  void logout(const std::string& token_hash, std::function<void(bool)> done);
+  // Deletes expired sessions.
+  void purge_expired();
+
+  void stop() { hashing_.stop(); }
+
+ private:
+  bool name_limited(const std::string& key);
+  void note_failure(const std::string& key);
+  void new_session(std::int64_t user_id, const std::string& name, std::function<void(AuthResult)> done);
+
+  Storage& storage_;
+  const Config& config_;
+  WorkQueue hashing_;
+  std::string dummy_hash_;  // verified against for unknown names, so timing tells nothing
+
+  std::mutex mu_;
+  std::map<std::string, std::deque<std::chrono::steady_clock::time_point>> failures_;
+};
+
+}  // namespace counterattack::server

@@ -1,0 +1,182 @@
+#include "config.h"
+
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace counterattack::server {
+namespace {
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+template <typename T>
+bool parse_number(const std::string& text, T& out) {
+  const char* end = text.data() + text.size();
+  auto r = std::from_chars(text.data(), end, out);
+  return r.ec == std::errc() && r.ptr == end;
+}
+
+bool parse_bool(const std::string& text, bool& out) {
+  if (text == "true" || text == "yes" || text == "on" || text == "1") return out = true, true;
+  if (text == "false" || text == "no" || text == "off" || text == "0") return out = false, true;
+  return false;
+}
+
+using Setter = std::function<bool(Config&, const std::string&)>;
+
+template <typename T>
+Setter number(T Config::*field, T min, T max) {
+  return [=](Config& c, const std::string& v) {
+    T x{};
+    if (!parse_number(v, x) || x < min || x > max) return false;
+    c.*field = x;
+    return true;
+  };
+}
+
+Setter text(std::string Config::*field, std::vector<std::string> allowed = {}) {
+  return [=](Config& c, const std::string& v) {
+    if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), v) == allowed.end()) return false;
+    c.*field = v;
+    return true;
+  };
+}
+
+const std::map<std::string, Setter>& setters() {
+  static const std::map<std::string, Setter> all = {
+      {"listen", text(&Config::listen)},
+      {"data_dir", text(&Config::data_dir)},
+      {"database", text(&Config::database)},
+      {"tls_cert", text(&Config::tls_cert)},
+      {"tls_key", text(&Config::tls_key)},
+      {"plain", [](Config& c, const std::string& v) { return parse_bool(v, c.plain); }},
+      {"threads", number(&Config::threads, 1, 64)},
+      {"max_message_bytes", number<std::size_t>(&Config::max_message_bytes, 256, 16u << 20)},
+      {"messages_per_second", [](Config& c, const std::string& v) {
+         try {
+           size_t used = 0;
+           const double x = std::stod(v, &used);
+           if (used != v.size() || !(x > 0)) return false;
+           c.messages_per_second = x;
+           return true;
+         } catch (...) {
+           return false;
+         }
+       }},
+      {"message_burst", number(&Config::message_burst, 1, 1000000)},
+      {"idle_timeout_seconds", number(&Config::idle_timeout_seconds, 1, 86400)},
+      {"handshake_timeout_seconds", number(&Config::handshake_timeout_seconds, 1, 600)},
+      {"max_queued_frames", number<std::size_t>(&Config::max_queued_frames, 16, 1u << 24)},
+      {"max_watches_per_connection", number(&Config::max_watches_per_connection, 1, 100000)},
+      {"session_days", number(&Config::session_days, 1, 3650)},
+      {"login_failures_per_name", number(&Config::login_failures_per_name, 1, 1000000)},
+      {"auth_attempts_per_connection", number(&Config::auth_attempts_per_connection, 1, 1000000)},
+      {"login_window_seconds", number(&Config::login_window_seconds, 1, 86400)},
+      {"argon2_opslimit", number<std::uint64_t>(&Config::argon2_opslimit, 1, 100)},
+      {"argon2_memlimit_kib", number<std::uint64_t>(&Config::argon2_memlimit_kib, 8, 4u << 20)},
+      {"synchronous", text(&Config::synchronous, {"full", "normal"})},
+      {"snapshot_every", number(&Config::snapshot_every, 1, 1000000)},
+      {"delta_history", number(&Config::delta_history, 1, 100000)},
+      {"recent_events", number(&Config::recent_events, 0, 100000)},
+      {"chat_history", number(&Config::chat_history, 0, 100000)},
+      {"log_format", text(&Config::log_format, {"kv", "json"})},
+      {"log_level", text(&Config::log_level, {"trace", "debug", "info", "warn", "error"})},
+  };
+  return all;
+}
+
+}  // namespace
+
+void Config::resolve() {
+  namespace fs = std::filesystem;
+  const fs::path dir(data_dir);
+  if (database.empty()) database = (dir / "counterattack.db").string();
+  if (tls_cert.empty()) tls_cert = (dir / "tls" / "cert.pem").string();
+  if (tls_key.empty()) tls_key = (dir / "tls" / "key.pem").string();
+}
+
+bool set_config_value(Config& c, const std::string& key, const std::string& value, std::string& error) {
+  auto it = setters().find(key);
+  if (it == setters().end()) {
+    error = "unknown setting '" + key + "'";
+    return false;
+  }
+  if (!it->second(c, value)) {
+    error = "bad value '" + value + "' for '" + key + "'";
+    return false;
+  }
+  return true;
+}
+
+bool load_config_file(const std::string& path, Config& c, std::string& error) {
+  std::ifstream in(path);
+  if (!in) {
+    error = "cannot read config file " + path;
+    return false;
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string body = ss.str();
+  if (trim(body).starts_with("{")) {
+    nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+      error = path + ": not a JSON object";
+      return false;
+    }
+    for (auto& [key, v] : j.items()) {
+      const std::string value = v.is_string() ? v.get<std::string>() : v.dump();
+      if (!set_config_value(c, key, value, error)) {
+        error = path + ": " + error;
+        return false;
+      }
+    }
+    return true;
+  }
+  std::istringstream lines(body);
+  std::string line;
+  int n = 0;
+  while (std::getline(lines, line)) {
+    ++n;
+    if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+    line = trim(line);
+    if (line.empty()) continue;
+    const auto eq = line.find('=');
+    if (eq == std::string::npos) {
+      error = path + ":" + std::to_string(n) + ": expected key = value";
+      return false;
+    }
+    std::string value = trim(line.substr(eq + 1));
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
+    if (!set_config_value(c, trim(line.substr(0, eq)), value, error)) {
+      error = path + ":" + std::to_string(n) + ": " + error;
+      return false;
+    }
+  }
+  return true;
+}
+
+bool split_listen(const std::string& listen, std::string& host, unsigned short& port, std::string& error) {
+  const auto colon = listen.rfind(':');
+  if (colon == std::string::npos || colon == 0) {
+    error = "listen address must be ADDR:PORT, got '" + listen + "'";
+    return false;
+  }
+  host = listen.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (!parse_number(listen.substr(colon + 1), port)) {
+    error = "bad port in '" + listen + "'";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace counterattack::server

@@ -1,0 +1,58 @@
+// Server settings: embedded defaults, a config file, then command-line flags.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace counterattack::server {
+
+struct Config {
+  std::string listen = "127.0.0.1:8443";
+  std::string data_dir = "./data";
+  std::string database;          // default: <data_dir>/counterattack.db
+  std::string tls_cert;          // default: <data_dir>/tls/cert.pem (made on first start)
+  std::string tls_key;           // default: <data_dir>/tls/key.pem
+  bool plain = false;            // plain WebSocket, loopback only
+  int threads = 2;               // network threads
+
+  // Limits
+  std::size_t max_message_bytes = 64 * 1024;  // larger frames get TOO_LARGE
+  double messages_per_second = 1000;          // per connection, token bucket
+  int message_burst = 2000;
+  int idle_timeout_seconds = 60;              // a peer that answers no ping is dropped
+  int handshake_timeout_seconds = 10;
+  std::size_t max_queued_frames = 8192;       // a slower reader is disconnected
+  int max_watches_per_connection = 64;
+
+  // Accounts
+  int session_days = 30;
+  int login_failures_per_name = 5;            // per login_window_seconds
+  int auth_attempts_per_connection = 20;      // register, login, resume per login_window_seconds
+  int login_window_seconds = 60;
+  std::uint64_t argon2_opslimit = 2;          // crypto_pwhash_OPSLIMIT_INTERACTIVE
+  std::uint64_t argon2_memlimit_kib = 64 * 1024;
+
+  // Storage and games
+  std::string synchronous = "full";           // SQLite: "full" (durable) or "normal"
+  int snapshot_every = 100;                   // orders between state snapshots
+  int delta_history = 64;                     // recent deltas kept per viewer
+  int recent_events = 50;                     // events sent with a snapshot
+  int chat_history = 100;
+
+  // Logs
+  std::string log_format = "kv";              // "kv" (key=value) or "json"
+  std::string log_level = "info";
+
+  // Paths derived from data_dir where left empty.
+  void resolve();
+};
+
+// Sets one key from text; false with a sentence in `error` for an unknown key or a bad value.
+bool set_config_value(Config& c, const std::string& key, const std::string& value, std::string& error);
+// Reads "key = value" lines ('#' starts a comment) or a JSON object.
+bool load_config_file(const std::string& path, Config& c, std::string& error);
+// "127.0.0.1:8443", "[::1]:0".
+bool split_listen(const std::string& listen, std::string& host, unsigned short& port, std::string& error);
+
+}  // namespace counterattack::server

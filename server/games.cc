@@ -1,0 +1,735 @@
+// Versions, per-viewer delta streams, idempotent orders, chat and logs.
+#include "games.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "log.h"
+
+namespace counterattack::server {
+namespace {
+
+std::string hash_hex(std::uint64_t h) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+game::Side side_enum(int side) { return side == 0 ? game::SOVIET : game::GERMAN; }
+
+// Code points, for the chat limit (protobuf has already checked the UTF-8).
+std::size_t code_points(const std::string& s) {
+  std::size_t n = 0;
+  for (unsigned char ch : s) n += (ch & 0xC0) != 0x80;
+  return n;
+}
+
+wire::ServerMessage answer_of(const std::string& game_id, const std::string& key, const Game::KeyRecord& r) {
+  wire::ServerMessage m;
+  if (r.accepted) {
+    auto* a = m.mutable_order_accepted();
+    a->set_game_id(game_id);
+    a->set_idempotency_key(key);
+    a->set_version(r.version);
+  } else {
+    auto* rj = m.mutable_order_rejected();
+    rj->set_game_id(game_id);
+    rj->set_idempotency_key(key);
+    *rj->mutable_rejection() = r.rejection;
+  }
+  return m;
+}
+
+}  // namespace
+
+std::string to_hex(std::string_view bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) {
+    out += digits[c >> 4];
+    out += digits[c & 15];
+  }
+  return out;
+}
+
+std::string seed_hex(const Game& g) {
+  return to_hex(std::string_view(reinterpret_cast<const char*>(g.seed.data()), g.seed.size()));
+}
+
+Frame game_ended_frame(const Game& g) {
+  wire::ServerMessage m;
+  auto* e = m.mutable_game_ended();
+  e->set_game_id(g.id);
+  e->set_result(g.result);
+  e->set_reason(g.reason);
+  e->set_seed_hex(seed_hex(g));
+  return encode(m);
+}
+
+std::int64_t unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+GameService::GameService(Storage& storage, Rulesets rulesets, const Config& config,
+                         std::function<void(std::function<void()>)> post)
+    : storage_(storage), rulesets_(std::move(rulesets)), config_(config), post_(std::move(post)) {}
+
+game::ViewerKind GameService::viewer_of(Seat s) {
+  switch (s) {
+    case Seat::Soviet: return game::VIEWER_SOVIET;
+    case Seat::German: return game::VIEWER_GERMAN;
+    case Seat::Spectator: return game::VIEWER_SPECTATOR;
+    case Seat::Omniscient: return game::VIEWER_OMNISCIENT;
+  }
+  return game::VIEWER_SPECTATOR;
+}
+
+// ---------------------------------------------------------------------------
+// Registry and loading
+// ---------------------------------------------------------------------------
+
+std::shared_ptr<Game> GameService::find(const std::string& id) {
+  if (id.empty() || id.size() > 64) return nullptr;
+  std::lock_guard lock(mu_);
+  if (auto it = games_.find(id); it != games_.end()) return it->second;
+  auto g = load(id);  // under the registry lock: a game is loaded once
+  if (g) games_[id] = g;
+  return g;
+}
+
+void GameService::forget(const std::shared_ptr<Game>& g) {
+  std::lock_guard lock(mu_);
+  if (auto it = games_.find(g->id); it != games_.end() && it->second == g) games_.erase(it);
+}
+
+std::size_t GameService::loaded_games() {
+  std::lock_guard lock(mu_);
+  return games_.size();
+}
+
+void GameService::preload() {
+  const auto ids = storage_.read([](Db& db) {
+    std::vector<std::string> out;
+    auto& q = db.prepare("SELECT id FROM games WHERE status IN ('open', 'playing') ORDER BY created_unix");
+    q.bind_all();
+    while (q.step()) out.push_back(q.text(0));
+    return out;
+  });
+  for (const auto& id : ids) find(id);
+  log::info("games loaded", {{"games", std::to_string(ids.size())}});
+}
+
+std::shared_ptr<Game> GameService::load(const std::string& id) {
+  struct OrderRow {
+    std::int64_t version;
+    int side;
+    std::string key, entry;
+    std::int64_t hash;
+  };
+  struct RejectionRow {
+    int side;
+    std::string key, order, rejection;
+    std::int64_t at;
+  };
+  auto g = std::make_shared<Game>();
+  g->id = id;
+  std::string options, seed, status, snap_state, snap_dice;
+  std::int64_t snap_version = 0;
+  std::vector<OrderRow> orders;
+  std::vector<RejectionRow> rejections;
+  bool found = false;
+  try {
+    found = storage_.read([&](Db& db) {
+      // One read transaction: every table seen at the same commit.
+      db.exec("BEGIN");
+      struct End {
+        Db& db;
+        ~End() {
+          try {
+            db.exec("COMMIT");
+          } catch (...) {
+          }
+        }
+      } end{db};
+      auto& q = db.prepare(
+          "SELECT g.scenario, g.options, g.seed, g.seed_commitment, g.creator_id, COALESCE(g.soviet_id, 0),"
+          " COALESCE(g.german_id, 0), g.private, g.invite_code, g.status, g.result, g.result_reason, g.created_unix,"
+          " COALESCE(s.name, ''), COALESCE(d.name, '')"
+          " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id WHERE g.id = ?");
+      q.bind_all(id);
+      bool any = false;
+      while (q.step()) {
+        any = true;
+        g->scenario = q.text(0);
+        options = q.text(1);
+        seed = q.blob(2);
+        g->commitment = q.text(3);
+        g->creator = q.integer(4);
+        g->user[0] = q.integer(5);
+        g->user[1] = q.integer(6);
+        g->is_private = q.integer(7) != 0;
+        g->invite = q.text(8);
+        status = q.text(9);
+        g->result = q.text(10);
+        g->reason = q.text(11);
+        g->created_unix = q.integer(12);
+        g->name[0] = q.text(13);
+        g->name[1] = q.text(14);
+      }
+      if (!any) return false;
+      auto& s = db.prepare("SELECT version, state, dice FROM snapshots WHERE game_id = ? ORDER BY version DESC LIMIT 1");
+      s.bind_all(id);
+      while (s.step()) {
+        snap_version = s.integer(0);
+        snap_state = s.blob(1);
+        snap_dice = s.blob(2);
+      }
+      auto& o = db.prepare(
+          "SELECT version, side, idempotency_key, entry, state_hash FROM orders WHERE game_id = ? ORDER BY version");
+      o.bind_all(id);
+      while (o.step()) orders.push_back({o.integer(0), static_cast<int>(o.integer(1)), o.text(2), o.blob(3), o.integer(4)});
+      auto& r = db.prepare("SELECT side, idempotency_key, order_bytes, rejection, at_version FROM rejections WHERE game_id = ?");
+      r.bind_all(id);
+      while (r.step()) rejections.push_back({static_cast<int>(r.integer(0)), r.text(1), r.blob(2), r.blob(3), r.integer(4)});
+      auto& c = db.prepare(
+          "SELECT c.channel, u.name, c.text, c.sent_unix FROM chat c JOIN users u ON u.id = c.user_id"
+          " WHERE c.game_id = ? ORDER BY c.id DESC LIMIT ?");
+      c.bind_all(id, config_.chat_history);
+      while (c.step()) {
+        wire::ChatMessage m;
+        m.set_game_id(id);
+        m.set_channel(static_cast<wire::Channel>(c.integer(0)));
+        m.set_from(c.text(1));
+        m.set_text(c.text(2));
+        m.set_sent_unix(c.integer(3));
+        g->chat.push_front(std::move(m));
+      }
+      return true;
+    });
+  } catch (const DbError& e) {
+    log::error("game cannot be read", {{"game", id}, {"error", e.what()}});
+    return nullptr;
+  }
+  if (!found) return nullptr;
+
+  auto fail = [&](const std::string& why) -> std::shared_ptr<Game> {
+    log::error("game cannot be loaded", {{"game", id}, {"error", why}});
+    return nullptr;
+  };
+  auto rs = rulesets_.find(g->scenario);
+  if (rs == rulesets_.end()) return fail("unknown scenario " + g->scenario);
+  g->rules = rs->second;
+  for (std::size_t start = 0; start < options.size();) {
+    auto comma = options.find(',', start);
+    if (comma == std::string::npos) comma = options.size();
+    if (comma > start) g->options.push_back(options.substr(start, comma - start));
+    start = comma + 1;
+  }
+  if (seed.size() != g->seed.size()) return fail("bad seed");
+  std::copy(seed.begin(), seed.end(), g->seed.begin());
+  g->status = status == "open" ? Game::Status::Open : status == "playing" ? Game::Status::Playing : Game::Status::Finished;
+
+  // The log is the truth: the latest snapshot, then every later order again.
+  std::vector<game::Event> setup;
+  g->match = snap_state.empty() ? g->rules->create(g->options, g->seed, &setup) : g->rules->restore(snap_state, snap_dice);
+  if (!g->match) return fail("snapshot does not decode");
+  std::int64_t version = snap_state.empty() ? 0 : snap_version;
+  if (version == 0) {
+    for (auto& e : setup) g->recent_events.emplace_back(0, std::move(e));
+  }
+  for (const auto& row : orders) {
+    wire::LoggedOrder entry;
+    if (!entry.ParseFromString(row.entry)) return fail("order " + std::to_string(row.version) + " does not decode");
+    g->keys[{row.side, row.key}] = Game::KeyRecord{entry.order().SerializeAsString(), true, row.version, {}, true};
+    if (row.version <= version) continue;
+    if (row.version != version + 1) return fail("order " + std::to_string(version + 1) + " is missing");
+    const Applied a = g->match->apply(entry.side(), entry.order());
+    if (!a.accepted) return fail("order " + std::to_string(row.version) + " is rejected on replay: " + a.rejection.reason());
+    version = row.version;
+    if (static_cast<std::int64_t>(g->match->state_hash()) != row.hash) {
+      return fail("state hash differs after order " + std::to_string(row.version));
+    }
+    for (const auto& e : entry.events()) g->recent_events.emplace_back(row.version, e);
+    while (static_cast<int>(g->recent_events.size()) > config_.recent_events) g->recent_events.pop_front();
+  }
+  if (!orders.empty() && orders.back().version != version) return fail("the log ends before the snapshot");
+  for (auto& r : rejections) {
+    Game::KeyRecord rec;
+    rec.order_bytes = std::move(r.order);
+    rec.version = r.at;
+    rec.rejection.ParseFromString(r.rejection);
+    rec.committed = true;
+    g->keys.emplace(std::make_pair(r.side, r.key), std::move(rec));
+  }
+  g->head = g->committed = version;
+  g->committed_decider = g->match->decider();
+  g->committed_turn = g->match->turn();
+  for (int s = 0; s < 2; ++s) g->views[s] = g->match->view(viewer_of(static_cast<Seat>(s)));
+  log::info("game loaded", {{"game", id},
+                            {"version", std::to_string(version)},
+                            {"state_hash", hash_hex(g->match->state_hash())},
+                            {"status", status}});
+  return g;
+}
+
+// ---------------------------------------------------------------------------
+// Streams
+// ---------------------------------------------------------------------------
+
+wire::GameSummary GameService::summary(const Game& g, int your_side) const {
+  wire::GameSummary s;
+  s.set_game_id(g.id);
+  s.set_scenario(g.scenario);
+  for (const auto& o : g.options) s.add_options(o);
+  s.set_soviet(g.name[0]);
+  s.set_german(g.name[1]);
+  s.set_status(g.status == Game::Status::Open ? "open" : g.status == Game::Status::Playing ? "playing" : "finished");
+  s.set_private_(g.is_private);
+  s.set_version(g.committed);
+  if (g.status == Game::Status::Playing) s.set_to_decide(g.committed_decider);
+  s.set_result(g.result);
+  s.set_seed_commitment(g.commitment);
+  s.set_your_side(your_side == 0 ? "soviet" : your_side == 1 ? "german" : "");
+  s.set_turn(g.committed_turn);
+  return s;
+}
+
+void GameService::push_summary(Game& g) {
+  for (const auto& sub : g.subscribers) {
+    if (auto p = sub.peer.lock()) {
+      wire::ServerMessage m;
+      *m.mutable_game() = summary(g, sub.seat == Seat::Soviet ? 0 : sub.seat == Seat::German ? 1 : -1);
+      p->deliver(encode(m));
+    }
+  }
+}
+
+void GameService::broadcast(Game& g, const Frame& frame) {
+  for (const auto& sub : g.subscribers) {
+    if (auto p = sub.peer.lock()) p->deliver(frame);
+  }
+}
+
+bool GameService::may_read(const Game& g, Seat seat, wire::Channel channel) const {
+  if (g.status == Game::Status::Finished) return true;
+  const bool player = seat == Seat::Soviet || seat == Seat::German;
+  return channel == wire::SPECTATORS ? !player : player;
+}
+
+// A new version: each live seat's view, its delta from the previous view, and
+// the events that seat may read.
+void GameService::compute_version(Game& g, const std::vector<game::Event>& events) {
+  const bool spectators = std::any_of(g.subscribers.begin(), g.subscribers.end(),
+                                      [](const Game::Subscriber& s) { return s.seat == Seat::Spectator; });
+  if (!spectators && g.view_live[2]) {
+    // Nobody watches as a spectator: stop the stream; the next one starts from a snapshot.
+    g.view_live[2] = false;
+    g.history[2].clear();
+  }
+  for (int s = 0; s < 3; ++s) {
+    if (!g.view_live[s]) continue;
+    const auto viewer = viewer_of(static_cast<Seat>(s));
+    game::View after = g.match->view(viewer);
+    wire::ServerMessage m;
+    auto* d = m.mutable_delta();
+    d->set_game_id(g.id);
+    auto* delta = d->mutable_delta();
+    *delta = g.rules->diff(g.views[s], after);
+    delta->set_from_version(g.head - 1);
+    delta->set_to_version(g.head);
+    for (auto& e : g.rules->events_for(events, viewer)) *delta->add_events() = std::move(e);
+    g.views[s] = std::move(after);
+    auto& h = g.history[s];
+    h.push_back({g.head, encode(m)});
+    while (static_cast<int>(h.size()) > config_.delta_history && h.front().to_version <= g.committed) h.pop_front();
+  }
+  for (const auto& e : events) g.recent_events.emplace_back(g.head, e);
+  while (static_cast<int>(g.recent_events.size()) > config_.recent_events) g.recent_events.pop_front();
+}
+
+// Sends each subscriber the deltas it lacks, up to the committed version.
+void GameService::flush(Game& g) {
+  bool dead = false;
+  for (auto& sub : g.subscribers) {
+    auto p = sub.peer.lock();
+    if (!p) {
+      dead = true;
+      continue;
+    }
+    if (sub.seat == Seat::Omniscient || sub.sent >= g.committed) continue;
+    const auto& h = g.history[static_cast<int>(sub.seat)];
+    auto it = std::lower_bound(h.begin(), h.end(), sub.sent + 1,
+                               [](const Game::StoredDelta& d, std::int64_t v) { return d.to_version < v; });
+    if (it == h.end() || it->to_version != sub.sent + 1) {
+      log::warn("delta stream gap", {{"game", g.id}, {"from", std::to_string(sub.sent)}});
+    }
+    for (; it != h.end() && it->to_version <= g.committed; ++it) p->deliver(it->frame);
+    sub.sent = g.committed;
+  }
+  if (dead) {
+    std::erase_if(g.subscribers, [](const Game::Subscriber& s) { return s.peer.expired(); });
+  }
+}
+
+void GameService::send_catch_up(Game& g, const Caller& c, Seat seat, Frame snapshot) {
+  c.peer->deliver(std::move(snapshot));
+  for (const auto& m : g.chat) {
+    if (!may_read(g, seat, m.channel())) continue;
+    wire::ServerMessage out;
+    *out.mutable_chat() = m;
+    c.peer->deliver(encode(out));
+  }
+  wire::ServerMessage s;
+  *s.mutable_game() = summary(g, seat == Seat::Soviet ? 0 : seat == Seat::German ? 1 : -1);
+  c.reply(std::move(s));
+}
+
+// ---------------------------------------------------------------------------
+// Watching
+// ---------------------------------------------------------------------------
+
+bool GameService::watch(const Caller& c, const wire::Watch& req) {
+  if (req.from_version() < 0) return c.error(wire::BAD_REQUEST, "from_version cannot be negative."), false;
+  auto g = find(req.game_id());
+  if (!g) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'."), false;
+  std::lock_guard lock(g->mu);
+  const int side = g->side_of(c.user_id);
+  if (side < 0 && g->is_private) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'."), false;
+  const Seat seat = side >= 0 ? static_cast<Seat>(side)
+                    : g->status == Game::Status::Finished ? Seat::Omniscient
+                                                          : Seat::Spectator;
+  const std::int64_t from = req.from_version();
+  if (from > g->committed) {
+    return c.error(wire::BAD_REQUEST, "from_version " + std::to_string(from) + " is ahead of the game (version " +
+                                          std::to_string(g->committed) + ")."), false;
+  }
+  const auto pid = c.peer->peer_id();
+  std::erase_if(g->subscribers, [&](const Game::Subscriber& s) { return s.peer_id == pid; });
+  Game::Subscriber sub{c.peer, pid, seat, 0};
+  const int si = static_cast<int>(seat);
+
+  // The missed deltas, when all are kept and they weigh less than a snapshot.
+  if (seat != Seat::Omniscient && from > 0 && g->view_live[si]) {
+    const auto& h = g->history[si];
+    auto it = std::lower_bound(h.begin(), h.end(), from + 1,
+                               [](const Game::StoredDelta& d, std::int64_t v) { return d.to_version < v; });
+    const bool complete = from == g->committed || (it != h.end() && it->to_version == from + 1);
+    std::size_t bytes = 0;
+    for (auto j = it; complete && j != h.end() && j->to_version <= g->committed; ++j) bytes += j->frame->size();
+    if (complete && bytes < g->views[si].ByteSizeLong()) {
+      for (; it != h.end() && it->to_version <= g->committed; ++it) c.peer->deliver(it->frame);
+      sub.sent = g->committed;
+      g->subscribers.push_back(std::move(sub));
+      wire::ServerMessage s;
+      *s.mutable_game() = summary(*g, side);
+      c.reply(std::move(s));
+      return true;
+    }
+  }
+
+  // A snapshot at the head version; sent once that version is durable.
+  if (seat == Seat::Spectator && !g->view_live[2]) {
+    g->views[2] = g->match->view(game::VIEWER_SPECTATOR);
+    g->view_live[2] = true;
+    g->history[2].clear();
+  }
+  wire::ServerMessage m;
+  m.set_request_id(c.request_id);
+  auto* snap = m.mutable_snapshot();
+  snap->set_game_id(g->id);
+  snap->set_version(g->head);
+  *snap->mutable_view() = seat == Seat::Omniscient ? g->match->view(game::VIEWER_OMNISCIENT) : g->views[si];
+  std::vector<game::Event> events;
+  for (const auto& [v, e] : g->recent_events) events.push_back(e);
+  auto visible = g->rules->events_for(events, viewer_of(seat));
+  const std::size_t keep = std::min<std::size_t>(visible.size(), static_cast<std::size_t>(config_.recent_events));
+  for (auto it = visible.end() - static_cast<std::ptrdiff_t>(keep); it != visible.end(); ++it) *snap->add_recent_events() = *it;
+  Frame frame = encode(m);
+  sub.sent = g->head;
+  g->subscribers.push_back(std::move(sub));
+  if (g->head == g->committed && g->pending == 0) {
+    send_catch_up(*g, c, seat, std::move(frame));
+    return true;
+  }
+  storage_.write({}, [this, g, c, seat, frame](bool) {
+    std::lock_guard l(g->mu);
+    if (g->broken) return c.error(wire::INTERNAL, "The game is being reloaded; Watch it again.");
+    send_catch_up(*g, c, seat, frame);
+  });
+  return true;
+}
+
+void GameService::unwatch(const Caller& c, const wire::Unwatch& req) {
+  std::shared_ptr<Game> g;
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = games_.find(req.game_id()); it != games_.end()) g = it->second;
+  }
+  if (g) {
+    {
+      std::lock_guard lock(g->mu);
+      const auto pid = c.peer->peer_id();
+      std::erase_if(g->subscribers, [&](const Game::Subscriber& s) { return s.peer_id == pid; });
+    }
+    maybe_unload(g);
+  }
+  c.ok();
+}
+
+void GameService::drop_peer(std::uint64_t peer_id, const std::vector<std::string>& game_ids) {
+  for (const auto& id : game_ids) {
+    std::shared_ptr<Game> g;
+    {
+      std::lock_guard lock(mu_);
+      if (auto it = games_.find(id); it != games_.end()) g = it->second;
+    }
+    if (!g) continue;
+    {
+      std::lock_guard lock(g->mu);
+      std::erase_if(g->subscribers, [&](const Game::Subscriber& s) { return s.peer_id == peer_id; });
+    }
+    maybe_unload(g);
+  }
+}
+
+void GameService::maybe_unload(const std::shared_ptr<Game>& g) {
+  std::lock_guard lock(g->mu);
+  if (g->status == Game::Status::Finished && g->pending == 0 && g->subscribers.empty()) forget(g);
+}
+
+// ---------------------------------------------------------------------------
+// Orders
+// ---------------------------------------------------------------------------
+
+void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
+  const std::string& key = req.idempotency_key();
+  if (key.empty() || key.size() > 128) {
+    return c.error(wire::BAD_REQUEST, "An order needs an idempotency_key of 1 to 128 characters.");
+  }
+  if (!req.has_order() || req.order().kind_case() == game::Order::KIND_NOT_SET) {
+    return c.error(wire::BAD_REQUEST, "The order is empty.");
+  }
+  auto g = find(req.game_id());
+  if (!g) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
+  std::unique_lock lock(g->mu);
+  const int side = g->side_of(c.user_id);
+  if (side < 0) {
+    if (g->is_private) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
+    return c.error(wire::FORBIDDEN, "You are not a player in this game; only its players give orders.");
+  }
+  if (g->status == Game::Status::Open) {
+    return c.error(wire::CONFLICT, "The game has not started: it waits for a second player.");
+  }
+  const std::string bytes = req.order().SerializeAsString();
+  const auto k = std::make_pair(side, key);
+  if (auto it = g->keys.find(k); it != g->keys.end()) {
+    // A retry: the first answer again, never a second application.
+    if (it->second.order_bytes != bytes) {
+      return c.error(wire::CONFLICT, "This idempotency key was already used for a different order.");
+    }
+    if (it->second.committed) return c.reply(answer_of(g->id, key, it->second));
+    storage_.write({}, [g, c, k](bool) {
+      std::lock_guard l(g->mu);
+      auto r = g->keys.find(k);
+      if (r == g->keys.end() || !r->second.committed) {
+        return c.error(wire::INTERNAL, "The order could not be stored; send it again.");
+      }
+      c.reply(answer_of(g->id, k.second, r->second));
+    });
+    return;
+  }
+  if (g->status == Game::Status::Finished) return c.error(wire::CONFLICT, "The game is over.");
+  if (g->broken) return c.error(wire::INTERNAL, "The game is being reloaded; send the order again.");
+
+  const game::Side who = side_enum(side);
+  Applied a = g->match->apply(who, req.order());
+  if (!a.accepted) {
+    Game::KeyRecord rec;
+    rec.order_bytes = bytes;
+    rec.version = g->head;
+    rec.rejection = a.rejection;
+    g->keys[k] = rec;
+    ++g->pending;
+    storage_.write(
+        [g, side, key, bytes, rej = a.rejection.SerializeAsString(), at = g->head](Db& db) {
+          db.prepare(
+                "INSERT INTO rejections (game_id, side, idempotency_key, order_bytes, rejection, at_version, created_unix)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)")
+              .run(g->id, side_enum(side), key, Blob{bytes}, Blob{rej}, at, unix_now());
+        },
+        [g, c, k](bool ok) {
+          std::lock_guard l(g->mu);
+          --g->pending;
+          auto r = g->keys.find(k);
+          if (r == g->keys.end()) return;
+          if (!ok) {
+            g->keys.erase(r);
+            return c.error(wire::INTERNAL, "The order could not be stored; send it again.");
+          }
+          r->second.committed = true;
+          c.reply(answer_of(g->id, k.second, r->second));
+        });
+    return;
+  }
+
+  const std::int64_t v = ++g->head;
+  compute_version(*g, a.events);
+  g->keys[k] = Game::KeyRecord{bytes, true, v, {}, false};
+  if (g->draw_offer == 1 - side) g->draw_offer = -1;  // answered by playing on
+  const bool finished = g->match->over();
+  if (finished) {
+    g->status = Game::Status::Finished;
+    g->result = g->match->result();
+    g->reason = g->match->result_reason();
+  }
+  wire::LoggedOrder entry;
+  entry.set_version(v);
+  entry.set_side(who);
+  *entry.mutable_order() = req.order();
+  for (auto& e : a.events) *entry.add_events() = std::move(e);
+  const bool snapshot = finished || v % config_.snapshot_every == 0;
+  struct Row {
+    std::string entry, state, dice, result, reason;
+    std::int64_t hash;
+  };
+  auto row = std::make_shared<Row>(Row{entry.SerializeAsString(), snapshot ? g->match->encode_state() : "",
+                                       snapshot ? g->match->encode_dice() : "", g->result, g->reason,
+                                       static_cast<std::int64_t>(g->match->state_hash())});
+  const game::Side decider = g->match->decider();
+  const int turn = g->match->turn();
+  ++g->pending;
+  storage_.write(
+      [g, v, side, key, row, snapshot, finished](Db& db) {
+        if (g->broken) throw std::runtime_error("game " + g->id + " is being reloaded");
+        try {
+          db.prepare(
+                "INSERT INTO orders (game_id, version, side, idempotency_key, entry, state_hash, created_unix)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)")
+              .run(g->id, v, side_enum(side), key, Blob{row->entry}, row->hash, unix_now());
+          if (snapshot) {
+            db.prepare("INSERT OR REPLACE INTO snapshots (game_id, version, state, dice) VALUES (?, ?, ?, ?)")
+                .run(g->id, v, Blob{row->state}, Blob{row->dice});
+          }
+          if (finished) {
+            db.prepare("UPDATE games SET status = 'finished', result = ?, result_reason = ?, updated_unix = ? WHERE id = ?")
+                .run(row->result, row->reason, unix_now(), g->id);
+          }
+        } catch (...) {
+          g->broken = true;  // later orders of this game must not be stored after a gap
+          throw;
+        }
+      },
+      [this, g, c, k, v, decider, turn, finished](bool ok) {
+        std::lock_guard l(g->mu);
+        --g->pending;
+        if (!ok) {
+          g->broken = true;
+          forget(g);
+          log::error("order not stored; game will be reloaded", {{"game", g->id}, {"version", std::to_string(v)}});
+          return c.error(wire::INTERNAL, "The order could not be stored; nothing was applied. Watch the game again.");
+        }
+        g->committed = v;
+        g->committed_decider = decider;
+        g->committed_turn = turn;
+        if (auto r = g->keys.find(k); r != g->keys.end()) r->second.committed = true;
+        wire::ServerMessage ack;
+        auto* oa = ack.mutable_order_accepted();
+        oa->set_game_id(g->id);
+        oa->set_idempotency_key(k.second);
+        oa->set_version(v);
+        c.reply(std::move(ack));
+        flush(*g);
+        if (finished) {
+          broadcast(*g, game_ended_frame(*g));
+          log::info("game finished", {{"game", g->id}, {"result", g->result}, {"version", std::to_string(v)}});
+        }
+      });
+}
+
+// ---------------------------------------------------------------------------
+// Chat and logs
+// ---------------------------------------------------------------------------
+
+void GameService::chat(const Caller& c, const wire::SendChat& req) {
+  const std::size_t n = code_points(req.text());
+  if (n == 0 || n > 500) return c.error(wire::BAD_REQUEST, "A chat message has 1 to 500 characters.");
+  if (req.channel() != wire::CHANNEL_UNSPECIFIED && req.channel() != wire::PLAYERS && req.channel() != wire::SPECTATORS) {
+    return c.error(wire::BAD_REQUEST, "Unknown chat channel.");
+  }
+  const wire::Channel channel = req.channel() == wire::SPECTATORS ? wire::SPECTATORS : wire::PLAYERS;
+  auto g = find(req.game_id());
+  if (!g) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
+  std::lock_guard lock(g->mu);
+  const int side = g->side_of(c.user_id);
+  if (side < 0 && g->is_private) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
+  const bool finished = g->status == Game::Status::Finished;
+  if (channel == wire::PLAYERS && side < 0) {
+    return c.error(wire::FORBIDDEN, "Only the players write in the players' channel.");
+  }
+  if (channel == wire::SPECTATORS && side >= 0 && !finished) {
+    return c.error(wire::FORBIDDEN, "Players join the spectators' channel when the game is over.");
+  }
+  auto msg = std::make_shared<wire::ChatMessage>();
+  msg->set_game_id(g->id);
+  msg->set_channel(channel);
+  msg->set_from(c.name);
+  msg->set_text(req.text());
+  msg->set_sent_unix(unix_now());
+  storage_.write(
+      [g, msg, uid = c.user_id](Db& db) {
+        db.prepare("INSERT INTO chat (game_id, channel, user_id, text, sent_unix) VALUES (?, ?, ?, ?, ?)")
+            .run(g->id, static_cast<int>(msg->channel()), uid, msg->text(), msg->sent_unix());
+      },
+      [this, g, c, msg](bool ok) {
+        if (!ok) return c.error(wire::INTERNAL, "The message could not be stored.");
+        std::lock_guard l(g->mu);
+        g->chat.push_back(*msg);
+        while (static_cast<int>(g->chat.size()) > config_.chat_history) g->chat.pop_front();
+        wire::ServerMessage out;
+        *out.mutable_chat() = *msg;
+        const Frame frame = encode(out);
+        for (const auto& sub : g->subscribers) {
+          if (!may_read(*g, sub.seat, msg->channel())) continue;
+          if (auto p = sub.peer.lock()) p->deliver(frame);
+        }
+        c.ok();
+      });
+}
+
+void GameService::get_log(const Caller& c, const wire::GetLog& req) {
+  auto g = find(req.game_id());
+  if (!g) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
+  std::lock_guard lock(g->mu);
+  if (g->side_of(c.user_id) < 0 && g->is_private) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
+  if (g->status != Game::Status::Finished) {
+    return c.error(wire::FORBIDDEN, "The log, the seed and the full view open when the game ends.");
+  }
+  auto base = std::make_shared<wire::ServerMessage>();
+  auto* lg = base->mutable_game_log();
+  lg->set_game_id(g->id);
+  lg->set_seed_hex(seed_hex(*g));
+  for (const auto& o : g->options) lg->add_options(o);
+  *lg->mutable_omniscient() = g->match->view(game::VIEWER_OMNISCIENT);
+  lg->set_state_hash(hash_hex(g->match->state_hash()));
+  auto fill = [this, id = g->id, base, c] {
+    try {
+      storage_.read([&](Db& db) {
+        auto& q = db.prepare("SELECT entry FROM orders WHERE game_id = ? ORDER BY version");
+        q.bind_all(id);
+        while (q.step()) base->mutable_game_log()->add_orders()->ParseFromString(q.blob(0));
+        return 0;
+      });
+      c.reply(std::move(*base));
+    } catch (const std::exception& e) {
+      log::error("log cannot be read", {{"game", id}, {"error", e.what()}});
+      c.error(wire::INTERNAL, "The log could not be read.");
+    }
+  };
+  if (g->pending == 0) return post_(std::move(fill));
+  // The end is not durable yet: read after it is.
+  storage_.write({}, [post = post_, fill](bool) { post(fill); });
+}
+
+}  // namespace counterattack::server

@@ -1,0 +1,154 @@
+// Games in play: the registry, versions, per-viewer delta streams, idempotent
+// orders, chat, and the lobby (lobby.cc). Knows the rules only through
+// ruleset.h, and the network only through Peer.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "peer.h"
+#include "ruleset.h"
+#include "storage.h"
+#include "wire.pb.h"
+
+namespace counterattack::server {
+
+// Who looks at a game: a player's side, a spectator, or (after the end) everything.
+enum class Seat : int { Soviet = 0, German = 1, Spectator = 2, Omniscient = 3 };
+
+struct Game {
+  enum class Status { Open, Playing, Finished };
+
+  std::mutex mu;
+  // Fixed at creation.
+  std::string id, scenario;
+  std::vector<std::string> options;
+  Seed seed{};
+  std::string commitment;
+  bool is_private = false;
+  std::string invite;
+  std::int64_t creator = 0;
+  std::shared_ptr<const Ruleset> rules;
+  std::int64_t created_unix = 0;
+
+  // Seats: [0] Soviet, [1] German; 0 while open.
+  std::int64_t user[2] = {0, 0};
+  std::string name[2];
+  Status status = Status::Open;
+  std::string result, reason;
+
+  // Play. `head` counts orders applied in memory; `committed` those durable,
+  // which is all any client has been told about.
+  std::unique_ptr<Match> match;
+  std::int64_t head = 0, committed = 0;
+  game::Side committed_decider = game::SIDE_UNSPECIFIED;
+  int committed_turn = 0;
+  int pending = 0;  // writes queued and not yet committed
+  std::atomic<bool> broken{false};  // a write failed: the game must be reloaded from the log
+
+  // The latest view of each live seat (Soviet, German, Spectator), at `head`.
+  game::View views[3];
+  bool view_live[3] = {true, true, false};
+  struct StoredDelta {
+    std::int64_t to_version;
+    Frame frame;  // ServerMessage{delta}, shared by every subscriber of the seat
+  };
+  std::deque<StoredDelta> history[3];
+  std::deque<std::pair<std::int64_t, game::Event>> recent_events;  // every audience
+
+  struct KeyRecord {
+    std::string order_bytes;
+    bool accepted = false;
+    std::int64_t version = 0;
+    game::Rejection rejection;
+    bool committed = false;
+  };
+  std::map<std::pair<int, std::string>, KeyRecord> keys;  // (side, idempotency key)
+
+  struct Subscriber {
+    std::weak_ptr<Peer> peer;
+    std::uint64_t peer_id = 0;
+    Seat seat = Seat::Spectator;
+    std::int64_t sent = 0;  // the version this subscriber has
+  };
+  std::vector<Subscriber> subscribers;
+
+  std::deque<wire::ChatMessage> chat;
+  int draw_offer = -1;  // the side that offered a draw, -1 when none
+
+  int side_of(std::int64_t user_id) const {
+    if (user_id == 0) return -1;
+    return user[0] == user_id ? 0 : user[1] == user_id ? 1 : -1;
+  }
+};
+
+class GameService {
+ public:
+  // `post` runs a job on a network thread (reads that must not hold the writer).
+  GameService(Storage& storage, Rulesets rulesets, const Config& config, std::function<void(std::function<void()>)> post);
+
+  // Lobby (lobby.cc)
+  void create(const Caller& c, const wire::CreateGame& req);
+  void list_open(const Caller& c);
+  void join(const Caller& c, const wire::JoinGame& req);
+  void my_games(const Caller& c);
+  void resign(const Caller& c, const wire::Resign& req);
+  void offer_draw(const Caller& c, const wire::OfferDraw& req);
+  void answer_draw(const Caller& c, const wire::AnswerDraw& req);
+
+  // Play (games.cc)
+  // True when the connection now watches the game (its answer may still be on its way).
+  bool watch(const Caller& c, const wire::Watch& req);
+  void unwatch(const Caller& c, const wire::Unwatch& req);
+  void submit(const Caller& c, const wire::SubmitOrder& req);
+  void chat(const Caller& c, const wire::SendChat& req);
+  void get_log(const Caller& c, const wire::GetLog& req);
+  // Forgets a closed connection's subscriptions.
+  void drop_peer(std::uint64_t peer_id, const std::vector<std::string>& game_ids);
+
+  // Loads every game not finished (each load logs its version and state hash).
+  void preload();
+  std::size_t loaded_games();
+
+ private:
+  std::shared_ptr<Game> find(const std::string& id);
+  std::shared_ptr<Game> load(const std::string& id);
+  void forget(const std::shared_ptr<Game>& g);
+  // Unloads a finished game nobody watches; it loads again from its final snapshot.
+  void maybe_unload(const std::shared_ptr<Game>& g);
+
+  // Called with g->mu held.
+  wire::GameSummary summary(const Game& g, int your_side) const;
+  void push_summary(Game& g);
+  void flush(Game& g);
+  void broadcast(Game& g, const Frame& frame);
+  void end_game(Game& g, const std::string& result, const std::string& reason);
+  void compute_version(Game& g, const std::vector<game::Event>& events);
+  void send_catch_up(Game& g, const Caller& c, Seat seat, Frame snapshot);
+  bool may_read(const Game& g, Seat seat, wire::Channel channel) const;
+  static game::ViewerKind viewer_of(Seat s);
+
+  Storage& storage_;
+  Rulesets rulesets_;
+  const Config& config_;
+  std::function<void(std::function<void()>)> post_;
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<Game>> games_;
+};
+
+// Hex of bytes, lower case.
+std::string to_hex(std::string_view bytes);
+std::int64_t unix_now();
+std::string seed_hex(const Game& g);
+// ServerMessage{game_ended} with the seed revealed.
+Frame game_ended_frame(const Game& g);
+
+}  // namespace counterattack::server

@@ -1,0 +1,66 @@
+#include "listener.h"
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core/bind_handler.hpp>
+
+#include "log.h"
+
+namespace counterattack::server {
+
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+Listener::Listener(net::io_context& ioc, net::ssl::context* tls, Hub& hub)
+    : ioc_(ioc), tls_(tls), hub_(hub), acceptor_(net::make_strand(ioc)), retry_(acceptor_.get_executor()) {}
+
+bool Listener::open(const tcp::endpoint& endpoint, std::string& error) {
+  boost::system::error_code ec;
+  acceptor_.open(endpoint.protocol(), ec);
+  if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor_.bind(endpoint, ec);
+  if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
+  if (ec) {
+    error = "cannot listen on " + endpoint.address().to_string() + ":" + std::to_string(endpoint.port()) + ": " + ec.message();
+    return false;
+  }
+  return true;
+}
+
+tcp::endpoint Listener::local_endpoint() const {
+  boost::system::error_code ec;
+  return acceptor_.local_endpoint(ec);
+}
+
+void Listener::run() { do_accept(); }
+
+void Listener::stop() {
+  net::post(acceptor_.get_executor(), [self = shared_from_this()] {
+    boost::system::error_code ec;
+    self->acceptor_.close(ec);
+  });
+}
+
+void Listener::do_accept() {
+  // Each connection gets its own strand.
+  acceptor_.async_accept(net::make_strand(ioc_), boost::beast::bind_front_handler(&Listener::on_accept, shared_from_this()));
+}
+
+void Listener::on_accept(boost::system::error_code ec, tcp::socket socket) {
+  if (ec == net::error::operation_aborted || !acceptor_.is_open()) return;
+  if (ec) {
+    // Out of descriptors, most likely: retry shortly instead of spinning.
+    log::warn("accept failed", {{"error", ec.message()}});
+    retry_.expires_after(std::chrono::milliseconds(100));
+    retry_.async_wait([self = shared_from_this()](boost::system::error_code e) {
+      if (!e) self->do_accept();
+    });
+    return;
+  } else {
+    socket.set_option(tcp::no_delay(true), ec);
+    start_session(std::move(socket), tls_, hub_);
+  }
+  do_accept();
+}
+
+}  // namespace counterattack::server

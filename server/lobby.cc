@@ -1,0 +1,322 @@
+// The lobby: creating, listing and joining games, resignation and draws.
+#include <sodium.h>
+
+#include "accounts.h"
+#include "games.h"
+#include "log.h"
+
+namespace counterattack::server {
+namespace {
+
+// Ids and invite codes people can read aloud: no 0/o, 1/l.
+std::string random_code(std::size_t n) {
+  static const char* alphabet = "abcdefghijkmnpqrstuvwxyz23456789";
+  std::string out(n, 'a');
+  for (auto& ch : out) ch = alphabet[randombytes_uniform(32)];
+  return out;
+}
+
+std::string join_options(const std::vector<std::string>& options) {
+  std::string out;
+  for (const auto& o : options) out += (out.empty() ? "" : ",") + o;
+  return out;
+}
+
+}  // namespace
+
+void GameService::create(const Caller& c, const wire::CreateGame& req) {
+  const std::string scenario = req.scenario().empty() ? "counterattack" : req.scenario();
+  auto rs = rulesets_.find(scenario);
+  if (rs == rulesets_.end()) {
+    std::string known;
+    for (const auto& [name, r] : rulesets_) known += (known.empty() ? "" : ", ") + name;
+    return c.error(wire::BAD_REQUEST, "Unknown scenario '" + scenario + "' (known: " + known + ").");
+  }
+  std::vector<std::string> options(req.options().begin(), req.options().end());
+  if (auto why = rs->second->check_options(options); !why.empty()) return c.error(wire::BAD_REQUEST, why);
+  int side = 0;
+  switch (req.side()) {
+    case wire::CHOOSE_SOVIET: side = 0; break;
+    case wire::CHOOSE_GERMAN: side = 1; break;
+    case wire::CHOOSE_RANDOM:
+    case wire::SIDE_CHOICE_UNSPECIFIED: side = static_cast<int>(randombytes_uniform(2)); break;
+    default: return c.error(wire::BAD_REQUEST, "Unknown side choice.");
+  }
+
+  auto g = std::make_shared<Game>();
+  g->scenario = scenario;
+  g->options = options;
+  g->rules = rs->second;
+  randombytes_buf(g->seed.data(), g->seed.size());
+  g->commitment = Accounts::sha256_hex(std::string_view(reinterpret_cast<const char*>(g->seed.data()), g->seed.size()));
+  g->is_private = req.private_();
+  if (g->is_private) g->invite = random_code(10);
+  g->creator = c.user_id;
+  g->user[side] = c.user_id;
+  g->name[side] = c.name;
+  g->created_unix = unix_now();
+  std::vector<game::Event> setup;
+  g->match = g->rules->create(options, g->seed, &setup);
+  for (auto& e : setup) g->recent_events.emplace_back(0, std::move(e));
+  for (int s = 0; s < 2; ++s) g->views[s] = g->match->view(s == 0 ? game::VIEWER_SOVIET : game::VIEWER_GERMAN);
+  g->committed_decider = g->match->decider();
+  g->committed_turn = g->match->turn();
+  {
+    std::lock_guard lock(mu_);
+    do g->id = random_code(10);
+    while (games_.count(g->id));
+    games_[g->id] = g;
+  }
+  std::lock_guard lock(g->mu);
+  ++g->pending;
+  storage_.write(
+      [g, opts = join_options(options)](Db& db) {
+        db.prepare(
+              "INSERT INTO games (id, scenario, options, seed, seed_commitment, creator_id, soviet_id, german_id, private,"
+              " invite_code, status, created_unix, updated_unix)"
+              " VALUES (?, ?, ?, ?, ?, ?, NULLIF(?, 0), NULLIF(?, 0), ?, ?, 'open', ?, ?)")
+            .run(g->id, g->scenario, opts, Blob{std::string_view(reinterpret_cast<const char*>(g->seed.data()), g->seed.size())},
+                 g->commitment, g->creator, g->user[0], g->user[1], g->is_private ? 1 : 0, g->invite, g->created_unix,
+                 g->created_unix);
+      },
+      [this, g, c, side](bool ok) {
+        std::lock_guard l(g->mu);
+        --g->pending;
+        if (!ok) {
+          forget(g);
+          return c.error(wire::INTERNAL, "The game could not be stored.");
+        }
+        log::info("game created", {{"game", g->id}, {"by", c.name}, {"private", g->is_private ? "yes" : "no"}});
+        wire::ServerMessage m;
+        auto* gc = m.mutable_game_created();
+        *gc->mutable_game() = summary(*g, side);
+        gc->set_invite_code(g->invite);
+        c.reply(std::move(m));
+      });
+}
+
+void GameService::list_open(const Caller& c) {
+  const auto ids = storage_.read([](Db& db) {
+    std::vector<std::string> out;
+    auto& q = db.prepare("SELECT id FROM games WHERE status = 'open' AND private = 0 ORDER BY created_unix DESC LIMIT 200");
+    q.bind_all();
+    while (q.step()) out.push_back(q.text(0));
+    return out;
+  });
+  wire::ServerMessage m;
+  auto* list = m.mutable_game_list();
+  for (const auto& id : ids) {
+    auto g = find(id);
+    if (!g) continue;
+    std::lock_guard lock(g->mu);
+    if (g->status == Game::Status::Open && !g->is_private) *list->add_games() = summary(*g, g->side_of(c.user_id));
+  }
+  c.reply(std::move(m));
+}
+
+void GameService::my_games(const Caller& c) {
+  struct Row {
+    std::string id, scenario, options, soviet, german, status, result, commitment;
+    bool is_private;
+    std::int64_t version;
+    int side;
+  };
+  const auto rows = storage_.read([&](Db& db) {
+    std::vector<Row> out;
+    auto& q = db.prepare(
+        "SELECT g.id, g.scenario, g.options, COALESCE(s.name, ''), COALESCE(d.name, ''), g.status, g.result,"
+        " g.seed_commitment, g.private, (SELECT COALESCE(MAX(version), 0) FROM orders o WHERE o.game_id = g.id),"
+        " CASE WHEN g.soviet_id = ? THEN 0 ELSE 1 END"
+        " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id"
+        " WHERE g.soviet_id = ? OR g.german_id = ? ORDER BY g.updated_unix DESC LIMIT 200");
+    q.bind_all(c.user_id, c.user_id, c.user_id);
+    while (q.step()) {
+      out.push_back(Row{q.text(0), q.text(1), q.text(2), q.text(3), q.text(4), q.text(5), q.text(6), q.text(7),
+                        q.integer(8) != 0, q.integer(9), static_cast<int>(q.integer(10))});
+    }
+    return out;
+  });
+  wire::ServerMessage m;
+  auto* list = m.mutable_game_list();
+  for (const auto& r : rows) {
+    std::shared_ptr<Game> g;
+    {
+      std::lock_guard lock(mu_);
+      if (auto it = games_.find(r.id); it != games_.end()) g = it->second;
+    }
+    if (!g && r.status != "finished") g = find(r.id);
+    if (g) {
+      std::lock_guard lock(g->mu);
+      *list->add_games() = summary(*g, g->side_of(c.user_id));
+      continue;
+    }
+    // A finished game not in memory: its row says enough.
+    auto* s = list->add_games();
+    s->set_game_id(r.id);
+    s->set_scenario(r.scenario);
+    for (std::size_t start = 0; start < r.options.size();) {
+      auto comma = r.options.find(',', start);
+      if (comma == std::string::npos) comma = r.options.size();
+      if (comma > start) s->add_options(r.options.substr(start, comma - start));
+      start = comma + 1;
+    }
+    s->set_soviet(r.soviet);
+    s->set_german(r.german);
+    s->set_status(r.status);
+    s->set_private_(r.is_private);
+    s->set_version(r.version);
+    s->set_result(r.result);
+    s->set_seed_commitment(r.commitment);
+    s->set_your_side(r.side == 0 ? "soviet" : "german");
+  }
+  c.reply(std::move(m));
+}
+
+void GameService::join(const Caller& c, const wire::JoinGame& req) {
+  auto g = find(req.game_id());
+  if (!g) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
+  std::lock_guard lock(g->mu);
+  if (g->side_of(c.user_id) >= 0) return c.error(wire::CONFLICT, "You are already in this game.");
+  if (g->is_private && req.invite_code() != g->invite) {
+    return c.error(wire::FORBIDDEN, "This game is private: joining it needs its invite code.");
+  }
+  if (g->status == Game::Status::Playing) return c.error(wire::CONFLICT, "The game has already started.");
+  if (g->status == Game::Status::Finished) return c.error(wire::CONFLICT, "The game is over.");
+  if (g->pending > 0) return c.error(wire::CONFLICT, "The game is not ready yet; try again.");
+  const int seat = g->user[0] == 0 ? 0 : 1;
+  g->user[seat] = c.user_id;
+  g->name[seat] = c.name;
+  g->status = Game::Status::Playing;
+  ++g->pending;
+  storage_.write(
+      [g, seat, uid = c.user_id](Db& db) {
+        db.prepare(seat == 0 ? "UPDATE games SET soviet_id = ?, status = 'playing', updated_unix = ? WHERE id = ? AND status = 'open'"
+                             : "UPDATE games SET german_id = ?, status = 'playing', updated_unix = ? WHERE id = ? AND status = 'open'")
+            .run(uid, unix_now(), g->id);
+        if (db.changes() != 1) throw std::runtime_error("game is not open");
+      },
+      [this, g, c, seat](bool ok) {
+        std::lock_guard l(g->mu);
+        --g->pending;
+        if (!ok) {
+          g->user[seat] = 0;
+          g->name[seat].clear();
+          g->status = Game::Status::Open;
+          return c.error(wire::INTERNAL, "Joining could not be stored; try again.");
+        }
+        log::info("game started", {{"game", g->id}, {"soviet", g->name[0]}, {"german", g->name[1]}});
+        wire::ServerMessage m;
+        *m.mutable_game() = summary(*g, seat);
+        c.reply(std::move(m));
+        push_summary(*g);
+      });
+}
+
+void GameService::end_game(Game& g, const std::string& result, const std::string& reason) {
+  g.status = Game::Status::Finished;
+  g.result = result;
+  g.reason = reason;
+  g.draw_offer = -1;
+}
+
+void GameService::resign(const Caller& c, const wire::Resign& req) {
+  auto g = find(req.game_id());
+  if (!g) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
+  std::lock_guard lock(g->mu);
+  const int side = g->side_of(c.user_id);
+  if (side < 0) {
+    if (g->is_private) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
+    return c.error(wire::FORBIDDEN, "Only a player of this game can resign it.");
+  }
+  if (g->status == Game::Status::Finished) return c.error(wire::CONFLICT, "The game is over.");
+  const auto before = g->status;
+  if (before == Game::Status::Open) {
+    end_game(*g, "Cancelled", "The game was withdrawn before anyone joined.");
+  } else {
+    end_game(*g, side == 0 ? "German victory" : "Soviet victory",
+             side == 0 ? "The Soviet player resigned." : "The German player resigned.");
+  }
+  ++g->pending;
+  storage_.write(
+      [g, result = g->result, reason = g->reason](Db& db) {
+        db.prepare("UPDATE games SET status = 'finished', result = ?, result_reason = ?, updated_unix = ? WHERE id = ?")
+            .run(result, reason, unix_now(), g->id);
+      },
+      [this, g, c, before](bool ok) {
+        std::lock_guard l(g->mu);
+        --g->pending;
+        if (!ok) {
+          g->status = before;
+          g->result.clear();
+          g->reason.clear();
+          return c.error(wire::INTERNAL, "The resignation could not be stored; try again.");
+        }
+        log::info("game finished", {{"game", g->id}, {"result", g->result}, {"reason", g->reason}});
+        c.ok();
+        broadcast(*g, game_ended_frame(*g));
+      });
+}
+
+void GameService::offer_draw(const Caller& c, const wire::OfferDraw& req) {
+  auto g = find(req.game_id());
+  if (!g) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
+  std::lock_guard lock(g->mu);
+  const int side = g->side_of(c.user_id);
+  if (side < 0) {
+    if (g->is_private) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
+    return c.error(wire::FORBIDDEN, "Only a player of this game can offer a draw.");
+  }
+  if (g->status != Game::Status::Playing) return c.error(wire::CONFLICT, "Draws are offered while the game is played.");
+  if (g->draw_offer == side) return c.error(wire::CONFLICT, "You have already offered a draw.");
+  if (g->draw_offer == 1 - side) return c.error(wire::CONFLICT, "Your opponent has offered a draw: answer it.");
+  g->draw_offer = side;
+  wire::ServerMessage m;
+  m.mutable_draw_offered()->set_game_id(g->id);
+  m.mutable_draw_offered()->set_by(g->name[side]);
+  broadcast(*g, encode(m));
+  c.ok();
+}
+
+void GameService::answer_draw(const Caller& c, const wire::AnswerDraw& req) {
+  auto g = find(req.game_id());
+  if (!g) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
+  std::lock_guard lock(g->mu);
+  const int side = g->side_of(c.user_id);
+  if (side < 0) {
+    if (g->is_private) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
+    return c.error(wire::FORBIDDEN, "Only a player of this game can answer a draw offer.");
+  }
+  if (g->status != Game::Status::Playing || g->draw_offer != 1 - side) {
+    return c.error(wire::CONFLICT, "No draw is offered to you.");
+  }
+  if (!req.accept()) {
+    g->draw_offer = -1;
+    wire::ServerMessage m;
+    m.mutable_draw_declined()->set_game_id(g->id);
+    m.mutable_draw_declined()->set_by(g->name[side]);
+    broadcast(*g, encode(m));
+    return c.ok();
+  }
+  end_game(*g, "Draw", "The players agreed a draw.");
+  ++g->pending;
+  storage_.write(
+      [g](Db& db) {
+        db.prepare("UPDATE games SET status = 'finished', result = 'Draw', result_reason = ?, updated_unix = ? WHERE id = ?")
+            .run(g->reason, unix_now(), g->id);
+      },
+      [this, g, c](bool ok) {
+        std::lock_guard l(g->mu);
+        --g->pending;
+        if (!ok) {
+          g->status = Game::Status::Playing;
+          g->result.clear();
+          g->reason.clear();
+          return c.error(wire::INTERNAL, "The draw could not be stored; try again.");
+        }
+        log::info("game finished", {{"game", g->id}, {"result", g->result}, {"reason", g->reason}});
+        c.ok();
+        broadcast(*g, game_ended_frame(*g));
+      });
+}
+
+}  // namespace counterattack::server

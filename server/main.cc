@@ -1,0 +1,159 @@
+// counterattackd: the authoritative play-by-server for Model's Counterattack.
+// With no arguments it serves wss://127.0.0.1:8443 with its data in ./data.
+#include <utility>  // before Asio: Boost 1.74's awaitable.hpp needs std::exchange
+
+#include <google/protobuf/stubs/logging.h>
+#include <sodium.h>
+
+#include <CLI/CLI.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <csignal>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "accounts.h"
+#include "config.h"
+#include "games.h"
+#include "listener.h"
+#include "log.h"
+#include "ruleset.h"
+#include "storage.h"
+#include "tls.h"
+
+namespace net = boost::asio;
+using namespace counterattack::server;
+
+namespace {
+
+void protobuf_log(google::protobuf::LogLevel level, const char*, int, const std::string& message) {
+  // Malformed client frames make protobuf complain; that is the client's problem, not ours.
+  if (level >= google::protobuf::LOGLEVEL_FATAL) log::error("protobuf", {{"detail", message}});
+  else log::debug("protobuf", {{"detail", message}});
+}
+
+void schedule_purge(net::steady_timer& timer, Accounts& accounts) {
+  timer.expires_after(std::chrono::hours(1));
+  timer.async_wait([&timer, &accounts](boost::system::error_code ec) {
+    if (ec) return;
+    accounts.purge_expired();
+    schedule_purge(timer, accounts);
+  });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"counterattackd: the play-by-server for Model's Counterattack"};
+  std::string config_path, listen, data_dir;
+  bool plain = false;
+  app.add_option("--config", config_path, "Config file: 'key = value' lines, or a JSON object");
+  app.add_option("--listen", listen, "ADDR:PORT to listen on (default 127.0.0.1:8443; port 0 picks a free one)");
+  app.add_option("--data-dir", data_dir, "Directory of the database and the generated certificate (default ./data)");
+  app.add_flag("--plain", plain, "Plain WebSocket without TLS, on a loopback address only");
+  CLI11_PARSE(app, argc, argv);
+
+  Config cfg;
+  std::string error;
+  if (!config_path.empty() && !load_config_file(config_path, cfg, error)) {
+    std::cerr << "counterattackd: " << error << "\n";
+    return 2;
+  }
+  if (!listen.empty()) cfg.listen = listen;
+  if (!data_dir.empty()) cfg.data_dir = data_dir;
+  if (plain) cfg.plain = true;
+  const bool generated_tls = cfg.tls_cert.empty() && cfg.tls_key.empty();
+  cfg.resolve();
+  log::init(cfg.log_format, cfg.log_level);
+  google::protobuf::SetLogHandler(&protobuf_log);
+  std::signal(SIGPIPE, SIG_IGN);
+  auto die = [](const std::string& why) {
+    log::error("cannot start", {{"error", why}});
+    return 2;
+  };
+  if (sodium_init() < 0) return die("libsodium cannot initialise");
+
+  std::string host;
+  unsigned short port = 0;
+  if (!split_listen(cfg.listen, host, port, error)) return die(error);
+  if (host == "localhost") host = "127.0.0.1";
+  boost::system::error_code ec;
+  const auto address = net::ip::make_address(host, ec);
+  if (ec) return die("bad listen address '" + host + "': " + ec.message());
+  if (cfg.plain && !address.is_loopback()) {
+    return die("plain WebSocket (no TLS) is allowed only on a loopback address, not " + host);
+  }
+  std::error_code fs_ec;
+  std::filesystem::create_directories(cfg.data_dir, fs_ec);
+  if (fs_ec) return die("cannot create data directory " + cfg.data_dir + ": " + fs_ec.message());
+
+  net::ssl::context tls(net::ssl::context::tls_server);
+  if (!cfg.plain) {
+    namespace fs = std::filesystem;
+    if (generated_tls && !fs::exists(cfg.tls_cert) && !fs::exists(cfg.tls_key)) {
+      if (!write_self_signed(cfg.tls_cert, cfg.tls_key, error)) return die(error);
+      log::info("self-signed certificate created for localhost", {{"cert", cfg.tls_cert}, {"key", cfg.tls_key}});
+    }
+    if (!init_tls_context(tls, cfg.tls_cert, cfg.tls_key, error)) return die(error);
+  }
+
+  auto storage = Storage::open(cfg.database, cfg.synchronous, error);
+  if (!storage) return die(error);
+  Rulesets rulesets;
+  auto ca = make_counterattack_ruleset();
+  rulesets[ca->name()] = ca;
+
+  net::io_context ioc(cfg.threads);
+  Accounts accounts(*storage, cfg);
+  GameService games(*storage, rulesets, cfg, [&ioc](std::function<void()> job) { net::post(ioc, std::move(job)); });
+  games.preload();
+  accounts.purge_expired();
+  SessionRegistry sessions;
+  Hub hub{cfg, accounts, games, sessions};
+
+  auto listener = std::make_shared<Listener>(ioc, cfg.plain ? nullptr : &tls, hub);
+  if (!listener->open({address, port}, error)) return die(error);
+  const auto bound = listener->local_endpoint();
+  const std::string where =
+      (bound.address().is_v6() ? "[" + bound.address().to_string() + "]" : bound.address().to_string()) + ":" +
+      std::to_string(bound.port());
+  log::info("listening on " + where, {{"address", where},
+                                      {"scheme", cfg.plain ? "ws" : "wss"},
+                                      {"data_dir", cfg.data_dir},
+                                      {"schema", std::to_string(storage->schema_version())}});
+  listener->run();
+
+  net::steady_timer purge(ioc), drain(ioc);
+  schedule_purge(purge, accounts);
+  net::signal_set signals(ioc, SIGINT, SIGTERM);
+  const auto deadline = std::make_shared<std::chrono::steady_clock::time_point>();
+  std::function<void()> wait_drained = [&] {
+    drain.expires_after(std::chrono::milliseconds(50));
+    drain.async_wait([&](boost::system::error_code e) {
+      if (e) return;
+      if (sessions.size() == 0 || std::chrono::steady_clock::now() > *deadline) return ioc.stop();
+      wait_drained();
+    });
+  };
+  signals.async_wait([&](boost::system::error_code e, int sig) {
+    if (e) return;
+    log::info("shutting down", {{"signal", std::to_string(sig)}, {"connections", std::to_string(sessions.size())}});
+    listener->stop();
+    purge.cancel();
+    sessions.shutdown_all();
+    *deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    wait_drained();
+  });
+
+  std::vector<std::thread> threads;
+  for (int i = 1; i < cfg.threads; ++i) threads.emplace_back([&ioc] { ioc.run(); });
+  ioc.run();
+  for (auto& t : threads) t.join();
+  accounts.stop();
+  storage->stop();  // commits whatever is still queued
+  log::info("stopped", {{"batches", std::to_string(storage->batches())}, {"writes", std::to_string(storage->writes())}});
+  return 0;
+}

@@ -1,0 +1,69 @@
+// The narrow interface between the server and a game's rules. Networking,
+// storage, lobby and sessions talk only to this; a second wargame plugs in by
+// implementing it, without touching anything else in server/.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "game.pb.h"
+
+namespace counterattack::server {
+
+// A game's secret dice seed: the dice generator's whole initial state.
+using Seed = std::array<std::uint8_t, 32>;
+
+struct Applied {
+  bool accepted = false;
+  game::Rejection rejection;        // when not accepted
+  std::vector<game::Event> events;  // when accepted: every audience, filter with events_for
+};
+
+// One game: its state and its dice. Not thread-safe: the owner serialises access.
+class Match {
+ public:
+  virtual ~Match() = default;
+  // Checks the order for `side` in full; a rejected order changes nothing.
+  virtual Applied apply(game::Side side, const game::Order& order) = 0;
+  // Who must decide now; SIDE_UNSPECIFIED once the game is over.
+  virtual game::Side decider() const = 0;
+  // What one viewer may see: the only way a game leaves the rules.
+  virtual game::View view(game::ViewerKind viewer) const = 0;
+  virtual std::string encode_state() const = 0;
+  virtual std::string encode_dice() const = 0;  // the dice generator's current state
+  virtual std::uint64_t state_hash() const = 0;
+  virtual bool over() const = 0;
+  virtual std::string result() const = 0;  // "Soviet victory", "German victory", "Draw"; "" while playing
+  virtual std::string result_reason() const = 0;
+  virtual int turn() const = 0;
+};
+
+class Ruleset {
+ public:
+  virtual ~Ruleset() = default;
+  virtual std::string name() const = 0;
+  // An error sentence for unknown or repeated option keys, "" when they are fine.
+  virtual std::string check_options(const std::vector<std::string>& options) const = 0;
+  // A new game; `events` receives what the set-up did.
+  virtual std::unique_ptr<Match> create(const std::vector<std::string>& options, const Seed& seed,
+                                        std::vector<game::Event>* events) const = 0;
+  // A game from encode_state/encode_dice bytes; nullptr when they do not fit.
+  virtual std::unique_ptr<Match> restore(const std::string& state, const std::string& dice) const = 0;
+  // The delta between two views of one viewer (never between states).
+  virtual game::ViewDelta diff(const game::View& before, const game::View& after) const = 0;
+  virtual bool delta_is_empty(const game::ViewDelta& delta) const = 0;
+  // The events of one order that a viewer may read.
+  virtual std::vector<game::Event> events_for(const std::vector<game::Event>& events, game::ViewerKind viewer) const = 0;
+};
+
+// Rulesets by scenario name.
+using Rulesets = std::map<std::string, std::shared_ptr<const Ruleset>>;
+
+// Model's Counterattack on top of engine/ (counterattack_ruleset.cc).
+std::shared_ptr<const Ruleset> make_counterattack_ruleset();
+
+}  // namespace counterattack::server

@@ -1,0 +1,404 @@
+#include "session.h"
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/ssl.hpp>
+#include <boost/beast/websocket.hpp>
+#include <boost/beast/websocket/ssl.hpp>
+#include <chrono>
+#include <deque>
+#include <set>
+
+#include "log.h"
+
+namespace counterattack::server {
+namespace {
+
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+namespace net = boost::asio;
+namespace ssl = net::ssl;
+using tcp = net::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+std::atomic<std::uint64_t> g_next_id{1};
+
+// Frames up to this size are read, so that a frame over the configured limit
+// still gets a TOO_LARGE answer; beyond it the connection closes (1009).
+constexpr std::size_t kHardFrameLimit = 1u << 20;
+
+template <class Derived>
+class WsSession : public Connection {
+ public:
+  explicit WsSession(Hub& hub, std::string remote)
+      : hub_(hub), remote_(std::move(remote)), tokens_(hub.config.message_burst), refill_(Clock::now()) {}
+
+  std::uint64_t peer_id() const override { return id_; }
+
+  void deliver(Frame frame) override {
+    net::post(derived().ws().get_executor(), [s = self(), f = std::move(frame)]() mutable { s->queue_frame(std::move(f)); });
+  }
+
+  void shutdown() override {
+    net::post(derived().ws().get_executor(), [s = self()] {
+      wire::ServerMessage m;
+      m.mutable_error()->set_code(wire::SHUTTING_DOWN);
+      m.mutable_error()->set_message("The server is shutting down; reconnect and Resume in a moment.");
+      s->queue_frame(encode(m));
+      s->begin_close(websocket::close_code::going_away);
+    });
+  }
+
+ protected:
+  Hub& hub_;
+
+  Derived& derived() { return static_cast<Derived&>(*this); }
+  std::shared_ptr<Derived> self() { return std::static_pointer_cast<Derived>(shared_from_this()); }
+
+  // After the TLS handshake, or at once for plain connections.
+  void start_websocket() {
+    auto& ws = derived().ws();
+    const auto& cfg = hub_.config;
+    websocket::stream_base::timeout t{};
+    t.handshake_timeout = std::chrono::seconds(cfg.handshake_timeout_seconds);
+    t.idle_timeout = std::chrono::seconds(cfg.idle_timeout_seconds);
+    t.keep_alive_pings = true;
+    ws.set_option(t);
+    ws.set_option(websocket::stream_base::decorator(
+        [](websocket::response_type& res) { res.set(beast::http::field::server, "counterattackd"); }));
+    ws.read_message_max(std::max(kHardFrameLimit, cfg.max_message_bytes + 1));
+    ws.binary(true);
+    ws.async_accept(beast::bind_front_handler(&WsSession::on_accept, self()));
+  }
+
+  void fail(beast::error_code ec, const char* what) {
+    if (ec != net::error::operation_aborted && ec != websocket::error::closed && ec != net::error::eof &&
+        ec != beast::error::timeout && ec != net::ssl::error::stream_truncated) {
+      log::debug("connection failed", {{"peer", remote_}, {"step", what}, {"error", ec.message()}});
+    }
+    cleanup();
+  }
+
+ private:
+  void on_accept(beast::error_code ec) {
+    if (ec) return fail(ec, "websocket accept");
+    hub_.sessions.add(id_, std::static_pointer_cast<Connection>(shared_from_this()));
+    registered_ = true;
+    do_read();
+  }
+
+  void do_read() {
+    derived().ws().async_read(buffer_, beast::bind_front_handler(&WsSession::on_read, self()));
+  }
+
+  void on_read(beast::error_code ec, std::size_t bytes) {
+    if (ec == websocket::error::message_too_big) {
+      log::info("frame too large; closing", {{"peer", remote_}});
+      return fail(ec, "read");
+    }
+    if (ec) return fail(ec, "read");
+    handle_frame(bytes);
+    buffer_.consume(buffer_.size());
+    if (!closing_) do_read();
+  }
+
+  void queue_frame(Frame f) {
+    if (closing_ || cleaned_) return;
+    if (queue_.size() >= hub_.config.max_queued_frames) {
+      log::warn("client reads too slowly; closing", {{"peer", remote_}, {"user", user_name_}});
+      queue_.clear();
+      return begin_close(websocket::close_code::policy_error);
+    }
+    queue_.push_back(std::move(f));
+    if (!writing_) do_write();
+  }
+
+  void do_write() {
+    writing_ = true;
+    derived().ws().async_write(net::buffer(*queue_.front()), beast::bind_front_handler(&WsSession::on_write, self()));
+  }
+
+  void on_write(beast::error_code ec, std::size_t) {
+    writing_ = false;
+    if (ec) return fail(ec, "write");
+    queue_.pop_front();
+    if (!queue_.empty()) return do_write();
+    if (closing_) do_close();
+  }
+
+  void begin_close(websocket::close_code code) {
+    if (closing_ || cleaned_) return;
+    closing_ = true;
+    close_code_ = code;
+    if (!writing_) do_close();  // else after the queued frames
+  }
+
+  void do_close() {
+    if (!queue_.empty()) return do_write();
+    derived().ws().async_close(close_code_, beast::bind_front_handler(&WsSession::on_close, self()));
+  }
+
+  void on_close(beast::error_code) { cleanup(); }
+
+  void cleanup() {
+    if (cleaned_) return;
+    cleaned_ = true;
+    queue_.clear();
+    if (!watched_.empty()) hub_.games.drop_peer(id_, std::vector<std::string>(watched_.begin(), watched_.end()));
+    watched_.clear();
+    if (registered_) hub_.sessions.remove(id_);
+  }
+
+  // --- Requests -------------------------------------------------------------
+
+  void send(wire::ServerMessage m) { queue_frame(encode(m)); }
+
+  void send_error(std::uint64_t request_id, wire::ErrorCode code, const std::string& message) {
+    wire::ServerMessage m;
+    m.set_request_id(request_id);
+    m.mutable_error()->set_code(code);
+    m.mutable_error()->set_message(message);
+    send(std::move(m));
+  }
+
+  bool take_token() {
+    const auto now = Clock::now();
+    const double dt = std::chrono::duration<double>(now - refill_).count();
+    refill_ = now;
+    tokens_ = std::min<double>(hub_.config.message_burst, tokens_ + dt * hub_.config.messages_per_second);
+    if (tokens_ < 1) return false;
+    tokens_ -= 1;
+    return true;
+  }
+
+  bool auth_attempt_allowed() {
+    const auto now = Clock::now();
+    const auto horizon = now - std::chrono::seconds(hub_.config.login_window_seconds);
+    while (!auth_times_.empty() && auth_times_.front() < horizon) auth_times_.pop_front();
+    if (static_cast<int>(auth_times_.size()) >= hub_.config.auth_attempts_per_connection) return false;
+    auth_times_.push_back(now);
+    return true;
+  }
+
+  void handle_frame(std::size_t bytes) {
+    const auto& cfg = hub_.config;
+    if (bytes > cfg.max_message_bytes) {
+      return send_error(0, wire::TOO_LARGE, "A message has at most " + std::to_string(cfg.max_message_bytes) + " bytes.");
+    }
+    // Parsed before the rate check, so that every answer names its request.
+    wire::ClientMessage msg;
+    const bool parsed = derived().ws().got_binary() && msg.ParseFromArray(buffer_.cdata().data(), static_cast<int>(bytes));
+    if (!take_token()) {
+      // A flood: answer briefly, and hang up on one that does not stop.
+      if (++strikes_ > 10 * cfg.message_burst) return begin_close(websocket::close_code::policy_error);
+      return send_error(parsed ? msg.request_id() : 0, wire::RATE_LIMITED, "Too many messages: slow down.");
+    }
+    strikes_ = 0;
+    if (!derived().ws().got_binary()) {
+      return send_error(0, wire::BAD_REQUEST, "Send binary frames, each one ClientMessage (protobuf).");
+    }
+    if (!parsed) return send_error(0, wire::BAD_REQUEST, "The frame is not a ClientMessage.");
+    try {
+      dispatch(msg);
+    } catch (const std::exception& e) {
+      log::error("request failed", {{"peer", remote_}, {"error", e.what()}});
+      send_error(msg.request_id(), wire::INTERNAL, "The server failed on this request.");
+    }
+  }
+
+  Caller caller(std::uint64_t request_id) {
+    return Caller{user_id_, user_name_, std::static_pointer_cast<Peer>(shared_from_this()), request_id};
+  }
+
+  void dispatch(const wire::ClientMessage& msg) {
+    using M = wire::ClientMessage;
+    const auto rid = msg.request_id();
+    auto& games = hub_.games;
+    switch (msg.body_case()) {
+      case M::BODY_NOT_SET:
+        return send_error(rid, wire::BAD_REQUEST, "The envelope is empty: set one request.");
+      case M::kPing: {
+        wire::ServerMessage m;
+        m.set_request_id(rid);
+        m.mutable_pong()->set_nonce(msg.ping().nonce());
+        return send(std::move(m));
+      }
+      case M::kRegister:
+      case M::kLogin:
+      case M::kResume: return authenticate(msg);
+      case M::kListGames: return games.list_open(caller(rid));
+      case M::kWatch: {
+        const auto& id = msg.watch().game_id();
+        if (!watched_.count(id) && static_cast<int>(watched_.size()) >= hub_.config.max_watches_per_connection) {
+          return send_error(rid, wire::CONFLICT, "Too many games watched on one connection; Unwatch some.");
+        }
+        if (id.empty() || id.size() > 64) return send_error(rid, wire::NOT_FOUND, "There is no game '" + id + "'.");
+        if (games.watch(caller(rid), msg.watch())) watched_.insert(id);
+        return;
+      }
+      case M::kUnwatch:
+        watched_.erase(msg.unwatch().game_id());
+        return games.unwatch(caller(rid), msg.unwatch());
+      case M::kGetLog: return games.get_log(caller(rid), msg.get_log());
+      default: break;
+    }
+    if (user_id_ == 0) return send_error(rid, wire::UNAUTHENTICATED, "Log in first (Register, Login or Resume).");
+    switch (msg.body_case()) {
+      case M::kLogout: return logout(rid);
+      case M::kCreateGame: return games.create(caller(rid), msg.create_game());
+      case M::kJoinGame: return games.join(caller(rid), msg.join_game());
+      case M::kMyGames: return games.my_games(caller(rid));
+      case M::kSubmitOrder: return games.submit(caller(rid), msg.submit_order());
+      case M::kResign: return games.resign(caller(rid), msg.resign());
+      case M::kOfferDraw: return games.offer_draw(caller(rid), msg.offer_draw());
+      case M::kAnswerDraw: return games.answer_draw(caller(rid), msg.answer_draw());
+      case M::kSendChat: return games.chat(caller(rid), msg.send_chat());
+      default: return send_error(rid, wire::BAD_REQUEST, "Unknown request.");
+    }
+  }
+
+  void authenticate(const wire::ClientMessage& msg) {
+    const auto rid = msg.request_id();
+    if (user_id_ != 0) return send_error(rid, wire::CONFLICT, "This connection is logged in already; log out first.");
+    if (auth_busy_) return send_error(rid, wire::CONFLICT, "A login is already in progress on this connection.");
+    if (!auth_attempt_allowed()) {
+      return send_error(rid, wire::RATE_LIMITED, "Too many login attempts on this connection; wait a minute.");
+    }
+    auth_busy_ = true;
+    std::string token = msg.has_resume() ? msg.resume().token() : "";
+    auto done = [s = self(), rid, token](AuthResult r) {
+      if (r.token.empty()) r.token = token;
+      net::post(s->derived().ws().get_executor(), [s, rid, r = std::move(r)] { s->on_authenticated(rid, r); });
+    };
+    auto& accounts = hub_.accounts;
+    try {
+      if (msg.has_register_()) return accounts.register_user(msg.register_().name(), msg.register_().password(), done);
+      if (msg.has_login()) return accounts.login(msg.login().name(), msg.login().password(), done);
+      accounts.resume(token, done);
+    } catch (...) {
+      auth_busy_ = false;  // the caller answers INTERNAL; later attempts must not be blocked
+      throw;
+    }
+  }
+
+  void on_authenticated(std::uint64_t rid, const AuthResult& r) {
+    auth_busy_ = false;
+    if (r.code != wire::ERROR_UNSPECIFIED) return send_error(rid, r.code, r.message);
+    user_id_ = r.user_id;
+    user_name_ = r.name;
+    token_hash_ = r.token_hash;
+    wire::ServerMessage m;
+    m.set_request_id(rid);
+    auto* s = m.mutable_session();
+    s->set_token(r.token);
+    s->set_name(r.name);
+    s->set_expires_unix(r.expires_unix);
+    send(std::move(m));
+  }
+
+  void logout(std::uint64_t rid) {
+    // Forget the seat's streams at once: this connection no longer speaks for the player.
+    if (!watched_.empty()) hub_.games.drop_peer(id_, std::vector<std::string>(watched_.begin(), watched_.end()));
+    watched_.clear();
+    user_id_ = 0;
+    user_name_.clear();
+    hub_.accounts.logout(std::exchange(token_hash_, std::string()), [c = caller(rid)](bool ok) {
+      if (ok) return c.ok();
+      c.error(wire::INTERNAL, "The session could not be ended; it expires on its own.");
+    });
+  }
+
+  const std::uint64_t id_ = g_next_id++;
+  std::string remote_;
+  beast::flat_buffer buffer_;
+  std::deque<Frame> queue_;
+  bool writing_ = false, closing_ = false, cleaned_ = false, registered_ = false;
+  websocket::close_code close_code_ = websocket::close_code::normal;
+
+  std::int64_t user_id_ = 0;
+  std::string user_name_, token_hash_;
+  bool auth_busy_ = false;
+  std::deque<Clock::time_point> auth_times_;
+  double tokens_;
+  Clock::time_point refill_;
+  int strikes_ = 0;
+  std::set<std::string> watched_;
+};
+
+std::string remote_of(const tcp::socket& s) {
+  beast::error_code ec;
+  const auto ep = s.remote_endpoint(ec);
+  if (ec) return "?";
+  return ep.address().to_string() + ":" + std::to_string(ep.port());
+}
+
+class PlainSession final : public WsSession<PlainSession> {
+ public:
+  PlainSession(tcp::socket&& socket, Hub& hub) : WsSession(hub, remote_of(socket)), ws_(std::move(socket)) {}
+  websocket::stream<beast::tcp_stream>& ws() { return ws_; }
+  void run() { net::dispatch(ws_.get_executor(), beast::bind_front_handler(&PlainSession::start_websocket, self())); }
+
+ private:
+  websocket::stream<beast::tcp_stream> ws_;
+};
+
+class TlsSession final : public WsSession<TlsSession> {
+ public:
+  TlsSession(tcp::socket&& socket, ssl::context& ctx, Hub& hub)
+      : WsSession(hub, remote_of(socket)), ws_(beast::tcp_stream(std::move(socket)), ctx) {}
+  websocket::stream<beast::ssl_stream<beast::tcp_stream>>& ws() { return ws_; }
+  void run() { net::dispatch(ws_.get_executor(), beast::bind_front_handler(&TlsSession::on_run, self())); }
+
+ private:
+  void on_run() {
+    beast::get_lowest_layer(ws_).expires_after(std::chrono::seconds(hub_.config.handshake_timeout_seconds));
+    ws_.next_layer().async_handshake(ssl::stream_base::server,
+                                     beast::bind_front_handler(&TlsSession::on_handshake, self()));
+  }
+  void on_handshake(beast::error_code ec) {
+    if (ec) return fail(ec, "tls handshake");
+    beast::get_lowest_layer(ws_).expires_never();  // the websocket's own timeouts take over
+    start_websocket();
+  }
+  websocket::stream<beast::ssl_stream<beast::tcp_stream>> ws_;
+};
+
+}  // namespace
+
+void SessionRegistry::add(std::uint64_t id, std::weak_ptr<Connection> c) {
+  std::lock_guard lock(mu_);
+  all_[id] = std::move(c);
+}
+
+void SessionRegistry::remove(std::uint64_t id) {
+  std::lock_guard lock(mu_);
+  all_.erase(id);
+}
+
+std::size_t SessionRegistry::size() {
+  std::lock_guard lock(mu_);
+  return all_.size();
+}
+
+void SessionRegistry::shutdown_all() {
+  std::vector<std::shared_ptr<Connection>> live;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [id, w] : all_) {
+      if (auto c = w.lock()) live.push_back(std::move(c));
+    }
+  }
+  for (auto& c : live) c->shutdown();
+}
+
+void start_session(tcp::socket&& socket, ssl::context* tls, Hub& hub) {
+  if (tls) {
+    std::make_shared<TlsSession>(std::move(socket), *tls, hub)->run();
+  } else {
+    std::make_shared<PlainSession>(std::move(socket), hub)->run();
+  }
+}
+
+}  // namespace counterattack::server

@@ -1,0 +1,51 @@
+// One WebSocket connection (plain or TLS): reads envelopes, enforces limits,
+// dispatches requests, and writes frames in order. Layout after Beast's
+// "advanced server flex" example: one session template for both streams.
+#pragma once
+
+#include <utility>  // before Asio: Boost 1.74's awaitable.hpp needs std::exchange
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "accounts.h"
+#include "config.h"
+#include "games.h"
+#include "peer.h"
+
+namespace counterattack::server {
+
+class Connection : public Peer {
+ public:
+  // Says SHUTTING_DOWN and closes (going away); any thread.
+  virtual void shutdown() = 0;
+};
+
+// Live connections, for a graceful shutdown.
+class SessionRegistry {
+ public:
+  void add(std::uint64_t id, std::weak_ptr<Connection> c);
+  void remove(std::uint64_t id);
+  std::size_t size();
+  void shutdown_all();
+
+ private:
+  std::mutex mu_;
+  std::map<std::uint64_t, std::weak_ptr<Connection>> all_;
+};
+
+// What every session shares.
+struct Hub {
+  const Config& config;
+  Accounts& accounts;
+  GameService& games;
+  SessionRegistry& sessions;
+};
+
+// Starts a session on an accepted socket: TLS when `tls` is set, else plain.
+void start_session(boost::asio::ip::tcp::socket&& socket, boost::asio::ssl::context* tls, Hub& hub);
+
+}  // namespace counterattack::server

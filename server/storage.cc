@@ -1,0 +1,229 @@
+#include "storage.h"
+
+#include <filesystem>
+
+#include "log.h"
+
+namespace counterattack::server {
+
+// ---------------------------------------------------------------------------
+// Statements and connections
+// ---------------------------------------------------------------------------
+
+Stmt::Stmt(sqlite3* db, const char* sql) : db_(db) {
+  const int rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st_, nullptr);
+  if (rc != SQLITE_OK) throw DbError(rc, std::string("prepare: ") + sqlite3_errmsg(db) + " in: " + sql);
+}
+
+Stmt::~Stmt() { sqlite3_finalize(st_); }
+
+void Stmt::check(int rc) const {
+  if (rc != SQLITE_OK) throw DbError(rc, std::string("bind: ") + sqlite3_errmsg(db_));
+}
+
+void Stmt::bind(int i, std::int64_t v) { check(sqlite3_bind_int64(st_, i, v)); }
+void Stmt::bind(int i, std::string_view v) {
+  check(sqlite3_bind_text64(st_, i, v.data(), v.size(), SQLITE_TRANSIENT, SQLITE_UTF8));
+}
+void Stmt::bind(int i, Blob v) {
+  // A zero-length blob must still be a blob, not NULL.
+  check(sqlite3_bind_blob64(st_, i, v.bytes.empty() ? "" : v.bytes.data(), v.bytes.size(), SQLITE_TRANSIENT));
+}
+void Stmt::bind(int i, std::nullptr_t) { check(sqlite3_bind_null(st_, i)); }
+
+void Stmt::reset() {
+  sqlite3_reset(st_);
+  sqlite3_clear_bindings(st_);
+}
+
+bool Stmt::step() {
+  const int rc = sqlite3_step(st_);
+  if (rc == SQLITE_ROW) return true;
+  const int code = sqlite3_reset(st_);
+  if (rc == SQLITE_DONE) return false;
+  throw DbError(code ? code : rc, std::string("step: ") + sqlite3_errmsg(db_));
+}
+
+std::int64_t Stmt::integer(int col) const { return sqlite3_column_int64(st_, col); }
+std::string Stmt::text(int col) const {
+  const auto* p = sqlite3_column_text(st_, col);
+  return p ? std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(st_, col))) : "";
+}
+std::string Stmt::blob(int col) const {
+  const auto* p = static_cast<const char*>(sqlite3_column_blob(st_, col));
+  return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(st_, col))) : "";
+}
+bool Stmt::is_null(int col) const { return sqlite3_column_type(st_, col) == SQLITE_NULL; }
+
+Db::Db(const std::string& path, bool create, std::string& error) {
+  const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX;
+  if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+    error = "cannot open database " + path + ": " + (db_ ? sqlite3_errmsg(db_) : "out of memory");
+    sqlite3_close(db_);
+    db_ = nullptr;
+    return;
+  }
+  sqlite3_busy_timeout(db_, 10000);
+  sqlite3_extended_result_codes(db_, 1);
+}
+
+Db::~Db() {
+  stmts_.clear();
+  sqlite3_close(db_);
+}
+
+void Db::exec(const std::string& sql) {
+  char* msg = nullptr;
+  const int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &msg);
+  if (rc != SQLITE_OK) {
+    std::string what = msg ? msg : sqlite3_errstr(rc);
+    sqlite3_free(msg);
+    throw DbError(rc, what);
+  }
+}
+
+Stmt& Db::prepare(const char* sql) {
+  auto it = stmts_.find(std::string_view(sql));
+  if (it == stmts_.end()) it = stmts_.emplace(sql, std::make_unique<Stmt>(db_, sql)).first;
+  return *it->second;
+}
+
+// ---------------------------------------------------------------------------
+// Opening and migrations
+// ---------------------------------------------------------------------------
+
+std::unique_ptr<Storage> Storage::open(const std::string& path, const std::string& synchronous, std::string& error) {
+  std::error_code ec;
+  const auto dir = std::filesystem::path(path).parent_path();
+  if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+  std::unique_ptr<Storage> s(new Storage());
+  s->writer_db_ = std::make_unique<Db>(path, true, error);
+  if (!s->writer_db_->ok()) return nullptr;
+  try {
+    Db& db = *s->writer_db_;
+    db.exec("PRAGMA journal_mode=WAL");
+    db.exec(synchronous == "normal" ? "PRAGMA synchronous=NORMAL" : "PRAGMA synchronous=FULL");
+    db.exec("PRAGMA foreign_keys=ON");
+    auto& v = db.prepare("PRAGMA user_version");
+    int version = 0;
+    while (v.step()) version = static_cast<int>(v.integer(0));
+    for (const auto& [name, sql] : embedded_migrations()) {
+      const int n = std::atoi(name.c_str());
+      if (n <= 0) {
+        error = "migration " + name + " does not start with its number";
+        return nullptr;
+      }
+      if (n <= version) continue;
+      db.exec("BEGIN IMMEDIATE");
+      try {
+        db.exec(sql);
+        db.exec("PRAGMA user_version=" + std::to_string(n));
+        db.exec("COMMIT");
+      } catch (...) {
+        db.exec("ROLLBACK");
+        throw;
+      }
+      log::info("migration applied", {{"migration", name}});
+      version = n;
+    }
+    s->schema_version_ = version;
+  } catch (const DbError& e) {
+    error = std::string("database ") + path + ": " + e.what();
+    return nullptr;
+  }
+  s->reader_ = std::make_unique<Db>(path, false, error);
+  if (!s->reader_->ok()) return nullptr;
+  try {
+    s->reader_->exec("PRAGMA foreign_keys=ON");
+  } catch (const DbError& e) {
+    error = e.what();
+    return nullptr;
+  }
+  s->writer_ = std::thread([p = s.get()] { p->writer_loop(); });
+  return s;
+}
+
+Storage::~Storage() { stop(); }
+
+void Storage::stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (writer_.joinable()) writer_.join();
+}
+
+// ---------------------------------------------------------------------------
+// Group commit
+// ---------------------------------------------------------------------------
+
+void Storage::write(Op op, Done done) {
+  {
+    std::lock_guard lock(mu_);
+    if (!stopped_) {
+      queue_.push_back(Item{std::move(op), std::move(done)});
+      cv_.notify_one();
+      return;
+    }
+  }
+  // The writer has ended (the process is exiting): nothing is committed any more, and
+  // the callback is dropped rather than run here, where the caller may hold its locks.
+}
+
+void Storage::writer_loop() {
+  Db& db = *writer_db_;
+  std::vector<Item> batch;
+  std::vector<char> ok;
+  for (;;) {
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) {  // stopping, and everything is committed
+        stopped_ = true;
+        return;
+      }
+      batch.assign(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
+      queue_.clear();
+    }
+    ok.assign(batch.size(), 1);
+    bool committed = false;
+    try {
+      db.prepare("BEGIN IMMEDIATE").run();
+      for (size_t i = 0; i < batch.size(); ++i) {
+        if (!batch[i].op) continue;
+        db.prepare("SAVEPOINT w").run();
+        try {
+          batch[i].op(db);
+          db.prepare("RELEASE w").run();
+        } catch (const std::exception& e) {
+          ok[i] = 0;
+          db.prepare("ROLLBACK TO w").run();
+          db.prepare("RELEASE w").run();
+          log::debug("write refused", {{"error", e.what()}});
+        }
+      }
+      db.prepare("COMMIT").run();
+      committed = true;
+    } catch (const std::exception& e) {
+      log::error("commit failed", {{"error", e.what()}, {"writes", std::to_string(batch.size())}});
+      try {
+        db.exec("ROLLBACK");
+      } catch (...) {
+      }
+    }
+    ++batches_;
+    writes_ += batch.size();
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (!batch[i].done) continue;
+      try {
+        batch[i].done(committed && ok[i]);
+      } catch (const std::exception& e) {
+        log::error("write callback failed", {{"error", e.what()}});
+      }
+    }
+    batch.clear();
+  }
+}
+
+}  // namespace counterattack::server

@@ -1,0 +1,150 @@
+// SQLite storage: WAL mode, numbered migrations, a reader connection, and one
+// writer thread that commits every queued write of every game in a single
+// transaction (group commit) before it reports any of them done.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace counterattack::server {
+
+struct DbError : std::runtime_error {
+  DbError(int c, const std::string& what) : std::runtime_error(what), code(c) {}
+  int code;
+};
+
+struct Blob {
+  std::string_view bytes;
+};
+
+// A prepared statement. Arguments bind by position: integers, text, Blob, nullptr.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql);
+  ~Stmt();
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+
+  template <typename... A>
+  Stmt& bind_all(const A&... args) {
+    reset();
+    int i = 0;
+    (bind(++i, args), ...);
+    return *this;
+  }
+  // Runs a statement that returns no rows.
+  template <typename... A>
+  void run(const A&... args) {
+    bind_all(args...);
+    while (step()) {
+    }
+  }
+  // True while there is a row; resets itself when done.
+  bool step();
+  void reset();
+
+  std::int64_t integer(int col) const;
+  std::string text(int col) const;
+  std::string blob(int col) const;
+  bool is_null(int col) const;
+
+ private:
+  void bind(int i, std::int64_t v);
+  void bind(int i, int v) { bind(i, static_cast<std::int64_t>(v)); }
+  void bind(int i, std::uint64_t v) { bind(i, static_cast<std::int64_t>(v)); }
+  void bind(int i, std::string_view v);
+  void bind(int i, const std::string& v) { bind(i, std::string_view(v)); }
+  void bind(int i, const char* v) { bind(i, std::string_view(v)); }
+  void bind(int i, Blob v);
+  void bind(int i, std::nullptr_t);
+  void check(int rc) const;
+
+  sqlite3* db_;
+  sqlite3_stmt* st_ = nullptr;
+};
+
+// One connection with its statements prepared once.
+class Db {
+ public:
+  Db(const std::string& path, bool create, std::string& error);
+  ~Db();
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+  bool ok() const { return db_ != nullptr; }
+  void exec(const std::string& sql);
+  Stmt& prepare(const char* sql);
+  std::int64_t changes() const { return sqlite3_changes64(db_); }
+
+ private:
+  sqlite3* db_ = nullptr;
+  std::map<std::string, std::unique_ptr<Stmt>, std::less<>> stmts_;
+};
+
+// The migrations compiled into the program, by file name ("001_initial.sql"), in order.
+const std::vector<std::pair<std::string, std::string>>& embedded_migrations();
+
+class Storage {
+ public:
+  // Opens (creating) the database, applies the migrations it lacks and starts the writer.
+  static std::unique_ptr<Storage> open(const std::string& path, const std::string& synchronous, std::string& error);
+  ~Storage();
+
+  // Runs f(Db&) on the reader connection (one caller at a time).
+  template <typename F>
+  auto read(F&& f) {
+    std::lock_guard lock(read_mu_);
+    return f(*reader_);
+  }
+
+  // Queues a write. `op` runs on the writer thread inside the shared
+  // transaction, in a savepoint of its own (if it throws, only its changes are
+  // undone and done(false) follows). `done(ok)` runs on the writer thread after
+  // the commit, in the order the writes were queued. An empty op is a barrier:
+  // its done runs once everything queued before it is committed. After stop()
+  // writes are ignored.
+  using Op = std::function<void(Db&)>;
+  using Done = std::function<void(bool ok)>;
+  void write(Op op, Done done);
+
+  // Commits what is queued, runs its callbacks and ends the writer.
+  void stop();
+
+  int schema_version() const { return schema_version_; }
+  std::uint64_t batches() const { return batches_; }
+  std::uint64_t writes() const { return writes_; }
+
+ private:
+  Storage() = default;
+  void writer_loop();
+
+  std::unique_ptr<Db> writer_db_, reader_;
+  std::mutex read_mu_;
+
+  struct Item {
+    Op op;
+    Done done;
+  };
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Item> queue_;
+  bool stopping_ = false, stopped_ = false;
+  std::thread writer_;
+  int schema_version_ = 0;
+  std::atomic<std::uint64_t> batches_ = 0, writes_ = 0;
+};
+
+}  // namespace counterattack::server

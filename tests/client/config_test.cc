@@ -1,0 +1,104 @@
+// Where the client keeps sessions and settings, and how it reads server URLs and pins.
+#include <sys/stat.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "config.h"
+#include "connection.h"
+
+namespace counterattack::cli {
+namespace {
+
+class ConfigDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = (std::filesystem::temp_directory_path() / ("ca-config-" + std::to_string(::getpid())))
+               .string();
+    const char* old = std::getenv("XDG_CONFIG_HOME");
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    ::setenv("XDG_CONFIG_HOME", dir_.c_str(), 1);
+  }
+  void TearDown() override {
+    if (had_)
+      ::setenv("XDG_CONFIG_HOME", old_.c_str(), 1);
+    else
+      ::unsetenv("XDG_CONFIG_HOME");
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  std::string dir_, old_;
+  bool had_ = false;
+};
+
+TEST_F(ConfigDir, SessionsAndPinsSurviveAndOnlyTheOwnerReadsThem) {
+  EXPECT_EQ(Config::path(), dir_ + "/counterattack/config.json");
+  Config c;
+  std::string err;
+  ASSERT_TRUE(c.load(&err)) << err;  // no file yet: an empty config
+  EXPECT_TRUE(c.sessions.empty());
+  c.server = "wss://example.org:8443";
+  c.pins["wss://example.org:8443"] = std::string(64, 'a');
+  c.sessions["wss://example.org:8443"] = {"alice", "token-1", 1234};
+  ASSERT_TRUE(c.save(&err)) << err;
+
+  struct stat st {};
+  ASSERT_EQ(::stat(Config::path().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+
+  Config d;
+  ASSERT_TRUE(d.load(&err)) << err;
+  EXPECT_EQ(d.server, "wss://example.org:8443");
+  EXPECT_EQ(d.pins.at("wss://example.org:8443"), std::string(64, 'a'));
+  EXPECT_EQ(d.sessions.at("wss://example.org:8443").name, "alice");
+  EXPECT_EQ(d.sessions.at("wss://example.org:8443").token, "token-1");
+  EXPECT_EQ(d.sessions.at("wss://example.org:8443").expires_unix, 1234);
+}
+
+TEST_F(ConfigDir, ABrokenFileIsReportedNotOverwritten) {
+  std::filesystem::create_directories(dir_ + "/counterattack");
+  { std::ofstream(Config::path()) << "{ not json"; }
+  Config c;
+  std::string err;
+  EXPECT_FALSE(c.load(&err));
+  EXPECT_NE(err.find("is not valid JSON"), std::string::npos) << err;
+}
+
+TEST(Fingerprint, ColonsAndCaseDoNotMatter) {
+  const std::string hex = "1c9c0a440b67154e9f8eb9e15c7f5de66d0b532276658ff81000395f5f6eccbd";
+  EXPECT_EQ(normalize_fingerprint(display_fingerprint(hex)), hex);
+  std::string upper = display_fingerprint(hex);
+  for (auto& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  EXPECT_EQ(normalize_fingerprint(upper), hex);
+  EXPECT_EQ(normalize_fingerprint("abcd"), "");
+  EXPECT_EQ(normalize_fingerprint(std::string(64, 'g')), "");
+}
+
+TEST(ServerUrl, HostPortAndPath) {
+  std::string err;
+  auto a = parse_url("wss://127.0.0.1:8443", &err);
+  ASSERT_TRUE(a) << err;
+  EXPECT_EQ(a->host, "127.0.0.1");
+  EXPECT_EQ(a->port, "8443");
+  EXPECT_EQ(a->path, "/");
+  EXPECT_EQ(a->url(), "wss://127.0.0.1:8443");
+  auto b = parse_url("wss://play.example.org/ws", &err);
+  ASSERT_TRUE(b) << err;
+  EXPECT_EQ(b->port, "443");
+  EXPECT_EQ(b->path, "/ws");
+  auto c = parse_url("wss://[::1]:9000", &err);
+  ASSERT_TRUE(c) << err;
+  EXPECT_EQ(c->host, "::1");
+  EXPECT_EQ(c->port, "9000");
+  EXPECT_EQ(c->url(), "wss://[::1]:9000");
+  EXPECT_FALSE(parse_url("ws://127.0.0.1:8443", &err));
+  EXPECT_NE(err.find("must start with wss://"), std::string::npos);
+  EXPECT_FALSE(parse_url("wss://host:port", &err));
+}
+
+}  // namespace
+}  // namespace counterattack::cli

@@ -1,0 +1,485 @@
+// A whole game between two players, each a `counterattack` process with its
+// own config directory, against a real `counterattackd` on 127.0.0.1:0.
+// Skipped when the server has not been built.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "scenario.h"
+
+extern char** environ;
+
+namespace counterattack::cli {
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+std::string server_bin() {
+  const char* env = std::getenv("CA_SERVER_BIN");
+  return env && *env ? env : CA_SERVER_BIN;
+}
+
+std::string temp_dir(const std::string& tag) {
+  std::string t = (fs::temp_directory_path() / ("ca-e2e-" + tag + "-XXXXXX")).string();
+  if (!::mkdtemp(t.data())) return {};
+  return t;
+}
+
+std::vector<char*> make_env(const std::map<std::string, std::string>& extra,
+                            std::vector<std::string>& store) {
+  for (char** e = environ; *e; ++e) {
+    std::string kv(*e);
+    const std::string key = kv.substr(0, kv.find('='));
+    if (!extra.count(key)) store.push_back(kv);
+  }
+  for (const auto& [k, v] : extra) store.push_back(k + "=" + v);
+  std::vector<char*> out;
+  for (auto& s : store) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+// Runs a program to its end, feeding it standard input.
+Result run(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
+           const std::string& input, int timeout_s = 60) {
+  ::signal(SIGPIPE, SIG_IGN);  // a child that exits early must not take the test with it
+  int in[2], out[2], err[2];
+  if (::pipe(in) || ::pipe(out) || ::pipe(err)) return {};
+  std::vector<std::string> store;
+  auto envp = make_env(env, store);
+  std::vector<std::string> a = args;
+  std::vector<char*> argv;
+  for (auto& s : a) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(in[0], 0);
+    ::dup2(out[1], 1);
+    ::dup2(err[1], 2);
+    for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1]}) ::close(fd);
+    ::execve(argv[0], argv.data(), envp.data());
+    ::_exit(127);
+  }
+  ::close(in[0]);
+  ::close(out[1]);
+  ::close(err[1]);
+  if (!input.empty()) {
+    const ssize_t n = ::write(in[1], input.data(), input.size());
+    (void)n;  // a child that stops reading early fails its own way
+  }
+  ::close(in[1]);
+  Result r;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  bool out_open = true, err_open = true;
+  while ((out_open || err_open) && std::chrono::steady_clock::now() < until) {
+    pollfd fds[2] = {{out_open ? out[0] : -1, POLLIN, 0}, {err_open ? err[0] : -1, POLLIN, 0}};
+    ::poll(fds, 2, 200);
+    char buf[65536];
+    for (int i = 0; i < 2; ++i) {
+      if (!(fds[i].revents & (POLLIN | POLLHUP))) continue;
+      const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
+      if (n <= 0)
+        (i == 0 ? out_open : err_open) = false;
+      else
+        (i == 0 ? r.out : r.err).append(buf, static_cast<size_t>(n));
+    }
+  }
+  if (out_open || err_open) ::kill(pid, SIGKILL);
+  ::close(out[0]);
+  ::close(err[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+// A program left running, its output going to a file.
+struct Background {
+  pid_t pid = -1;
+  std::string log;
+  void start(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
+             const std::string& log_path) {
+    log = log_path;
+    std::vector<std::string> store;
+    auto envp = make_env(env, store);
+    std::vector<std::string> a = args;
+    std::vector<char*> argv;
+    for (auto& s : a) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    pid = ::fork();
+    if (pid == 0) {
+      const int fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      const int null = ::open("/dev/null", O_RDONLY);
+      ::dup2(null, 0);
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+      ::execve(argv[0], argv.data(), envp.data());
+      ::_exit(127);
+    }
+  }
+  std::string output() const {
+    std::ifstream in(log);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  // Waits for the end; -1 when it had to be killed.
+  int wait(int timeout_s) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+    while (std::chrono::steady_clock::now() < until) {
+      int status = 0;
+      if (::waitpid(pid, &status, WNOHANG) == pid) {
+        pid = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    stop(SIGKILL);
+    return -1;
+  }
+  void stop(int sig = SIGTERM) {
+    if (pid <= 0) return;
+    ::kill(pid, sig);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    pid = -1;
+  }
+  ~Background() { stop(SIGKILL); }
+};
+
+// Starts the server and returns its "host:port", read from its log.
+std::string start_server(Background& server, const std::string& data_dir,
+                         const std::string& listen) {
+  // The log is appended to: only what this start writes counts.
+  const size_t from =
+      fs::exists(data_dir + "/server.log") ? fs::file_size(data_dir + "/server.log") : 0;
+  server.start({server_bin(), "--listen", listen, "--data-dir", data_dir}, {},
+               data_dir + "/server.log");
+  const std::regex re("listening on ([0-9.]+):([0-9]+)");
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < until) {
+    std::smatch m;
+    const std::string all = server.output();
+    const std::string log = all.size() > from ? all.substr(from) : std::string();
+    if (std::regex_search(log, m, re)) return m[1].str() + ":" + m[2].str();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return {};
+}
+
+struct Player {
+  std::string name, config;
+  std::string side;  // "SOVIET" or "GERMAN"
+};
+
+class TwoPlayers : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(server_bin())) GTEST_SKIP() << server_bin() << " is not built";
+    data_ = temp_dir("data");
+    alice_ = {"alice", temp_dir("alice"), ""};
+    bob_ = {"bob", temp_dir("bob"), ""};
+    addr_ = start_server(server_, data_, "127.0.0.1:0");
+    ASSERT_FALSE(addr_.empty()) << "the server did not say where it listens:\n" << server_.output();
+  }
+  void TearDown() override {
+    server_.stop();
+    if (HasFailure())
+      std::cerr << "server log:\n" << server_.output().substr(0, 20000) << std::endl;
+    if (std::getenv("CA_E2E_KEEP")) return;  // to look into a failure
+    for (const auto& d : {data_, alice_.config, bob_.config}) {
+      std::error_code ec;
+      if (!d.empty()) fs::remove_all(d, ec);
+    }
+  }
+
+  std::string url() const { return "wss://" + addr_; }
+  std::map<std::string, std::string> env(const Player& p) const {
+    return {{"XDG_CONFIG_HOME", p.config}, {"NO_COLOR", "1"}};
+  }
+  Result cli(const Player& p, std::vector<std::string> args, const std::string& input = "") {
+    std::vector<std::string> a = {CA_CLIENT_BIN, "--server", url(), "--insecure"};
+    a.insert(a.end(), args.begin(), args.end());
+    return run(a, env(p), input);
+  }
+  json view_of(const Player& p, const std::string& game) {
+    auto r = cli(p, {"show", game, "--json"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    try {
+      return json::parse(r.out);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "show --json printed no JSON: " << r.out << r.err;
+      return json::object();
+    }
+  }
+
+  Background server_;
+  std::string data_, addr_;
+  Player alice_, bob_;
+};
+
+std::vector<std::string> candidates(const json& view) {
+  std::vector<std::string> c;
+  if (view.contains("decision") && view["decision"].contains("candidates")) {
+    for (const auto& x : view["decision"]["candidates"]) c.push_back(x.get<std::string>());
+  }
+  return c;
+}
+
+// Real moves: one of the decider's units that has not moved, one hex onto an
+// empty map hex (or from an entry point onto one of its hexes).
+std::vector<std::string> move_tries(const json& view, const std::string& side) {
+  const auto& sc = *default_scenario();
+  std::set<std::string> occupied;
+  for (const auto& st : view.value("stacks", json::array()))
+    occupied.insert(st.value("location", ""));
+  std::vector<std::string> tries;
+  for (const auto& st : view.value("stacks", json::array())) {
+    if (st.value("side", "") != side) continue;
+    for (const auto& u : st.value("units", json::array())) {
+      if (u.value("moved", false) || u.value("id", "").empty()) continue;
+      const std::string id = u["id"];
+      auto loc = sc.parse_location(st.value("location", ""));
+      if (!loc) continue;
+      std::vector<Loc> next;
+      if (sc.is_hex(*loc)) {
+        for (Loc nb : sc.hexes[static_cast<size_t>(*loc)].nb) next.push_back(nb);
+      } else if (sc.is_entry(*loc)) {
+        next = sc.entry_points[static_cast<size_t>(sc.entry_index(*loc))].hexes;
+      }
+      for (Loc n : next) {
+        if (n < 0 || !sc.is_hex(n)) continue;
+        const std::string name = sc.location_name(n);
+        if (!occupied.count(name)) tries.push_back("move " + id + " " + name);
+      }
+      if (tries.size() > 6) return tries;
+    }
+  }
+  return tries;
+}
+
+TEST_F(TwoPlayers, PlayAWholeGameToTheEnd) {
+  // Accounts: passwords on standard input, sessions in separate config directories.
+  for (const Player* p : {&alice_, &bob_}) {
+    auto r = cli(*p, {"register", p->name}, "password-of-" + p->name + "\n");
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("Registered and logged in as " + p->name), std::string::npos) << r.out;
+    ASSERT_TRUE(fs::exists(p->config + "/counterattack/config.json"));
+  }
+  {
+    auto again = cli(bob_, {"login", "bob"}, "password-of-bob\n");
+    ASSERT_EQ(again.code, 0) << again.err;
+    auto wrong = cli(bob_, {"login", "bob"}, "not-the-password\n");
+    EXPECT_NE(wrong.code, 0);
+    // A failed login keeps the session that works.
+    auto games = cli(bob_, {"games"});
+    EXPECT_EQ(games.code, 0) << games.err;
+  }
+
+  auto created = cli(alice_, {"new", "--side", "soviet", "--json"});
+  ASSERT_EQ(created.code, 0) << created.err;
+  const std::string game = json::parse(created.out).at("game_id");
+  ASSERT_FALSE(game.empty());
+  {
+    auto open = cli(bob_, {"games", "--json"});
+    ASSERT_EQ(open.code, 0) << open.err;
+    bool listed = false;
+    const json list = json::parse(open.out);
+    for (const auto& g : list.at("open")) listed |= g.value("game_id", "") == game;
+    EXPECT_TRUE(listed) << game << " not in " << open.out;
+  }
+  auto joined = cli(bob_, {"join", game});
+  ASSERT_EQ(joined.code, 0) << joined.err;
+
+  // Bob's second window follows the game live.
+  Background watcher;
+  const std::string watch_log = bob_.config + "/watch.log";
+  watcher.start({CA_CLIENT_BIN, "--server", url(), "--insecure", "--json", "watch", game},
+                env(bob_), watch_log);
+
+  // A text view and a parse error, as a player sees them.
+  {
+    auto shown = cli(alice_, {"show", game, "--at", "2021"});
+    ASSERT_EQ(shown.code, 0) << shown.err;
+    EXPECT_NE(shown.out.find("Turn 1/10"), std::string::npos) << shown.out;
+    EXPECT_NE(shown.out.find("2021"), std::string::npos) << shown.out;
+    auto bad = cli(alice_, {"order", game, "move", "3TC/50"});
+    EXPECT_EQ(bad.code, 2);
+    EXPECT_NE(bad.err.find("Expected a hex"), std::string::npos) << bad.err;
+  }
+
+  int accepted = 0, moves = 0, rejected_moves = 0, shell_orders = 0;
+  bool restarted = false, game_over = false;
+  std::string last_decision;
+  for (int step = 0; step < 4000 && !game_over; ++step) {
+    json v = view_of(alice_, game);
+    ASSERT_TRUE(v.contains("decision")) << v.dump();
+    const std::string kind = v["decision"].value("kind", "");
+    if (kind == "GAME_OVER") {
+      game_over = true;
+      break;
+    }
+    Player& me = v["decision"].value("side", "") == "SOVIET" ? alice_ : bob_;
+    if (&me == &bob_) v = view_of(bob_, game);
+    const auto cand = candidates(v);
+    const int count = v["decision"].value("count", 0);
+    const std::string my_side = &me == &alice_ ? "SOVIET" : "GERMAN";
+
+    std::vector<std::string> order;
+    auto words = [](const std::string& s) {
+      std::istringstream in(s);
+      std::vector<std::string> w;
+      for (std::string x; in >> x;) w.push_back(x);
+      return w;
+    };
+
+    if ((kind == "MOVEMENT" || kind == "RESERVES") && moves < 6 && rejected_moves < 60) {
+      bool moved = false;
+      for (const auto& t : move_tries(v, my_side)) {
+        auto w = words(t);
+        std::vector<std::string> args = {"order", game};
+        args.insert(args.end(), w.begin(), w.end());
+        auto r = cli(me, args);
+        if (r.code == 0) {
+          ++moves;
+          ++accepted;
+          moved = true;
+          EXPECT_NE(r.out.find("accepted (version"), std::string::npos) << r.out;
+          break;
+        }
+        ASSERT_EQ(r.code, 3) << t << ": " << r.out << r.err;
+        EXPECT_NE(r.out.find("rejected: "), std::string::npos) << r.out;
+        if (++rejected_moves >= 60) break;
+      }
+      if (moved) continue;
+    }
+
+    std::string line;
+    if (kind == "CHOOSE_CORPS") {
+      ASSERT_FALSE(cand.empty()) << v.dump();
+      line = "corps " + cand.front();
+    } else if (kind == "BREAK_CONTACT") {
+      line = "stand";
+    } else if (kind == "UPRISING_STEP_LOSS" || kind == "UPRISING_UNITS_MOVED") {
+      line = "choose";
+      for (int i = 0; i < count && i < static_cast<int>(cand.size()); ++i)
+        line += " " + cand[static_cast<size_t>(i)];
+    } else if (kind == "MAGNUSZEW") {
+      // Send what the track asks for: add candidates one by one, dropping those it refuses.
+      std::vector<std::string> chosen;
+      bool done = false;
+      for (const auto& c : cand) {
+        std::vector<std::string> args = {"order", game, "choose"};
+        args.insert(args.end(), chosen.begin(), chosen.end());
+        args.push_back(c);
+        auto r = cli(me, args);
+        if (r.code == 0) {
+          done = true;
+          ++accepted;
+          break;
+        }
+        if (r.out.find("mandatory") != std::string::npos) chosen.push_back(c);
+      }
+      ASSERT_TRUE(done) << "no Magnuszew answer was accepted: " << v["decision"].dump();
+      continue;
+    } else if (kind == "DEFENSIVE_SUPPORT") {
+      line = "nosupport";
+    } else if (kind == "MODEL_REROLL") {
+      line = "noreroll";
+    } else if (kind == "BARRAGE_LOSS" && !cand.empty()) {
+      line = "choose " + cand.front();
+    } else if (kind == "ADVANCE") {
+      line = "advance";
+    } else if (kind == "ATTACKER_LOSSES" || kind == "DEFENDER_LOSSES") {
+      line = "losses";
+      for (int i = 0; i < std::max(count, 1) && i < static_cast<int>(cand.size()); ++i)
+        line += " " + cand[static_cast<size_t>(i)];
+    } else {
+      line = "done";
+    }
+
+    // Now and then the order goes through the interactive shell instead.
+    if (line == "done" && step % 25 == 7) {
+      auto r = cli(me, {"play", game}, "decision\ndone\nquit\n");
+      ASSERT_EQ(r.code, 0) << r.err;
+      ASSERT_NE(r.out.find("Accepted: done"), std::string::npos) << r.out << r.err;
+      ++accepted;
+      ++shell_orders;
+      continue;
+    }
+    auto w = words(line);
+    std::vector<std::string> args = {"order", game};
+    args.insert(args.end(), w.begin(), w.end());
+    args.push_back("--json");
+    auto r = cli(me, args);
+    ASSERT_EQ(r.code, 0) << me.name << " " << line << " at " << v["decision"].dump() << ":\n"
+                         << r.out << r.err;
+    EXPECT_TRUE(json::parse(r.out).value("accepted", false)) << r.out;
+    ++accepted;
+
+    // Halfway, the server stops and starts again on the same port: the watcher must resume by
+    // itself.
+    if (!restarted && accepted == 150) {
+      restarted = true;
+      server_.stop(SIGTERM);
+      const std::string again = start_server(server_, data_, addr_);
+      ASSERT_EQ(again, addr_) << server_.output();
+    }
+  }
+  ASSERT_TRUE(game_over) << "the game did not end";
+  std::cout << "orders accepted: " << accepted << ", moves: " << moves << " (" << rejected_moves
+            << " tried and rejected), through the shell: " << shell_orders
+            << ", server restarted: " << restarted << std::endl;
+  EXPECT_GE(moves, 3) << "too few real moves were accepted";
+  EXPECT_GE(shell_orders, 1);
+
+  // The end, as each player sees it.
+  auto final_text = cli(alice_, {"show", game});
+  EXPECT_NE(final_text.out.find("The game is over"), std::string::npos) << final_text.out;
+  auto late = cli(bob_, {"order", game, "done"});
+  EXPECT_EQ(late.code, 3) << late.out << late.err;
+
+  // The watcher ends with the game, and its view (deltas applied one by one,
+  // across a server restart) is the view the server gives now.
+  ASSERT_EQ(watcher.wait(60), 0) << watcher.output().substr(0, 4000);
+  const std::string wout = watcher.output();
+  const auto last = wout.rfind("{\"final_version\"");
+  ASSERT_NE(last, std::string::npos) << wout.substr(wout.size() > 4000 ? wout.size() - 4000 : 0);
+  const json fin = json::parse(wout.substr(last, wout.find('\n', last) - last));
+  EXPECT_EQ(fin.at("final_view"), view_of(bob_, game));
+  if (restarted) {
+    EXPECT_NE(wout.find("resumed at version"), std::string::npos);
+  }
+
+  // The log, with the seed revealed and the omniscient view.
+  auto exported = cli(alice_, {"export", game});
+  ASSERT_EQ(exported.code, 0) << exported.err;
+  const json log = json::parse(exported.out);
+  EXPECT_FALSE(log.value("seed_hex", "").empty()) << exported.out.substr(0, 2000);
+  EXPECT_TRUE(log.contains("omniscient"));
+  EXPECT_EQ(static_cast<int>(log.value("orders", json::array()).size()), accepted);
+}
+
+}  // namespace
+}  // namespace counterattack::cli

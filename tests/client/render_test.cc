@@ -1,0 +1,262 @@
+// What the player sees: fixed views drawn without colour and compared with the
+// golden files in tests/client/golden/. After an intended change of the
+// drawing, regenerate them with CA_UPDATE_GOLDENS=1 ./client_tests and review
+// the diff.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "render.h"
+
+namespace counterattack::cli {
+namespace {
+
+const Scenario& sc() {
+  return *default_scenario();
+}
+
+void check_golden(const std::string& name, const std::string& actual) {
+  const std::string path = std::string(CA_GOLDEN_DIR) + "/" + name + ".txt";
+  const char* update = std::getenv("CA_UPDATE_GOLDENS");
+  if (update && std::string(update) == "1") {
+    std::ofstream(path) << actual;
+    return;
+  }
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << path << " is missing: run with CA_UPDATE_GOLDENS=1 to create it";
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_EQ(ss.str(), actual) << "differs from " << path << " (CA_UPDATE_GOLDENS=1 regenerates it)";
+}
+
+game::UnitView* unit(game::StackView* st, const std::string& id, int combat, int movement,
+                     int steps) {
+  auto* u = st->add_units();
+  u->set_id(id);
+  u->set_combat(combat);
+  u->set_movement(movement);
+  u->set_steps(steps);
+  return u;
+}
+
+game::StackView* stack(game::View& v, const std::string& loc, game::Side side, int height,
+                       bool inspected) {
+  auto* st = v.add_stacks();
+  st->set_location(loc);
+  st->set_side(side);
+  st->set_height(height);
+  st->set_inspected(inspected);
+  return st;
+}
+
+// The German player's view in the middle of turn 4, around Radzymin and Wołomin.
+game::View german_view() {
+  game::View v;
+  v.set_viewer(game::VIEWER_GERMAN);
+  auto* h = v.mutable_header();
+  h->set_turn(4);
+  h->set_phase("German 2");
+  h->set_step("Movement");
+  h->add_activated_corps("3TC");
+  h->add_activated_corps("8GTC");
+  h->set_forty_seventh_activated(true);
+  h->set_soviet_vp(6);
+  h->set_german_vp(14);
+  h->set_soviet_bonus_vp(1);
+  h->set_uprising("Warsaw rises");
+  h->set_jozefow_bridge_intact(true);
+  h->set_soviet_cup(6);
+  h->set_german_cup(5);
+  h->add_victory_control("1816=GERMAN");
+  h->add_victory_control("2021=SOVIET");
+  auto* d = v.mutable_decision();
+  d->set_kind(game::Decision::MOVEMENT);
+  d->set_side(game::GERMAN);
+  d->set_prompt(
+      "Move units, build prepared defenses, place reserves, play an event, or end movement.");
+
+  auto* s1 = stack(v, "1816", game::GERMAN, 2, true);
+  auto* a = unit(s1, "19Pz/I-27", 7, 10, 2);
+  a->set_moved(true);
+  a->set_movement_left_half(7);
+  auto* b = unit(s1, "19Pz/I-73", 3, 10, 1);
+  b->set_disorganized(true);
+  auto* s2 = stack(v, "1921", game::GERMAN, 1, true);
+  unit(s2, "73ID/186", 3, 6, 2)->set_prepared_defense(true);
+  auto* s3 = stack(v, "2021", game::SOVIET, 3, false);
+  unit(s3, "3TC/50", 5, 12, 2);
+  s3->add_units()->set_hidden(true);
+  s3->add_units()->set_hidden(true);
+  auto* s4 = stack(v, "2022", game::SOVIET, 1, true);
+  unit(s4, "3TC/57", 4, 10, 2)->set_out_of_supply(true);
+  auto* s5 = stack(v, "2325", game::SOVIET, 2, true);
+  unit(s5, "8GTC/58G", 6, 12, 2)->set_reserve(true);
+  unit(s5, "8GTC/59G", 6, 12, 2)->set_reserve(true);
+  auto* s6 = stack(v, "WARSAW", game::GERMAN, 2, true);
+  unit(s6, "HG/I-1", 4, 6, 2);
+  unit(s6, "HG/II-1", 4, 6, 2);
+  auto* s7 = stack(v, "E", game::SOVIET, 1, false);
+  unit(s7, "47A/165", 5, 6, 2);
+
+  auto* hs = v.add_hands();
+  hs->set_side(game::SOVIET);
+  hs->set_held(2);
+  auto* hg = v.add_hands();
+  hg->set_side(game::GERMAN);
+  hg->set_held(2);
+  hg->add_chits("GER-ACE");
+  hg->add_chits("GER-KESSEL");
+  auto* art = v.add_artillery();
+  art->set_id("ART-HG");
+  art->set_state("ready");
+  auto* stuka = v.add_stukas();
+  stuka->set_id("Stuka-1");
+  stuka->set_state("used");
+  v.add_eliminated("73ID/Pi");
+  return v;
+}
+
+std::vector<game::Event> some_events() {
+  std::vector<game::Event> ev;
+  auto add = [&](game::Event::Kind k, const std::string& text, int die = 0) {
+    game::Event e;
+    e.set_kind(k);
+    e.set_text(text);
+    e.set_die(die);
+    ev.push_back(e);
+  };
+  add(game::Event::PHASE, "German 2: movement.");
+  add(game::Event::MOVED, "19Pz/I-27 moves 1715 1816.");
+  add(game::Event::DIE_ROLLED, "Uprising roll", 5);
+  return ev;
+}
+
+RenderOptions plain() {
+  RenderOptions o;
+  o.colour = false;
+  return o;
+}
+
+TEST(Render, MapWindowAroundRadzymin) {
+  RenderOptions o = plain();
+  o.center_hex = 1816;
+  check_golden("map_radzymin", render_map(sc(), german_view(), o));
+}
+
+TEST(Render, MapWindowStopsAtTheMapEdge) {
+  RenderOptions o = plain();
+  o.center_hex = 101;
+  const Window w = map_window(sc(), german_view(), o);
+  EXPECT_EQ(w.col0, 1);
+  EXPECT_EQ(w.row0, 1);
+  o.center_hex = 4753;
+  const Window far = map_window(sc(), german_view(), o);
+  EXPECT_EQ(far.col0 + far.cols - 1, sc().columns);
+  EXPECT_EQ(far.row0 + far.rows - 1, sc().rows);
+  check_golden("map_southeast_corner", render_map(sc(), german_view(), o));
+}
+
+TEST(Render, MapWindowCentresOnTheViewersUnitsByDefault) {
+  const Window w = map_window(sc(), german_view(), plain());
+  EXPECT_TRUE(w.contains(1816));
+  EXPECT_TRUE(w.contains(1921));
+}
+
+TEST(Render, MapFitsIn120Columns) {
+  RenderOptions o = plain();
+  o.center_hex = 1816;
+  for (const std::string& text :
+       {render_map(sc(), german_view(), o), render_screen(sc(), german_view(), some_events(), o)}) {
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+      // Place names are UTF-8: count code points, not bytes.
+      size_t width = 0;
+      for (unsigned char c : line) width += (c & 0xC0) != 0x80;
+      EXPECT_LE(width, 120u) << line;
+    }
+  }
+}
+
+TEST(Render, WholeMap) {
+  RenderOptions o = plain();
+  o.full = true;
+  check_golden("map_full", render_full_map(sc(), german_view(), o));
+}
+
+TEST(Render, Screen) {
+  RenderOptions o = plain();
+  o.center_hex = 1816;
+  check_golden("screen_german", render_screen(sc(), german_view(), some_events(), o));
+}
+
+TEST(Render, TheOpponentSeesOnlyTheTopCounterAndTheHeight) {
+  // The Soviet side of the same position: a German stack seen from afar.
+  game::View v = german_view();
+  v.set_viewer(game::VIEWER_SOVIET);
+  auto* st = v.mutable_stacks(0);
+  st->set_inspected(false);
+  st->mutable_units(1)->Clear();
+  st->mutable_units(1)->set_hidden(true);
+  v.mutable_hands(1)->clear_chits();
+  RenderOptions o = plain();
+  o.center_hex = 1816;
+  const std::string stacks = render_stacks(sc(), v, o);
+  EXPECT_NE(stacks.find("1816 (Radzymin"), std::string::npos) << stacks;
+  EXPECT_NE(
+      stacks.find(
+          "German, 2 units (only the top counter seen): 19Pz/I-27 7-10 [3.5 MP left, Moved];"),
+      std::string::npos)
+      << stacks;
+  EXPECT_NE(stacks.find("? (hidden)"), std::string::npos) << stacks;
+  EXPECT_EQ(stacks.find("19Pz/I-73"), std::string::npos) << stacks;
+  const std::string hands = render_hands(sc(), v, o);
+  EXPECT_NE(hands.find("German player holds 2 event chits."), std::string::npos) << hands;
+  EXPECT_EQ(hands.find("GER-ACE"), std::string::npos) << hands;
+  const std::string map = render_map(sc(), v, o);
+  EXPECT_NE(map.find("G2?M "), std::string::npos) << map;
+}
+
+TEST(Render, DecisionShowsCandidatesAndTheNotationToAnswer) {
+  game::View v = german_view();
+  v.set_viewer(game::VIEWER_SOVIET);
+  auto* d = v.mutable_decision();
+  d->set_kind(game::Decision::CHOOSE_CORPS);
+  d->set_side(game::SOVIET);
+  d->set_prompt(
+      "Choose the corps to activate in this phase (and whether the 47th Army goes with it).");
+  d->add_candidates("8GTC");
+  d->add_candidates("16TC");
+  const std::string text = render_decision(v, plain());
+  EXPECT_NE(text.find("Your decision (Soviet): Choose the corps"), std::string::npos) << text;
+  EXPECT_NE(text.find("Candidates: 8GTC, 16TC"), std::string::npos) << text;
+  EXPECT_NE(text.find("Answer: corps CORPS [+47]"), std::string::npos) << text;
+  v.set_viewer(game::VIEWER_GERMAN);
+  EXPECT_NE(render_decision(v, plain()).find("Waiting for the Soviet player"), std::string::npos);
+}
+
+TEST(Render, ColourChangesOnlyTheColours) {
+  RenderOptions o = plain();
+  o.center_hex = 1816;
+  RenderOptions c = o;
+  c.colour = true;
+  const std::string coloured = render_screen(sc(), german_view(), some_events(), c);
+  EXPECT_NE(coloured.find("\033["), std::string::npos);
+  const std::string stripped = std::regex_replace(coloured, std::regex("\033\\[[0-9;]*m"), "");
+  // Coloured cells keep their trailing blanks; compare line by line without them.
+  auto trim = [](const std::string& s) {
+    std::istringstream in(s);
+    std::string out;
+    for (std::string line; std::getline(in, line);) {
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out += line + "\n";
+    }
+    return out;
+  };
+  EXPECT_EQ(trim(stripped), trim(render_screen(sc(), german_view(), some_events(), o)));
+}
+
+}  // namespace
+}  // namespace counterattack::cli

@@ -1,0 +1,198 @@
+// Authorization and accounts: nobody acts for another side, another game or
+// as a spectator; hidden information stays hidden; passwords and tokens are
+// stored only hashed; logins are rate-limited.
+#include <sodium.h>
+
+#include "fixture.h"
+#include "storage.h"
+
+namespace counterattack::server::testing {
+namespace {
+
+class ServerAuth : public ServerTest {};
+
+bool is_error(const wire::ServerMessage& m, wire::ErrorCode code) { return m.has_error() && m.error().code() == code; }
+
+TEST_F(ServerAuth, OnlyTheDecidingPlayerOfTheGameActs) {
+  auto alice = user("alice"), bob = user("bob"), carol = user("carol"), dave = user("dave"), eve = user("eve");
+  auto anonymous = connect();
+  const std::string id = start_game(*alice, *bob);
+  const std::string other = start_game(*carol, *dave);
+  Player soviet(*alice, id, game::SOVIET), german(*bob, id, game::GERMAN);
+  ASSERT_TRUE(alice->watch(id).has_game());
+  ASSERT_TRUE(bob->watch(id).has_game());
+  soviet.absorb();
+  german.absorb();
+  const auto decider = soviet.view.decision().side();
+  ASSERT_NE(decider, game::SIDE_UNSPECIFIED);
+  Client& waiting = decider == game::SOVIET ? *bob : *alice;
+  Client& deciding = decider == game::SOVIET ? *alice : *bob;
+
+  // The side that is not to decide: rejected by the rules, nothing changes.
+  auto r = waiting.submit(id, "w1", done_order());
+  ASSERT_TRUE(r.has_order_rejected()) << r.DebugString();
+  EXPECT_EQ(r.order_rejected().rejection().code(), game::NOT_YOUR_DECISION);
+  EXPECT_FALSE(r.order_rejected().rejection().reason().empty());
+  // A spectator, a player of another game, nobody logged in: refused before the rules.
+  EXPECT_TRUE(is_error(eve->submit(id, "e1", done_order()), wire::FORBIDDEN));
+  EXPECT_TRUE(is_error(carol->submit(id, "c1", done_order()), wire::FORBIDDEN));
+  EXPECT_TRUE(is_error(anonymous->submit(id, "a1", done_order()), wire::UNAUTHENTICATED));
+  // ... and the players of this game cannot act in the other one.
+  EXPECT_TRUE(is_error(deciding.submit(other, "o1", done_order()), wire::FORBIDDEN));
+  wire::ClientMessage resign;
+  resign.mutable_resign()->set_game_id(id);
+  EXPECT_TRUE(is_error(eve->request(resign), wire::FORBIDDEN));
+  wire::ClientMessage draw;
+  draw.mutable_offer_draw()->set_game_id(id);
+  EXPECT_TRUE(is_error(carol->request(draw), wire::FORBIDDEN));
+
+  // Nothing changed: still version 0 for everyone.
+  ASSERT_TRUE(eve->watch(id).has_game());
+  Player spectator(*eve, id, game::SIDE_UNSPECIFIED);
+  spectator.absorb();
+  EXPECT_EQ(spectator.version, 0);
+  soviet.absorb();
+  EXPECT_EQ(soviet.version, 0);
+
+  // The decider's order goes through.
+  Bot bot(decider, default_scenario());
+  auto order = bot.next(decider == game::SOVIET ? soviet.view : german.view);
+  ASSERT_TRUE(order);
+  auto ok = deciding.submit(id, "d1", *order);
+  ASSERT_TRUE(ok.has_order_accepted() || ok.has_order_rejected()) << ok.DebugString();
+}
+
+TEST_F(ServerAuth, TheGermanNeverSeesTheSovietChits) {
+  auto alice = user("alice"), bob = user("bob"), eve = user("eve");
+  const std::string id = start_game(*alice, *bob);
+  Player soviet(*alice, id, game::SOVIET), german(*bob, id, game::GERMAN), spectator(*eve, id, game::SIDE_UNSPECIFIED);
+  for (auto* p : {&soviet, &german, &spectator}) {
+    ASSERT_TRUE(p->client.watch(id).has_game());
+    p->absorb();
+  }
+  play(soviet, german, &spectator, 120);
+  ASSERT_FALSE(HasFailure());
+  for (auto* p : {&soviet, &german, &spectator}) EXPECT_TRUE(p->problems.empty()) << p->problems.front();
+
+  // A fresh German snapshot: the Soviet hand shows its size, never its chits.
+  std::vector<std::string> soviet_chits;
+  int held = 0;
+  for (const auto& h : soviet.view.hands()) {
+    if (h.side() == game::SOVIET) {
+      soviet_chits.assign(h.chits().begin(), h.chits().end());
+      held = h.held();
+    }
+  }
+  ASSERT_GT(held, 0);
+  ASSERT_EQ(static_cast<int>(soviet_chits.size()), held);
+  for (auto* c : {bob.get(), eve.get()}) {
+    ASSERT_TRUE(c->watch(id).has_game());
+    auto snap = c->wait_for([](const wire::ServerMessage& m) { return m.has_snapshot(); });
+    ASSERT_TRUE(snap);
+    const std::string bytes = snap->snapshot().view().SerializeAsString();
+    for (const auto& h : snap->snapshot().view().hands()) {
+      if (h.side() == game::SOVIET) {
+        EXPECT_EQ(h.held(), held);
+        EXPECT_EQ(h.chits_size(), 0);
+      }
+    }
+    for (const auto& chit : soviet_chits) EXPECT_EQ(bytes.find(chit), std::string::npos) << chit;
+    // Hidden units carry no id.
+    for (const auto& st : snap->snapshot().view().stacks()) {
+      for (const auto& u : st.units()) {
+        if (u.hidden()) {
+          EXPECT_TRUE(u.id().empty());
+        }
+      }
+    }
+  }
+}
+
+TEST_F(ServerAuth, AccountsSessionsAndLoginLimits) {
+  auto c = connect();
+  auto s = c->register_user("alice", "correct horse");
+  ASSERT_TRUE(s.has_session()) << s.DebugString();
+  const std::string token = s.session().token();
+  EXPECT_EQ(token.size(), 64u);
+  EXPECT_GT(s.session().expires_unix(), 0);
+  EXPECT_TRUE(is_error(c->register_user("bob"), wire::CONFLICT));  // logged in already
+
+  auto d = connect();
+  EXPECT_TRUE(is_error(d->register_user("ALICE"), wire::NAME_TAKEN));
+  EXPECT_TRUE(is_error(d->register_user("a!"), wire::BAD_REQUEST));
+  EXPECT_TRUE(is_error(d->register_user("shorty", "short"), wire::BAD_REQUEST));
+  EXPECT_TRUE(is_error(d->create_game(wire::CHOOSE_SOVIET), wire::UNAUTHENTICATED));
+
+  // Wrong passwords: five refusals, then the name is rate-limited even with the right one.
+  for (int i = 0; i < 5; ++i) EXPECT_TRUE(is_error(d->login("alice", "wrong password"), wire::BAD_CREDENTIALS));
+  EXPECT_TRUE(is_error(d->login("alice", "correct horse"), wire::RATE_LIMITED));
+  EXPECT_TRUE(is_error(d->login("nobody", "whatever1"), wire::BAD_CREDENTIALS));
+
+  // A connection gets a bounded number of attempts, whatever the names.
+  auto e = connect();
+  int limited = 0;
+  for (int i = 0; i < 25; ++i) limited += is_error(e->login("user" + std::to_string(i), "wrong password"), wire::RATE_LIMITED);
+  EXPECT_EQ(limited, 5);
+
+  // The token resumes on another connection; logout ends it everywhere it is presented next.
+  auto f = connect();
+  auto resumed = f->resume(token);
+  ASSERT_TRUE(resumed.has_session()) << resumed.DebugString();
+  EXPECT_EQ(resumed.session().name(), "alice");
+  EXPECT_TRUE(f->create_game(wire::CHOOSE_GERMAN).has_game_created());
+  wire::ClientMessage logout;
+  logout.mutable_logout();
+  EXPECT_TRUE(f->request(logout).has_ok());
+  EXPECT_TRUE(is_error(f->create_game(wire::CHOOSE_GERMAN), wire::UNAUTHENTICATED));
+  EXPECT_TRUE(is_error(connect()->resume(token), wire::UNAUTHENTICATED));
+  EXPECT_TRUE(is_error(connect()->resume("not a token"), wire::UNAUTHENTICATED));
+
+  // Stored: an Argon2id hash, and only the SHA-256 of tokens.
+  auto g = connect();
+  auto again = g->login("bob_is_not_here", "whatever1");
+  EXPECT_TRUE(is_error(again, wire::BAD_CREDENTIALS));
+  std::string err;
+  Db db(server_->data_dir() + "/counterattack.db", false, err);
+  ASSERT_TRUE(db.ok()) << err;
+  auto& q = db.prepare("SELECT password_hash FROM users WHERE name = 'alice'");
+  q.bind_all();
+  ASSERT_TRUE(q.step());
+  EXPECT_EQ(q.text(0).rfind("$argon2id$", 0), 0u) << q.text(0);
+  q.reset();
+  auto& t = db.prepare("SELECT token_hash FROM sessions");
+  t.bind_all();
+  while (t.step()) {
+    EXPECT_NE(t.text(0), token);
+    EXPECT_EQ(t.text(0).size(), 64u);
+  }
+}
+
+TEST_F(ServerAuth, PrivateGamesNeedTheirInviteCode) {
+  auto alice = user("alice"), bob = user("bob"), eve = user("eve");
+  auto created = alice->create_game(wire::CHOOSE_RANDOM, true);
+  ASSERT_TRUE(created.has_game_created());
+  const std::string id = created.game_created().game().game_id();
+  const std::string code = created.game_created().invite_code();
+  EXPECT_FALSE(code.empty());
+  EXPECT_TRUE(created.game_created().game().private_());
+  wire::ClientMessage list;
+  list.mutable_list_games();
+  EXPECT_EQ(bob->request(list).game_list().games_size(), 0);
+  EXPECT_TRUE(is_error(bob->join(id), wire::FORBIDDEN));
+  EXPECT_TRUE(is_error(bob->join(id, "wrong"), wire::FORBIDDEN));
+  EXPECT_TRUE(is_error(eve->watch(id), wire::NOT_FOUND));
+  auto joined = bob->join(id, code);
+  ASSERT_TRUE(joined.has_game()) << joined.DebugString();
+  EXPECT_EQ(joined.game().status(), "playing");
+  EXPECT_TRUE(is_error(eve->join(id, code), wire::CONFLICT));  // full
+  EXPECT_TRUE(is_error(eve->watch(id), wire::NOT_FOUND));
+  EXPECT_TRUE(bob->watch(id).has_game());
+  wire::ClientMessage mine;
+  mine.mutable_my_games();
+  auto my = bob->request(mine);
+  ASSERT_EQ(my.game_list().games_size(), 1);
+  EXPECT_EQ(my.game_list().games(0).game_id(), id);
+}
+
+}  // namespace
+}  // namespace counterattack::server::testing

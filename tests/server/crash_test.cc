@@ -1,0 +1,136 @@
+// A killed server loses no acknowledged order and resumes the game with the
+// same state: checked against the log line of the load and a replay of the log.
+#include <google/protobuf/util/message_differencer.h>
+
+#include <regex>
+
+#include "engine.h"
+#include "fixture.h"
+
+namespace counterattack::server::testing {
+namespace {
+
+using google::protobuf::util::MessageDifferencer;
+
+class ServerCrash : public ServerTest {};
+
+std::string hash_hex(std::uint64_t h) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+TEST_F(ServerCrash, KillNineLosesNoAcknowledgedOrderAndKeepsTheStateHash) {
+  std::string tokens[2];
+  std::string id;
+  PlayStats before;
+  game::Order in_flight;
+  std::int64_t acked = 0;
+  bool by_soviet = false;
+  game::View soviet_view;
+  {
+    auto alice = connect(), bob = connect();
+    tokens[0] = alice->register_user("alice").session().token();
+    tokens[1] = bob->register_user("bob").session().token();
+    id = start_game(*alice, *bob);
+    Player soviet(*alice, id, game::SOVIET), german(*bob, id, game::GERMAN);
+    ASSERT_TRUE(alice->watch(id).has_game());
+    ASSERT_TRUE(bob->watch(id).has_game());
+    before = play(soviet, german, nullptr, 150, "a");
+    ASSERT_FALSE(HasFailure());
+    ASSERT_EQ(before.version, 150);
+    // On to a step that Done always ends, so that the order in flight is legal.
+    auto kind = [&] { return soviet.view.decision().kind(); };
+    for (int n = 0; n < 100 && kind() != game::Decision::BARRAGE && kind() != game::Decision::COMBAT &&
+                    kind() != game::Decision::RESERVES;
+         ++n) {
+      const PlayStats one = play(soviet, german, nullptr, 1, "c" + std::to_string(n) + "-");
+      ASSERT_FALSE(HasFailure());
+      before.orders.insert(one.orders.begin(), one.orders.end());
+      before.version = one.version;
+    }
+    acked = before.version;
+    soviet_view = soviet.view;
+    // One more order on the wire, unanswered, and the server dies.
+    by_soviet = soviet.view.decision().side() == game::SOVIET;
+    in_flight = done_order();
+    wire::ClientMessage m;
+    m.mutable_submit_order()->set_game_id(id);
+    m.mutable_submit_order()->set_idempotency_key("in-flight");
+    *m.mutable_submit_order()->mutable_order() = in_flight;
+    (by_soviet ? alice : bob)->send(m);
+    server_->kill9();
+  }
+
+  restart();
+  const std::string log = server_->log();
+  const std::regex loaded("msg=\"game loaded\" game=" + id + " version=([0-9]+) state_hash=([0-9a-f]+)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(log, m, loaded)) << log;
+  const std::int64_t loaded_version = std::stoll(m[1]);
+  const std::string loaded_hash = m[2];
+  EXPECT_GE(loaded_version, acked);  // nothing acknowledged is lost
+  EXPECT_LE(loaded_version, acked + 1);
+
+  // Sessions survive; the retried order is applied once, whether or not it was committed.
+  auto alice = connect(), bob = connect();
+  ASSERT_TRUE(alice->resume(tokens[0]).has_session());
+  ASSERT_TRUE(bob->resume(tokens[1]).has_session());
+  Player soviet(*alice, id, game::SOVIET), german(*bob, id, game::GERMAN);
+  ASSERT_TRUE(alice->watch(id, 0).has_game());
+  ASSERT_TRUE(bob->watch(id, 0).has_game());
+  soviet.absorb();
+  german.absorb();
+  ASSERT_EQ(soviet.version, loaded_version);
+  if (loaded_version == acked) {
+    EXPECT_TRUE(MessageDifferencer::Equals(soviet.view, soviet_view));
+  }
+  // Committed before the kill or not, the retry answers version acked + 1 and applies once.
+  auto retry = (by_soviet ? alice : bob)->submit(id, "in-flight", in_flight);
+  ASSERT_TRUE(retry.has_order_accepted()) << retry.DebugString();
+  EXPECT_EQ(retry.order_accepted().version(), acked + 1);
+  ASSERT_TRUE(soviet.wait_version(acked + 1));
+  ASSERT_TRUE(german.wait_version(acked + 1));
+
+  // Play on a little, then resign; the log replays to the loaded hash and the final one.
+  const PlayStats after = play(soviet, german, nullptr, 40, "b");
+  ASSERT_FALSE(HasFailure());
+  wire::ClientMessage resign;
+  resign.mutable_resign()->set_game_id(id);
+  ASSERT_TRUE(alice->request(resign).has_ok());
+  auto ended = bob->wait_for([](const wire::ServerMessage& s) { return s.has_game_ended(); });
+  ASSERT_TRUE(ended);
+  EXPECT_EQ(ended->game_ended().result(), "German victory");
+  wire::ClientMessage get;
+  get.mutable_get_log()->set_game_id(id);
+  auto gl = bob->request(get);
+  ASSERT_TRUE(gl.has_game_log()) << gl.DebugString();
+  ASSERT_EQ(gl.game_log().orders_size(), acked + 1 + after.accepted);
+  for (const auto& [v, order] : before.orders) {
+    EXPECT_TRUE(MessageDifferencer::Equals(gl.game_log().orders(static_cast<int>(v - 1)).order(), order)) << "version " << v;
+  }
+  EXPECT_TRUE(MessageDifferencer::Equals(gl.game_log().orders(static_cast<int>(acked)).order(), in_flight));
+
+  const Engine engine(default_scenario());
+  const std::string seed = from_hex(gl.game_log().seed_hex());
+  ASSERT_EQ(seed.size(), 32u);
+  Prng::State st{};
+  for (size_t w = 0; w < 4; ++w) {
+    for (size_t b = 0; b < 8; ++b) st[w] |= static_cast<std::uint64_t>(static_cast<unsigned char>(seed[w * 8 + b])) << (8 * b);
+  }
+  Prng dice(st);
+  GameState s = engine.new_game(0, dice);
+  for (const auto& lo : gl.game_log().orders()) {
+    Order o;
+    Rejection why;
+    ASSERT_TRUE(engine.from_proto(lo.order(), o, why));
+    ASSERT_TRUE(engine.apply(s, lo.side() == game::SOVIET ? Side::Soviet : Side::German, o, dice).accepted);
+    if (lo.version() == loaded_version) {
+      EXPECT_EQ(hash_hex(state_hash(s)), loaded_hash);
+    }
+  }
+  EXPECT_EQ(hash_hex(state_hash(s)), gl.game_log().state_hash());
+}
+
+}  // namespace
+}  // namespace counterattack::server::testing

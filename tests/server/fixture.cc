@@ -1,0 +1,179 @@
+#include "fixture.h"
+
+#include <sodium.h>
+
+#include <filesystem>
+
+#include "scenario.h"
+#include "view_delta.h"
+
+namespace counterattack::server::testing {
+
+Player::Player(Client& c, std::string id, game::Side s) : client(c), game_id(std::move(id)), side(s) {}
+
+void Player::apply(const wire::ServerMessage& m) {
+  if (m.has_snapshot()) {
+    view = m.snapshot().view();
+    version = m.snapshot().version();
+    ++snapshots;
+  } else {
+    const auto& d = m.delta().delta();
+    if (d.from_version() != version) {
+      problems.push_back("delta " + std::to_string(d.from_version()) + "->" + std::to_string(d.to_version()) +
+                         " on version " + std::to_string(version));
+    }
+    if (!apply_delta(view, d)) problems.push_back("delta does not apply at " + std::to_string(version));
+    version = d.to_version();
+    for (const auto& e : d.events()) events.push_back(e);
+    ++deltas;
+  }
+  // The opponent's event chits never reach a player, nor anyone's a spectator.
+  for (const auto& h : view.hands()) {
+    if (h.chits_size() > 0 && h.side() != side) {
+      problems.push_back("sees chits of a hand not its own at version " + std::to_string(version));
+    }
+  }
+}
+
+bool Player::mine(const wire::ServerMessage& m) const {
+  return (m.has_snapshot() && m.snapshot().game_id() == game_id) || (m.has_delta() && m.delta().game_id() == game_id);
+}
+
+void Player::absorb() {
+  for (auto& m : client.take_all([&](const wire::ServerMessage& s) { return mine(s); })) apply(m);
+}
+
+bool Player::wait_version(std::int64_t v, Millis timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    absorb();
+    if (version >= v) return true;
+    const auto left = std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    auto m = client.wait_for([&](const wire::ServerMessage& s) { return mine(s); }, left);
+    if (!m) return false;
+    apply(*m);
+  }
+}
+
+void ServerTest::SetUp() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  dir_ = make_temp_dir(info->name());
+  ASSERT_FALSE(dir_.empty());
+  server_ = std::make_unique<ServerProcess>(dir_);
+  ASSERT_TRUE(server_->started()) << server_->log();
+}
+
+void ServerTest::TearDown() {
+  if (server_ && HasFailure()) std::cerr << "---- server log ----\n" << server_->log() << "--------------------\n";
+  server_.reset();
+  if (!HasFailure()) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+    std::filesystem::remove(dir_ + ".log", ec);
+    std::filesystem::remove(dir_ + ".conf", ec);
+  }
+}
+
+void ServerTest::restart(std::vector<std::string> extra_args) {
+  server_ = std::make_unique<ServerProcess>(dir_, std::move(extra_args));
+  ASSERT_TRUE(server_->started()) << server_->log();
+}
+
+std::unique_ptr<Client> ServerTest::connect(bool tls) { return Client::connect(server_->port(), tls); }
+
+std::unique_ptr<Client> ServerTest::user(const std::string& name) {
+  auto c = connect();
+  EXPECT_TRUE(c);
+  if (!c) return c;
+  auto r = c->register_user(name);
+  EXPECT_TRUE(r.has_session()) << r.DebugString();
+  return c;
+}
+
+std::string ServerTest::start_game(Client& soviet, Client& german, std::vector<std::string> options) {
+  auto created = soviet.create_game(wire::CHOOSE_SOVIET, false, std::move(options));
+  EXPECT_TRUE(created.has_game_created()) << created.DebugString();
+  const std::string id = created.game_created().game().game_id();
+  auto joined = german.join(id);
+  EXPECT_TRUE(joined.has_game()) << joined.DebugString();
+  EXPECT_EQ(joined.game().status(), "playing");
+  EXPECT_EQ(joined.game().your_side(), "german");
+  return id;
+}
+
+PlayStats play(Player& soviet, Player& german, Player* spectator, int max_orders, const std::string& key_prefix) {
+  PlayStats st;
+  static const auto sc = default_scenario();
+  Bot bots[2] = {Bot(game::SOVIET, sc), Bot(game::GERMAN, sc)};
+  Player* players[2] = {&soviet, &german};
+  int serial = 0;
+  while (st.accepted < max_orders) {
+    for (auto* p : players) p->absorb();
+    if (spectator) spectator->absorb();
+    const auto& d = soviet.view.decision();
+    if (d.kind() == game::Decision::GAME_OVER) {
+      st.over = true;
+      break;
+    }
+    const int who = d.side() == game::SOVIET ? 0 : 1;
+    Player& p = *players[who];
+    Bot& bot = bots[who];
+    auto order = bot.next(p.view);
+    if (!order) {
+      ADD_FAILURE() << "the bot has no order for " << d.DebugString();
+      break;
+    }
+    const std::string key = key_prefix + std::to_string(serial++);
+    auto r = p.client.submit(p.game_id, key, *order);
+    if (r.has_order_accepted()) {
+      bot.result(true);
+      ++st.accepted;
+      st.version = r.order_accepted().version();
+      if (order->has_move()) ++st.moves;
+      st.orders[st.version] = *order;
+      for (auto* q : players) {
+        if (!q->wait_version(st.version)) {
+          ADD_FAILURE() << "no delta for version " << st.version;
+          return st;
+        }
+      }
+      if (spectator && !spectator->wait_version(st.version)) {
+        ADD_FAILURE() << "spectator got no delta for version " << st.version;
+        return st;
+      }
+    } else if (r.has_order_rejected()) {
+      bot.result(false, r.order_rejected().rejection().reason());
+      ++st.rejected;
+      if (bot.stuck() > 40) {
+        ADD_FAILURE() << "the bot is stuck at " << d.DebugString() << " last: " << r.DebugString();
+        break;
+      }
+    } else {
+      ADD_FAILURE() << "unexpected answer to an order: " << r.DebugString();
+      break;
+    }
+  }
+  return st;
+}
+
+std::string sha256_hex(const std::string& bytes) {
+  unsigned char digest[crypto_hash_sha256_BYTES];
+  crypto_hash_sha256(digest, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+  char hex[2 * crypto_hash_sha256_BYTES + 1];
+  sodium_bin2hex(hex, sizeof hex, digest, sizeof digest);
+  return hex;
+}
+
+std::string from_hex(const std::string& hex) {
+  std::string out(hex.size() / 2, '\0');
+  size_t len = 0;
+  if (sodium_hex2bin(reinterpret_cast<unsigned char*>(out.data()), out.size(), hex.c_str(), hex.size(), nullptr, &len,
+                     nullptr) != 0) {
+    return {};
+  }
+  out.resize(len);
+  return out;
+}
+
+}  // namespace counterattack::server::testing

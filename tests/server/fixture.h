@@ -1,0 +1,67 @@
+// A server per test, players that keep their view from deltas, and a driver
+// that plays a game through the server with two bots.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "bot.h"
+#include "client.h"
+
+namespace counterattack::server::testing {
+
+// One client's picture of one game: the view rebuilt from the snapshot and deltas.
+struct Player {
+  Player(Client& client, std::string game_id, game::Side side);
+  Client& client;
+  std::string game_id;
+  game::Side side;
+  game::View view;
+  std::int64_t version = -1;
+  int deltas = 0, snapshots = 0;
+  std::vector<game::Event> events;
+  std::vector<std::string> problems;  // broken version chains, leaks
+
+  // Applies the snapshots and deltas already received, in order.
+  void absorb();
+  void apply(const wire::ServerMessage& m);
+  bool mine(const wire::ServerMessage& m) const;
+  // Absorbs until the view is at version v.
+  bool wait_version(std::int64_t v, Millis timeout = 10s);
+};
+
+class ServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+  void restart(std::vector<std::string> extra_args = {});
+
+  std::unique_ptr<Client> connect(bool tls = true);
+  // A connected, registered client.
+  std::unique_ptr<Client> user(const std::string& name);
+  // Creates a game as Soviet by `soviet`, joined by `german`; its id.
+  std::string start_game(Client& soviet, Client& german, std::vector<std::string> options = {});
+
+  std::string dir_;
+  std::unique_ptr<ServerProcess> server_;
+};
+
+struct PlayStats {
+  int accepted = 0, rejected = 0, moves = 0;
+  bool over = false;
+  std::int64_t version = 0;
+  std::map<std::int64_t, game::Order> orders;  // accepted, by version
+};
+
+// Plays with two bots until the game ends or `max_orders` are accepted. Every
+// participant (players and the optional spectator) must receive every version.
+PlayStats play(Player& soviet, Player& german, Player* spectator, int max_orders, const std::string& key_prefix = "k");
+
+// Hex SHA-256.
+std::string sha256_hex(const std::string& bytes);
+std::string from_hex(const std::string& hex);
+
+}  // namespace counterattack::server::testing

@@ -1,0 +1,130 @@
+// A complete game between two real clients over TLS, watched by a spectator;
+// the revealed seed replays every die.
+#include <google/protobuf/util/message_differencer.h>
+
+#include "engine.h"
+#include "fixture.h"
+
+namespace counterattack::server::testing {
+namespace {
+
+using google::protobuf::util::MessageDifferencer;
+
+class ServerGame : public ServerTest {};
+
+Prng::State seed_state(const std::string& bytes) {
+  Prng::State s{};
+  for (size_t w = 0; w < 4; ++w) {
+    for (size_t b = 0; b < 8; ++b) s[w] |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes[w * 8 + b])) << (8 * b);
+  }
+  return s;
+}
+
+TEST_F(ServerGame, TwoClientsPlayACompleteGameAndTheSeedReplaysEveryDie) {
+  auto alice = user("alice"), bob = user("bob");
+  auto watcher = connect();  // spectators need no account
+  ASSERT_TRUE(alice && bob && watcher);
+  auto created = alice->create_game(wire::CHOOSE_SOVIET);
+  ASSERT_TRUE(created.has_game_created()) << created.DebugString();
+  const auto& summary = created.game_created().game();
+  const std::string id = summary.game_id();
+  const std::string commitment = summary.seed_commitment();
+  EXPECT_EQ(commitment.size(), 64u);
+  EXPECT_EQ(summary.status(), "open");
+  EXPECT_EQ(summary.your_side(), "soviet");
+
+  wire::ClientMessage list;
+  list.mutable_list_games();
+  auto open = bob->request(list);
+  ASSERT_TRUE(open.has_game_list());
+  ASSERT_EQ(open.game_list().games_size(), 1);
+  EXPECT_EQ(open.game_list().games(0).game_id(), id);
+  auto joined = bob->join(id);
+  ASSERT_TRUE(joined.has_game()) << joined.DebugString();
+  EXPECT_EQ(joined.game().status(), "playing");
+  EXPECT_EQ(joined.game().soviet(), "alice");
+  EXPECT_EQ(joined.game().german(), "bob");
+
+  Player soviet(*alice, id, game::SOVIET), german(*bob, id, game::GERMAN), spectator(*watcher, id, game::SIDE_UNSPECIFIED);
+  for (auto* p : {&soviet, &german, &spectator}) {
+    auto w = p->client.watch(id);
+    ASSERT_TRUE(w.has_game()) << w.DebugString();
+    p->absorb();
+    ASSERT_EQ(p->snapshots, 1);
+    ASSERT_EQ(p->version, 0);
+  }
+  EXPECT_EQ(soviet.view.viewer(), game::VIEWER_SOVIET);
+  EXPECT_EQ(spectator.view.viewer(), game::VIEWER_SPECTATOR);
+
+  const PlayStats st = play(soviet, german, &spectator, 20000);
+  ASSERT_FALSE(HasFailure());
+  EXPECT_TRUE(st.over);
+  EXPECT_GT(st.moves, 0);
+  for (auto* p : {&soviet, &german, &spectator}) {
+    EXPECT_TRUE(p->problems.empty()) << p->problems.front();
+    EXPECT_EQ(p->version, st.version);
+  }
+
+  // The end: everyone watching hears the result and the seed, which matches the commitment.
+  std::string seed_hex;
+  for (auto* c : {alice.get(), bob.get(), watcher.get()}) {
+    auto ended = c->wait_for([](const wire::ServerMessage& m) { return m.has_game_ended(); });
+    ASSERT_TRUE(ended);
+    EXPECT_FALSE(ended->game_ended().result().empty());
+    seed_hex = ended->game_ended().seed_hex();
+  }
+  ASSERT_EQ(seed_hex.size(), 64u);
+  EXPECT_EQ(sha256_hex(from_hex(seed_hex)), commitment);
+
+  // A view rebuilt from deltas is the view a fresh snapshot gives.
+  for (auto* p : {&soviet, &german}) {
+    Player fresh(p->client, id, p->side);
+    ASSERT_TRUE(p->client.watch(id).has_game());
+    fresh.absorb();
+    ASSERT_EQ(fresh.version, p->version);
+    EXPECT_TRUE(MessageDifferencer::Equals(fresh.view, p->view)) << "side " << p->side;
+  }
+  // After the end a spectator sees everything.
+  ASSERT_TRUE(watcher->watch(id).has_game());
+  Player after(*watcher, id, game::SIDE_UNSPECIFIED);
+  after.absorb();
+  EXPECT_EQ(after.view.viewer(), game::VIEWER_OMNISCIENT);
+
+  // The log, open to all now, replays with the seed: every event (dice included) and the final state.
+  wire::ClientMessage get;
+  get.mutable_get_log()->set_game_id(id);
+  auto log = watcher->request(get);
+  ASSERT_TRUE(log.has_game_log()) << log.DebugString();
+  const auto& gl = log.game_log();
+  EXPECT_EQ(gl.seed_hex(), seed_hex);
+  ASSERT_EQ(gl.orders_size(), st.version);
+  const Engine engine(default_scenario());
+  Prng dice(seed_state(from_hex(seed_hex)));
+  GameState s = engine.new_game(0, dice);
+  int rolls = 0;
+  for (const auto& lo : gl.orders()) {
+    ASSERT_TRUE(MessageDifferencer::Equals(lo.order(), st.orders.at(lo.version())));
+    Order o;
+    Rejection why;
+    ASSERT_TRUE(engine.from_proto(lo.order(), o, why)) << why.reason;
+    const Outcome out = engine.apply(s, lo.side() == game::SOVIET ? Side::Soviet : Side::German, o, dice);
+    ASSERT_TRUE(out.accepted) << "version " << lo.version() << ": " << out.rejection.reason;
+    ASSERT_EQ(static_cast<int>(out.events.size()), lo.events_size());
+    for (int i = 0; i < lo.events_size(); ++i) {
+      ASSERT_TRUE(MessageDifferencer::Equals(out.events[static_cast<size_t>(i)], lo.events(i))) << lo.events(i).DebugString();
+      rolls += lo.events(i).die() > 0;
+    }
+  }
+  char hash[17];
+  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(state_hash(s)));
+  EXPECT_EQ(gl.state_hash(), hash);
+  EXPECT_TRUE(MessageDifferencer::Equals(engine.view(s, Viewer::Omniscient), gl.omniscient()));
+  EXPECT_GT(rolls, 0);  // barrages rolled dice, and each was reproduced
+  RecordProperty("orders", static_cast<int>(st.version));
+  RecordProperty("dice", rolls);
+  std::cerr << "game: " << st.version << " orders, " << st.rejected << " rejected, " << st.moves << " moves, " << rolls
+            << " dice\n";
+}
+
+}  // namespace
+}  // namespace counterattack::server::testing

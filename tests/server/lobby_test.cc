@@ -1,0 +1,132 @@
+// The lobby and the rest of a game's life: chat channels, draws, resignation,
+// my games, and a graceful shutdown.
+#include "fixture.h"
+
+namespace counterattack::server::testing {
+namespace {
+
+class ServerLobby : public ServerTest {};
+class ServerShutdown : public ServerTest {};
+
+wire::ClientMessage chat(const std::string& id, wire::Channel ch, const std::string& text) {
+  wire::ClientMessage m;
+  m.mutable_send_chat()->set_game_id(id);
+  m.mutable_send_chat()->set_channel(ch);
+  m.mutable_send_chat()->set_text(text);
+  return m;
+}
+
+bool has_chat(Client& c, const std::string& text) {
+  return !c.take_all([&](const wire::ServerMessage& m) { return m.has_chat() && m.chat().text() == text; }).empty();
+}
+
+TEST_F(ServerLobby, ChatChannelsKeepPlayersAndSpectatorsApart) {
+  auto alice = user("alice"), bob = user("bob"), eve = user("eve");
+  const std::string id = start_game(*alice, *bob);
+  for (auto* c : {alice.get(), bob.get(), eve.get()}) ASSERT_TRUE(c->watch(id).has_game());
+
+  EXPECT_TRUE(alice->request(chat(id, wire::PLAYERS, "good luck")).has_ok());
+  EXPECT_TRUE(eve->request(chat(id, wire::SPECTATORS, "the German is doomed")).has_ok());
+  EXPECT_EQ(eve->request(chat(id, wire::PLAYERS, "psst")).error().code(), wire::FORBIDDEN);
+  EXPECT_EQ(alice->request(chat(id, wire::SPECTATORS, "hi all")).error().code(), wire::FORBIDDEN);
+  EXPECT_EQ(alice->request(chat(id, wire::PLAYERS, "")).error().code(), wire::BAD_REQUEST);
+  std::string five_hundred;
+  for (int i = 0; i < 500; ++i) five_hundred += "\xc3\xa9";  // 500 characters, 1000 bytes
+  EXPECT_TRUE(bob->request(chat(id, wire::PLAYERS, five_hundred)).has_ok());
+  EXPECT_EQ(bob->request(chat(id, wire::PLAYERS, five_hundred + "!")).error().code(), wire::BAD_REQUEST);
+
+  for (auto* c : {alice.get(), bob.get(), eve.get()}) ASSERT_TRUE(c->ping().has_pong());  // everything delivered
+  EXPECT_TRUE(has_chat(*bob, "good luck"));
+  EXPECT_FALSE(has_chat(*eve, "good luck"));
+  EXPECT_TRUE(has_chat(*alice, five_hundred));
+  EXPECT_FALSE(has_chat(*alice, "the German is doomed"));
+  EXPECT_FALSE(has_chat(*bob, "the German is doomed"));
+
+  // A new spectator gets the spectators' history with the snapshot.
+  auto late = connect();
+  ASSERT_TRUE(late->watch(id).has_game());
+  EXPECT_TRUE(has_chat(*late, "the German is doomed"));
+  EXPECT_FALSE(has_chat(*late, "good luck"));
+}
+
+TEST_F(ServerLobby, DrawsResignationsAndMyGames) {
+  auto alice = user("alice"), bob = user("bob"), carol = user("carol");
+  const std::string first = start_game(*alice, *bob);
+  for (auto* c : {alice.get(), bob.get()}) ASSERT_TRUE(c->watch(first).has_game());
+  wire::ClientMessage offer, accept, decline;
+  offer.mutable_offer_draw()->set_game_id(first);
+  accept.mutable_answer_draw()->set_game_id(first);
+  accept.mutable_answer_draw()->set_accept(true);
+  decline.mutable_answer_draw()->set_game_id(first);
+  decline.mutable_answer_draw()->set_accept(false);
+
+  EXPECT_EQ(alice->request(accept).error().code(), wire::CONFLICT);  // nothing offered
+  ASSERT_TRUE(bob->request(offer).has_ok());
+  auto offered = alice->wait_for([](const wire::ServerMessage& m) { return m.has_draw_offered(); });
+  ASSERT_TRUE(offered);
+  EXPECT_EQ(offered->draw_offered().by(), "bob");
+  EXPECT_EQ(bob->request(accept).error().code(), wire::CONFLICT);  // not to oneself
+  ASSERT_TRUE(alice->request(decline).has_ok());
+  EXPECT_TRUE(bob->wait_for([](const wire::ServerMessage& m) { return m.has_draw_declined(); }));
+  ASSERT_TRUE(alice->request(offer).has_ok());
+  ASSERT_TRUE(bob->request(accept).has_ok());
+  for (auto* c : {alice.get(), bob.get()}) {
+    auto ended = c->wait_for([](const wire::ServerMessage& m) { return m.has_game_ended(); });
+    ASSERT_TRUE(ended);
+    EXPECT_EQ(ended->game_ended().result(), "Draw");
+    EXPECT_EQ(ended->game_ended().seed_hex().size(), 64u);
+  }
+  EXPECT_EQ(alice->submit(first, "late", done_order()).error().code(), wire::CONFLICT);
+
+  const std::string second = start_game(*alice, *carol);
+  wire::ClientMessage resign;
+  resign.mutable_resign()->set_game_id(second);
+  ASSERT_TRUE(carol->request(resign).has_ok());
+  EXPECT_EQ(carol->request(resign).error().code(), wire::CONFLICT);
+  wire::ClientMessage get;
+  get.mutable_get_log()->set_game_id(second);
+  auto log = bob->request(get);  // open to all after the end
+  ASSERT_TRUE(log.has_game_log()) << log.DebugString();
+  EXPECT_EQ(log.game_log().orders_size(), 0);
+  EXPECT_EQ(log.game_log().omniscient().viewer(), game::VIEWER_OMNISCIENT);
+
+  // An open game withdrawn by its creator.
+  auto open = carol->create_game(wire::CHOOSE_GERMAN);
+  ASSERT_TRUE(open.has_game_created());
+  resign.mutable_resign()->set_game_id(open.game_created().game().game_id());
+  ASSERT_TRUE(carol->request(resign).has_ok());
+
+  wire::ClientMessage mine;
+  mine.mutable_my_games();
+  auto my = alice->request(mine);
+  ASSERT_EQ(my.game_list().games_size(), 2);
+  for (const auto& g : my.game_list().games()) {
+    EXPECT_EQ(g.status(), "finished");
+    EXPECT_EQ(g.your_side(), "soviet");
+    EXPECT_EQ(g.result(), g.game_id() == first ? "Draw" : "Soviet victory");
+  }
+  auto carols = carol->request(mine);
+  ASSERT_EQ(carols.game_list().games_size(), 2);
+}
+
+TEST_F(ServerShutdown, SigtermSaysGoodbyeAndExitsCleanly) {
+  auto alice = user("alice");
+  ASSERT_TRUE(alice->create_game(wire::CHOOSE_SOVIET).has_game_created());
+  EXPECT_EQ(server_->terminate(), 0);
+  auto bye = alice->wait_for([](const wire::ServerMessage& m) { return m.has_error(); }, 5s);
+  ASSERT_TRUE(bye);
+  EXPECT_EQ(bye->error().code(), wire::SHUTTING_DOWN);
+  const std::string log = server_->log();
+  EXPECT_NE(log.find("msg=\"shutting down\""), std::string::npos);
+  EXPECT_NE(log.find("msg=stopped"), std::string::npos);
+  // The data is there on the next start.
+  restart();
+  auto again = connect();
+  ASSERT_TRUE(again->login("alice").has_session());
+  wire::ClientMessage list;
+  list.mutable_list_games();
+  EXPECT_EQ(again->request(list).game_list().games_size(), 1);
+}
+
+}  // namespace
+}  // namespace counterattack::server::testing

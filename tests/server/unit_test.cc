@@ -1,0 +1,177 @@
+// In-process checks of the server's parts: config, storage and group commit,
+// the ruleset adapter, and the test bot against the engine.
+#include <gtest/gtest.h>
+
+#include <google/protobuf/util/message_differencer.h>
+
+#include <atomic>
+#include <future>
+#include <mutex>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "bot.h"
+#include "client.h"
+#include "config.h"
+#include "engine.h"
+#include "ruleset.h"
+#include "storage.h"
+
+namespace counterattack::server {
+namespace {
+
+using google::protobuf::util::MessageDifferencer;
+using testing::make_temp_dir;
+
+TEST(ServerUnit, ConfigReadsKeyValueAndJsonAndRejectsUnknownKeys) {
+  const std::string dir = make_temp_dir("config");
+  {
+    std::ofstream(dir + "/a.conf") << "# comment\nlisten = 0.0.0.0:9000\nmax_message_bytes = 1024  # inline\nplain = true\n";
+    Config c;
+    std::string err;
+    ASSERT_TRUE(load_config_file(dir + "/a.conf", c, err)) << err;
+    EXPECT_EQ(c.listen, "0.0.0.0:9000");
+    EXPECT_EQ(c.max_message_bytes, 1024u);
+    EXPECT_TRUE(c.plain);
+  }
+  {
+    std::ofstream(dir + "/b.json") << R"({"data_dir": "/tmp/x", "messages_per_second": 12.5, "log_format": "json"})";
+    Config c;
+    std::string err;
+    ASSERT_TRUE(load_config_file(dir + "/b.json", c, err)) << err;
+    EXPECT_EQ(c.data_dir, "/tmp/x");
+    EXPECT_DOUBLE_EQ(c.messages_per_second, 12.5);
+    c.resolve();
+    EXPECT_EQ(c.database, "/tmp/x/counterattack.db");
+  }
+  {
+    std::ofstream(dir + "/c.conf") << "lisen = 1\n";
+    Config c;
+    std::string err;
+    EXPECT_FALSE(load_config_file(dir + "/c.conf", c, err));
+    EXPECT_NE(err.find("unknown setting 'lisen'"), std::string::npos) << err;
+  }
+  std::string host, err;
+  unsigned short port = 1;
+  EXPECT_TRUE(split_listen("[::1]:0", host, port, err));
+  EXPECT_EQ(host, "::1");
+  EXPECT_EQ(port, 0);
+  EXPECT_FALSE(split_listen("8443", host, port, err));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ServerUnit, StorageAppliesMigrationsOnceAndCommitsInGroups) {
+  const std::string dir = make_temp_dir("storage");
+  std::string err;
+  {
+    auto s = Storage::open(dir + "/db.sqlite", "full", err);
+    ASSERT_TRUE(s) << err;
+    EXPECT_EQ(s->schema_version(), static_cast<int>(embedded_migrations().size()));
+    // Many writers at once: every write commits, callbacks keep each writer's order, batches are shared.
+    constexpr int kThreads = 4, kEach = 500;
+    std::atomic<int> done{0};
+    std::vector<std::vector<int>> seen(kThreads);
+    std::mutex mu;
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < kEach; ++i) {
+          s->write(
+              [t, i](Db& db) {
+                db.prepare("INSERT INTO users (name, password_hash, created_unix) VALUES (?, 'x', 0)")
+                    .run("u" + std::to_string(t) + "_" + std::to_string(i));
+              },
+              [&, t, i](bool ok) {
+                EXPECT_TRUE(ok);
+                std::lock_guard l(mu);
+                seen[static_cast<size_t>(t)].push_back(i);
+                ++done;
+              });
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+    // A failing write is undone alone; the batch around it commits.
+    std::atomic<int> failed{0};
+    s->write([](Db& db) { db.prepare("INSERT INTO users (name, password_hash, created_unix) VALUES ('u0_0', 'x', 0)").run(); },
+             [&](bool ok) { failed += ok ? 0 : 1; });
+    std::promise<void> barrier;
+    s->write({}, [&](bool) { barrier.set_value(); });
+    barrier.get_future().wait();
+    EXPECT_EQ(done.load(), kThreads * kEach);
+    EXPECT_EQ(failed.load(), 1);
+    for (const auto& v : seen) EXPECT_TRUE(std::is_sorted(v.begin(), v.end()));
+    EXPECT_LT(s->batches(), static_cast<std::uint64_t>(kThreads * kEach));  // grouped
+    const auto count = s->read([](Db& db) {
+      auto& q = db.prepare("SELECT COUNT(*) FROM users");
+      q.bind_all();
+      std::int64_t n = 0;
+      while (q.step()) n = q.integer(0);
+      return n;
+    });
+    EXPECT_EQ(count, kThreads * kEach);
+  }
+  {
+    auto s = Storage::open(dir + "/db.sqlite", "full", err);  // reopening applies nothing again
+    ASSERT_TRUE(s) << err;
+    const auto mode = s->read([](Db& db) {
+      auto& q = db.prepare("PRAGMA journal_mode");
+      q.bind_all();
+      std::string m;
+      while (q.step()) m = q.text(0);
+      return m;
+    });
+    EXPECT_EQ(mode, "wal");
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// The seed is the dice generator's state: the same seed and orders give the
+// same game, and a snapshot (state + dice) continues it exactly.
+TEST(ServerUnit, RulesetReplaysFromSeedAndFromSnapshot) {
+  auto rules = make_counterattack_ruleset();
+  EXPECT_EQ(rules->check_options({"red_army_flexibility"}), "");
+  EXPECT_NE(rules->check_options({"no_such_rule"}), "");
+  EXPECT_NE(rules->check_options({"limited_bonus", "limited_bonus"}), "");
+  Seed seed{};
+  for (size_t i = 0; i < seed.size(); ++i) seed[i] = static_cast<std::uint8_t>(i * 37 + 11);
+  auto a = rules->create({"red_army_flexibility"}, seed, nullptr);
+  auto b = rules->create({"red_army_flexibility"}, seed, nullptr);
+  testing::Bot bots[2] = {testing::Bot(game::SOVIET, default_scenario()), testing::Bot(game::GERMAN, default_scenario())};
+  std::unique_ptr<Match> restored;
+  int accepted = 0;
+  for (int i = 0; i < 3000 && !a->over(); ++i) {
+    const auto side = a->decider();
+    auto& bot = bots[side == game::SOVIET ? 0 : 1];
+    auto order = bot.next(a->view(side == game::SOVIET ? game::VIEWER_SOVIET : game::VIEWER_GERMAN));
+    ASSERT_TRUE(order);
+    // The other side may never act now.
+    const auto other = side == game::SOVIET ? game::GERMAN : game::SOVIET;
+    const auto before = a->state_hash();
+    const auto wrong = a->apply(other, *order);
+    EXPECT_FALSE(wrong.accepted);
+    EXPECT_EQ(wrong.rejection.code(), game::NOT_YOUR_DECISION);
+    EXPECT_EQ(a->state_hash(), before);
+    const auto r = a->apply(side, *order);
+    bot.result(r.accepted, r.rejection.reason());
+    const auto r2 = b->apply(side, *order);
+    ASSERT_EQ(r.accepted, r2.accepted);
+    if (restored) {
+      ASSERT_EQ(restored->apply(side, *order).accepted, r.accepted);
+    }
+    if (r.accepted && ++accepted == 150) restored = rules->restore(a->encode_state(), a->encode_dice());
+    ASSERT_EQ(a->state_hash(), b->state_hash());
+    if (restored) {
+      ASSERT_EQ(a->state_hash(), restored->state_hash());
+    }
+  }
+  EXPECT_TRUE(a->over()) << "the bots did not finish a game";
+  ASSERT_TRUE(restored);
+  EXPECT_TRUE(MessageDifferencer::Equals(a->view(game::VIEWER_OMNISCIENT), restored->view(game::VIEWER_OMNISCIENT)));
+  EXPECT_FALSE(a->result().empty());
+  EXPECT_EQ(rules->restore("garbage", std::string(32, 'x')), nullptr);
+}
+
+}  // namespace
+}  // namespace counterattack::server
