@@ -1,22 +1,24 @@
 #include "view_delta.h"
 
-#include <google/protobuf/util/message_differencer.h>
-
 #include <algorithm>
 #include <map>
 
 namespace counterattack {
 namespace {
 
-using google::protobuf::util::MessageDifferencer;
-
 std::string stack_key(const game::StackView& s) { return s.location() + "/" + game::Side_Name(s.side()); }
+
+// Views hold no maps, so equal messages serialize to equal bytes; comparing
+// bytes is many times cheaper than a field-by-field comparison.
+bool same(const google::protobuf::MessageLite& a, const google::protobuf::MessageLite& b) {
+  return a.ByteSizeLong() == b.ByteSizeLong() && a.SerializeAsString() == b.SerializeAsString();
+}
 
 template <typename T>
 bool same_list(const google::protobuf::RepeatedPtrField<T>& a, const google::protobuf::RepeatedPtrField<T>& b) {
   if (a.size() != b.size()) return false;
   for (int i = 0; i < a.size(); ++i) {
-    if (!MessageDifferencer::Equals(a.Get(i), b.Get(i))) return false;
+    if (!same(a.Get(i), b.Get(i))) return false;
   }
   return true;
 }
@@ -29,26 +31,43 @@ bool same_strings(const google::protobuf::RepeatedPtrField<std::string>& a,
 }  // namespace
 
 bool stack_before(const game::StackView& a, const game::StackView& b) {
-  auto key = [](const game::StackView& s) {
-    const auto& l = s.location();
-    const bool hex = !l.empty() && std::all_of(l.begin(), l.end(), [](char c) { return c >= '0' && c <= '9'; });
-    return std::make_tuple(hex ? 0 : 1, hex ? std::stoi(l) : 0, l, static_cast<int>(s.side()));
+  // Hexes by number, then the other locations by name; no allocation: views sort often.
+  auto number = [](const std::string& l) {
+    int v = 0;
+    for (char c : l) {
+      if (c < '0' || c > '9') return -1;
+      v = v * 10 + (c - '0');
+    }
+    return l.empty() ? -1 : v;
   };
-  return key(a) < key(b);
+  const int na = number(a.location()), nb = number(b.location());
+  if ((na >= 0) != (nb >= 0)) return na >= 0;
+  if (na >= 0 && na != nb) return na < nb;
+  if (na < 0) {
+    const int c = a.location().compare(b.location());
+    if (c != 0) return c < 0;
+  }
+  return a.side() < b.side();
 }
 
 game::ViewDelta diff_views(const game::View& before, const game::View& after) {
   game::ViewDelta d;
-  if (!MessageDifferencer::Equals(before.header(), after.header())) *d.mutable_header() = after.header();
-  if (!MessageDifferencer::Equals(before.decision(), after.decision())) *d.mutable_decision() = after.decision();
-  std::map<std::string, const game::StackView*> old_stacks;
-  for (const auto& s : before.stacks()) old_stacks[stack_key(s)] = &s;
-  for (const auto& s : after.stacks()) {
-    auto it = old_stacks.find(stack_key(s));
-    if (it == old_stacks.end() || !MessageDifferencer::Equals(*it->second, s)) *d.add_stacks() = s;
-    if (it != old_stacks.end()) old_stacks.erase(it);
+  if (!same(before.header(), after.header())) *d.mutable_header() = after.header();
+  if (!same(before.decision(), after.decision())) *d.mutable_decision() = after.decision();
+  // Both views list stacks in the canonical order: walk them side by side.
+  int i = 0, j = 0;
+  const int n = before.stacks_size(), m = after.stacks_size();
+  while (i < n || j < m) {
+    if (j == m || (i < n && stack_before(before.stacks(i), after.stacks(j)))) {
+      d.add_removed_stacks(stack_key(before.stacks(i++)));
+    } else if (i == n || stack_before(after.stacks(j), before.stacks(i))) {
+      *d.add_stacks() = after.stacks(j++);
+    } else {
+      if (!same(before.stacks(i), after.stacks(j))) *d.add_stacks() = after.stacks(j);
+      ++i;
+      ++j;
+    }
   }
-  for (const auto& [key, s] : old_stacks) d.add_removed_stacks(key);
   if (!same_list(before.hands(), after.hands())) {
     d.set_hands_changed(true);
     *d.mutable_hands() = after.hands();

@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include "playout.h"
+#include "view_delta.h"
 
 namespace counterattack {
 namespace {
@@ -77,6 +78,19 @@ void BM_View(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(engine().view(s, v).ByteSizeLong());
 }
 BENCHMARK(BM_View)->Arg(0)->Arg(2)->Unit(benchmark::kMicrosecond);
+
+// What the server does for each viewer on each order: the new view and its delta.
+void BM_ViewAndDelta(benchmark::State& state) {
+  GameState s = midgame();
+  const game::View before = engine().view(s, Viewer::German);
+  Prng dice = Prng::from_seed(3), choices = Prng::from_seed(4);
+  engine().apply(s, engine().decision(s).side, random_order(engine(), s, choices), dice);
+  for (auto _ : state) {
+    const game::View after = engine().view(s, Viewer::German);
+    benchmark::DoNotOptimize(diff_views(before, after).ByteSizeLong());
+  }
+}
+BENCHMARK(BM_ViewAndDelta)->Unit(benchmark::kMicrosecond);
 
 void BM_SupplyTrace(benchmark::State& state) {
   const GameState s = midgame();
