@@ -7,7 +7,7 @@ packages=(
   libprotobuf-dev protobuf-compiler
   libsqlite3-dev sqlite3 libssl-dev openssl libsodium-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libedit-dev
+  libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libedit-dev libjemalloc-dev
 )
 missing=()
 for p in "${packages[@]}"; do
