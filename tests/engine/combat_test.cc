@@ -198,12 +198,6 @@ game::Order event_order(const std::string& chit, const std::string& location) {
   return o;
 }
 
-::testing::AssertionResult Accepted(const Outcome& out) {
-  if (out.accepted) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "rejected (" << game::RejectCode_Name(out.rejection.code)
-                                       << "): " << out.rejection.reason;
-}
-
 // Puts exactly these chits in a side's hand; the rest go back to the cup.
 void hand(Table& t, Side side, const Names& chits) {
   auto& ss = t.s.sides[static_cast<int>(side)];

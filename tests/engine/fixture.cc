@@ -220,6 +220,24 @@ Outcome Table::order(Side who, const game::Order& o) {
   return engine.apply(s, who, eo, rng);
 }
 
+::testing::AssertionResult Accepted(const Outcome& out) {
+  if (out.accepted) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "rejected (" << game::RejectCode_Name(out.rejection.code)
+                                       << "): " << out.rejection.reason;
+}
+
+::testing::AssertionResult Rejected(Table& t, Side who, const game::Order& o, game::RejectCode code) {
+  const GameState before = t.s;
+  const Outcome out = t.order(who, o);
+  if (out.accepted) return ::testing::AssertionFailure() << "accepted: " << o.ShortDebugString();
+  if (out.rejection.code != code) {
+    return ::testing::AssertionFailure() << "rejected with " << game::RejectCode_Name(out.rejection.code) << " ("
+                                         << out.rejection.reason << "), expected " << game::RejectCode_Name(code);
+  }
+  if (!(t.s == before)) return ::testing::AssertionFailure() << "the rejected order changed the state";
+  return ::testing::AssertionSuccess();
+}
+
 game::Order move_order(const std::vector<std::string>& units, const std::vector<std::string>& path) {
   game::Order o;
   for (const auto& u : units) o.mutable_move()->add_units(u);

@@ -50,6 +50,11 @@ class Table {
   Prng rng;
 };
 
+// Accepted, or why not.
+::testing::AssertionResult Accepted(const Outcome& out);
+// Rejected with `code`, and nothing in the game changed.
+::testing::AssertionResult Rejected(Table& t, Side who, const game::Order& o, game::RejectCode code);
+
 game::Order move_order(const std::vector<std::string>& units, const std::vector<std::string>& path);
 game::Order done_order();
 

@@ -15,25 +15,6 @@ game::Order corps_order(const std::string& corps, bool with_47th = false) {
   return o;
 }
 
-::testing::AssertionResult Accepted(const Outcome& out) {
-  if (out.accepted) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "rejected (" << game::RejectCode_Name(out.rejection.code)
-                                       << "): " << out.rejection.reason;
-}
-
-// Rejected with `code`, and nothing in the game changed.
-::testing::AssertionResult Rejected(Table& t, Side who, const game::Order& o, game::RejectCode code) {
-  const GameState before = t.s;
-  const Outcome out = t.order(who, o);
-  if (out.accepted) return ::testing::AssertionFailure() << "accepted: " << o.ShortDebugString();
-  if (out.rejection.code != code) {
-    return ::testing::AssertionFailure() << "rejected with " << game::RejectCode_Name(out.rejection.code) << " ("
-                                         << out.rejection.reason << "), expected " << game::RejectCode_Name(code);
-  }
-  if (!(t.s == before)) return ::testing::AssertionFailure() << "the rejected order changed the state";
-  return ::testing::AssertionSuccess();
-}
-
 // Ends the movement, barrage, combat and reserves steps of the current phase.
 void end_phase(Table& t, Side side) {
   for (int i = 0; i < 4; ++i) ASSERT_TRUE(Accepted(t.done(side))) << "step " << i;

@@ -37,12 +37,6 @@ provenance { from_rulebook: "test" reconstructed: "test" why: "test" }
   return sc;
 }
 
-::testing::AssertionResult Accepted(const Outcome& out) {
-  if (out.accepted) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "rejected (" << game::RejectCode_Name(out.rejection.code)
-                                       << "): " << out.rejection.reason;
-}
-
 void end_phase(Table& t, Side side) {
   for (int i = 0; i < 4; ++i) ASSERT_TRUE(Accepted(t.done(side))) << "step " << i;
 }

@@ -10,12 +10,6 @@
 namespace counterattack::testing {
 namespace {
 
-::testing::AssertionResult Accepted(const Outcome& out) {
-  if (out.accepted) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "rejected (" << game::RejectCode_Name(out.rejection.code)
-                                       << "): " << out.rejection.reason;
-}
-
 game::Side proto_side(Side s) { return s == Side::Soviet ? game::SOVIET : game::GERMAN; }
 
 // The stack of `side` at `where`, or nullptr.
