@@ -1,5 +1,7 @@
 #include "storage.h"
 
+#include <chrono>
+
 #include <filesystem>
 
 #include "log.h"
@@ -103,6 +105,7 @@ std::unique_ptr<Storage> Storage::open(const std::string& path, const std::strin
     Db& db = *s->writer_db_;
     db.exec("PRAGMA journal_mode=WAL");
     db.exec(synchronous == "normal" ? "PRAGMA synchronous=NORMAL" : "PRAGMA synchronous=FULL");
+    db.exec("PRAGMA wal_autocheckpoint=0");  // the checkpointer thread does it
     db.exec("PRAGMA foreign_keys=ON");
     auto& v = db.prepare("PRAGMA user_version");
     int version = 0;
@@ -139,8 +142,27 @@ std::unique_ptr<Storage> Storage::open(const std::string& path, const std::strin
     error = e.what();
     return nullptr;
   }
+  s->checkpoint_db_ = std::make_unique<Db>(path, true, error);
+  if (!s->checkpoint_db_->ok()) return nullptr;
   s->writer_ = std::thread([p = s.get()] { p->writer_loop(); });
+  s->checkpointer_ = std::thread([p = s.get()] { p->checkpoint_loop(); });
   return s;
+}
+
+// A passive checkpoint never blocks the writer: it copies what it can of the
+// WAL into the database, and the WAL is reused from its start once it has all.
+void Storage::checkpoint_loop() {
+  std::unique_lock lock(checkpoint_mu_);
+  while (!checkpoint_stopping_) {
+    checkpoint_cv_.wait_for(lock, std::chrono::milliseconds(250), [&] { return checkpoint_stopping_; });
+    lock.unlock();
+    try {
+      checkpoint_db_->exec("PRAGMA wal_checkpoint(PASSIVE)");
+    } catch (const std::exception& e) {
+      log::debug("checkpoint deferred", {{"error", e.what()}});
+    }
+    lock.lock();
+  }
 }
 
 Storage::~Storage() { stop(); }
@@ -152,6 +174,12 @@ void Storage::stop() {
   }
   cv_.notify_all();
   if (writer_.joinable()) writer_.join();
+  {
+    std::lock_guard lock(checkpoint_mu_);
+    checkpoint_stopping_ = true;
+  }
+  checkpoint_cv_.notify_all();
+  if (checkpointer_.joinable()) checkpointer_.join();
 }
 
 // ---------------------------------------------------------------------------

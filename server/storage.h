@@ -130,8 +130,9 @@ class Storage {
  private:
   Storage() = default;
   void writer_loop();
+  void checkpoint_loop();
 
-  std::unique_ptr<Db> writer_db_, reader_;
+  std::unique_ptr<Db> writer_db_, reader_, checkpoint_db_;
   std::mutex read_mu_;
 
   struct Item {
@@ -143,6 +144,11 @@ class Storage {
   std::deque<Item> queue_;
   bool stopping_ = false, stopped_ = false;
   std::thread writer_;
+  // WAL checkpoints run here, off the commit path, so that no commit waits for one.
+  std::mutex checkpoint_mu_;
+  std::condition_variable checkpoint_cv_;
+  bool checkpoint_stopping_ = false;
+  std::thread checkpointer_;
   int schema_version_ = 0;
   std::atomic<std::uint64_t> batches_ = 0, writes_ = 0;
 };
