@@ -8,6 +8,19 @@
 namespace counterattack::server {
 namespace {
 
+// The caller's seat in a game, or -1 once told why not: outsiders of a
+// private game are told it does not exist.
+int seat_of(const Caller& c, const Game& g, const std::string& game_id, const std::string& forbidden) {
+  const int side = g.side_of(c.user_id);
+  if (side >= 0) return side;
+  if (g.is_private) {
+    c.error(wire::NOT_FOUND, "There is no game '" + game_id + "'.");
+  } else {
+    c.error(wire::FORBIDDEN, forbidden);
+  }
+  return -1;
+}
+
 // Ids and invite codes people can read aloud: no 0/o, 1/l.
 std::string random_code(std::size_t n) {
   static const char* alphabet = "abcdefghijkmnpqrstuvwxyz23456789";
@@ -223,11 +236,8 @@ void GameService::resign(const Caller& c, const wire::Resign& req) {
   auto g = find(req.game_id());
   if (!g) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
   std::lock_guard lock(g->mu);
-  const int side = g->side_of(c.user_id);
-  if (side < 0) {
-    if (g->is_private) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
-    return c.error(wire::FORBIDDEN, "Only a player of this game can resign it.");
-  }
+  const int side = seat_of(c, *g, req.game_id(), "Only a player of this game can resign it.");
+  if (side < 0) return;
   if (g->status == Game::Status::Finished) return c.error(wire::CONFLICT, "The game is over.");
   const auto before = g->status;
   if (before == Game::Status::Open) {
@@ -261,11 +271,8 @@ void GameService::offer_draw(const Caller& c, const wire::OfferDraw& req) {
   auto g = find(req.game_id());
   if (!g) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
   std::lock_guard lock(g->mu);
-  const int side = g->side_of(c.user_id);
-  if (side < 0) {
-    if (g->is_private) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
-    return c.error(wire::FORBIDDEN, "Only a player of this game can offer a draw.");
-  }
+  const int side = seat_of(c, *g, req.game_id(), "Only a player of this game can offer a draw.");
+  if (side < 0) return;
   if (g->status != Game::Status::Playing) return c.error(wire::CONFLICT, "Draws are offered while the game is played.");
   if (g->draw_offer == side) return c.error(wire::CONFLICT, "You have already offered a draw.");
   if (g->draw_offer == 1 - side) return c.error(wire::CONFLICT, "Your opponent has offered a draw: answer it.");
@@ -281,11 +288,8 @@ void GameService::answer_draw(const Caller& c, const wire::AnswerDraw& req) {
   auto g = find(req.game_id());
   if (!g) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
   std::lock_guard lock(g->mu);
-  const int side = g->side_of(c.user_id);
-  if (side < 0) {
-    if (g->is_private) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
-    return c.error(wire::FORBIDDEN, "Only a player of this game can answer a draw offer.");
-  }
+  const int side = seat_of(c, *g, req.game_id(), "Only a player of this game can answer a draw offer.");
+  if (side < 0) return;
   if (g->status != Game::Status::Playing || g->draw_offer != 1 - side) {
     return c.error(wire::CONFLICT, "No draw is offered to you.");
   }
