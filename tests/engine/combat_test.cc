@@ -198,22 +198,6 @@ game::Order event_order(const std::string& chit, const std::string& location) {
   return o;
 }
 
-// Puts exactly these chits in a side's hand; the rest go back to the cup.
-void hand(Table& t, Side side, const Names& chits) {
-  auto& ss = t.s.sides[static_cast<int>(side)];
-  std::vector<std::uint8_t> pool = ss.hand;
-  pool.insert(pool.end(), ss.cup.begin(), ss.cup.end());
-  ss.hand.clear();
-  for (const auto& id : chits) {
-    const auto c = static_cast<std::uint8_t>(*t.sc().event_index(id));
-    ss.hand.push_back(c);
-    pool.erase(std::find(pool.begin(), pool.end(), c));
-  }
-  std::sort(ss.hand.begin(), ss.hand.end());
-  std::sort(pool.begin(), pool.end());
-  ss.cup = pool;
-}
-
 // ---------------------------------------------------------------------------
 // The table and what a player reads from it
 // ---------------------------------------------------------------------------
@@ -229,8 +213,8 @@ class CombatTable : public ::testing::Test {
     t = std::move(table);
     t.clear_board();
     t.s.model_turn = 99;  // FM Model stays in his box unless a test calls him
-    hand(t, Side::Soviet, {});
-    hand(t, Side::German, {});
+    give_chits(t, Side::Soviet, {});
+    give_chits(t, Side::German, {});
     log.clear();
   }
 
@@ -699,7 +683,7 @@ TEST_F(Overrun, Rule7_AKampfgruppeOfOneArmoredDivisionOverrunsAsOneUnit) {
 TEST_F(Overrun, Rule9_NoTacticalSupportInAnOverrun) {
   reset(kAllD1);
   german_phase();
-  hand(t, Side::Soviet, {"SOV-KATYUSHA"});
+  give_chits(t, Side::Soviet, {"SOV-KATYUSHA"});
   t.put("PzA/1", "0605");
   t.put("1TC/1", "0606");  // 1TC's artillery is ready
   ASSERT_TRUE(Ok(Side::German, overrun_order({"PzA/1"}, "0606")));
@@ -1795,7 +1779,7 @@ TEST_F(Model, Rule12_ModelReactivatesAStackActivatedInAnEarlierPhase) {
 TEST_F(CombatChits, Rule20_ACombatChitOnAnAttackAddsToTheDie) {
   reset(kAllD1);
   german_phase();
-  hand(t, Side::German, {"GER-WERFER"});
+  give_chits(t, Side::German, {"GER-WERFER"});
   t.put("PzA/2", "0605");
   t.put("2TC/1", "0606");
   to(Side::German, game::Decision::COMBAT);
@@ -1807,7 +1791,7 @@ TEST_F(CombatChits, Rule20_ACombatChitOnAnAttackAddsToTheDie) {
 TEST_F(CombatChits, Rule20_ACombatChitInDefenseTakesFromTheDie) {
   reset(kAllD1);
   german_phase();
-  hand(t, Side::Soviet, {"SOV-KATYUSHA"});
+  give_chits(t, Side::Soviet, {"SOV-KATYUSHA"});
   t.put("PzA/2", "0605");
   t.put("2TC/1", "0606");  // no artillery: the chit alone brings the question
   to(Side::German, game::Decision::COMBAT);
@@ -1820,7 +1804,7 @@ TEST_F(CombatChits, Rule20_ACombatChitInDefenseTakesFromTheDie) {
 TEST_F(CombatChits, Rule20_OneEventPerPhaseAlsoInCombat) {
   reset(kAllD1);
   german_phase();
-  hand(t, Side::German, {"GER-WERFER", "GER-KESSEL"});
+  give_chits(t, Side::German, {"GER-WERFER", "GER-KESSEL"});
   t.put("PzA/2", "0605");
   t.put("2TC/1", "0606");
   t.put("PzB/1", "0805");
@@ -1833,7 +1817,7 @@ TEST_F(CombatChits, Rule20_OneEventPerPhaseAlsoInCombat) {
 TEST_F(CombatChits, Rule20_KesselForbidsElasticDefense) {
   reset({{"1:1", "D2r2"}}, kRedArmyElasticDefense);
   german_phase();
-  hand(t, Side::German, {"GER-KESSEL"});
+  give_chits(t, Side::German, {"GER-KESSEL"});
   t.put("PzA/1", "0605");
   t.put("PzA/3", "0605");
   t.put("1TC/1", "0606");
@@ -1846,7 +1830,7 @@ TEST_F(CombatChits, Rule20_KesselForbidsElasticDefense) {
 
 TEST_F(CombatChits, Rule20_AnAirStrikeBarragesAnyHexInTheBarrageStep) {
   soviet_phase();
-  hand(t, Side::Soviet, {"SOV-AIR"});
+  give_chits(t, Side::Soviet, {"SOV-AIR"});
   t.put("1TC/1", "0101");
   t.put("ID/2", "0908");
   EXPECT_TRUE(Refused(Side::Soviet, event_order("SOV-AIR", "0908")));

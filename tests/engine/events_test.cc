@@ -29,22 +29,6 @@ void end_phase(Table& t, Side side) {
   for (int i = 0; i < 4; ++i) ASSERT_TRUE(Accepted(t.done(side))) << "step " << i;
 }
 
-// Puts exactly these chits in a side's hand; the rest of its chits go to the cup.
-void give(Table& t, Side side, const std::vector<std::string>& chits) {
-  auto& ss = t.s.sides[static_cast<int>(side)];
-  std::vector<std::uint8_t> pool = ss.hand;
-  pool.insert(pool.end(), ss.cup.begin(), ss.cup.end());
-  ss.hand.clear();
-  for (const auto& id : chits) {
-    const auto c = static_cast<std::uint8_t>(*t.sc().event_index(id));
-    ss.hand.push_back(c);
-    pool.erase(std::find(pool.begin(), pool.end(), c));
-  }
-  std::sort(ss.hand.begin(), ss.hand.end());
-  std::sort(pool.begin(), pool.end());
-  ss.cup = pool;
-}
-
 bool holds(const Table& t, Side side, const std::string& id) {
   const auto& hand = t.s.sides[static_cast<int>(side)].hand;
   return std::find(hand.begin(), hand.end(), static_cast<std::uint8_t>(*t.sc().event_index(id))) != hand.end();
@@ -53,8 +37,8 @@ bool holds(const Table& t, Side side, const std::string& id) {
 class Events : public ::testing::Test {
  protected:
   void SetUp() override {
-    give(t, Side::Soviet, {"SOV-NEVER", "SOV-GHOST", "SOV-SURPRISE", "SOV-REPAIR", "SOV-AIR"});
-    give(t, Side::German, {"GER-AGAIN", "GER-SUPPLY", "GER-BRIDGE", "GER-STUKA"});
+    give_chits(t, Side::Soviet, {"SOV-NEVER", "SOV-GHOST", "SOV-SURPRISE", "SOV-REPAIR", "SOV-AIR"});
+    give_chits(t, Side::German, {"GER-AGAIN", "GER-SUPPLY", "GER-BRIDGE", "GER-STUKA"});
   }
   Table t;
 };
@@ -136,7 +120,7 @@ TEST_F(Events, Rule20_OneEventPerPhaseForTheGermanToo) {
 }
 
 TEST_F(Events, Rule20_AChitNotInHandIsRejected) {
-  give(t, Side::Soviet, {"SOV-GHOST"});
+  give_chits(t, Side::Soviet, {"SOV-GHOST"});
   t.put("2TC/1", "0507");
   ASSERT_TRUE(Accepted(t.order(Side::Soviet, corps_order("1TC"))));
   EXPECT_TRUE(Rejected(t, Side::Soviet, event_order("SOV-NEVER", {}, "2TC"), game::NOT_ALLOWED));

@@ -220,6 +220,21 @@ Outcome Table::order(Side who, const game::Order& o) {
   return engine.apply(s, who, eo, rng);
 }
 
+void give_chits(Table& t, Side side, const std::vector<std::string>& chits) {
+  auto& ss = t.s.sides[static_cast<int>(side)];
+  std::vector<std::uint8_t> pool = ss.hand;
+  pool.insert(pool.end(), ss.cup.begin(), ss.cup.end());
+  ss.hand.clear();
+  for (const auto& id : chits) {
+    const auto c = static_cast<std::uint8_t>(*t.sc().event_index(id));
+    ss.hand.push_back(c);
+    pool.erase(std::find(pool.begin(), pool.end(), c));
+  }
+  std::sort(ss.hand.begin(), ss.hand.end());
+  std::sort(pool.begin(), pool.end());
+  ss.cup = pool;
+}
+
 ::testing::AssertionResult Accepted(const Outcome& out) {
   if (out.accepted) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << "rejected (" << game::RejectCode_Name(out.rejection.code)

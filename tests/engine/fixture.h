@@ -50,6 +50,9 @@ class Table {
   Prng rng;
 };
 
+// Puts exactly these chits in a side's hand; the rest of its chits go to the cup.
+void give_chits(Table& t, Side side, const std::vector<std::string>& chits);
+
 // Accepted, or why not.
 ::testing::AssertionResult Accepted(const Outcome& out);
 // Rejected with `code`, and nothing in the game changed.
