@@ -11,11 +11,9 @@
 #include "rng.h"
 #include "scenario.h"
 #include "state.h"
+#include "view_model.h"
 
 namespace counterattack {
-
-enum class Viewer : std::uint8_t { Soviet, German, Spectator, Omniscient };
-constexpr Viewer viewer_of(Side s) { return s == Side::Soviet ? Viewer::Soviet : Viewer::German; }
 
 // An order in engine terms: unit indices and locations instead of names.
 struct Order {
@@ -90,8 +88,13 @@ class Engine {
   // The overruns the decider may declare now (9): a cheap subset of legal_orders.
   std::vector<Order> legal_overruns(const GameState& s) const;
 
-  // 7: the only way a game leaves the engine.
+  // 7: the only way a game leaves the engine. view() is to_proto(view_model()).
+  ViewModel view_model(const GameState& s, Viewer viewer) const;
   game::View view(const GameState& s, Viewer viewer) const;
+  game::View to_proto(const ViewModel& v) const;
+  // The delta from one view of a viewer to the next; the same as
+  // diff_views(to_proto(before), to_proto(after)), at a fraction of the cost.
+  game::ViewDelta delta(const ViewModel& before, const ViewModel& after) const;
 
   // Conversion between wire orders and engine orders.
   bool from_proto(const game::Order& in, Order& out, Rejection& why) const;
@@ -117,7 +120,11 @@ class Engine {
   std::string phase_name(const GameState& s) const;
 
  private:
+  game::StackView stack_proto(const StackSight& st) const;
+  std::string stack_key(const StackSight& st) const;
+
   std::shared_ptr<const Scenario> sc_;
+  std::vector<int> location_rank_;  // the canonical order of stacks, by location
   friend class Rules;
 };
 

@@ -30,7 +30,7 @@ bool same_strings(const google::protobuf::RepeatedPtrField<std::string>& a,
 
 }  // namespace
 
-bool stack_before(const game::StackView& a, const game::StackView& b) {
+bool location_before(const std::string& a, const std::string& b) {
   // Hexes by number, then the other locations by name; no allocation: views sort often.
   auto number = [](const std::string& l) {
     int v = 0;
@@ -40,13 +40,14 @@ bool stack_before(const game::StackView& a, const game::StackView& b) {
     }
     return l.empty() ? -1 : v;
   };
-  const int na = number(a.location()), nb = number(b.location());
+  const int na = number(a), nb = number(b);
   if ((na >= 0) != (nb >= 0)) return na >= 0;
-  if (na >= 0 && na != nb) return na < nb;
-  if (na < 0) {
-    const int c = a.location().compare(b.location());
-    if (c != 0) return c < 0;
-  }
+  if (na >= 0) return na < nb;
+  return a < b;
+}
+
+bool stack_before(const game::StackView& a, const game::StackView& b) {
+  if (a.location() != b.location()) return location_before(a.location(), b.location());
   return a.side() < b.side();
 }
 

@@ -10,7 +10,9 @@
 
 namespace counterattack {
 
-// The canonical order of stacks in a view: hexes by number, then other locations by name.
+// The canonical order of stacks in a view: hexes by number, then other
+// locations by name; at one location the Soviet stack first.
+bool location_before(const std::string& a, const std::string& b);
 bool stack_before(const game::StackView& a, const game::StackView& b);
 
 game::ViewDelta diff_views(const game::View& before, const game::View& after);

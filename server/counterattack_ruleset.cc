@@ -46,6 +46,17 @@ std::string bytes_of(const Prng::State& s) {
   return out;
 }
 
+class CounterattackSeatView final : public SeatView {
+ public:
+  CounterattackSeatView(std::shared_ptr<const Engine> engine, ViewModel m) : engine_(std::move(engine)), model_(std::move(m)) {}
+  game::View proto() const override { return engine_->to_proto(model_); }
+  const ViewModel& model() const { return model_; }
+
+ private:
+  std::shared_ptr<const Engine> engine_;
+  ViewModel model_;
+};
+
 class CounterattackMatch final : public Match {
  public:
   CounterattackMatch(std::shared_ptr<const Engine> engine, GameState state, Prng dice)
@@ -96,6 +107,9 @@ class CounterattackMatch final : public Match {
   }
 
   game::View view(game::ViewerKind viewer) const override { return engine_->view(state_, to_viewer(viewer)); }
+  std::unique_ptr<SeatView> seat_view(game::ViewerKind viewer) const override {
+    return std::make_unique<CounterattackSeatView>(engine_, engine_->view_model(state_, to_viewer(viewer)));
+  }
   std::string encode_state() const override { return counterattack::encode_state(state_); }
   std::string encode_dice() const override { return bytes_of(dice_.state()); }
   std::uint64_t state_hash() const override { return counterattack::state_hash(state_); }
@@ -159,8 +173,9 @@ class CounterattackRuleset final : public Ruleset {
     return std::make_unique<CounterattackMatch>(engine_, std::move(s), Prng(state_of(raw)));
   }
 
-  game::ViewDelta diff(const game::View& before, const game::View& after) const override {
-    return diff_views(before, after);
+  game::ViewDelta diff(const SeatView& before, const SeatView& after) const override {
+    return engine_->delta(static_cast<const CounterattackSeatView&>(before).model(),
+                          static_cast<const CounterattackSeatView&>(after).model());
   }
   bool delta_is_empty(const game::ViewDelta& delta) const override { return counterattack::delta_is_empty(delta); }
 

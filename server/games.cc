@@ -266,7 +266,7 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
   g->head = g->committed = version;
   g->committed_decider = g->match->decider();
   g->committed_turn = g->match->turn();
-  for (int s = 0; s < 2; ++s) g->views[s] = g->match->view(viewer_of(static_cast<Seat>(s)));
+  for (int s = 0; s < 2; ++s) g->views[s] = g->match->seat_view(viewer_of(static_cast<Seat>(s)));
   log::info("game loaded", {{"game", id},
                             {"version", std::to_string(version)},
                             {"state_hash", hash_hex(g->match->state_hash())},
@@ -331,12 +331,12 @@ void GameService::compute_version(Game& g, const std::vector<game::Event>& event
   for (int s = 0; s < 3; ++s) {
     if (!g.view_live[s]) continue;
     const auto viewer = viewer_of(static_cast<Seat>(s));
-    game::View after = g.match->view(viewer);
+    auto after = g.match->seat_view(viewer);
     wire::ServerMessage m;
     auto* d = m.mutable_delta();
     d->set_game_id(g.id);
     auto* delta = d->mutable_delta();
-    *delta = g.rules->diff(g.views[s], after);
+    *delta = g.rules->diff(*g.views[s], *after);
     delta->set_from_version(g.head - 1);
     delta->set_to_version(g.head);
     for (auto& e : g.rules->events_for(events, viewer)) *delta->add_events() = std::move(e);
@@ -418,7 +418,7 @@ bool GameService::watch(const Caller& c, const wire::Watch& req) {
     const bool complete = from == g->committed || (it != h.end() && it->to_version == from + 1);
     std::size_t bytes = 0;
     for (auto j = it; complete && j != h.end() && j->to_version <= g->committed; ++j) bytes += j->frame->size();
-    if (complete && bytes < g->views[si].ByteSizeLong()) {
+    if (complete && bytes < g->views[si]->proto().ByteSizeLong()) {
       for (; it != h.end() && it->to_version <= g->committed; ++it) c.peer->deliver(it->frame);
       sub.sent = g->committed;
       g->subscribers.push_back(std::move(sub));
@@ -431,7 +431,7 @@ bool GameService::watch(const Caller& c, const wire::Watch& req) {
 
   // A snapshot at the head version; sent once that version is durable.
   if (seat == Seat::Spectator && !g->view_live[2]) {
-    g->views[2] = g->match->view(game::VIEWER_SPECTATOR);
+    g->views[2] = g->match->seat_view(game::VIEWER_SPECTATOR);
     g->view_live[2] = true;
     g->history[2].clear();
   }
@@ -440,7 +440,7 @@ bool GameService::watch(const Caller& c, const wire::Watch& req) {
   auto* snap = m.mutable_snapshot();
   snap->set_game_id(g->id);
   snap->set_version(g->head);
-  *snap->mutable_view() = seat == Seat::Omniscient ? g->match->view(game::VIEWER_OMNISCIENT) : g->views[si];
+  *snap->mutable_view() = seat == Seat::Omniscient ? g->match->view(game::VIEWER_OMNISCIENT) : g->views[si]->proto();
   std::vector<game::Event> events;
   for (const auto& [v, e] : g->recent_events) events.push_back(e);
   auto visible = g->rules->events_for(events, viewer_of(seat));

@@ -55,7 +55,7 @@ struct Game {
   std::atomic<bool> broken{false};  // a write failed: the game must be reloaded from the log
 
   // The latest view of each live seat (Soviet, German, Spectator), at `head`.
-  game::View views[3];
+  std::unique_ptr<SeatView> views[3];
   bool view_live[3] = {true, true, false};
   struct StoredDelta {
     std::int64_t to_version;

@@ -71,7 +71,7 @@ void GameService::create(const Caller& c, const wire::CreateGame& req) {
   std::vector<game::Event> setup;
   g->match = g->rules->create(options, g->seed, &setup);
   for (auto& e : setup) g->recent_events.emplace_back(0, std::move(e));
-  for (int s = 0; s < 2; ++s) g->views[s] = g->match->view(s == 0 ? game::VIEWER_SOVIET : game::VIEWER_GERMAN);
+  for (int s = 0; s < 2; ++s) g->views[s] = g->match->seat_view(s == 0 ? game::VIEWER_SOVIET : game::VIEWER_GERMAN);
   g->committed_decider = g->match->decider();
   g->committed_turn = g->match->turn();
   {

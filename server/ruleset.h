@@ -23,6 +23,15 @@ struct Applied {
   std::vector<game::Event> events;  // when accepted: every audience, filter with events_for
 };
 
+// One viewer's view in the rules' own form, cheap to build and to compare. The
+// server keeps the latest of each seat and asks the ruleset for the delta
+// from it to the next.
+class SeatView {
+ public:
+  virtual ~SeatView() = default;
+  virtual game::View proto() const = 0;  // the whole view, as a snapshot carries it
+};
+
 // One game: its state and its dice. Not thread-safe: the owner serialises access.
 class Match {
  public:
@@ -33,6 +42,8 @@ class Match {
   virtual game::Side decider() const = 0;
   // What one viewer may see: the only way a game leaves the rules.
   virtual game::View view(game::ViewerKind viewer) const = 0;
+  // The same view as a SeatView, for the delta stream.
+  virtual std::unique_ptr<SeatView> seat_view(game::ViewerKind viewer) const = 0;
   virtual std::string encode_state() const = 0;
   virtual std::string encode_dice() const = 0;  // the dice generator's current state
   virtual std::uint64_t state_hash() const = 0;
@@ -53,8 +64,9 @@ class Ruleset {
                                         std::vector<game::Event>* events) const = 0;
   // A game from encode_state/encode_dice bytes; nullptr when they do not fit.
   virtual std::unique_ptr<Match> restore(const std::string& state, const std::string& dice) const = 0;
-  // The delta between two views of one viewer (never between states).
-  virtual game::ViewDelta diff(const game::View& before, const game::View& after) const = 0;
+  // The delta between two views of one viewer (never between states); both
+  // come from seat_view of this ruleset's matches.
+  virtual game::ViewDelta diff(const SeatView& before, const SeatView& after) const = 0;
   virtual bool delta_is_empty(const game::ViewDelta& delta) const = 0;
   // The events of one order that a viewer may read.
   virtual std::vector<game::Event> events_for(const std::vector<game::Event>& events, game::ViewerKind viewer) const = 0;

@@ -65,8 +65,34 @@ Db::Db(const std::string& path, bool create, std::string& error) {
     db_ = nullptr;
     return;
   }
-  sqlite3_busy_timeout(db_, 10000);
+  sqlite3_busy_handler(db_, &Db::wait_briefly, nullptr);
   sqlite3_extended_result_codes(db_, 1);
+}
+
+// A lock is held for a short while (a commit, or the tail of a checkpoint):
+// retry every 100 µs rather than SQLite's default millisecond back-off, for up to 10 s.
+int Db::wait_briefly(void*, int attempts) {
+  if (attempts >= 100000) return 0;
+  std::this_thread::sleep_for(std::chrono::microseconds(100));
+  return 1;
+}
+
+int Db::checkpoint(int mode) {
+  int log = 0, done = 0;
+  return sqlite3_wal_checkpoint_v2(db_, nullptr, mode, &log, &done) == SQLITE_OK ? log : -1;
+}
+
+void Db::on_commit(void (*f)(void*, int), void* arg) {
+  on_commit_ = f;
+  on_commit_arg_ = arg;
+  sqlite3_wal_hook(
+      db_,
+      [](void* self, sqlite3*, const char*, int frames) {
+        auto* db = static_cast<Db*>(self);
+        db->on_commit_(db->on_commit_arg_, frames);
+        return SQLITE_OK;
+      },
+      this);
 }
 
 Db::~Db() {
@@ -144,22 +170,42 @@ std::unique_ptr<Storage> Storage::open(const std::string& path, const std::strin
   }
   s->checkpoint_db_ = std::make_unique<Db>(path, true, error);
   if (!s->checkpoint_db_->ok()) return nullptr;
+  try {
+    // A connection checkpoints only once it has read the database and so opened its WAL.
+    s->checkpoint_db_->exec("SELECT count(*) FROM sqlite_master");
+  } catch (const DbError& e) {
+    error = e.what();
+    return nullptr;
+  }
+  s->writer_db_->on_commit(
+      [](void* self, int frames) {
+        if (frames < kWalCheckpointFrames) return;
+        auto* st = static_cast<Storage*>(self);
+        std::lock_guard lock(st->checkpoint_mu_);
+        st->checkpoint_wanted_ = true;
+        st->checkpoint_cv_.notify_one();
+      },
+      s.get());
   s->writer_ = std::thread([p = s.get()] { p->writer_loop(); });
   s->checkpointer_ = std::thread([p = s.get()] { p->checkpoint_loop(); });
   return s;
 }
 
 // A passive checkpoint never blocks the writer: it copies what it can of the
-// WAL into the database, and the WAL is reused from its start once it has all.
+// WAL into the database. Under steady writes it never catches up, and SQLite
+// reuses the WAL from its start only once everything is copied, so the WAL
+// would grow without end. When it has grown past kWalRestartFrames the
+// passive pass is followed at once by a restart, which holds the writer only
+// while it copies the few frames written since.
 void Storage::checkpoint_loop() {
   std::unique_lock lock(checkpoint_mu_);
   while (!checkpoint_stopping_) {
-    checkpoint_cv_.wait_for(lock, std::chrono::milliseconds(250), [&] { return checkpoint_stopping_; });
+    checkpoint_cv_.wait_for(lock, std::chrono::milliseconds(250), [&] { return checkpoint_stopping_ || checkpoint_wanted_; });
+    checkpoint_wanted_ = false;
     lock.unlock();
-    try {
-      checkpoint_db_->exec("PRAGMA wal_checkpoint(PASSIVE)");
-    } catch (const std::exception& e) {
-      log::debug("checkpoint deferred", {{"error", e.what()}});
+    if (checkpoint_db_->checkpoint(SQLITE_CHECKPOINT_PASSIVE) > kWalRestartFrames &&
+        checkpoint_db_->checkpoint(SQLITE_CHECKPOINT_RESTART) < 0) {
+      log::debug("WAL restart deferred", {});
     }
     lock.lock();
   }

@@ -88,8 +88,17 @@ class Db {
   void exec(const std::string& sql);
   Stmt& prepare(const char* sql);
   std::int64_t changes() const { return sqlite3_changes64(db_); }
+  // Runs a WAL checkpoint (SQLITE_CHECKPOINT_PASSIVE or _RESTART); returns the
+  // frames in the log, or -1 when it could not run now.
+  int checkpoint(int mode);
+  // Calls f(arg, frames in the WAL) after each commit of this connection.
+  void on_commit(void (*f)(void* arg, int wal_frames), void* arg);
 
  private:
+  static int wait_briefly(void*, int attempts);
+  void (*on_commit_)(void*, int) = nullptr;
+  void* on_commit_arg_ = nullptr;
+
   sqlite3* db_ = nullptr;
   std::map<std::string, std::unique_ptr<Stmt>, std::less<>> stmts_;
 };
@@ -131,6 +140,9 @@ class Storage {
   Storage() = default;
   void writer_loop();
   void checkpoint_loop();
+  // WAL sizes, in frames (pages): a commit that leaves more than the first
+  // wakes the checkpointer; past the second it restarts the WAL.
+  static constexpr int kWalCheckpointFrames = 1000, kWalRestartFrames = 4000;
 
   std::unique_ptr<Db> writer_db_, reader_, checkpoint_db_;
   std::mutex read_mu_;
@@ -147,7 +159,7 @@ class Storage {
   // WAL checkpoints run here, off the commit path, so that no commit waits for one.
   std::mutex checkpoint_mu_;
   std::condition_variable checkpoint_cv_;
-  bool checkpoint_stopping_ = false;
+  bool checkpoint_stopping_ = false, checkpoint_wanted_ = false;
   std::thread checkpointer_;
   int schema_version_ = 0;
   std::atomic<std::uint64_t> batches_ = 0, writes_ = 0;

@@ -159,5 +159,7 @@ class Rules {
 };
 
 Rejection reject(game::RejectCode code, std::string reason);
+// The rank of each location in the canonical order of stacks (view.cc).
+std::vector<int> location_ranks(const Scenario& sc);
 
 }  // namespace counterattack

@@ -7,7 +7,8 @@ namespace counterattack {
 
 Rejection reject(game::RejectCode code, std::string reason) { return {code, std::move(reason)}; }
 
-Engine::Engine(std::shared_ptr<const Scenario> scenario) : sc_(std::move(scenario)) {}
+Engine::Engine(std::shared_ptr<const Scenario> scenario)
+    : sc_(std::move(scenario)), location_rank_(location_ranks(*sc_)) {}
 
 GameState Engine::new_game(std::uint32_t options, Prng& rng, std::vector<game::Event>* events) const {
   GameState s;

@@ -92,6 +92,19 @@ void BM_ViewAndDelta(benchmark::State& state) {
 }
 BENCHMARK(BM_ViewAndDelta)->Unit(benchmark::kMicrosecond);
 
+// The same as the server does it: views as plain values, compared directly.
+void BM_ViewModelAndDelta(benchmark::State& state) {
+  GameState s = midgame();
+  const ViewModel before = engine().view_model(s, Viewer::German);
+  Prng dice = Prng::from_seed(3), choices = Prng::from_seed(4);
+  engine().apply(s, engine().decision(s).side, random_order(engine(), s, choices), dice);
+  for (auto _ : state) {
+    const ViewModel after = engine().view_model(s, Viewer::German);
+    benchmark::DoNotOptimize(engine().delta(before, after).ByteSizeLong());
+  }
+}
+BENCHMARK(BM_ViewModelAndDelta)->Unit(benchmark::kMicrosecond);
+
 void BM_SupplyTrace(benchmark::State& state) {
   const GameState s = midgame();
   for (auto _ : state) benchmark::DoNotOptimize(engine().units_in_supply(s, Side::Soviet).size());

@@ -36,6 +36,31 @@ TEST(Deltas, Rule7_ViewsRebuiltFromDeltasEqualTheViews) {
   EXPECT_TRUE(delta_is_empty(diff_views(engine.view(s, Viewer::Spectator), engine.view(hidden, Viewer::Spectator))));
 }
 
+// The server computes deltas from plain-value views; they must be exactly the
+// deltas between the wire views, byte for byte.
+TEST(Deltas, Rule7_DeltasOfPlainViewsEqualDeltasOfWireViews) {
+  const Engine engine(default_scenario());
+  const Viewer viewers[] = {Viewer::Soviet, Viewer::German, Viewer::Spectator, Viewer::Omniscient};
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    Prng dice = Prng::from_seed(seed), choices = Prng::from_seed(seed + 100);
+    GameState s = engine.new_game(0, dice);
+    std::vector<ViewModel> models;
+    for (Viewer v : viewers) models.push_back(engine.view_model(s, v));
+    for (int i = 0; i < 3000 && s.step != Step::GameOver; ++i) {
+      ASSERT_TRUE(engine.apply(s, engine.decision(s).side, random_order(engine, s, choices), dice).accepted);
+      for (size_t k = 0; k < 4; ++k) {
+        ViewModel after = engine.view_model(s, viewers[k]);
+        const game::View before_wire = engine.to_proto(models[k]), after_wire = engine.to_proto(after);
+        ASSERT_EQ(after_wire.SerializeAsString(), engine.view(s, viewers[k]).SerializeAsString());
+        ASSERT_EQ(engine.delta(models[k], after).SerializeAsString(),
+                  diff_views(before_wire, after_wire).SerializeAsString())
+            << "seed " << seed << " viewer " << k << " order " << i;
+        models[k] = std::move(after);
+      }
+    }
+  }
+}
+
 TEST(Deltas, Rule7_EventsAreFilteredByAudience) {
   std::vector<game::Event> events(5);
   events[0].set_audience(game::AUDIENCE_ALL);
