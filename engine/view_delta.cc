@@ -1,7 +1,6 @@
 #include "view_delta.h"
 
 #include <algorithm>
-#include <map>
 
 namespace counterattack {
 namespace {
@@ -90,18 +89,43 @@ bool apply_delta(game::View& view, const game::ViewDelta& d) {
   if (d.has_header()) *view.mutable_header() = d.header();
   if (d.has_decision()) *view.mutable_decision() = d.decision();
   if (d.stacks_size() || d.removed_stacks_size()) {
-    std::map<std::string, game::StackView> stacks;
-    for (const auto& s : view.stacks()) stacks[stack_key(s)] = s;
+    // The view and the delta list stacks in the canonical order: merge them.
+    std::vector<std::pair<std::string, game::Side>> removed;
     for (const auto& key : d.removed_stacks()) {
-      if (!stacks.erase(key)) return false;
+      const auto slash = key.rfind('/');
+      game::Side side = game::SIDE_UNSPECIFIED;
+      if (slash == std::string::npos || !game::Side_Parse(key.substr(slash + 1), &side)) return false;
+      removed.emplace_back(key.substr(0, slash), side);
     }
-    for (const auto& s : d.stacks()) stacks[stack_key(s)] = s;
-    // Views list stacks in location order; keep that order after patching.
-    std::vector<game::StackView> ordered;
-    for (auto& [key, s] : stacks) ordered.push_back(std::move(s));
-    std::sort(ordered.begin(), ordered.end(), stack_before);
-    view.clear_stacks();
-    for (auto& s : ordered) *view.add_stacks() = std::move(s);
+    std::vector<char> found(removed.size(), 0);
+    auto same_place = [](const game::StackView& a, const game::StackView& b) {
+      return a.side() == b.side() && a.location() == b.location();
+    };
+    google::protobuf::RepeatedPtrField<game::StackView> merged;
+    merged.Reserve(view.stacks_size() + d.stacks_size());
+    int j = 0;
+    const int n = d.stacks_size();
+    for (auto& st : *view.mutable_stacks()) {
+      while (j < n && stack_before(d.stacks(j), st)) *merged.Add() = d.stacks(j++);
+      bool gone = false;
+      for (size_t k = 0; k < removed.size(); ++k) {
+        if (st.side() == removed[k].second && st.location() == removed[k].first) {
+          found[k] = 1;
+          gone = true;
+        }
+      }
+      if (j < n && same_place(d.stacks(j), st)) {
+        *merged.Add() = d.stacks(j++);
+      } else if (!gone) {
+        *merged.Add() = std::move(st);
+      }
+    }
+    while (j < n) *merged.Add() = d.stacks(j++);
+    if (std::count(found.begin(), found.end(), 0) != 0) return false;  // removes a stack that is not there
+    if (!std::is_sorted(merged.begin(), merged.end(), stack_before)) {
+      std::sort(merged.begin(), merged.end(), stack_before);  // a delta out of order: still the same stacks
+    }
+    view.mutable_stacks()->Swap(&merged);
   }
   if (d.hands_changed()) *view.mutable_hands() = d.hands();
   if (d.markers_changed()) {

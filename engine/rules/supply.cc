@@ -11,15 +11,20 @@ namespace counterattack {
 std::vector<std::uint8_t> Rules::supply_map(Side side, const Occupancy& occ) const {
   const int own = static_cast<int>(side), enemy = static_cast<int>(enemy_of(side));
   const size_t n = static_cast<size_t>(sc_.hex_count());
+  const auto& enemy_count = occ.count[enemy];
+  const auto& enemy_zoc = occ.zoc[enemy];
+  const auto& own_count = occ.count[own];
   auto blocked = [&](Loc h) {
     const auto i = static_cast<size_t>(h);
-    return occ.count[enemy][i] || (occ.zoc[enemy][i] && !occ.count[own][i]);
+    return enemy_count[i] || (enemy_zoc[i] && !own_count[i]);
   };
-  std::vector<std::uint8_t> road(n, 0);
-  std::deque<Loc> queue;
+  // Hexes reached, by distance from the connected road net: 0 on it, -1 not reached.
+  std::vector<std::int16_t> dist(n, -1);
+  std::vector<Loc> queue;  // breadth first: a vector read from the front, never shrunk
+  queue.reserve(n);
   auto seed = [&](Loc h) {
-    if (blocked(h) || road[static_cast<size_t>(h)]) return;
-    road[static_cast<size_t>(h)] = 1;
+    if (blocked(h) || dist[static_cast<size_t>(h)] == 0) return;
+    dist[static_cast<size_t>(h)] = 0;
     queue.push_back(h);
   };
   for (const auto& ep : sc_.entry_points) {
@@ -30,37 +35,29 @@ std::vector<std::uint8_t> Rules::supply_map(Side side, const Occupancy& occ) con
   if (side == Side::German && sc_.warsaw_supply_source && !s_.bridges_closed) {
     for (const auto& b : sc_.praga_bridges) seed(b.hex);
   }
-  while (!queue.empty()) {
-    const Loc h = queue.front();
-    queue.pop_front();
-    const auto& hx = sc_.hexes[static_cast<size_t>(h)];
+  // The road net connected to a source.
+  for (size_t head = 0; head < queue.size(); ++head) {
+    const auto& hx = sc_.hexes[static_cast<size_t>(queue[head])];
     for (int d = 0; d < kDirs; ++d) {
       const Loc nb = hx.nb[static_cast<size_t>(d)];
-      if (nb < 0 || !hx.roads[static_cast<size_t>(d)] || road[static_cast<size_t>(nb)] || blocked(nb)) continue;
-      road[static_cast<size_t>(nb)] = 1;
+      if (nb < 0 || !hx.roads[static_cast<size_t>(d)] || dist[static_cast<size_t>(nb)] == 0 || blocked(nb)) continue;
+      dist[static_cast<size_t>(nb)] = 0;
       queue.push_back(nb);
     }
   }
-  // Up to supply_range hexes from the connected road net.
-  std::vector<int> dist(n, -1);
-  for (Loc h = 0; h < static_cast<Loc>(n); ++h) {
-    if (road[static_cast<size_t>(h)]) {
-      dist[static_cast<size_t>(h)] = 0;
-      queue.push_back(h);
-    }
-  }
+  // Up to supply_range hexes from it: the queue already holds the net, at distance 0.
   const int range = rule(sc_.rules.supply_range(), 5);
-  while (!queue.empty()) {
-    const Loc h = queue.front();
-    queue.pop_front();
-    if (dist[static_cast<size_t>(h)] >= range) continue;
+  for (size_t head = 0; head < queue.size(); ++head) {
+    const Loc h = queue[head];
+    const int here = dist[static_cast<size_t>(h)];
+    if (here >= range) continue;
     const auto& hx = sc_.hexes[static_cast<size_t>(h)];
     for (int d = 0; d < kDirs; ++d) {
       const Loc nb = hx.nb[static_cast<size_t>(d)];
       if (nb < 0 || dist[static_cast<size_t>(nb)] >= 0 || blocked(nb)) continue;
       const auto st = hx.side[static_cast<size_t>(d)];
       if (st != kNone && sc_.hexside_types[static_cast<size_t>(st)].prohibited && !hx.roads[static_cast<size_t>(d)]) continue;
-      dist[static_cast<size_t>(nb)] = dist[static_cast<size_t>(h)] + 1;
+      dist[static_cast<size_t>(nb)] = static_cast<std::int16_t>(here + 1);
       queue.push_back(nb);
     }
   }

@@ -157,10 +157,8 @@ class Conn : public std::enable_shared_from_this<Conn> {
       while (!self->closed) {
         if (self->queue_.empty()) {
           self->wake_.expires_at(Clock::time_point::max());
-          try {
-            co_await self->wake_.async_wait(asio::use_awaitable);
-          } catch (const boost::system::system_error&) {
-          }
+          boost::system::error_code woken;  // send() cancels the wait: no exception for that
+          co_await self->wake_.async_wait(asio::redirect_error(asio::use_awaitable, woken));
           continue;
         }
         std::string frame = std::move(self->queue_.front());
