@@ -127,7 +127,11 @@ struct Connection::Impl {
       const auto data = buffer.data();
       const bool ok = msg.ParseFromArray(data.data(), static_cast<int>(data.size()));
       buffer.consume(buffer.size());
-      if (ok) dispatch(std::move(msg));
+      if (ok && msg.has_bundle()) {
+        for (auto& inner : *msg.mutable_bundle()->mutable_messages()) dispatch(std::move(inner));
+      } else if (ok) {
+        dispatch(std::move(msg));
+      }
       do_read();
     });
   }

@@ -7,6 +7,10 @@
 #include <boost/beast/ssl.hpp>
 #include <boost/beast/websocket.hpp>
 #include <boost/beast/websocket/ssl.hpp>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/wire_format_lite.h>
+
 #include <chrono>
 #include <deque>
 #include <set>
@@ -28,6 +32,42 @@ std::atomic<std::uint64_t> g_next_id{1};
 // Frames up to this size are read, so that a frame over the configured limit
 // still gets a TOO_LARGE answer; beyond it the connection closes (1009).
 constexpr std::size_t kHardFrameLimit = 1u << 20;
+
+// Frames join a bundle up to this size; a larger frame goes alone.
+constexpr std::size_t kBundleBytes = 64u << 10;
+
+// Takes the next frame to write from the queue: the first frame alone, or the
+// first few as one ServerMessage{bundle}. Each frame is already an encoded
+// ServerMessage, so the bundle is assembled from the bytes without re-encoding.
+Frame bundle_front(std::deque<Frame>& queue) {
+  std::size_t n = 1, payload = 0;
+  auto entry = [](const Frame& f) {
+    return 1 + google::protobuf::io::CodedOutputStream::VarintSize64(f->size()) + f->size();
+  };
+  payload = entry(queue.front());
+  while (n < queue.size() && payload + entry(queue[n]) <= kBundleBytes) payload += entry(queue[n++]);
+  if (n == 1) {
+    Frame f = std::move(queue.front());
+    queue.pop_front();
+    return f;
+  }
+  auto out = std::make_shared<std::string>();
+  {
+    google::protobuf::io::StringOutputStream raw(out.get());
+    google::protobuf::io::CodedOutputStream os(&raw);
+    os.WriteTag(google::protobuf::internal::WireFormatLite::MakeTag(
+        wire::ServerMessage::kBundleFieldNumber, google::protobuf::internal::WireFormatLite::WIRETYPE_LENGTH_DELIMITED));
+    os.WriteVarint64(payload);
+    for (std::size_t i = 0; i < n; ++i) {
+      os.WriteTag(google::protobuf::internal::WireFormatLite::MakeTag(
+          wire::Bundle::kMessagesFieldNumber, google::protobuf::internal::WireFormatLite::WIRETYPE_LENGTH_DELIMITED));
+      os.WriteVarint64(queue.front()->size());
+      os.WriteString(*queue.front());
+      queue.pop_front();
+    }
+  }
+  return out;
+}
 
 template <class Derived>
 class WsSession : public Connection {
@@ -112,18 +152,26 @@ class WsSession : public Connection {
       return begin_close(websocket::close_code::policy_error);
     }
     queue_.push_back(std::move(f));
-    if (!writing_) do_write();
+    if (writing_ || write_posted_) return;
+    // Written a moment later, so that frames delivered together (an answer and
+    // the delta it caused) leave in one bundle: one TLS record, one system call.
+    write_posted_ = true;
+    net::post(derived().ws().get_executor(), [s = self()] {
+      s->write_posted_ = false;
+      if (!s->writing_ && !s->queue_.empty()) s->do_write();
+    });
   }
 
   void do_write() {
     writing_ = true;
-    derived().ws().async_write(net::buffer(*queue_.front()), beast::bind_front_handler(&WsSession::on_write, self()));
+    in_flight_ = bundle_front(queue_);
+    derived().ws().async_write(net::buffer(*in_flight_), beast::bind_front_handler(&WsSession::on_write, self()));
   }
 
   void on_write(beast::error_code ec, std::size_t) {
     writing_ = false;
+    in_flight_.reset();
     if (ec) return fail(ec, "write");
-    queue_.pop_front();
     if (!queue_.empty()) return do_write();
     if (closing_) do_close();
   }
@@ -314,6 +362,8 @@ class WsSession : public Connection {
   std::string remote_;
   beast::flat_buffer buffer_;
   std::deque<Frame> queue_;
+  Frame in_flight_;  // the frame being written
+  bool write_posted_ = false;
   bool writing_ = false, closing_ = false, cleaned_ = false, registered_ = false;
   websocket::close_code close_code_ = websocket::close_code::normal;
 

@@ -112,10 +112,8 @@ class Conn : public std::enable_shared_from_this<Conn> {
     auto timer = std::make_shared<asio::steady_timer>(ws_.get_executor());
     timer->expires_after(std::chrono::seconds(60));
     waiting_[id] = timer;
-    try {
-      co_await timer->async_wait(asio::use_awaitable);
-    } catch (const boost::system::system_error&) {
-    }
+    boost::system::error_code answered;  // the reader cancels the wait when the reply is in
+    co_await timer->async_wait(asio::redirect_error(asio::use_awaitable, answered));
     waiting_.erase(id);
     auto it = replies_.find(id);
     if (it == replies_.end()) throw std::runtime_error("no reply from the server");
@@ -137,19 +135,28 @@ class Conn : public std::enable_shared_from_this<Conn> {
         const bool ok = m.ParseFromArray(buffer.data().data(), static_cast<int>(buffer.size()));
         buffer.consume(buffer.size());
         if (!ok) continue;
-        auto w = self->waiting_.find(m.request_id());
-        if (m.request_id() && w != self->waiting_.end()) {
-          self->replies_[m.request_id()] = m;
-          w->second->cancel();
-          continue;
+        if (m.has_bundle()) {
+          for (const auto& inner : m.bundle().messages()) self->receive(inner);
+        } else {
+          self->receive(m);
         }
-        if (self->on_message) self->on_message(m);
       }
     } catch (const boost::system::system_error&) {
     }
     self->closed = true;
     for (auto& [id, t] : self->waiting_) t->cancel();
     self->wake_.cancel();
+  }
+
+  void receive(const wire::ServerMessage& m) {
+    auto w = waiting_.find(m.request_id());
+    if (m.request_id() && w != waiting_.end()) {
+      replies_.emplace(m.request_id(), m);  // the first answer; any later one is a push
+      w->second->cancel();
+      waiting_.erase(w);
+      return;
+    }
+    if (on_message) on_message(m);
   }
 
   static asio::awaitable<void> writer(std::shared_ptr<Conn> self) {

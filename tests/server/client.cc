@@ -206,7 +206,11 @@ struct Client::Impl {
         buffer.consume(buffer.size());
         {
           std::lock_guard lock(mu);
-          inbox.push_back(std::move(m));
+          if (m.has_bundle()) {
+            for (auto& inner : *m.mutable_bundle()->mutable_messages()) inbox.push_back(std::move(inner));
+          } else {
+            inbox.push_back(std::move(m));
+          }
           cv.notify_all();
         }
         read();
