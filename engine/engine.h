@@ -120,7 +120,7 @@ class Engine {
   std::string phase_name(const GameState& s) const;
 
  private:
-  game::StackView stack_proto(const StackSight& st) const;
+  game::StackView stack_proto(const ViewModel& v, const StackSight& st) const;
   std::string stack_key(const StackSight& st) const;
 
   std::shared_ptr<const Scenario> sc_;

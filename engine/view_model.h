@@ -28,8 +28,7 @@ struct StackSight {
   Loc loc = 0;
   Side side = Side::Soviet;
   bool inspected = false;
-  std::vector<UnitSight> units;  // top first; the height is their number
-  bool operator==(const StackSight&) const = default;
+  std::uint16_t first = 0, height = 0;  // its units: ViewModel::units[first, first + height), top first
 };
 
 struct HeaderSight {
@@ -73,10 +72,10 @@ struct ViewModel {
   HeaderSight header;
   DecisionSight decision;
   std::vector<StackSight> stacks;  // canonical order: hexes by number, then other locations by name
+  std::vector<UnitSight> units;    // every stack's units, stack after stack
   HandSight hands[2];              // Soviet, German
   std::vector<MarkerState> artillery, stukas;
   std::vector<int> eliminated, withdrawn;
-  bool operator==(const ViewModel&) const = default;
 };
 
 }  // namespace counterattack

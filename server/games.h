@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "config.h"
@@ -71,7 +72,12 @@ struct Game {
     game::Rejection rejection;
     bool committed = false;
   };
-  std::map<std::pair<int, std::string>, KeyRecord> keys;  // (side, idempotency key)
+  struct KeyHash {
+    std::size_t operator()(const std::pair<int, std::string>& k) const {
+      return std::hash<std::string>{}(k.second) ^ static_cast<std::size_t>(k.first);
+    }
+  };
+  std::unordered_map<std::pair<int, std::string>, KeyRecord, KeyHash> keys;  // (side, idempotency key)
 
   struct Subscriber {
     std::weak_ptr<Peer> peer;

@@ -337,13 +337,14 @@ void Rules::end_turn() {
 
 int Rules::victory_points(Side side) const {
   // 3: the Soviet holds a victory hex while a Soviet unit occupies it; the German holds the rest.
+  std::vector<std::uint8_t> soviet_here(static_cast<size_t>(sc_.location_count()), 0);
+  for (size_t u = 0; u < s_.units.size(); ++u) {
+    if (sc_.units[u].side == Side::Soviet && sc_.on_board(s_.units[u].loc)) soviet_here[static_cast<size_t>(s_.units[u].loc)] = 1;
+  }
   int soviet = s_.soviet_bonus_vp, german = 0;
   for (const auto& v : sc_.victory) {
     for (Loc h : v.hexes) {
-      bool held = false;
-      for (size_t u = 0; u < s_.units.size() && !held; ++u) {
-        held = s_.units[u].loc == h && sc_.units[u].side == Side::Soviet;
-      }
+      const bool held = sc_.on_board(h) && soviet_here[static_cast<size_t>(h)];
       (held ? soviet : german) += v.points_per_hex;
     }
   }

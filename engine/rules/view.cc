@@ -66,12 +66,15 @@ ViewModel Engine::view_model(const GameState& s, Viewer viewer) const {
     int unit;
   };
   std::vector<Placed> placed;
-  std::vector<std::uint8_t> mine(static_cast<size_t>(sc.location_count()), 0);  // the viewer's units per location
+  placed.reserve(s.units.size());
+  // Per location: bit 0, a unit of the viewer's; bit 1, a Soviet unit.
+  std::vector<std::uint8_t> here(static_cast<size_t>(sc.location_count()), 0);
   for (size_t u = 0; u < s.units.size(); ++u) {
     const Loc l = s.units[u].loc;
     if (!sc.on_board(l)) continue;
     placed.push_back({location_rank_[static_cast<size_t>(l)], s.units[u].stack_seq, static_cast<int>(u)});
-    if (player && sc.units[u].side == me) mine[static_cast<size_t>(l)] = 1;
+    if (player && sc.units[u].side == me) here[static_cast<size_t>(l)] |= 1;
+    if (sc.units[u].side == Side::Soviet) here[static_cast<size_t>(l)] |= 2;
   }
   std::sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) {
     return a.rank != b.rank ? a.rank < b.rank : a.seq > b.seq;
@@ -97,11 +100,7 @@ ViewModel Engine::view_model(const GameState& s, Viewer viewer) const {
   h.soviet_cup = static_cast<int>(s.sides[0].cup.size());
   h.german_cup = static_cast<int>(s.sides[1].cup.size());
   for (const auto& vl : sc.victory) {
-    for (Loc hx : vl.hexes) {
-      bool soviet = false;
-      for (size_t u = 0; u < s.units.size(); ++u) soviet |= s.units[u].loc == hx && sc.units[u].side == Side::Soviet;
-      h.victory_soviet.push_back(soviet);
-    }
+    for (Loc hx : vl.hexes) h.victory_soviet.push_back(sc.on_board(hx) && (here[static_cast<size_t>(hx)] & 2));
   }
 
   // Whose decision; the options only for the one who decides.
@@ -116,6 +115,8 @@ ViewModel Engine::view_model(const GameState& s, Viewer viewer) const {
 
   // Stacks. An enemy stack shows its top unit and height; the rest only while
   // one of the viewer's units is adjacent (7).
+  v.stacks.reserve(placed.size());
+  v.units.reserve(placed.size());
   for (size_t i = 0; i < placed.size();) {
     const Loc l = s.units[static_cast<size_t>(placed[i].unit)].loc;
     size_t end = i;
@@ -124,20 +125,21 @@ ViewModel Engine::view_model(const GameState& s, Viewer viewer) const {
       bool inspected = sees_all_of(side);
       if (!inspected && player) {
         if (sc.is_hex(l)) {
-          for (Loc nb : sc.hexes[static_cast<size_t>(l)].nb) inspected |= nb >= 0 && mine[static_cast<size_t>(nb)];
+          for (Loc nb : sc.hexes[static_cast<size_t>(l)].nb) inspected |= nb >= 0 && (here[static_cast<size_t>(nb)] & 1);
         } else if (l == sc.warsaw()) {
-          for (const auto& b : sc.praga_bridges) inspected |= mine[static_cast<size_t>(b.hex)] != 0;
+          for (const auto& b : sc.praga_bridges) inspected |= (here[static_cast<size_t>(b.hex)] & 1) != 0;
         }
       }
       StackSight st;
       st.loc = l;
       st.side = side;
       st.inspected = inspected;
+      st.first = static_cast<std::uint16_t>(v.units.size());
       for (size_t k = i; k < end; ++k) {
         const int u = placed[k].unit;
         if (sc.units[static_cast<size_t>(u)].side != side) continue;
-        UnitSight& us_out = st.units.emplace_back();
-        if (!inspected && st.units.size() > 1) continue;  // hidden: no id, no values to track it by
+        UnitSight& us_out = v.units.emplace_back();
+        if (!inspected && v.units.size() - st.first > 1) continue;  // hidden: no id, no values to track it by
         const auto& us = s.units[static_cast<size_t>(u)];
         us_out.unit = u;
         us_out.steps = static_cast<int>(sc.units[static_cast<size_t>(u)].steps.size()) - us.hits;
@@ -150,7 +152,8 @@ ViewModel Engine::view_model(const GameState& s, Viewer viewer) const {
         us_out.reserve = us.reserve != 0;
         if (sees_all_of(side) && (us.flags & kMoving)) us_out.movement_left_half = movement_half(s, u) - us.mp_used;
       }
-      if (!st.units.empty()) v.stacks.push_back(std::move(st));
+      st.height = static_cast<std::uint16_t>(v.units.size() - st.first);
+      if (st.height) v.stacks.push_back(st);
     }
     i = end;
   }
@@ -269,14 +272,15 @@ void units_proto(const Scenario& sc, const std::vector<int>& units, google::prot
 
 }  // namespace
 
-game::StackView Engine::stack_proto(const StackSight& st) const {
+game::StackView Engine::stack_proto(const ViewModel& v, const StackSight& st) const {
   const Scenario& sc = *sc_;
   game::StackView out;
   out.set_location(sc.location_name(st.loc));
   out.set_side(to_proto_side(st.side));
-  out.set_height(static_cast<int>(st.units.size()));
+  out.set_height(st.height);
   out.set_inspected(st.inspected);
-  for (const auto& us : st.units) {
+  for (int i = st.first; i < st.first + st.height; ++i) {
+    const UnitSight& us = v.units[static_cast<size_t>(i)];
     auto* uv = out.add_units();
     if (us.unit < 0) {
       uv->set_hidden(true);
@@ -306,7 +310,7 @@ game::View Engine::to_proto(const ViewModel& v) const {
   out.set_viewer(to_proto_viewer(v.viewer));
   header_proto(sc, v.header, *out.mutable_header());
   decision_proto(sc, v.decision, *out.mutable_decision());
-  for (const auto& st : v.stacks) *out.add_stacks() = stack_proto(st);
+  for (const auto& st : v.stacks) *out.add_stacks() = stack_proto(v, st);
   hands_proto(sc, v.hands, *out.mutable_hands());
   markers_proto(sc.artillery, v.artillery, *out.mutable_artillery());
   markers_proto(sc.stukas, v.stukas, *out.mutable_stukas());
@@ -331,9 +335,13 @@ game::ViewDelta Engine::delta(const ViewModel& before, const ViewModel& after) c
     if (j == m || (i < n && key_before(before.stacks[i], after.stacks[j]))) {
       d.add_removed_stacks(stack_key(before.stacks[i++]));
     } else if (i == n || key_before(after.stacks[j], before.stacks[i])) {
-      *d.add_stacks() = stack_proto(after.stacks[j++]);
+      *d.add_stacks() = stack_proto(after, after.stacks[j++]);
     } else {
-      if (before.stacks[i] != after.stacks[j]) *d.add_stacks() = stack_proto(after.stacks[j]);
+      const StackSight &b = before.stacks[i], &a = after.stacks[j];
+      const bool same = a.inspected == b.inspected && a.height == b.height &&
+                        std::equal(after.units.begin() + a.first, after.units.begin() + a.first + a.height,
+                                   before.units.begin() + b.first);
+      if (!same) *d.add_stacks() = stack_proto(after, a);
       ++i;
       ++j;
     }

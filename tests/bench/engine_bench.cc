@@ -105,6 +105,18 @@ void BM_ViewModelAndDelta(benchmark::State& state) {
 }
 BENCHMARK(BM_ViewModelAndDelta)->Unit(benchmark::kMicrosecond);
 
+void BM_Decision(benchmark::State& state) {
+  const GameState s = midgame();
+  for (auto _ : state) benchmark::DoNotOptimize(engine().decision(s).candidates.size());
+}
+BENCHMARK(BM_Decision);
+
+void BM_VictoryPoints(benchmark::State& state) {
+  const GameState s = midgame();
+  for (auto _ : state) benchmark::DoNotOptimize(engine().victory_points(s, Side::Soviet));
+}
+BENCHMARK(BM_VictoryPoints);
+
 void BM_SupplyTrace(benchmark::State& state) {
   const GameState s = midgame();
   for (auto _ : state) benchmark::DoNotOptimize(engine().units_in_supply(s, Side::Soviet).size());
