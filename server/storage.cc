@@ -65,14 +65,14 @@ Db::Db(const std::string& path, bool create, std::string& error) {
     db_ = nullptr;
     return;
   }
-  sqlite3_busy_handler(db_, &Db::wait_briefly, nullptr);
+  sqlite3_busy_handler(db_, &Db::wait_briefly, this);
   sqlite3_extended_result_codes(db_, 1);
 }
 
 // A lock is held for a short while (a commit, or the tail of a checkpoint):
-// retry every 100 µs rather than SQLite's default millisecond back-off, for up to 10 s.
-int Db::wait_briefly(void*, int attempts) {
-  if (attempts >= 100000) return 0;
+// retry every 100 µs rather than SQLite's default millisecond back-off.
+int Db::wait_briefly(void* self, int attempts) {
+  if (attempts >= static_cast<Db*>(self)->busy_attempts_) return 0;
   std::this_thread::sleep_for(std::chrono::microseconds(100));
   return 1;
 }
@@ -170,6 +170,8 @@ std::unique_ptr<Storage> Storage::open(const std::string& path, const std::strin
   }
   s->checkpoint_db_ = std::make_unique<Db>(path, true, error);
   if (!s->checkpoint_db_->ok()) return nullptr;
+  // A restart holds the writer while it waits for readers: it gives up soon and tries again later.
+  s->checkpoint_db_->wait_for_locks(std::chrono::milliseconds(50));
   try {
     // A connection checkpoints only once it has read the database and so opened its WAL.
     s->checkpoint_db_->exec("SELECT count(*) FROM sqlite_master");

@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -91,11 +92,14 @@ class Db {
   // Runs a WAL checkpoint (SQLITE_CHECKPOINT_PASSIVE or _RESTART); returns the
   // frames in the log, or -1 when it could not run now.
   int checkpoint(int mode);
+  // How long a statement waits for a lock another connection holds (10 s unless set).
+  void wait_for_locks(std::chrono::microseconds limit) { busy_attempts_ = static_cast<int>(limit.count() / 100); }
   // Calls f(arg, frames in the WAL) after each commit of this connection.
   void on_commit(void (*f)(void* arg, int wal_frames), void* arg);
 
  private:
-  static int wait_briefly(void*, int attempts);
+  static int wait_briefly(void* self, int attempts);
+  int busy_attempts_ = 100000;  // of 100 µs each
   void (*on_commit_)(void*, int) = nullptr;
   void* on_commit_arg_ = nullptr;
 
