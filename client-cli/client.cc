@@ -167,4 +167,15 @@ void terminal_size(int* columns, int* lines) {
   }
 }
 
+wire::ClientMessage draw_request(const std::string& game_id, const std::string& answer) {
+  wire::ClientMessage m;
+  if (answer == "offer") {
+    m.mutable_offer_draw()->set_game_id(game_id);
+  } else {
+    m.mutable_answer_draw()->set_game_id(game_id);
+    m.mutable_answer_draw()->set_accept(answer == "accept");
+  }
+  return m;
+}
+
 }  // namespace counterattack::cli

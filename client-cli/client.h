@@ -67,6 +67,8 @@ class Session {
 std::string to_json(const google::protobuf::Message& m, bool pretty = false);
 // "message (CODE)" for an Error reply.
 std::string describe_error(const wire::Error& e);
+// The request for `draw GAME offer|accept|decline`.
+wire::ClientMessage draw_request(const std::string& game_id, const std::string& answer);
 // A fresh random idempotency key.
 std::string new_idempotency_key();
 // Whether to draw with ANSI colour on standard output.

@@ -270,7 +270,7 @@ namespace {
 const std::vector<std::string>& shell_words() {
   static const std::vector<std::string> w = {
       "help",     "show", "map",   "at",   "full", "stack", "log",    "hand",    "units",
-      "decision", "chat", "games", "open", "join", "new",   "resign", "refresh", "quit"};
+      "decision", "chat", "games", "open", "join", "new",   "resign", "draw", "refresh", "quit"};
   return w;
 }
 
@@ -592,6 +592,12 @@ class Shell {
         out("Type `resign yes` to resign game " + game_->id() + ".");
       else
         resign();
+    } else if (cmd == "draw") {
+      if (!need_game()) return;
+      if (w.size() < 2 || (w[1] != "offer" && w[1] != "accept" && w[1] != "decline"))
+        out("draw offer | draw accept | draw decline");
+      else
+        answer_draw(w[1]);
     } else if (cmd == "refresh") {
       if (need_game()) {
         std::string why;
@@ -628,7 +634,7 @@ class Shell {
          "  hand | units | decision          your event chits, your units, what is asked now\n"
          "  chat TEXT                        a message to your opponent\n"
          "  games | open GAME | join GAME [INVITE] | new soviet|german|random [private]\n"
-         "  resign yes | refresh | quit\n"
+         "  draw offer|accept|decline | resign yes | refresh | quit\n"
          "Tab completes commands, unit ids, hexes and chits; up and down arrows recall earlier "
          "lines.";
     out(t);
@@ -773,6 +779,14 @@ class Shell {
       out(why);
     else
       out("You resigned.");
+  }
+
+  void answer_draw(const std::string& what) {
+    std::string why;
+    if (!s_.call(draw_request(game_->id(), what), &why))
+      out(why);
+    else
+      out(what == "offer" ? "You offered a draw." : what == "accept" ? "You accepted the draw." : "You declined the draw.");
   }
 
   void order(const std::string& line) {

@@ -150,6 +150,12 @@ int main(int argc, char** argv) {
   auto* resign = app.add_subcommand("resign", "Resign a game");
   resign->add_option("GAME", game_id, "Game id")->required();
   resign->add_flag("--yes,-y", yes, "Do not ask");
+  std::string draw_answer;
+  auto* draw = app.add_subcommand("draw", "Offer a draw, or accept or decline your opponent's offer");
+  draw->add_option("GAME", game_id, "Game id")->required();
+  draw->add_option("ANSWER", draw_answer, "offer, accept or decline")
+      ->required()
+      ->check(CLI::IsMember({"offer", "accept", "decline"}));
   auto* chat = app.add_subcommand("chat", "Send a chat message to a game");
   chat->add_option("GAME", game_id, "Game id")->required();
   chat->add_option("TEXT", notation, "The message")->required();
@@ -166,7 +172,12 @@ int main(int argc, char** argv) {
   auto* fingerprint = app.add_subcommand(
       "fingerprint", "Print the SHA-256 fingerprint of the server's certificate, to pin it");
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // Help and version exit 0; any command line not understood exits 2, as a bad order does.
+    return app.exit(e) == 0 ? cli::kOk : cli::kUsage;
+  }
   if (no_colour)
     g.colour = 0;
   else if (colour)
@@ -414,6 +425,19 @@ int main(int argc, char** argv) {
       std::cout << "{\"resigned\":true}" << std::endl;
     else
       std::cout << "You resigned game " << game_id << "." << std::endl;
+    return cli::kOk;
+  }
+
+  if (*draw) {
+    if (!s.call(cli::draw_request(game_id, draw_answer), &why)) return fail(g, why);
+    const char* done = draw_answer == "offer"    ? "You offered a draw; your opponent answers with: counterattack draw "
+                       : draw_answer == "accept" ? "You accepted the draw: game "
+                                                 : "You declined the draw; play goes on in game ";
+    if (g.json)
+      std::cout << "{\"draw\":\"" << draw_answer << "\"}" << std::endl;
+    else
+      std::cout << done << game_id << (draw_answer == "offer" ? " accept|decline" : draw_answer == "accept" ? " is drawn." : ".")
+                << std::endl;
     return cli::kOk;
   }
 

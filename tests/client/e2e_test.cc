@@ -329,6 +329,23 @@ TEST_F(TwoPlayers, PlayAWholeGameToTheEnd) {
     EXPECT_NE(bad.err.find("Expected a hex"), std::string::npos) << bad.err;
   }
 
+  // A draw offered and declined; play goes on.
+  {
+    auto offered = cli(alice_, {"draw", game, "offer"});
+    EXPECT_EQ(offered.code, 0) << offered.err;
+    EXPECT_NE(offered.out.find("You offered a draw"), std::string::npos) << offered.out;
+    auto own = cli(alice_, {"draw", game, "accept"});
+    EXPECT_NE(own.code, 0);
+    EXPECT_NE(own.err.find("No draw is offered to you"), std::string::npos) << own.err;
+    auto declined = cli(bob_, {"draw", game, "decline"});
+    EXPECT_EQ(declined.code, 0) << declined.err;
+    EXPECT_NE(declined.out.find("You declined the draw"), std::string::npos) << declined.out;
+    auto again = cli(bob_, {"draw", game, "accept"});
+    EXPECT_NE(again.code, 0);
+    auto nonsense = cli(bob_, {"draw", game, "maybe"});
+    EXPECT_EQ(nonsense.code, 2);
+  }
+
   int accepted = 0, moves = 0, rejected_moves = 0, shell_orders = 0;
   bool restarted = false, game_over = false;
   std::string last_decision;
