@@ -32,7 +32,6 @@ class Session {
 
   // Reads the config file; false with a message when it is broken.
   bool init(std::string* error);
-  const GlobalOptions& options() const { return g_; }
   Config& config() { return cfg_; }
   std::string url() const { return url_; }  // canonical server URL
   bool logged_in() const;

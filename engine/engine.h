@@ -121,7 +121,6 @@ class Engine {
 
  private:
   game::StackView stack_proto(const ViewModel& v, const StackSight& st) const;
-  std::string stack_key(const StackSight& st) const;
 
   std::shared_ptr<const Scenario> sc_;
   std::vector<int> location_rank_;  // the canonical order of stacks, by location

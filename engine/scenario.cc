@@ -19,6 +19,14 @@ int Scenario::off_map_node(Loc l) const {
   return -1;
 }
 
+std::uint32_t option_bit(const std::string& key) {
+  if (key == "limited_german_activation") return kLimitedGermanActivation;
+  if (key == "red_army_flexibility") return kRedArmyFlexibility;
+  if (key == "limited_bonus") return kLimitedBonus;
+  if (key == "red_army_elastic_defense") return kRedArmyElasticDefense;
+  return 0;
+}
+
 std::string Scenario::location_name(Loc l) const {
   if (is_hex(l)) return format_hex(hexes[static_cast<size_t>(l)].id);
   if (l == warsaw()) return "WARSAW";

@@ -157,6 +157,8 @@ enum Option : std::uint32_t {
   kLimitedBonus = 1u << 2,             // 9
   kRedArmyElasticDefense = 1u << 3,    // 9
 };
+// The bit of an optional rule key of the scenario data; 0 for a key the engine does not know.
+std::uint32_t option_bit(const std::string& key);
 
 struct Scenario {
   std::string id, name, description;

@@ -5,8 +5,6 @@
 namespace counterattack {
 namespace {
 
-std::string stack_key(const game::StackView& s) { return s.location() + "/" + game::Side_Name(s.side()); }
-
 // Views hold no maps, so equal messages serialize to equal bytes; comparing
 // bytes is many times cheaper than a field-by-field comparison.
 bool same(const google::protobuf::MessageLite& a, const google::protobuf::MessageLite& b) {
@@ -28,6 +26,8 @@ bool same_strings(const google::protobuf::RepeatedPtrField<std::string>& a,
 }
 
 }  // namespace
+
+std::string stack_key(const std::string& location, game::Side side) { return location + "/" + game::Side_Name(side); }
 
 bool location_before(const std::string& a, const std::string& b) {
   // Hexes by number, then the other locations by name; no allocation: views sort often.
@@ -59,7 +59,8 @@ game::ViewDelta diff_views(const game::View& before, const game::View& after) {
   const int n = before.stacks_size(), m = after.stacks_size();
   while (i < n || j < m) {
     if (j == m || (i < n && stack_before(before.stacks(i), after.stacks(j)))) {
-      d.add_removed_stacks(stack_key(before.stacks(i++)));
+      d.add_removed_stacks(stack_key(before.stacks(i).location(), before.stacks(i).side()));
+      ++i;
     } else if (i == n || stack_before(after.stacks(j), before.stacks(i))) {
       *d.add_stacks() = after.stacks(j++);
     } else {

@@ -14,6 +14,8 @@ namespace counterattack {
 // locations by name; at one location the Soviet stack first.
 bool location_before(const std::string& a, const std::string& b);
 bool stack_before(const game::StackView& a, const game::StackView& b);
+// How a delta names a stack it removes: "1708/GERMAN".
+std::string stack_key(const std::string& location, game::Side side);
 
 game::ViewDelta diff_views(const game::View& before, const game::View& after);
 // Applies a delta; false when it does not fit (a stack removed that is not there).

@@ -10,10 +10,6 @@
 namespace counterattack::server {
 namespace {
 
-std::int64_t now_unix() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 std::string to_lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -138,11 +134,11 @@ void Accounts::new_session(std::int64_t user_id, const std::string& name, std::f
   r.name = name;
   r.token = random_hex(32);
   r.token_hash = sha256_hex(r.token);
-  r.expires_unix = now_unix() + std::int64_t{config_.session_days} * 86400;
+  r.expires_unix = unix_now() + std::int64_t{config_.session_days} * 86400;
   storage_.write(
       [r](Db& db) {
         db.prepare("INSERT INTO sessions (token_hash, user_id, created_unix, expires_unix) VALUES (?, ?, ?, ?)")
-            .run(r.token_hash, r.user_id, now_unix(), r.expires_unix);
+            .run(r.token_hash, r.user_id, unix_now(), r.expires_unix);
       },
       [r, done = std::move(done)](bool ok) {
         done(ok ? r : failure(wire::INTERNAL, "The session could not be stored; try again."));
@@ -170,7 +166,7 @@ void Accounts::register_user(const std::string& name, const std::string& passwor
             throw DbError(SQLITE_CONSTRAINT, "name taken");
           }
           auto& ins = db.prepare("INSERT INTO users (name, password_hash, created_unix) VALUES (?, ?, ?) RETURNING id");
-          ins.bind_all(name, h, now_unix());
+          ins.bind_all(name, h, unix_now());
           while (ins.step()) *user_id = ins.integer(0);
         },
         [this, name, user_id, taken, done = std::move(done)](bool ok) mutable {
@@ -236,7 +232,7 @@ void Accounts::resume(const std::string& token, std::function<void(AuthResult)> 
     return out;
   });
   if (!r.user_id) return done(failure(wire::UNAUTHENTICATED, "That session token is not valid; log in again."));
-  if (r.expires_unix <= now_unix()) {
+  if (r.expires_unix <= unix_now()) {
     storage_.write([token_hash](Db& db) { db.prepare("DELETE FROM sessions WHERE token_hash = ?").run(token_hash); }, nullptr);
     return done(failure(wire::UNAUTHENTICATED, "The session has expired; log in again."));
   }
@@ -250,7 +246,7 @@ void Accounts::logout(const std::string& token_hash, std::function<void(bool)> d
 }
 
 void Accounts::purge_expired() {
-  storage_.write([](Db& db) { db.prepare("DELETE FROM sessions WHERE expires_unix <= ?").run(now_unix()); },
+  storage_.write([](Db& db) { db.prepare("DELETE FROM sessions WHERE expires_unix <= ?").run(unix_now()); },
                  [](bool ok) {
                    if (!ok) log::warn("expired sessions could not be purged");
                  });

@@ -9,15 +9,6 @@
 namespace counterattack::server {
 namespace {
 
-// Option keys of the scenario data, as GameState::options bits.
-std::uint32_t option_bit(const std::string& key) {
-  if (key == "limited_german_activation") return kLimitedGermanActivation;
-  if (key == "red_army_flexibility") return kRedArmyFlexibility;
-  if (key == "limited_bonus") return kLimitedBonus;
-  if (key == "red_army_elastic_defense") return kRedArmyElasticDefense;
-  return 0;
-}
-
 Viewer to_viewer(game::ViewerKind v) {
   switch (v) {
     case game::VIEWER_SOVIET: return Viewer::Soviet;
@@ -177,7 +168,6 @@ class CounterattackRuleset final : public Ruleset {
     return engine_->delta(static_cast<const CounterattackSeatView&>(before).model(),
                           static_cast<const CounterattackSeatView&>(after).model());
   }
-  bool delta_is_empty(const game::ViewDelta& delta) const override { return counterattack::delta_is_empty(delta); }
 
   std::vector<game::Event> events_for(const std::vector<game::Event>& events, game::ViewerKind viewer) const override {
     return counterattack::events_for(events, to_viewer(viewer));

@@ -43,6 +43,17 @@ wire::ServerMessage answer_of(const std::string& game_id, const std::string& key
 
 }  // namespace
 
+int seat_of(const Caller& c, const Game& g, const std::string& game_id, const std::string& forbidden) {
+  const int side = g.side_of(c.user_id);
+  if (side >= 0) return side;
+  if (g.is_private) {
+    c.error(wire::NOT_FOUND, "There is no game '" + game_id + "'.");
+  } else {
+    c.error(wire::FORBIDDEN, forbidden);
+  }
+  return -1;
+}
+
 std::string to_hex(std::string_view bytes) {
   static const char* digits = "0123456789abcdef";
   std::string out;
@@ -66,10 +77,6 @@ Frame game_ended_frame(const Game& g) {
   e->set_reason(g.reason);
   e->set_seed_hex(seed_hex(g));
   return encode(m);
-}
-
-std::int64_t unix_now() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 GameService::GameService(Storage& storage, Rulesets rulesets, const Config& config,
@@ -102,11 +109,6 @@ std::shared_ptr<Game> GameService::find(const std::string& id) {
 void GameService::forget(const std::shared_ptr<Game>& g) {
   std::lock_guard lock(mu_);
   if (auto it = games_.find(g->id); it != games_.end() && it->second == g) games_.erase(it);
-}
-
-std::size_t GameService::loaded_games() {
-  std::lock_guard lock(mu_);
-  return games_.size();
 }
 
 void GameService::preload() {
@@ -514,11 +516,8 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
   auto g = find(req.game_id());
   if (!g) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
   std::unique_lock lock(g->mu);
-  const int side = g->side_of(c.user_id);
-  if (side < 0) {
-    if (g->is_private) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
-    return c.error(wire::FORBIDDEN, "You are not a player in this game; only its players give orders.");
-  }
+  const int side = seat_of(c, *g, req.game_id(), "You are not a player in this game; only its players give orders.");
+  if (side < 0) return;
   if (g->status == Game::Status::Open) {
     return c.error(wire::CONFLICT, "The game has not started: it waits for a second player.");
   }
@@ -579,11 +578,7 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
   g->keys[k] = Game::KeyRecord{bytes, true, v, {}, false};
   if (g->draw_offer == 1 - side) g->draw_offer = -1;  // answered by playing on
   const bool finished = g->match->over();
-  if (finished) {
-    g->status = Game::Status::Finished;
-    g->result = g->match->result();
-    g->reason = g->match->result_reason();
-  }
+  if (finished) end_game(*g, g->match->result(), g->match->result_reason());
   wire::LoggedOrder entry;
   entry.set_version(v);
   entry.set_side(who);

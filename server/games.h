@@ -122,7 +122,6 @@ class GameService {
 
   // Loads every game not finished (each load logs its version and state hash).
   void preload();
-  std::size_t loaded_games();
 
  private:
   std::shared_ptr<Game> find(const std::string& id);
@@ -150,9 +149,11 @@ class GameService {
   std::map<std::string, std::shared_ptr<Game>> games_;
 };
 
+// The caller's side (0 Soviet, 1 German) in g; otherwise answers NOT_FOUND
+// (a private game) or FORBIDDEN with `forbidden`, and returns -1.
+int seat_of(const Caller& c, const Game& g, const std::string& game_id, const std::string& forbidden);
 // Hex of bytes, lower case.
 std::string to_hex(std::string_view bytes);
-std::int64_t unix_now();
 std::string seed_hex(const Game& g);
 // ServerMessage{game_ended} with the seed revealed.
 Frame game_ended_frame(const Game& g);

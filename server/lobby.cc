@@ -10,16 +10,6 @@ namespace {
 
 // The caller's seat in a game, or -1 once told why not: outsiders of a
 // private game are told it does not exist.
-int seat_of(const Caller& c, const Game& g, const std::string& game_id, const std::string& forbidden) {
-  const int side = g.side_of(c.user_id);
-  if (side >= 0) return side;
-  if (g.is_private) {
-    c.error(wire::NOT_FOUND, "There is no game '" + game_id + "'.");
-  } else {
-    c.error(wire::FORBIDDEN, forbidden);
-  }
-  return -1;
-}
 
 // Ids and invite codes people can read aloud: no 0/o, 1/l.
 std::string random_code(std::size_t n) {

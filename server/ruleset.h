@@ -67,7 +67,6 @@ class Ruleset {
   // The delta between two views of one viewer (never between states); both
   // come from seat_view of this ruleset's matches.
   virtual game::ViewDelta diff(const SeatView& before, const SeatView& after) const = 0;
-  virtual bool delta_is_empty(const game::ViewDelta& delta) const = 0;
   // The events of one order that a viewer may read.
   virtual std::vector<game::Event> events_for(const std::vector<game::Event>& events, game::ViewerKind viewer) const = 0;
 };

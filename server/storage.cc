@@ -12,6 +12,10 @@ namespace counterattack::server {
 // Statements and connections
 // ---------------------------------------------------------------------------
 
+std::int64_t unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
 Stmt::Stmt(sqlite3* db, const char* sql) : db_(db) {
   const int rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st_, nullptr);
   if (rc != SQLITE_OK) throw DbError(rc, std::string("prepare: ") + sqlite3_errmsg(db) + " in: " + sql);
@@ -31,7 +35,6 @@ void Stmt::bind(int i, Blob v) {
   // A zero-length blob must still be a blob, not NULL.
   check(sqlite3_bind_blob64(st_, i, v.bytes.empty() ? "" : v.bytes.data(), v.bytes.size(), SQLITE_TRANSIENT));
 }
-void Stmt::bind(int i, std::nullptr_t) { check(sqlite3_bind_null(st_, i)); }
 
 void Stmt::reset() {
   sqlite3_reset(st_);
@@ -55,7 +58,6 @@ std::string Stmt::blob(int col) const {
   const auto* p = static_cast<const char*>(sqlite3_column_blob(st_, col));
   return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(st_, col))) : "";
 }
-bool Stmt::is_null(int col) const { return sqlite3_column_type(st_, col) == SQLITE_NULL; }
 
 Db::Db(const std::string& path, bool create, std::string& error) {
   const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX;

@@ -32,7 +32,7 @@ struct Blob {
   std::string_view bytes;
 };
 
-// A prepared statement. Arguments bind by position: integers, text, Blob, nullptr.
+// A prepared statement. Arguments bind by position: integers, text, Blob.
 class Stmt {
  public:
   Stmt(sqlite3* db, const char* sql);
@@ -61,7 +61,6 @@ class Stmt {
   std::int64_t integer(int col) const;
   std::string text(int col) const;
   std::string blob(int col) const;
-  bool is_null(int col) const;
 
  private:
   void bind(int i, std::int64_t v);
@@ -71,7 +70,6 @@ class Stmt {
   void bind(int i, const std::string& v) { bind(i, std::string_view(v)); }
   void bind(int i, const char* v) { bind(i, std::string_view(v)); }
   void bind(int i, Blob v);
-  void bind(int i, std::nullptr_t);
   void check(int rc) const;
 
   sqlite3* db_;
@@ -106,6 +104,9 @@ class Db {
   sqlite3* db_ = nullptr;
   std::map<std::string, std::unique_ptr<Stmt>, std::less<>> stmts_;
 };
+
+// Seconds since the epoch, as the tables store times.
+std::int64_t unix_now();
 
 // The migrations compiled into the program, by file name ("001_initial.sql"), in order.
 const std::vector<std::pair<std::string, std::string>>& embedded_migrations();

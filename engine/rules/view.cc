@@ -205,12 +205,7 @@ void header_proto(const Scenario& sc, const HeaderSight& h, game::Header& out) {
   out.set_jozefow_bridge_intact(h.jozefow_bridge_intact);
   out.set_model_turn(h.model_turn);
   for (const auto& o : sc.optional_rules) {
-    const std::uint32_t bit = o.key == "limited_german_activation" ? kLimitedGermanActivation
-                              : o.key == "red_army_flexibility"    ? kRedArmyFlexibility
-                              : o.key == "limited_bonus"           ? kLimitedBonus
-                              : o.key == "red_army_elastic_defense" ? kRedArmyElasticDefense
-                                                                    : 0u;
-    if (h.options & bit) out.add_options(o.key);
+    if (h.options & option_bit(o.key)) out.add_options(o.key);
   }
   switch (h.result) {
     case Result::Ongoing: break;
@@ -300,10 +295,6 @@ game::StackView Engine::stack_proto(const ViewModel& v, const StackSight& st) co
   return out;
 }
 
-std::string Engine::stack_key(const StackSight& st) const {
-  return sc_->location_name(st.loc) + "/" + game::Side_Name(to_proto_side(st.side));
-}
-
 game::View Engine::to_proto(const ViewModel& v) const {
   const Scenario& sc = *sc_;
   game::View out;
@@ -333,7 +324,8 @@ game::ViewDelta Engine::delta(const ViewModel& before, const ViewModel& after) c
   const size_t n = before.stacks.size(), m = after.stacks.size();
   while (i < n || j < m) {
     if (j == m || (i < n && key_before(before.stacks[i], after.stacks[j]))) {
-      d.add_removed_stacks(stack_key(before.stacks[i++]));
+      d.add_removed_stacks(stack_key(sc.location_name(before.stacks[i].loc), to_proto_side(before.stacks[i].side)));
+      ++i;
     } else if (i == n || key_before(after.stacks[j], before.stacks[i])) {
       *d.add_stacks() = stack_proto(after, after.stacks[j++]);
     } else {

@@ -23,10 +23,7 @@ std::shared_ptr<const Scenario> load(const std::string& dir) {
 std::uint32_t parse_options(const std::vector<std::string>& names) {
   std::uint32_t bits = 0;
   for (const auto& n : names) {
-    if (n == "limited_german_activation") bits |= kLimitedGermanActivation;
-    else if (n == "red_army_flexibility") bits |= kRedArmyFlexibility;
-    else if (n == "limited_bonus") bits |= kLimitedBonus;
-    else if (n == "red_army_elastic_defense") bits |= kRedArmyElasticDefense;
+    if (option_bit(n)) bits |= option_bit(n);
     else if (n == "all") bits |= kLimitedGermanActivation | kRedArmyFlexibility | kLimitedBonus | kRedArmyElasticDefense;
     else {
       std::cerr << "unknown optional rule: " << n << "\n";
