@@ -17,6 +17,8 @@ std::string hash_hex(std::uint64_t h) {
 }
 
 game::Side side_enum(int side) { return side == 0 ? game::SOVIET : game::GERMAN; }
+// The seat (0 Soviet, 1 German) of a side as the log stores it (game::Side).
+int seat_of_stored(std::int64_t side) { return side == game::SOVIET ? 0 : 1; }
 
 // Code points, for the chat limit (protobuf has already checked the UTF-8).
 std::size_t code_points(const std::string& s) {
@@ -244,7 +246,7 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
   for (const auto& row : orders) {
     wire::LoggedOrder entry;
     if (!entry.ParseFromString(row.entry)) return fail("order " + std::to_string(row.version) + " does not decode");
-    g->keys[{row.side, row.key}] = Game::KeyRecord{entry.order().SerializeAsString(), true, row.version, {}, true};
+    g->keys[{seat_of_stored(row.side), row.key}] = Game::KeyRecord{entry.order().SerializeAsString(), true, row.version, {}, true};
     if (row.version <= version) continue;
     if (row.version != version + 1) return fail("order " + std::to_string(version + 1) + " is missing");
     const Applied a = g->match->apply(entry.side(), entry.order());
@@ -263,7 +265,7 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
     rec.version = r.at;
     rec.rejection.ParseFromString(r.rejection);
     rec.committed = true;
-    g->keys.emplace(std::make_pair(r.side, r.key), std::move(rec));
+    g->keys.emplace(std::make_pair(seat_of_stored(r.side), r.key), std::move(rec));
   }
   g->head = g->committed = version;
   g->committed_decider = g->match->decider();

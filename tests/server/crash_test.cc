@@ -110,6 +110,15 @@ TEST_F(ServerCrash, KillNineLosesNoAcknowledgedOrderAndKeepsTheStateHash) {
     EXPECT_TRUE(MessageDifferencer::Equals(gl.game_log().orders(static_cast<int>(v - 1)).order(), order)) << "version " << v;
   }
   EXPECT_TRUE(MessageDifferencer::Equals(gl.game_log().orders(static_cast<int>(acked)).order(), in_flight));
+  // Keys from before the crash are still known, to the side that used them: the first
+  // order's key answers as version 1 (or refuses a different order) for its side only.
+  const bool first_by_soviet = gl.game_log().orders(0).side() == game::SOVIET;
+  for (auto* player : {alice.get(), bob.get()}) {
+    auto r = player->submit(id, "a0", done_order());
+    const bool known = (r.has_order_accepted() && r.order_accepted().version() == 1) ||
+                       (r.has_error() && r.error().message().find("already used") != std::string::npos);
+    EXPECT_EQ(known, (player == alice.get()) == first_by_soviet) << r.DebugString();
+  }
 
   const Engine engine(default_scenario());
   const std::string seed = from_hex(gl.game_log().seed_hex());
