@@ -27,6 +27,7 @@ AuthResult failure(wire::ErrorCode code, std::string message) {
 WorkQueue::WorkQueue(int threads) {
   for (int i = 0; i < threads; ++i) {
     threads_.emplace_back([this] {
+      log::name_thread("ca-hashing");
       for (;;) {
         std::function<void()> job;
         {

@@ -1,5 +1,7 @@
 #include "log.h"
 
+#include <pthread.h>
+
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -90,5 +92,7 @@ void write(Level level, std::string_view msg, std::initializer_list<Field> field
   }
   lg.log(to_spdlog(level), "{}", line);
 }
+
+void name_thread(const char* name) { pthread_setname_np(pthread_self(), name); }
 
 }  // namespace counterattack::server::log

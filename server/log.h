@@ -21,4 +21,7 @@ inline void info(std::string_view msg, std::initializer_list<Field> f = {}) { wr
 inline void warn(std::string_view msg, std::initializer_list<Field> f = {}) { write(Level::Warn, msg, f); }
 inline void error(std::string_view msg, std::initializer_list<Field> f = {}) { write(Level::Error, msg, f); }
 
+// Names the calling thread (at most 15 characters), as `top -H` and profilers show it.
+void name_thread(const char* name);
+
 }  // namespace counterattack::server::log

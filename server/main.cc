@@ -149,11 +149,18 @@ int main(int argc, char** argv) {
   });
 
   std::vector<std::thread> threads;
-  for (int i = 1; i < cfg.threads; ++i) threads.emplace_back([&ioc] { ioc.run(); });
+  log::name_thread("ca-net");
+  for (int i = 1; i < cfg.threads; ++i) {
+    threads.emplace_back([&ioc] {
+      log::name_thread("ca-net");
+      ioc.run();
+    });
+  }
   ioc.run();
   for (auto& t : threads) t.join();
   accounts.stop();
   storage->stop();  // commits whatever is still queued
-  log::info("stopped", {{"batches", std::to_string(storage->batches())}, {"writes", std::to_string(storage->writes())}});
+  log::info("stopped", {{"batches", std::to_string(storage->batches())}, {"writes", std::to_string(storage->writes())},
+                       {"syncs", std::to_string(storage->syncs())}});
   return 0;
 }

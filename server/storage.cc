@@ -1,7 +1,11 @@
 #include "storage.h"
 
-#include <chrono>
+#include <fcntl.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <cerrno>
+#include <cstdlib>
 #include <filesystem>
 
 #include "log.h"
@@ -132,7 +136,10 @@ std::unique_ptr<Storage> Storage::open(const std::string& path, const std::strin
   try {
     Db& db = *s->writer_db_;
     db.exec("PRAGMA journal_mode=WAL");
-    db.exec(synchronous == "normal" ? "PRAGMA synchronous=NORMAL" : "PRAGMA synchronous=FULL");
+    // Commits never wait for the disk on the writer thread; with "full" the
+    // syncer flushes the WAL before any write is reported done.
+    db.exec("PRAGMA synchronous=NORMAL");
+    s->durable_ = synchronous != "normal";
     db.exec("PRAGMA wal_autocheckpoint=0");  // the checkpointer thread does it
     db.exec("PRAGMA foreign_keys=ON");
     auto& v = db.prepare("PRAGMA user_version");
@@ -181,6 +188,22 @@ std::unique_ptr<Storage> Storage::open(const std::string& path, const std::strin
     error = e.what();
     return nullptr;
   }
+  // The WAL exists once a connection has read the database. A file descriptor of
+  // our own flushes it: fdatasync covers every write to the file, through any descriptor.
+  const auto wal = path + "-wal";
+  s->wal_fd_ = ::open(wal.c_str(), O_RDONLY | O_CLOEXEC);
+  if (s->wal_fd_ < 0) {
+    error = "cannot open the write-ahead log " + wal;
+    return nullptr;
+  }
+  if (s->durable_) {
+    // The WAL may have just been created: make its directory entry durable too.
+    const int dir_fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir_fd >= 0) {
+      ::fsync(dir_fd);
+      ::close(dir_fd);
+    }
+  }
   s->writer_db_->on_commit(
       [](void* self, int frames) {
         if (frames < kWalCheckpointFrames) return;
@@ -191,6 +214,7 @@ std::unique_ptr<Storage> Storage::open(const std::string& path, const std::strin
       },
       s.get());
   s->writer_ = std::thread([p = s.get()] { p->writer_loop(); });
+  s->syncer_ = std::thread([p = s.get()] { p->sync_loop(); });
   s->checkpointer_ = std::thread([p = s.get()] { p->checkpoint_loop(); });
   return s;
 }
@@ -202,6 +226,7 @@ std::unique_ptr<Storage> Storage::open(const std::string& path, const std::strin
 // passive pass is followed at once by a restart, which holds the writer only
 // while it copies the few frames written since.
 void Storage::checkpoint_loop() {
+  log::name_thread("ca-checkpoint");
   std::unique_lock lock(checkpoint_mu_);
   while (!checkpoint_stopping_) {
     checkpoint_cv_.wait_for(lock, std::chrono::milliseconds(250), [&] { return checkpoint_stopping_ || checkpoint_wanted_; });
@@ -225,11 +250,21 @@ void Storage::stop() {
   cv_.notify_all();
   if (writer_.joinable()) writer_.join();
   {
+    std::lock_guard lock(sync_mu_);
+    sync_stopping_ = true;
+  }
+  sync_cv_.notify_all();
+  if (syncer_.joinable()) syncer_.join();
+  {
     std::lock_guard lock(checkpoint_mu_);
     checkpoint_stopping_ = true;
   }
   checkpoint_cv_.notify_all();
   if (checkpointer_.joinable()) checkpointer_.join();
+  if (wal_fd_ >= 0) {
+    ::close(wal_fd_);
+    wal_fd_ = -1;
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -250,6 +285,7 @@ void Storage::write(Op op, Done done) {
 }
 
 void Storage::writer_loop() {
+  log::name_thread("ca-writer");
   Db& db = *writer_db_;
   std::vector<Item> batch;
   std::vector<char> ok;
@@ -292,15 +328,44 @@ void Storage::writer_loop() {
     }
     ++batches_;
     writes_ += batch.size();
-    for (size_t i = 0; i < batch.size(); ++i) {
-      if (!batch[i].done) continue;
+    {
+      std::lock_guard lock(sync_mu_);
+      for (size_t i = 0; i < batch.size(); ++i) {
+        if (batch[i].done) committed_.push_back(Committed{std::move(batch[i].done), committed && ok[i] != 0});
+      }
+    }
+    sync_cv_.notify_one();
+    batch.clear();
+  }
+}
+
+void Storage::sync_loop() {
+  log::name_thread("ca-sync");
+  std::vector<Committed> ready;
+  for (;;) {
+    {
+      std::unique_lock lock(sync_mu_);
+      sync_cv_.wait(lock, [&] { return sync_stopping_ || !committed_.empty(); });
+      if (committed_.empty()) return;  // stopping, and every callback has run
+      ready.swap(committed_);
+    }
+    // A failed flush leaves it unknown what is on disk; nothing may be
+    // acknowledged after it, and a restart recovers from the log.
+    if (durable_) {
+      if (::fdatasync(wal_fd_) != 0) {
+        log::error("the write-ahead log cannot be flushed to disk; stopping", {{"errno", std::to_string(errno)}});
+        std::abort();
+      }
+      ++syncs_;
+    }
+    for (auto& c : ready) {
       try {
-        batch[i].done(committed && ok[i]);
+        c.done(c.ok);
       } catch (const std::exception& e) {
         log::error("write callback failed", {{"error", e.what()}});
       }
     }
-    batch.clear();
+    ready.clear();
   }
 }
 

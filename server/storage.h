@@ -126,24 +126,26 @@ class Storage {
 
   // Queues a write. `op` runs on the writer thread inside the shared
   // transaction, in a savepoint of its own (if it throws, only its changes are
-  // undone and done(false) follows). `done(ok)` runs on the writer thread after
-  // the commit, in the order the writes were queued. An empty op is a barrier:
-  // its done runs once everything queued before it is committed. After stop()
-  // writes are ignored.
+  // undone and done(false) follows). `done(ok)` runs on the syncer thread once
+  // the commit is durable, in the order the writes were queued. An empty op is
+  // a barrier: its done runs once everything queued before it is durable.
+  // After stop() writes are ignored.
   using Op = std::function<void(Db&)>;
   using Done = std::function<void(bool ok)>;
   void write(Op op, Done done);
 
-  // Commits what is queued, runs its callbacks and ends the writer.
+  // Commits what is queued, makes it durable, runs its callbacks and ends the writer and syncer.
   void stop();
 
   int schema_version() const { return schema_version_; }
   std::uint64_t batches() const { return batches_; }
   std::uint64_t writes() const { return writes_; }
+  std::uint64_t syncs() const { return syncs_; }  // WAL flushes to disk
 
  private:
   Storage() = default;
   void writer_loop();
+  void sync_loop();
   void checkpoint_loop();
   // WAL sizes, in frames (pages): a commit that leaves more than the first
   // wakes the checkpointer; past the second it restarts the WAL.
@@ -161,13 +163,28 @@ class Storage {
   std::deque<Item> queue_;
   bool stopping_ = false, stopped_ = false;
   std::thread writer_;
+  // Group commit in two stages: the writer commits a batch without waiting for
+  // the disk and hands its callbacks here; the syncer flushes the WAL once for
+  // everything committed so far, then runs them. While one flush is under way
+  // the writer commits the next batch.
+  struct Committed {
+    Done done;
+    bool ok;
+  };
+  bool durable_ = true;  // synchronous = full: flush before any callback runs
+  int wal_fd_ = -1;
+  std::mutex sync_mu_;
+  std::condition_variable sync_cv_;
+  std::vector<Committed> committed_;
+  bool sync_stopping_ = false;
+  std::thread syncer_;
   // WAL checkpoints run here, off the commit path, so that no commit waits for one.
   std::mutex checkpoint_mu_;
   std::condition_variable checkpoint_cv_;
   bool checkpoint_stopping_ = false, checkpoint_wanted_ = false;
   std::thread checkpointer_;
   int schema_version_ = 0;
-  std::atomic<std::uint64_t> batches_ = 0, writes_ = 0;
+  std::atomic<std::uint64_t> batches_ = 0, writes_ = 0, syncs_ = 0;
 };
 
 }  // namespace counterattack::server

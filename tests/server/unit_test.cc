@@ -127,6 +127,40 @@ TEST(ServerUnit, StorageAppliesMigrationsOnceAndCommitsInGroups) {
   std::filesystem::remove_all(dir);
 }
 
+// With synchronous = full a write is reported done only after a flush of the
+// WAL that began after it was queued; with normal nothing is flushed.
+TEST(ServerUnit, StorageReportsWritesDoneOnlyOnceTheWalIsOnDisk) {
+  const std::string dir = make_temp_dir("durable");
+  std::string err;
+  for (const std::string mode : {"full", "normal"}) {
+    auto s = Storage::open(dir + "/" + mode + ".sqlite", mode, err);
+    ASSERT_TRUE(s) << err;
+    constexpr int kWrites = 300;
+    std::atomic<int> flushed_first{0};
+    std::promise<void> all;
+    for (int i = 0; i < kWrites; ++i) {
+      const auto syncs_before = s->syncs();
+      s->write(
+          [i](Db& db) {
+            db.prepare("INSERT INTO users (name, password_hash, created_unix) VALUES (?, 'x', 0)").run("d" + std::to_string(i));
+          },
+          [&, syncs_before, i](bool ok) {
+            EXPECT_TRUE(ok);
+            if (s->syncs() > syncs_before) ++flushed_first;
+            if (i == kWrites - 1) all.set_value();
+          });
+    }
+    all.get_future().wait();
+    if (mode == "full") {
+      EXPECT_EQ(flushed_first.load(), kWrites);
+      EXPECT_LT(s->syncs(), static_cast<std::uint64_t>(kWrites));  // one flush serves many writes
+    } else {
+      EXPECT_EQ(s->syncs(), 0u);
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
 // Under steady writes the WAL is checkpointed and reused from its start, so it
 // stays far smaller than everything written through it.
 TEST(ServerUnit, StorageKeepsTheWalBoundedUnderSteadyWrites) {
