@@ -23,14 +23,31 @@ namespace {
 
 constexpr std::uint32_t kFormatVersion = 2;
 
+// The canonical encoding goes to a sink: a string, or straight into the hash,
+// so that hashing a state builds no string.
+struct StringSink {
+  std::string out;
+  void put(unsigned char c) { out.push_back(static_cast<char>(c)); }
+};
+
+struct Fnv1aSink {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  void put(unsigned char c) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+};
+
+template <typename Sink>
 class Writer {
  public:
+  explicit Writer(Sink& sink) : sink_(sink) {}
   void u(std::uint64_t v) {
     while (v >= 0x80) {
-      out.push_back(static_cast<char>((v & 0x7F) | 0x80));
+      sink_.put(static_cast<unsigned char>((v & 0x7F) | 0x80));
       v >>= 7;
     }
-    out.push_back(static_cast<char>(v));
+    sink_.put(static_cast<unsigned char>(v));
   }
   void i(std::int64_t v) { u((static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63)); }
   void b(bool v) { u(v ? 1 : 0); }
@@ -39,7 +56,12 @@ class Writer {
     u(v.size());
     for (const auto& x : v) i(static_cast<std::int64_t>(x));
   }
-  std::string out;
+  void raw(const std::string& bytes) {
+    for (unsigned char c : bytes) sink_.put(c);
+  }
+
+ private:
+  Sink& sink_;
 };
 
 class Reader {
@@ -91,10 +113,8 @@ class Reader {
   size_t pos_ = 0;
 };
 
-}  // namespace
-
-std::string encode_state(const GameState& s) {
-  Writer w;
+template <typename Sink>
+void write_state(Writer<Sink>& w, const GameState& s) {
   w.u(kFormatVersion);
   w.u(s.options);
   w.u(s.turn);
@@ -165,8 +185,17 @@ std::string encode_state(const GameState& s) {
   w.u(s.next_seq);
   w.u(static_cast<std::uint8_t>(s.result));
   w.u(s.result_reason.size());
-  w.out += s.result_reason;
-  return w.out;
+  w.raw(s.result_reason);
+}
+
+}  // namespace
+
+std::string encode_state(const GameState& s) {
+  StringSink sink;
+  sink.out.reserve(1024);
+  Writer w(sink);
+  write_state(w, s);
+  return std::move(sink.out);
 }
 
 bool decode_state(const Scenario& sc, const std::string& bytes, GameState& out) {
@@ -260,12 +289,10 @@ bool decode_state(const Scenario& sc, const std::string& bytes, GameState& out) 
 }
 
 std::uint64_t state_hash(const GameState& s) {
-  const std::string bytes = encode_state(s);
-  std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
-  for (unsigned char ch : bytes) {
-    h ^= ch;
-    h *= 0x100000001b3ull;
-  }
+  Fnv1aSink sink;  // FNV-1a over the canonical encoding
+  Writer w(sink);
+  write_state(w, s);
+  std::uint64_t h = sink.h;
   // Final avalanche so that nearby states spread over the whole range.
   h ^= h >> 33;
   h *= 0xff51afd7ed558ccdull;

@@ -102,13 +102,18 @@ std::vector<Loc> Engine::supplied_hexes(const GameState& s, Side side) const {
 // 5 step 5: the units activated in this phase, or every unit of the side.
 void Rules::supply_check(bool whole_side) {
   const Side side = s_.phase_side();
+  auto checked = [&](size_t u) {
+    return sc_.units[u].side == side && sc_.on_board(s_.units[u].loc) && (whole_side || (s_.units[u].flags & kActedThisPhase));
+  };
+  bool any = false;
+  for (size_t u = 0; u < s_.units.size() && !any; ++u) any = checked(u);
+  if (!any) return;  // a phase in which nothing acted traces no supply
   const auto map = supply_map(side, occupancy());
   const auto owner = side == Side::Soviet ? game::AUDIENCE_SOVIET : game::AUDIENCE_GERMAN;
   int lost = 0, regained = 0;
   std::string names;
   for (size_t u = 0; u < s_.units.size(); ++u) {
-    if (sc_.units[u].side != side || !sc_.on_board(s_.units[u].loc)) continue;
-    if (!whole_side && !(s_.units[u].flags & kActedThisPhase)) continue;
+    if (!checked(u)) continue;
     const bool supplied = traced_supply(static_cast<int>(u), map);
     const bool was_out = s_.units[u].flags & kOutOfSupply;
     if (supplied == !was_out) continue;
