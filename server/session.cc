@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <deque>
+#include <mutex>
 #include <set>
 
 #include "log.h"
@@ -77,8 +78,17 @@ class WsSession : public Connection {
 
   std::uint64_t peer_id() const override { return id_; }
 
+  // Frames from other threads wait in the inbox; one posted drain moves them all
+  // to the write queue, so that frames delivered together (an answer and the
+  // delta it caused) leave in one bundle: one TLS record, one system call.
   void deliver(Frame frame) override {
-    net::post(derived().ws().get_executor(), [s = self(), f = std::move(frame)]() mutable { s->queue_frame(std::move(f)); });
+    {
+      std::lock_guard lock(inbox_mu_);
+      inbox_.push_back(std::move(frame));
+      if (inbox_posted_) return;
+      inbox_posted_ = true;
+    }
+    net::post(derived().ws().get_executor(), [s = self()] { s->take_inbox(); });
   }
 
   void shutdown() override {
@@ -144,22 +154,41 @@ class WsSession : public Connection {
     if (!closing_) do_read();
   }
 
-  void queue_frame(Frame f) {
-    if (closing_ || cleaned_) return;
-    if (queue_.size() >= hub_.config.max_queued_frames) {
-      log::warn("client reads too slowly; closing", {{"peer", remote_}, {"user", user_name_}});
-      queue_.clear();
-      return begin_close(websocket::close_code::policy_error);
+  void take_inbox() {
+    std::deque<Frame> frames;
+    {
+      std::lock_guard lock(inbox_mu_);
+      frames.swap(inbox_);
+      inbox_posted_ = false;
     }
-    queue_.push_back(std::move(f));
-    if (writing_ || write_posted_) return;
-    // Written a moment later, so that frames delivered together (an answer and
-    // the delta it caused) leave in one bundle: one TLS record, one system call.
+    for (auto& f : frames) {
+      if (!push_frame(std::move(f))) return;
+    }
+    if (!writing_ && !write_posted_ && !queue_.empty()) do_write();
+  }
+
+  // On the strand: queues a frame and writes it a moment later, together with
+  // whatever else this handler queues.
+  void queue_frame(Frame f) {
+    if (!push_frame(std::move(f)) || writing_ || write_posted_) return;
     write_posted_ = true;
     net::post(derived().ws().get_executor(), [s = self()] {
       s->write_posted_ = false;
       if (!s->writing_ && !s->queue_.empty()) s->do_write();
     });
+  }
+
+  // False when the frame is dropped: the connection is closing, or its reader fell too far behind.
+  bool push_frame(Frame f) {
+    if (closing_ || cleaned_) return false;
+    if (queue_.size() >= hub_.config.max_queued_frames) {
+      log::warn("client reads too slowly; closing", {{"peer", remote_}, {"user", user_name_}});
+      queue_.clear();
+      begin_close(websocket::close_code::policy_error);
+      return false;
+    }
+    queue_.push_back(std::move(f));
+    return true;
   }
 
   void do_write() {
@@ -361,6 +390,9 @@ class WsSession : public Connection {
   const std::uint64_t id_ = g_next_id++;
   std::string remote_;
   beast::flat_buffer buffer_;
+  std::mutex inbox_mu_;
+  std::deque<Frame> inbox_;  // delivered from any thread, not yet queued
+  bool inbox_posted_ = false;
   std::deque<Frame> queue_;
   Frame in_flight_;  // the frame being written
   bool write_posted_ = false;
