@@ -202,15 +202,16 @@ struct Seat {
   game::Side side = game::SIDE_UNSPECIFIED;
   game::View view;
   std::int64_t version = 0;
-  std::map<std::int64_t, Clock::time_point> delta_at;  // version -> arrival
 };
 
 struct Game {
   std::string id;
   Seat seats[2];
-  bool busy = false;        // an order is out and not yet fully delivered
+  bool busy = false;        // an order is out, and its player may not send the next one yet
   std::int64_t awaited = 0; // version the pending order made (0 until acknowledged)
   Clock::time_point sent;
+  // Acknowledged orders whose deltas have not reached both seats: version, time sent.
+  std::deque<std::pair<std::int64_t, Clock::time_point>> undelivered;
   bool over = false;
 };
 
@@ -374,7 +375,6 @@ class Runner {
     g.seats[0].side = game::SOVIET;
     g.seats[1].side = game::GERMAN;
     g.over = false;
-    g.busy = false;
     for (auto& seat : g.seats) {
       wire::ClientMessage watch;
       watch.mutable_watch()->set_game_id(g.id);
@@ -382,7 +382,6 @@ class Runner {
       if (!snap.has_snapshot()) throw std::runtime_error("watch: " + snap.error().message());
       seat.view = snap.snapshot().view();
       seat.version = snap.snapshot().version();
-      seat.delta_at.clear();
       auto* gp = &g;
       auto* sp = &seat;
       seat.conn->on_message = [this, gp, sp](const wire::ServerMessage& m) { on_push(*gp, *sp, m); };
@@ -397,10 +396,12 @@ class Runner {
         return;
       }
       seat.version = d.to_version();
-      seat.delta_at[seat.version] = Clock::now();
+      delivered(g);
       settle(g);
     } else if (m.has_order_accepted() && m.order_accepted().game_id() == g.id) {
       g.awaited = m.order_accepted().version();
+      g.undelivered.emplace_back(g.awaited, g.sent);
+      delivered(g);
       settle(g);
     } else if (m.has_order_rejected() && m.order_rejected().game_id() == g.id) {
       stats.errors++;
@@ -413,34 +414,53 @@ class Runner {
     }
   }
 
-  // An order is done when acknowledged and both seats have its version's delta.
+  // An order is delivered, and its latency taken, when it is acknowledged and
+  // both seats have its version's delta. Called as each of those arrives.
+  void delivered(Game& g) {
+    const auto both = std::min(g.seats[0].version, g.seats[1].version);
+    while (!g.undelivered.empty() && g.undelivered.front().first <= both) {
+      stats.latency_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - g.undelivered.front().second).count());
+      stats.orders++;
+      g.undelivered.pop_front();
+    }
+    if (g.over && g.undelivered.empty() && rate_ <= 0) kick(g);  // the next game, now that this one is all delivered
+  }
+
+  // The seat whose player decides next, once its view has reached `version`.
+  static Seat* decider_at(Game& g, std::int64_t version) {
+    for (auto& seat : g.seats) {
+      if (seat.version != version) continue;
+      const auto side = seat.view.decision().side();
+      Seat& decider = g.seats[side == game::GERMAN ? 1 : 0];
+      return decider.version == version ? &decider : nullptr;
+    }
+    return nullptr;
+  }
+
+  // The next order goes out as soon as this one is acknowledged and the player
+  // who decides next has seen its delta; the other seat's delta may still be on its way.
   void settle(Game& g) {
     if (!g.busy || g.awaited == 0) return;
-    Clock::time_point last = Clock::now();
-    for (auto& seat : g.seats) {
-      auto it = seat.delta_at.find(g.awaited);
-      if (it == seat.delta_at.end()) return;
-      last = it->second;
-    }
-    for (auto& seat : g.seats) last = std::max(last, seat.delta_at[g.awaited]);
-    stats.latency_ms.push_back(std::chrono::duration<double, std::milli>(last - g.sent).count());
-    stats.orders++;
-    for (auto& seat : g.seats) seat.delta_at.clear();
+    Seat* next = decider_at(g, g.awaited);
+    if (!next) return;
     g.busy = false;
     g.awaited = 0;
-    if (g.seats[0].view.decision().kind() == game::Decision::GAME_OVER) g.over = true;
+    if (next->view.decision().kind() == game::Decision::GAME_OVER) g.over = true;
     if (rate_ <= 0) kick(g);
   }
 
   void kick(Game& g) {
     if (stopping_ || g.busy) return;
     if (g.over) {
+      if (!g.undelivered.empty()) return;  // its last deltas first: delivered() kicks again
       stats.games_finished++;
+      g.busy = true;  // until the next game is set up
       asio::co_spawn(io_, restart(g), asio::detached);
       return;
     }
-    const auto side = g.seats[0].view.decision().side();
-    Seat& seat = g.seats[side == game::GERMAN ? 1 : 0];
+    Seat* decider = decider_at(g, std::max(g.seats[0].version, g.seats[1].version));
+    if (!decider) return;  // not yet: settle() kicks again when the deciding seat catches up
+    Seat& seat = *decider;
     auto order = bot_order(seat.view);
     if (!order) {
       g.over = true;
