@@ -65,6 +65,7 @@ bool Session::connect(std::string* error) {
 }
 
 bool Session::connect_and_resume(std::string* error) {
+  session_ended_ = false;
   auto it = cfg_.sessions.find(url_);
   if (it == cfg_.sessions.end() || it->second.token.empty()) {
     if (error)
@@ -76,14 +77,14 @@ bool Session::connect_and_resume(std::string* error) {
   wire::ClientMessage m;
   m.mutable_resume()->set_token(it->second.token);
   std::string why;
+  last_error_ = wire::ERROR_UNSPECIFIED;
   auto reply = call(m, &why);
+  session_ended_ = !reply && (last_error_ == wire::UNAUTHENTICATED || last_error_ == wire::BAD_CREDENTIALS);
   if (!reply) {
     if (error)
-      *error = why.find("UNAUTHENTICATED") != std::string::npos ||
-                       why.find("BAD_CREDENTIALS") != std::string::npos
-                   ? "Your session on " + url_ + " has ended (" + why +
-                         "); log in again with `counterattack login " + it->second.name + "`."
-                   : why;
+      *error = session_ended_ ? "Your session on " + url_ + " has ended (" + why + "); log in again with `counterattack login " +
+                                    it->second.name + "`."
+                              : why;
     return false;
   }
   return true;
@@ -104,6 +105,7 @@ std::optional<wire::ServerMessage> Session::call(const wire::ClientMessage& msg,
     return std::nullopt;
   }
   if (reply->has_error()) {
+    last_error_ = reply->error().code();
     if (error) *error = describe_error(reply->error());
     return std::nullopt;
   }

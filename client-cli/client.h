@@ -41,6 +41,9 @@ class Session {
   bool connect(std::string* error);
   // connect() and Resume with the stored token.
   bool connect_and_resume(std::string* error);
+  // After connect_and_resume() failed: the server no longer knows the session,
+  // so only logging in again helps (retrying does not).
+  bool session_ended() const { return session_ended_; }
   Connection& conn() { return *conn_; }
   bool connected() const { return conn_ && conn_->is_open(); }
 
@@ -60,6 +63,8 @@ class Session {
   std::string url_;
   Endpoint ep_;
   std::unique_ptr<Connection> conn_;
+  bool session_ended_ = false;
+  wire::ErrorCode last_error_ = wire::ERROR_UNSPECIFIED;  // of the last call() answered with an Error
 };
 
 // A protobuf message as JSON, field names as in the .proto files.

@@ -120,7 +120,7 @@ bool LiveGame::reconnect(const std::function<void(const std::string&)>& say, int
       say("Reconnected; at version " + std::to_string(version_) + ".");
       return true;
     }
-    if (why.find("session") != std::string::npos && why.find("ended") != std::string::npos) {
+    if (s_.session_ended()) {
       say(why);
       return false;  // retrying will not help
     }
@@ -540,8 +540,8 @@ class Shell {
       help(w.size() > 1 ? w[1] : "");
     } else if (cmd == "show" || cmd == "map" || cmd == "at") {
       if (w.size() > 1) {
-        auto hex = parse_hex(w[1]);
-        if (!hex || !in_map_frame(sc_, *hex)) {
+        const auto hex = parse_map_hex(sc_, w[1]);
+        if (!hex) {
           out(w[1] + " is not a hex of the map.");
           return;
         }

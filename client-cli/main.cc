@@ -262,9 +262,8 @@ int main(int argc, char** argv) {
 
   if (*watch) {
     if (!at.empty()) {
-      auto hex = counterattack::parse_hex(at);
-      if (!hex || !cli::in_map_frame(*sc, *hex))
-        return fail(g, at + " is not a hex of the map.", cli::kUsage);
+      const auto hex = cli::parse_map_hex(*sc, at);
+      if (!hex) return fail(g, at + " is not a hex of the map.", cli::kUsage);
       ro.center_hex = *hex;
     }
     return cli::run_watch(s, *sc, game_id, ro, g.json);
@@ -373,9 +372,8 @@ int main(int argc, char** argv) {
 
   if (*show) {
     if (!at.empty()) {
-      auto hex = counterattack::parse_hex(at);
-      if (!hex || !cli::in_map_frame(*sc, *hex))
-        return fail(g, at + " is not a hex of the map.", cli::kUsage);
+      const auto hex = cli::parse_map_hex(*sc, at);
+      if (!hex) return fail(g, at + " is not a hex of the map.", cli::kUsage);
       ro.center_hex = *hex;
     }
     ro.full = full;

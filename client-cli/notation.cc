@@ -164,34 +164,20 @@ class Parser {
       return std::isdigit(static_cast<unsigned char>(c));
     });
   }
-  std::optional<std::string> unit(const std::string& t) const {
-    const std::string k = lower(t);
-    for (const auto& u : sc_.units) {
-      if (lower(u.id) == k) return u.id;
-    }
-    return std::nullopt;
-  }
+  std::optional<std::string> unit(const std::string& t) const { return find_id(sc_.units, t); }
   std::optional<std::string> marker(const std::string& t) const {
-    const std::string k = lower(t);
-    for (const auto& a : sc_.artillery) {
-      if (lower(a.id) == k) return a.id;
-    }
-    for (const auto& s : sc_.stukas) {
-      if (lower(s.id) == k) return s.id;
-    }
-    return std::nullopt;
+    if (auto a = find_id(sc_.artillery, t)) return a;
+    return find_id(sc_.stukas, t);
   }
-  std::optional<std::string> chit(const std::string& t) const {
-    const std::string k = lower(t);
-    for (const auto& e : sc_.events) {
-      if (lower(e.id) == k) return e.id;
-    }
-    return std::nullopt;
-  }
-  std::optional<std::string> formation(const std::string& t) const {
-    const std::string k = lower(t);
-    for (const auto& f : sc_.formations) {
-      if (lower(f.id) == k) return f.id;
+  std::optional<std::string> chit(const std::string& t) const { return find_id(sc_.events, t); }
+  std::optional<std::string> formation(const std::string& t) const { return find_id(sc_.formations, t); }
+
+  // The scenario's own spelling of an id typed in any case.
+  template <typename Items>
+  static std::optional<std::string> find_id(const Items& items, const std::string& typed) {
+    const std::string k = lower(typed);
+    for (const auto& item : items) {
+      if (lower(item.id) == k) return item.id;
     }
     return std::nullopt;
   }

@@ -260,9 +260,12 @@ bool Window::contains(int hex) const {
   return c.col >= col0 && c.col < col0 + cols && c.row >= row0 && c.row < row0 + rows;
 }
 
-bool in_map_frame(const Scenario& sc, int hex) {
-  const HexCoord c = coord_of(hex);
-  return c.col >= 1 && c.row >= 1 && c.col <= sc.columns && c.row <= sc.rows;
+std::optional<int> parse_map_hex(const Scenario& sc, const std::string& text) {
+  const auto hex = parse_hex(text);
+  if (!hex) return std::nullopt;
+  const HexCoord c = coord_of(*hex);
+  if (c.col < 1 || c.row < 1 || c.col > sc.columns || c.row > sc.rows) return std::nullopt;
+  return hex;
 }
 
 game::Side viewer_side(const game::View& v) {

@@ -2,6 +2,7 @@
 // the decision and the game log, drawn from a View and the public scenario data.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,8 +46,8 @@ std::string render_events(const std::vector<game::Event>& events, const RenderOp
 std::string render_screen(const Scenario& sc, const game::View& v,
                           const std::vector<game::Event>& events, const RenderOptions& o);
 
-// Whether a hex number lies inside the map's frame (a window can centre there).
-bool in_map_frame(const Scenario& sc, int hex);
+// A hex number as typed ("2708"), when it lies inside the map's frame (a window can centre there).
+std::optional<int> parse_map_hex(const Scenario& sc, const std::string& text);
 // The side a view belongs to (a player's), or SIDE_UNSPECIFIED.
 game::Side viewer_side(const game::View& v);
 // The viewer's own units on the board, by id.

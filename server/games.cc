@@ -45,11 +45,15 @@ wire::ServerMessage answer_of(const std::string& game_id, const std::string& key
 
 }  // namespace
 
+void no_such_game(const Caller& c, const std::string& game_id) {
+  c.error(wire::NOT_FOUND, "There is no game '" + game_id + "'.");
+}
+
 int seat_of(const Caller& c, const Game& g, const std::string& game_id, const std::string& forbidden) {
   const int side = g.side_of(c.user_id);
   if (side >= 0) return side;
   if (g.is_private) {
-    c.error(wire::NOT_FOUND, "There is no game '" + game_id + "'.");
+    no_such_game(c, game_id);
   } else {
     c.error(wire::FORBIDDEN, forbidden);
   }
@@ -225,12 +229,7 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
   auto rs = rulesets_.find(g->scenario);
   if (rs == rulesets_.end()) return fail("unknown scenario " + g->scenario);
   g->rules = rs->second;
-  for (std::size_t start = 0; start < options.size();) {
-    auto comma = options.find(',', start);
-    if (comma == std::string::npos) comma = options.size();
-    if (comma > start) g->options.push_back(options.substr(start, comma - start));
-    start = comma + 1;
-  }
+  g->options = split_options(options);
   if (seed.size() != g->seed.size()) return fail("bad seed");
   std::copy(seed.begin(), seed.end(), g->seed.begin());
   g->status = status == "open" ? Game::Status::Open : status == "playing" ? Game::Status::Playing : Game::Status::Finished;
@@ -397,10 +396,10 @@ void GameService::send_catch_up(Game& g, const Caller& c, Seat seat, Frame snaps
 bool GameService::watch(const Caller& c, const wire::Watch& req) {
   if (req.from_version() < 0) return c.error(wire::BAD_REQUEST, "from_version cannot be negative."), false;
   auto g = find(req.game_id());
-  if (!g) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'."), false;
+  if (!g) return no_such_game(c, req.game_id()), false;
   std::lock_guard lock(g->mu);
   const int side = g->side_of(c.user_id);
-  if (side < 0 && g->is_private) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'."), false;
+  if (side < 0 && g->is_private) return no_such_game(c, req.game_id()), false;
   const Seat seat = side >= 0 ? static_cast<Seat>(side)
                     : g->status == Game::Status::Finished ? Seat::Omniscient
                                                           : Seat::Spectator;
@@ -516,7 +515,7 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
     return c.error(wire::BAD_REQUEST, "The order is empty.");
   }
   auto g = find(req.game_id());
-  if (!g) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
+  if (!g) return no_such_game(c, req.game_id());
   std::unique_lock lock(g->mu);
   const int side = seat_of(c, *g, req.game_id(), "You are not a player in this game; only its players give orders.");
   if (side < 0) return;
@@ -657,10 +656,10 @@ void GameService::chat(const Caller& c, const wire::SendChat& req) {
   }
   const wire::Channel channel = req.channel() == wire::SPECTATORS ? wire::SPECTATORS : wire::PLAYERS;
   auto g = find(req.game_id());
-  if (!g) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
+  if (!g) return no_such_game(c, req.game_id());
   std::lock_guard lock(g->mu);
   const int side = g->side_of(c.user_id);
-  if (side < 0 && g->is_private) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
+  if (side < 0 && g->is_private) return no_such_game(c, req.game_id());
   const bool finished = g->status == Game::Status::Finished;
   if (channel == wire::PLAYERS && side < 0) {
     return c.error(wire::FORBIDDEN, "Only the players write in the players' channel.");
@@ -697,9 +696,9 @@ void GameService::chat(const Caller& c, const wire::SendChat& req) {
 
 void GameService::get_log(const Caller& c, const wire::GetLog& req) {
   auto g = find(req.game_id());
-  if (!g) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
+  if (!g) return no_such_game(c, req.game_id());
   std::lock_guard lock(g->mu);
-  if (g->side_of(c.user_id) < 0 && g->is_private) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
+  if (g->side_of(c.user_id) < 0 && g->is_private) return no_such_game(c, req.game_id());
   if (g->status != Game::Status::Finished) {
     return c.error(wire::FORBIDDEN, "The log, the seed and the full view open when the game ends.");
   }

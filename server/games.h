@@ -136,6 +136,8 @@ class GameService {
   void flush(Game& g);
   void broadcast(Game& g, const Frame& frame);
   void end_game(Game& g, const std::string& result, const std::string& reason);
+  void finish_by_players(const std::shared_ptr<Game>& g, const Caller& c, const std::string& result,
+                         const std::string& reason, const std::string& what);
   void compute_version(Game& g, const std::vector<game::Event>& events);
   void send_catch_up(Game& g, const Caller& c, Seat seat, Frame snapshot);
   bool may_read(const Game& g, Seat seat, wire::Channel channel) const;
@@ -149,9 +151,14 @@ class GameService {
   std::map<std::string, std::shared_ptr<Game>> games_;
 };
 
+// NOT_FOUND for a game that does not exist, or that the caller may not know of.
+void no_such_game(const Caller& c, const std::string& game_id);
 // The caller's side (0 Soviet, 1 German) in g; otherwise answers NOT_FOUND
 // (a private game) or FORBIDDEN with `forbidden`, and returns -1.
 int seat_of(const Caller& c, const Game& g, const std::string& game_id, const std::string& forbidden);
+// Optional rule keys as the games table stores them: comma-separated.
+std::string join_options(const std::vector<std::string>& options);
+std::vector<std::string> split_options(const std::string& joined);
 // Hex of bytes, lower case.
 std::string to_hex(std::string_view bytes);
 std::string seed_hex(const Game& g);

@@ -19,13 +19,24 @@ std::string random_code(std::size_t n) {
   return out;
 }
 
+}  // namespace
+
 std::string join_options(const std::vector<std::string>& options) {
   std::string out;
   for (const auto& o : options) out += (out.empty() ? "" : ",") + o;
   return out;
 }
 
-}  // namespace
+std::vector<std::string> split_options(const std::string& joined) {
+  std::vector<std::string> out;
+  for (std::size_t start = 0; start < joined.size();) {
+    auto comma = joined.find(',', start);
+    if (comma == std::string::npos) comma = joined.size();
+    if (comma > start) out.push_back(joined.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
 
 void GameService::create(const Caller& c, const wire::CreateGame& req) {
   const std::string scenario = req.scenario().empty() ? "counterattack" : req.scenario();
@@ -157,12 +168,7 @@ void GameService::my_games(const Caller& c) {
     auto* s = list->add_games();
     s->set_game_id(r.id);
     s->set_scenario(r.scenario);
-    for (std::size_t start = 0; start < r.options.size();) {
-      auto comma = r.options.find(',', start);
-      if (comma == std::string::npos) comma = r.options.size();
-      if (comma > start) s->add_options(r.options.substr(start, comma - start));
-      start = comma + 1;
-    }
+    for (const auto& o : split_options(r.options)) s->add_options(o);
     s->set_soviet(r.soviet);
     s->set_german(r.german);
     s->set_status(r.status);
@@ -177,7 +183,7 @@ void GameService::my_games(const Caller& c) {
 
 void GameService::join(const Caller& c, const wire::JoinGame& req) {
   auto g = find(req.game_id());
-  if (!g) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
+  if (!g) return no_such_game(c, req.game_id());
   std::lock_guard lock(g->mu);
   if (g->side_of(c.user_id) >= 0) return c.error(wire::CONFLICT, "You are already in this game.");
   if (g->is_private && req.invite_code() != g->invite) {
@@ -224,32 +230,41 @@ void GameService::end_game(Game& g, const std::string& result, const std::string
 
 void GameService::resign(const Caller& c, const wire::Resign& req) {
   auto g = find(req.game_id());
-  if (!g) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
+  if (!g) return no_such_game(c, req.game_id());
   std::lock_guard lock(g->mu);
   const int side = seat_of(c, *g, req.game_id(), "Only a player of this game can resign it.");
   if (side < 0) return;
   if (g->status == Game::Status::Finished) return c.error(wire::CONFLICT, "The game is over.");
-  const auto before = g->status;
-  if (before == Game::Status::Open) {
-    end_game(*g, "Cancelled", "The game was withdrawn before anyone joined.");
+  if (g->status == Game::Status::Open) {
+    finish_by_players(g, c, "Cancelled", "The game was withdrawn before anyone joined.", "resignation");
   } else {
-    end_game(*g, side == 0 ? "German victory" : "Soviet victory",
-             side == 0 ? "The Soviet player resigned." : "The German player resigned.");
+    finish_by_players(g, c, side == 0 ? "German victory" : "Soviet victory",
+                      side == 0 ? "The Soviet player resigned." : "The German player resigned.", "resignation");
   }
+}
+
+// Called with g->mu held. The end is announced once it is durable; if it cannot
+// be stored, the game goes on as it was.
+void GameService::finish_by_players(const std::shared_ptr<Game>& g, const Caller& c, const std::string& result,
+                                    const std::string& reason, const std::string& what) {
+  const auto before = g->status;
+  const int offer = g->draw_offer;
+  end_game(*g, result, reason);
   ++g->pending;
   storage_.write(
-      [g, result = g->result, reason = g->reason](Db& db) {
+      [g, result, reason](Db& db) {
         db.prepare("UPDATE games SET status = 'finished', result = ?, result_reason = ?, updated_unix = ? WHERE id = ?")
             .run(result, reason, unix_now(), g->id);
       },
-      [this, g, c, before](bool ok) {
+      [this, g, c, before, offer, what](bool ok) {
         std::lock_guard l(g->mu);
         --g->pending;
         if (!ok) {
           g->status = before;
+          g->draw_offer = offer;
           g->result.clear();
           g->reason.clear();
-          return c.error(wire::INTERNAL, "The resignation could not be stored; try again.");
+          return c.error(wire::INTERNAL, "The " + what + " could not be stored; try again.");
         }
         log::info("game finished", {{"game", g->id}, {"result", g->result}, {"reason", g->reason}});
         c.ok();
@@ -259,7 +274,7 @@ void GameService::resign(const Caller& c, const wire::Resign& req) {
 
 void GameService::offer_draw(const Caller& c, const wire::OfferDraw& req) {
   auto g = find(req.game_id());
-  if (!g) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
+  if (!g) return no_such_game(c, req.game_id());
   std::lock_guard lock(g->mu);
   const int side = seat_of(c, *g, req.game_id(), "Only a player of this game can offer a draw.");
   if (side < 0) return;
@@ -276,7 +291,7 @@ void GameService::offer_draw(const Caller& c, const wire::OfferDraw& req) {
 
 void GameService::answer_draw(const Caller& c, const wire::AnswerDraw& req) {
   auto g = find(req.game_id());
-  if (!g) return c.error(wire::NOT_FOUND, "There is no game '" + req.game_id() + "'.");
+  if (!g) return no_such_game(c, req.game_id());
   std::lock_guard lock(g->mu);
   const int side = seat_of(c, *g, req.game_id(), "Only a player of this game can answer a draw offer.");
   if (side < 0) return;
@@ -291,26 +306,7 @@ void GameService::answer_draw(const Caller& c, const wire::AnswerDraw& req) {
     broadcast(*g, encode(m));
     return c.ok();
   }
-  end_game(*g, "Draw", "The players agreed a draw.");
-  ++g->pending;
-  storage_.write(
-      [g](Db& db) {
-        db.prepare("UPDATE games SET status = 'finished', result = 'Draw', result_reason = ?, updated_unix = ? WHERE id = ?")
-            .run(g->reason, unix_now(), g->id);
-      },
-      [this, g, c](bool ok) {
-        std::lock_guard l(g->mu);
-        --g->pending;
-        if (!ok) {
-          g->status = Game::Status::Playing;
-          g->result.clear();
-          g->reason.clear();
-          return c.error(wire::INTERNAL, "The draw could not be stored; try again.");
-        }
-        log::info("game finished", {{"game", g->id}, {"result", g->result}, {"reason", g->reason}});
-        c.ok();
-        broadcast(*g, game_ended_frame(*g));
-      });
+  finish_by_players(g, c, "Draw", "The players agreed a draw.", "draw");
 }
 
 }  // namespace counterattack::server

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <thread>
 
+#include "notation.h"
 #include "scenario.h"
 
 extern char** environ;
@@ -364,17 +365,10 @@ TEST_F(TwoPlayers, PlayAWholeGameToTheEnd) {
     const std::string my_side = &me == &alice_ ? "SOVIET" : "GERMAN";
 
     std::vector<std::string> order;
-    auto words = [](const std::string& s) {
-      std::istringstream in(s);
-      std::vector<std::string> w;
-      for (std::string x; in >> x;) w.push_back(x);
-      return w;
-    };
-
     if ((kind == "MOVEMENT" || kind == "RESERVES") && moves < 6 && rejected_moves < 60) {
       bool moved = false;
       for (const auto& t : move_tries(v, my_side)) {
-        auto w = words(t);
+        auto w = cli::split_words(t);
         std::vector<std::string> args = {"order", game};
         args.insert(args.end(), w.begin(), w.end());
         auto r = cli(me, args);
@@ -445,7 +439,7 @@ TEST_F(TwoPlayers, PlayAWholeGameToTheEnd) {
       ++shell_orders;
       continue;
     }
-    auto w = words(line);
+    auto w = cli::split_words(line);
     std::vector<std::string> args = {"order", game};
     args.insert(args.end(), w.begin(), w.end());
     args.push_back("--json");
