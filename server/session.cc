@@ -155,16 +155,17 @@ class WsSession : public Connection {
   }
 
   void take_inbox() {
-    std::deque<Frame> frames;
     {
       std::lock_guard lock(inbox_mu_);
-      frames.swap(inbox_);
+      draining_.swap(inbox_);
       inbox_posted_ = false;
     }
-    for (auto& f : frames) {
-      if (!push_frame(std::move(f))) return;
+    bool open = true;
+    for (auto& f : draining_) {
+      if (open) open = push_frame(std::move(f));
     }
-    if (!writing_ && !write_posted_ && !queue_.empty()) do_write();
+    draining_.clear();  // keeps its capacity for the next swap
+    if (open && !writing_ && !write_posted_ && !queue_.empty()) do_write();
   }
 
   // On the strand: queues a frame and writes it a moment later, together with
@@ -391,7 +392,8 @@ class WsSession : public Connection {
   std::string remote_;
   beast::flat_buffer buffer_;
   std::mutex inbox_mu_;
-  std::deque<Frame> inbox_;  // delivered from any thread, not yet queued
+  std::vector<Frame> inbox_;  // delivered from any thread, not yet queued
+  std::vector<Frame> draining_;  // the inbox being moved to the queue, on the strand
   bool inbox_posted_ = false;
   std::deque<Frame> queue_;
   Frame in_flight_;  // the frame being written
