@@ -1,6 +1,7 @@
-// SQLite storage: WAL mode, numbered migrations, a reader connection, and one
+// SQLite storage: WAL mode, numbered migrations, a reader connection, one
 // writer thread that commits every queued write of every game in a single
-// transaction (group commit) before it reports any of them done.
+// transaction (group commit), and a syncer thread that puts the WAL on disk
+// before any of them is reported done.
 #pragma once
 
 #include <sqlite3.h>

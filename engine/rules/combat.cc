@@ -682,24 +682,7 @@ bool Rules::can_retreat_step(int u, Loc from, Loc to, const std::vector<Loc>& vi
     // 6: German units may retreat across the Praga bridges, never the Józefów bridge.
     return side == Side::German && sc_.is_hex(from) && sc_.hexes[static_cast<size_t>(from)].praga_bridge != kNone && !s_.bridges_closed;
   }
-  if (!sc_.is_hex(from) || !sc_.is_hex(to)) return false;
-  const auto& h = sc_.hexes[static_cast<size_t>(from)];
-  int d = -1;
-  for (int k = 0; k < kDirs; ++k) {
-    if (h.nb[static_cast<size_t>(k)] == to) d = k;
-  }
-  if (d < 0) return false;
-  if (occ.count[static_cast<int>(enemy_of(side))][static_cast<size_t>(to)]) return false;
-  if (sc_.terrain[sc_.hexes[static_cast<size_t>(to)].terrain].prohibited) return false;
-  const auto roads = h.roads[static_cast<size_t>(d)];
-  const auto st = h.side[static_cast<size_t>(d)];
-  if (st != kNone && sc_.hexside_types[static_cast<size_t>(st)].prohibited && !roads) return false;
-  if (is_train(u)) {
-    bool rail = false;
-    for (size_t r = 0; r < sc_.road_types.size(); ++r) rail |= (roads & (1u << r)) && sc_.road_types[r].railway;
-    if (!rail) return false;
-  }
-  return true;
+  return can_step(u, from, to, occ);
 }
 
 std::vector<std::vector<Loc>> Rules::retreat_paths(int u, int length) const {

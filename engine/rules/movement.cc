@@ -434,8 +434,9 @@ void Rules::do_move(const Order& o) {
 // 6 Breaking contact: the first out-of-turn decision
 // ---------------------------------------------------------------------------
 
-bool Rules::break_contact_destination_ok(int u, Loc to, const Occupancy& occ) const {
-  const Loc from = us(u).loc;
+// One hex into an adjacent one: not into enemy units or prohibited terrain, not
+// across a prohibited hexside without a road, and the armored train only by rail (13).
+bool Rules::can_step(int u, Loc from, Loc to, const Occupancy& occ) const {
   if (!sc_.is_hex(from) || !sc_.is_hex(to)) return false;
   const auto& h = sc_.hexes[static_cast<size_t>(from)];
   int d = -1;
@@ -443,18 +444,23 @@ bool Rules::break_contact_destination_ok(int u, Loc to, const Occupancy& occ) co
     if (h.nb[static_cast<size_t>(k)] == to) d = k;
   }
   if (d < 0) return false;
-  const Side side = side_of(u);
-  const int enemy = static_cast<int>(enemy_of(side));
-  if (occ.count[enemy][static_cast<size_t>(to)]) return false;
+  if (occ.count[static_cast<int>(enemy_of(side_of(u)))][static_cast<size_t>(to)]) return false;
   if (sc_.terrain[sc_.hexes[static_cast<size_t>(to)].terrain].prohibited) return false;
   const auto roads = h.roads[static_cast<size_t>(d)];
+  const auto st = h.side[static_cast<size_t>(d)];
+  if (st != kNone && sc_.hexside_types[static_cast<size_t>(st)].prohibited && !roads) return false;
   if (is_train(u)) {
     bool rail = false;
     for (size_t r = 0; r < sc_.road_types.size(); ++r) rail |= (roads & (1u << r)) && sc_.road_types[r].railway;
     if (!rail) return false;
   }
-  const auto st = h.side[static_cast<size_t>(d)];
-  if (st != kNone && sc_.hexside_types[static_cast<size_t>(st)].prohibited && !roads) return false;
+  return true;
+}
+
+bool Rules::break_contact_destination_ok(int u, Loc to, const Occupancy& occ) const {
+  if (!can_step(u, us(u).loc, to, occ)) return false;
+  const Side side = side_of(u);
+  const int enemy = static_cast<int>(enemy_of(side));
   // Not next to other enemy units, unless friends already hold the hex.
   if (!occ.count[static_cast<int>(side)][static_cast<size_t>(to)]) {
     for (Loc nb : sc_.hexes[static_cast<size_t>(to)].nb) {

@@ -55,6 +55,7 @@ class Rules {
   void do_move(const Order& o);
   std::vector<std::int16_t> break_contact_candidates(Loc entered, const Occupancy& occ) const;
   bool break_contact_destination_ok(int unit, Loc to, const Occupancy& occ) const;
+  bool can_step(int unit, Loc from, Loc to, const Occupancy& occ) const;  // one hex, by terrain and enemy
   std::optional<Rejection> check_break_contact(const Order& o) const;
   void do_break_contact(const Order& o);
   std::optional<Rejection> check_group_start(const std::vector<std::int16_t>& units, bool reserves_step) const;
