@@ -77,7 +77,6 @@ bool Session::connect_and_resume(std::string* error) {
   wire::ClientMessage m;
   m.mutable_resume()->set_token(it->second.token);
   std::string why;
-  last_error_ = wire::ERROR_UNSPECIFIED;
   auto reply = call(m, &why);
   session_ended_ = !reply && (last_error_ == wire::UNAUTHENTICATED || last_error_ == wire::BAD_CREDENTIALS);
   if (!reply) {
@@ -92,6 +91,7 @@ bool Session::connect_and_resume(std::string* error) {
 
 std::optional<wire::ServerMessage> Session::call(const wire::ClientMessage& msg, std::string* error,
                                                  std::chrono::milliseconds timeout) {
+  last_error_ = wire::ERROR_UNSPECIFIED;
   if (!connected()) {
     if (error) *error = "Not connected to " + url_ + ".";
     return std::nullopt;

@@ -64,7 +64,7 @@ class Session {
   Endpoint ep_;
   std::unique_ptr<Connection> conn_;
   bool session_ended_ = false;
-  wire::ErrorCode last_error_ = wire::ERROR_UNSPECIFIED;  // of the last call() answered with an Error
+  wire::ErrorCode last_error_ = wire::ERROR_UNSPECIFIED;  // the Error code of the last call(), if it got one
 };
 
 // A protobuf message as JSON, field names as in the .proto files.

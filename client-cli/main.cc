@@ -428,14 +428,14 @@ int main(int argc, char** argv) {
 
   if (*draw) {
     if (!s.call(cli::draw_request(game_id, draw_answer), &why)) return fail(g, why);
-    const char* done = draw_answer == "offer"    ? "You offered a draw; your opponent answers with: counterattack draw "
-                       : draw_answer == "accept" ? "You accepted the draw: game "
-                                                 : "You declined the draw; play goes on in game ";
     if (g.json)
       std::cout << "{\"draw\":\"" << draw_answer << "\"}" << std::endl;
+    else if (draw_answer == "offer")
+      std::cout << "You offered a draw; your opponent answers with: counterattack draw " << game_id << " accept|decline" << std::endl;
+    else if (draw_answer == "accept")
+      std::cout << "You accepted the draw: game " << game_id << " is drawn." << std::endl;
     else
-      std::cout << done << game_id << (draw_answer == "offer" ? " accept|decline" : draw_answer == "accept" ? " is drawn." : ".")
-                << std::endl;
+      std::cout << "You declined the draw; play goes on in game " << game_id << "." << std::endl;
     return cli::kOk;
   }
 

@@ -188,15 +188,15 @@ std::unique_ptr<Storage> Storage::open(const std::string& path, const std::strin
     error = e.what();
     return nullptr;
   }
-  // The WAL exists once a connection has read the database. A file descriptor of
-  // our own flushes it: fdatasync covers every write to the file, through any descriptor.
-  const auto wal = path + "-wal";
-  s->wal_fd_ = ::open(wal.c_str(), O_RDONLY | O_CLOEXEC);
-  if (s->wal_fd_ < 0) {
-    error = "cannot open the write-ahead log " + wal;
-    return nullptr;
-  }
   if (s->durable_) {
+    // The WAL exists once a connection has read the database. A file descriptor of
+    // our own flushes it: fdatasync covers every write to the file, through any descriptor.
+    const auto wal = path + "-wal";
+    s->wal_fd_ = ::open(wal.c_str(), O_RDONLY | O_CLOEXEC);
+    if (s->wal_fd_ < 0) {
+      error = "cannot open the write-ahead log " + wal;
+      return nullptr;
+    }
     // The WAL may have just been created: make its directory entry durable too.
     const int dir_fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir_fd >= 0) {

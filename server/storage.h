@@ -173,7 +173,7 @@ class Storage {
     bool ok;
   };
   bool durable_ = true;  // synchronous = full: flush before any callback runs
-  int wal_fd_ = -1;
+  int wal_fd_ = -1;      // the WAL, for the syncer to flush; only when durable_
   std::mutex sync_mu_;
   std::condition_variable sync_cv_;
   std::vector<Committed> committed_;

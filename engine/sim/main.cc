@@ -23,7 +23,7 @@ std::shared_ptr<const Scenario> load(const std::string& dir) {
 std::uint32_t parse_options(const std::vector<std::string>& names) {
   std::uint32_t bits = 0;
   for (const auto& n : names) {
-    if (option_bit(n)) bits |= option_bit(n);
+    if (const auto bit = option_bit(n)) bits |= bit;
     else if (n == "all") bits |= kLimitedGermanActivation | kRedArmyFlexibility | kLimitedBonus | kRedArmyElasticDefense;
     else {
       std::cerr << "unknown optional rule: " << n << "\n";
