@@ -149,8 +149,11 @@ class Storage {
   void sync_loop();
   void checkpoint_loop();
   // WAL sizes, in frames (pages): a commit that leaves more than the first
-  // wakes the checkpointer; past the second it restarts the WAL.
-  static constexpr int kWalCheckpointFrames = 1000, kWalRestartFrames = 4000;
+  // wakes the checkpointer; past the second it restarts the WAL. Under play the
+  // same pages (each game's last page of orders) are written again and again:
+  // a checkpoint copies each once, so rarer checkpoints copy far fewer pages
+  // per order. 8000 frames is about 33 MB of WAL.
+  static constexpr int kWalCheckpointFrames = 8000, kWalRestartFrames = 8000;
 
   std::unique_ptr<Db> writer_db_, reader_, checkpoint_db_;
   std::mutex read_mu_;
