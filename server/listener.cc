@@ -46,7 +46,7 @@ void Listener::do_accept() {
   acceptor_.async_accept(net::make_strand(ioc_), boost::beast::bind_front_handler(&Listener::on_accept, shared_from_this()));
 }
 
-void Listener::on_accept(boost::system::error_code ec, tcp::socket socket) {
+void Listener::on_accept(boost::system::error_code ec, ConnectionSocket socket) {
   if (ec == net::error::operation_aborted || !acceptor_.is_open()) return;
   if (ec) {
     // Out of descriptors, most likely: retry shortly instead of spinning.

@@ -25,7 +25,7 @@ class Listener : public std::enable_shared_from_this<Listener> {
 
  private:
   void do_accept();
-  void on_accept(boost::system::error_code ec, boost::asio::ip::tcp::socket socket);
+  void on_accept(boost::system::error_code ec, ConnectionSocket socket);
 
   boost::asio::io_context& ioc_;
   boost::asio::ssl::context* tls_;

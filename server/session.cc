@@ -26,6 +26,7 @@ namespace websocket = beast::websocket;
 namespace net = boost::asio;
 namespace ssl = net::ssl;
 using tcp = net::ip::tcp;
+using Stream = beast::basic_stream<tcp, ConnectionExecutor>;
 using Clock = std::chrono::steady_clock;
 
 std::atomic<std::uint64_t> g_next_id{1};
@@ -411,7 +412,7 @@ class WsSession : public Connection {
   std::set<std::string> watched_;
 };
 
-std::string remote_of(const tcp::socket& s) {
+std::string remote_of(const ConnectionSocket& s) {
   beast::error_code ec;
   const auto ep = s.remote_endpoint(ec);
   if (ec) return "?";
@@ -420,19 +421,19 @@ std::string remote_of(const tcp::socket& s) {
 
 class PlainSession final : public WsSession<PlainSession> {
  public:
-  PlainSession(tcp::socket&& socket, Hub& hub) : WsSession(hub, remote_of(socket)), ws_(std::move(socket)) {}
-  websocket::stream<beast::tcp_stream>& ws() { return ws_; }
+  PlainSession(ConnectionSocket&& socket, Hub& hub) : WsSession(hub, remote_of(socket)), ws_(std::move(socket)) {}
+  websocket::stream<Stream>& ws() { return ws_; }
   void run() { net::dispatch(ws_.get_executor(), beast::bind_front_handler(&PlainSession::start_websocket, self())); }
 
  private:
-  websocket::stream<beast::tcp_stream> ws_;
+  websocket::stream<Stream> ws_;
 };
 
 class TlsSession final : public WsSession<TlsSession> {
  public:
-  TlsSession(tcp::socket&& socket, ssl::context& ctx, Hub& hub)
-      : WsSession(hub, remote_of(socket)), ws_(beast::tcp_stream(std::move(socket)), ctx) {}
-  websocket::stream<beast::ssl_stream<beast::tcp_stream>>& ws() { return ws_; }
+  TlsSession(ConnectionSocket&& socket, ssl::context& ctx, Hub& hub)
+      : WsSession(hub, remote_of(socket)), ws_(Stream(std::move(socket)), ctx) {}
+  websocket::stream<beast::ssl_stream<Stream>>& ws() { return ws_; }
   void run() { net::dispatch(ws_.get_executor(), beast::bind_front_handler(&TlsSession::on_run, self())); }
 
  private:
@@ -446,7 +447,7 @@ class TlsSession final : public WsSession<TlsSession> {
     beast::get_lowest_layer(ws_).expires_never();  // the websocket's own timeouts take over
     start_websocket();
   }
-  websocket::stream<beast::ssl_stream<beast::tcp_stream>> ws_;
+  websocket::stream<beast::ssl_stream<Stream>> ws_;
 };
 
 }  // namespace
@@ -477,7 +478,7 @@ void SessionRegistry::shutdown_all() {
   for (auto& c : live) c->shutdown();
 }
 
-void start_session(tcp::socket&& socket, ssl::context* tls, Hub& hub) {
+void start_session(ConnectionSocket&& socket, ssl::context* tls, Hub& hub) {
   if (tls) {
     std::make_shared<TlsSession>(std::move(socket), *tls, hub)->run();
   } else {

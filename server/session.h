@@ -5,8 +5,10 @@
 
 #include <utility>  // before Asio: Boost 1.74's awaitable.hpp needs std::exchange
 
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
+#include <boost/asio/strand.hpp>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -45,7 +47,13 @@ struct Hub {
   SessionRegistry& sessions;
 };
 
+// A connection runs on its own strand of the network threads' io_context. The
+// concrete executor type (not Asio's type-erased default) keeps every handler
+// call a direct one.
+using ConnectionExecutor = boost::asio::strand<boost::asio::io_context::executor_type>;
+using ConnectionSocket = boost::asio::basic_stream_socket<boost::asio::ip::tcp, ConnectionExecutor>;
+
 // Starts a session on an accepted socket: TLS when `tls` is set, else plain.
-void start_session(boost::asio::ip::tcp::socket&& socket, boost::asio::ssl::context* tls, Hub& hub);
+void start_session(ConnectionSocket&& socket, boost::asio::ssl::context* tls, Hub& hub);
 
 }  // namespace counterattack::server
