@@ -222,7 +222,7 @@ std::unique_ptr<Storage> Storage::open(const std::string& path, const std::strin
 // A passive checkpoint never blocks the writer: it copies what it can of the
 // WAL into the database. Under steady writes it never catches up, and SQLite
 // reuses the WAL from its start only once everything is copied, so the WAL
-// would grow without end. When it has grown past kWalRestartFrames the
+// would grow without end. When it has grown past kWalCheckpointFrames the
 // passive pass is followed at once by a restart, which holds the writer only
 // while it copies the few frames written since.
 void Storage::checkpoint_loop() {
@@ -232,7 +232,7 @@ void Storage::checkpoint_loop() {
     checkpoint_cv_.wait_for(lock, std::chrono::milliseconds(250), [&] { return checkpoint_stopping_ || checkpoint_wanted_; });
     checkpoint_wanted_ = false;
     lock.unlock();
-    if (checkpoint_db_->checkpoint(SQLITE_CHECKPOINT_PASSIVE) > kWalRestartFrames &&
+    if (checkpoint_db_->checkpoint(SQLITE_CHECKPOINT_PASSIVE) > kWalCheckpointFrames &&
         checkpoint_db_->checkpoint(SQLITE_CHECKPOINT_RESTART) < 0) {
       log::debug("WAL restart deferred", {});
     }

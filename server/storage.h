@@ -148,12 +148,12 @@ class Storage {
   void writer_loop();
   void sync_loop();
   void checkpoint_loop();
-  // WAL sizes, in frames (pages): a commit that leaves more than the first
-  // wakes the checkpointer; past the second it restarts the WAL. Under play the
-  // same pages (each game's last page of orders) are written again and again:
-  // a checkpoint copies each once, so rarer checkpoints copy far fewer pages
-  // per order. 8000 frames is about 33 MB of WAL.
-  static constexpr int kWalCheckpointFrames = 8000, kWalRestartFrames = 8000;
+  // The WAL size, in frames (pages), at which a commit wakes the checkpointer
+  // and its passive pass is followed by a restart. Under play the same pages
+  // (each game's last page of orders) are written again and again: a
+  // checkpoint copies each once, so rarer checkpoints copy far fewer pages per
+  // order. 8000 frames is about 33 MB of WAL.
+  static constexpr int kWalCheckpointFrames = 8000;
 
   std::unique_ptr<Db> writer_db_, reader_, checkpoint_db_;
   std::mutex read_mu_;

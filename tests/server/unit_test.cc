@@ -176,7 +176,7 @@ TEST(ServerUnit, StorageKeepsTheWalBoundedUnderSteadyWrites) {
     const std::string filler(row_bytes, static_cast<char>('a' + r % 26));
     for (int i = 0; i < kEach; ++i) {
       s->write(
-          [filler, r, i](Db& db) {
+          [&filler, r, i](Db& db) {
             const std::string name = "u" + std::to_string(i);
             if (r == 0) {
               db.prepare("INSERT INTO users (name, password_hash, created_unix) VALUES (?, ?, 0)").run(name, filler);
