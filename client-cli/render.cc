@@ -490,7 +490,7 @@ std::string render_tracks(const Scenario& sc, const game::View& v, const RenderO
   if (h.soviet_bonus_vp()) vp += " (" + std::to_string(h.soviet_bonus_vp()) + " bonus)";
   vp += ", German " + std::to_string(h.german_vp());
   int soviet_hexes = 0, all_hexes = 0;
-  for (const auto& vc : h.victory_control()) {
+  for (const auto& vc : v.victory_control()) {
     ++all_hexes;
     if (vc.find("=SOVIET") != std::string::npos) ++soviet_hexes;
   }

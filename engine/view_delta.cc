@@ -83,6 +83,10 @@ game::ViewDelta diff_views(const game::View& before, const game::View& after) {
     *d.mutable_eliminated() = after.eliminated();
     *d.mutable_withdrawn() = after.withdrawn();
   }
+  if (!same_strings(before.victory_control(), after.victory_control())) {
+    d.set_victory_changed(true);
+    *d.mutable_victory_control() = after.victory_control();
+  }
   return d;
 }
 
@@ -137,12 +141,13 @@ bool apply_delta(game::View& view, const game::ViewDelta& d) {
     *view.mutable_eliminated() = d.eliminated();
     *view.mutable_withdrawn() = d.withdrawn();
   }
+  if (d.victory_changed()) *view.mutable_victory_control() = d.victory_control();
   return true;
 }
 
 bool delta_is_empty(const game::ViewDelta& d) {
   return !d.has_header() && !d.has_decision() && d.stacks_size() == 0 && d.removed_stacks_size() == 0 &&
-         !d.hands_changed() && !d.markers_changed() && !d.boxes_changed();
+         !d.hands_changed() && !d.markers_changed() && !d.boxes_changed() && !d.victory_changed();
 }
 
 std::vector<game::Event> events_for(const std::vector<game::Event>& events, Viewer viewer) {

@@ -47,7 +47,6 @@ struct HeaderSight {
   Result result = Result::Ongoing;
   std::string result_reason;
   int soviet_cup = 0, german_cup = 0;
-  std::vector<bool> victory_soviet;  // per victory hex, in scenario order
   bool operator==(const HeaderSight&) const = default;
 };
 
@@ -76,6 +75,7 @@ struct ViewModel {
   HandSight hands[2];              // Soviet, German
   std::vector<MarkerState> artillery, stukas;
   std::vector<int> eliminated, withdrawn;
+  std::vector<bool> victory_soviet;  // per victory hex, in scenario order
 };
 
 }  // namespace counterattack

@@ -100,7 +100,7 @@ ViewModel Engine::view_model(const GameState& s, Viewer viewer) const {
   h.soviet_cup = static_cast<int>(s.sides[0].cup.size());
   h.german_cup = static_cast<int>(s.sides[1].cup.size());
   for (const auto& vl : sc.victory) {
-    for (Loc hx : vl.hexes) h.victory_soviet.push_back(sc.on_board(hx) && (here[static_cast<size_t>(hx)] & 2));
+    for (Loc hx : vl.hexes) v.victory_soviet.push_back(sc.on_board(hx) && (here[static_cast<size_t>(hx)] & 2));
   }
 
   // Whose decision; the options only for the one who decides.
@@ -216,9 +216,12 @@ void header_proto(const Scenario& sc, const HeaderSight& h, game::Header& out) {
   out.set_result_reason(h.result_reason);
   out.set_soviet_cup(h.soviet_cup);
   out.set_german_cup(h.german_cup);
+}
+
+void victory_proto(const Scenario& sc, const std::vector<bool>& soviet, google::protobuf::RepeatedPtrField<std::string>& out) {
   size_t i = 0;
   for (const auto& vl : sc.victory) {
-    for (Loc hx : vl.hexes) out.add_victory_control(sc.location_name(hx) + "=" + (h.victory_soviet[i++] ? "SOVIET" : "GERMAN"));
+    for (Loc hx : vl.hexes) *out.Add() = sc.location_name(hx) + "=" + (soviet[i++] ? "SOVIET" : "GERMAN");
   }
 }
 
@@ -307,6 +310,7 @@ game::View Engine::to_proto(const ViewModel& v) const {
   markers_proto(sc.stukas, v.stukas, *out.mutable_stukas());
   units_proto(sc, v.eliminated, *out.mutable_eliminated());
   units_proto(sc, v.withdrawn, *out.mutable_withdrawn());
+  victory_proto(sc, v.victory_soviet, *out.mutable_victory_control());
   return out;
 }
 
@@ -351,6 +355,10 @@ game::ViewDelta Engine::delta(const ViewModel& before, const ViewModel& after) c
     d.set_boxes_changed(true);
     units_proto(sc, after.eliminated, *d.mutable_eliminated());
     units_proto(sc, after.withdrawn, *d.mutable_withdrawn());
+  }
+  if (before.victory_soviet != after.victory_soviet) {
+    d.set_victory_changed(true);
+    victory_proto(sc, after.victory_soviet, *d.mutable_victory_control());
   }
   return d;
 }

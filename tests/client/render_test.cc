@@ -70,8 +70,8 @@ game::View german_view() {
   h->set_jozefow_bridge_intact(true);
   h->set_soviet_cup(6);
   h->set_german_cup(5);
-  h->add_victory_control("1816=GERMAN");
-  h->add_victory_control("2021=SOVIET");
+  v.add_victory_control("1816=GERMAN");
+  v.add_victory_control("2021=SOVIET");
   auto* d = v.mutable_decision();
   d->set_kind(game::Decision::MOVEMENT);
   d->set_side(game::GERMAN);

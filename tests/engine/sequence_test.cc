@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "fixture.h"
+#include "view_delta.h"
 
 namespace counterattack::testing {
 namespace {
@@ -443,11 +444,32 @@ TEST_F(Victory, Rule3_ASovietUnitOccupyingAVictoryHexTakesItsPoints) {
   t.s.set(t.unit("1TC/2"), kOutOfSupply);  // supply does not matter
   EXPECT_EQ(t.engine.victory_points(t.s, Side::Soviet), 2);
   EXPECT_EQ(t.engine.victory_points(t.s, Side::German), 1);
-  const auto header = t.engine.view(t.s, Viewer::Spectator).header();
-  EXPECT_EQ(header.soviet_vp(), 2);
-  EXPECT_EQ(header.german_vp(), 1);
-  EXPECT_NE(std::find(header.victory_control().begin(), header.victory_control().end(), "0904=SOVIET"),
-            header.victory_control().end());
+  const auto view = t.engine.view(t.s, Viewer::Spectator);
+  EXPECT_EQ(view.header().soviet_vp(), 2);
+  EXPECT_EQ(view.header().german_vp(), 1);
+  EXPECT_NE(std::find(view.victory_control().begin(), view.victory_control().end(), "0904=SOVIET"),
+            view.victory_control().end());
+}
+
+// The victory hexes travel in the view's own list: a new phase or step resends
+// the header but not the list, and a hex changing hands sends only the list.
+TEST_F(Victory, Rule3_TheDeltaCarriesTheVictoryHexesOnlyWhenOneChangesHands) {
+  const auto start = t.engine.view(t.s, Viewer::Soviet);
+  t.s.turn += 1;
+  const auto next_turn = t.engine.view(t.s, Viewer::Soviet);
+  const auto header_only = diff_views(start, next_turn);
+  EXPECT_TRUE(header_only.has_header());
+  EXPECT_FALSE(header_only.victory_changed());
+  EXPECT_EQ(header_only.victory_control_size(), 0);
+
+  t.put("1TC/2", "0904");
+  const auto taken = diff_views(next_turn, t.engine.view(t.s, Viewer::Soviet));
+  EXPECT_TRUE(taken.victory_changed());
+  EXPECT_NE(std::find(taken.victory_control().begin(), taken.victory_control().end(), "0904=SOVIET"),
+            taken.victory_control().end());
+  game::View rebuilt = next_turn;
+  ASSERT_TRUE(apply_delta(rebuilt, taken));
+  EXPECT_EQ(rebuilt.SerializeAsString(), t.engine.view(t.s, Viewer::Soviet).SerializeAsString());
 }
 
 TEST_F(Victory, Rule3_TheHexReturnsToTheGermanWhenTheSovietLeaves) {
