@@ -20,6 +20,8 @@ std::string stack_key(const std::string& location, game::Side side);
 game::ViewDelta diff_views(const game::View& before, const game::View& after);
 // Applies a delta; false when it does not fit (a stack removed that is not there).
 bool apply_delta(game::View& view, const game::ViewDelta& delta);
+// The same, taking the delta's parts instead of copying them; the delta is left unspecified.
+bool apply_delta(game::View& view, game::ViewDelta&& delta);
 // True when the delta changes nothing (events aside).
 bool delta_is_empty(const game::ViewDelta& delta);
 // The events of one accepted order that a viewer may read.

@@ -77,7 +77,7 @@ double percentile(std::vector<double> v, double p) {
 
 class Conn : public std::enable_shared_from_this<Conn> {
  public:
-  using Handler = std::function<void(const wire::ServerMessage&)>;
+  using Handler = std::function<void(wire::ServerMessage&)>;  // may take the message's parts
 
   Conn(asio::io_context& io, ssl::context& ctx) : ws_(asio::make_strand(io), ctx), wake_(io) {}
 
@@ -128,15 +128,15 @@ class Conn : public std::enable_shared_from_this<Conn> {
  private:
   static asio::awaitable<void> reader(std::shared_ptr<Conn> self) {
     beast::flat_buffer buffer;
+    wire::ServerMessage m;  // parsed into again and again: it keeps what it allocated
     try {
       for (;;) {
         co_await self->ws_.async_read(buffer, asio::use_awaitable);
-        wire::ServerMessage m;
         const bool ok = m.ParseFromArray(buffer.data().data(), static_cast<int>(buffer.size()));
         buffer.consume(buffer.size());
         if (!ok) continue;
         if (m.has_bundle()) {
-          for (const auto& inner : m.bundle().messages()) self->receive(inner);
+          for (auto& inner : *m.mutable_bundle()->mutable_messages()) self->receive(inner);
         } else {
           self->receive(m);
         }
@@ -148,7 +148,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
     self->wake_.cancel();
   }
 
-  void receive(const wire::ServerMessage& m) {
+  void receive(wire::ServerMessage& m) {
     auto w = waiting_.find(m.request_id());
     if (m.request_id() && w != waiting_.end()) {
       replies_.emplace(m.request_id(), m);  // the first answer; any later one is a push
@@ -384,18 +384,19 @@ class Runner {
       seat.version = snap.snapshot().version();
       auto* gp = &g;
       auto* sp = &seat;
-      seat.conn->on_message = [this, gp, sp](const wire::ServerMessage& m) { on_push(*gp, *sp, m); };
+      seat.conn->on_message = [this, gp, sp](wire::ServerMessage& m) { on_push(*gp, *sp, m); };
     }
   }
 
-  void on_push(Game& g, Seat& seat, const wire::ServerMessage& m) {
+  void on_push(Game& g, Seat& seat, wire::ServerMessage& m) {
     if (m.has_delta() && m.delta().game_id() == g.id) {
-      const auto& d = m.delta().delta();
-      if (d.from_version() != seat.version || !apply_delta(seat.view, d)) {
+      auto& d = *m.mutable_delta()->mutable_delta();
+      const auto to = d.to_version();
+      if (d.from_version() != seat.version || !apply_delta(seat.view, std::move(d))) {
         stats.desyncs++;
         return;
       }
-      seat.version = d.to_version();
+      seat.version = to;
       delivered(g);
       settle(g);
     } else if (m.has_order_accepted() && m.order_accepted().game_id() == g.id) {
