@@ -9,6 +9,7 @@
 #include <mutex>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "bot.h"
@@ -158,6 +159,51 @@ TEST(ServerUnit, StorageReportsWritesDoneOnlyOnceTheWalIsOnDisk) {
       EXPECT_EQ(s->syncs(), 0u);
     }
   }
+  std::filesystem::remove_all(dir);
+}
+
+// CPU time, in clock ticks, of this process's threads with the given name.
+long thread_ticks(const std::string& name) {
+  long ticks = 0;
+  for (const auto& t : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::string comm;
+    std::ifstream(t.path() / "comm") >> comm;
+    if (comm != name) continue;
+    std::ifstream stat(t.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    std::istringstream rest(line.substr(line.rfind(')') + 2));
+    std::string field;
+    long utime = 0, stime = 0;
+    for (int i = 3; i <= 13; ++i) rest >> field;  // state .. cmajflt
+    rest >> utime >> stime;
+    ticks += utime + stime;
+  }
+  return ticks;
+}
+
+// The writer and the syncer may give way briefly before sleeping, while writes
+// keep coming; once they stop coming, both sleep and an idle server uses no CPU.
+TEST(ServerUnit, StorageThreadsSleepWhenNoWritesCome) {
+  const std::string dir = make_temp_dir("idle");
+  std::string err;
+  auto s = Storage::open(dir + "/db.sqlite", "full", err);
+  ASSERT_TRUE(s) << err;
+  for (int i = 0; i < 200; ++i) {
+    std::promise<void> done;
+    s->write([i](Db& db) { db.prepare("INSERT INTO users (name, password_hash, created_unix) VALUES (?, 'x', 0)").run("i" + std::to_string(i)); },
+             [&](bool ok) {
+               EXPECT_TRUE(ok);
+               done.set_value();
+             });
+    done.get_future().wait();
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const long before = thread_ticks("ca-writer") + thread_ticks("ca-sync");
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const long used = thread_ticks("ca-writer") + thread_ticks("ca-sync") - before;
+  EXPECT_LE(used, 5) << "clock ticks used by the idle writer and syncer in half a second";
+  s.reset();
   std::filesystem::remove_all(dir);
 }
 
