@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -7,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 namespace counterattack::server {
 namespace {
@@ -59,7 +61,7 @@ const std::map<std::string, Setter>& setters() {
       {"tls_cert", text(&Config::tls_cert)},
       {"tls_key", text(&Config::tls_key)},
       {"plain", [](Config& c, const std::string& v) { return parse_bool(v, c.plain); }},
-      {"threads", number(&Config::threads, 1, 64)},
+      {"threads", number(&Config::threads, 0, 64)},
       {"max_message_bytes", number<std::size_t>(&Config::max_message_bytes, 256, 16u << 20)},
       {"messages_per_second", [](Config& c, const std::string& v) {
          try {
@@ -102,6 +104,9 @@ void Config::resolve() {
   if (database.empty()) database = (dir / "counterattack.db").string();
   if (tls_cert.empty()) tls_cert = (dir / "tls" / "cert.pem").string();
   if (tls_key.empty()) tls_key = (dir / "tls" / "key.pem").string();
+  // The writer and syncer threads need CPU of their own: on two cores one network
+  // thread carries more orders than two (README, "The server").
+  if (threads == 0) threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) - 1);
 }
 
 bool set_config_value(Config& c, const std::string& key, const std::string& value, std::string& error) {

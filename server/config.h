@@ -14,7 +14,7 @@ struct Config {
   std::string tls_cert;          // default: <data_dir>/tls/cert.pem (made on first start)
   std::string tls_key;           // default: <data_dir>/tls/key.pem
   bool plain = false;            // plain WebSocket, loopback only
-  int threads = 2;               // network threads
+  int threads = 0;               // network threads; 0: one fewer than the cores, at least one
 
   // Limits
   std::size_t max_message_bytes = 64 * 1024;  // larger frames get TOO_LARGE

@@ -123,6 +123,7 @@ int main(int argc, char** argv) {
   log::info("listening on " + where, {{"address", where},
                                       {"scheme", cfg.plain ? "ws" : "wss"},
                                       {"data_dir", cfg.data_dir},
+                                      {"threads", std::to_string(cfg.threads)},
                                       {"schema", std::to_string(storage->schema_version())}});
   listener->run();
 

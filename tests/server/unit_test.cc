@@ -45,6 +45,7 @@ TEST(ServerUnit, ConfigReadsKeyValueAndJsonAndRejectsUnknownKeys) {
     EXPECT_DOUBLE_EQ(c.messages_per_second, 12.5);
     c.resolve();
     EXPECT_EQ(c.database, "/tmp/x/counterattack.db");
+    EXPECT_GE(c.threads, 1);  // 0, the default, becomes a count from the machine's cores
   }
   {
     std::ofstream(dir + "/c.conf") << "lisen = 1\n";
