@@ -524,12 +524,15 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
   }
   const std::string bytes = req.order().SerializeAsString();
   const auto k = std::make_pair(side, key);
-  if (auto it = g->keys.find(k); it != g->keys.end()) {
+  // One lookup serves both cases: a retry finds its record, a new key gets an
+  // empty one, filled in below or taken back if the order goes no further.
+  auto [slot, fresh] = g->keys.try_emplace(k);
+  if (!fresh) {
     // A retry: the first answer again, never a second application.
-    if (it->second.order_bytes != bytes) {
+    if (slot->second.order_bytes != bytes) {
       return c.error(wire::CONFLICT, "This idempotency key was already used for a different order.");
     }
-    if (it->second.committed) return c.reply(answer_of(g->id, key, it->second));
+    if (slot->second.committed) return c.reply(answer_of(g->id, key, slot->second));
     storage_.write({}, [g, c, k](bool) {
       std::lock_guard l(g->mu);
       auto r = g->keys.find(k);
@@ -540,17 +543,19 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
     });
     return;
   }
-  if (g->status == Game::Status::Finished) return c.error(wire::CONFLICT, "The game is over.");
-  if (g->broken) return c.error(wire::INTERNAL, "The game is being reloaded; send the order again.");
+  if (g->status == Game::Status::Finished || g->broken) {
+    g->keys.erase(slot);
+    if (g->broken) return c.error(wire::INTERNAL, "The game is being reloaded; send the order again.");
+    return c.error(wire::CONFLICT, "The game is over.");
+  }
 
   const game::Side who = side_enum(side);
   Applied a = g->match->apply(who, req.order());
   if (!a.accepted) {
-    Game::KeyRecord rec;
+    Game::KeyRecord& rec = slot->second;
     rec.order_bytes = bytes;
     rec.version = g->head;
     rec.rejection = a.rejection;
-    g->keys[k] = rec;
     ++g->pending;
     storage_.write(
         [g, side, key, bytes, rej = a.rejection.SerializeAsString(), at = g->head](Db& db) {
@@ -576,7 +581,7 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
 
   const std::int64_t v = ++g->head;
   compute_version(*g, a.events);
-  g->keys[k] = Game::KeyRecord{bytes, true, v, {}, false};
+  slot->second = Game::KeyRecord{bytes, true, v, {}, false};
   if (g->draw_offer == 1 - side) g->draw_offer = -1;  // answered by playing on
   const bool finished = g->match->over();
   if (finished) end_game(*g, g->match->result(), g->match->result_reason());
