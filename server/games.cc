@@ -545,8 +545,8 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
   }
   if (g->status == Game::Status::Finished || g->broken) {
     g->keys.erase(slot);
-    if (g->broken) return c.error(wire::INTERNAL, "The game is being reloaded; send the order again.");
-    return c.error(wire::CONFLICT, "The game is over.");
+    if (g->status == Game::Status::Finished) return c.error(wire::CONFLICT, "The game is over.");
+    return c.error(wire::INTERNAL, "The game is being reloaded; send the order again.");
   }
 
   const game::Side who = side_enum(side);
