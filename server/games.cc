@@ -543,9 +543,12 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
     });
     return;
   }
-  if (g->status == Game::Status::Finished || g->broken) {
+  if (g->status == Game::Status::Finished) {
     g->keys.erase(slot);
-    if (g->status == Game::Status::Finished) return c.error(wire::CONFLICT, "The game is over.");
+    return c.error(wire::CONFLICT, "The game is over.");
+  }
+  if (g->broken) {
+    g->keys.erase(slot);
     return c.error(wire::INTERNAL, "The game is being reloaded; send the order again.");
   }
 
