@@ -1,6 +1,7 @@
 # Writes a C++ source holding the SQL migrations, so that the server needs no
-# files besides its database. Inputs: MIGRATIONS_DIR, OUTPUT.
-file(GLOB files "${MIGRATIONS_DIR}/*.sql")
+# files besides its database. Inputs: MIGRATIONS (the .sql files, separated by
+# '|'), OUTPUT.
+string(REPLACE "|" ";" files "${MIGRATIONS}")
 list(SORT files)
 set(body "")
 foreach(f ${files})
