@@ -1,4 +1,15 @@
 // Bad input of every kind gets a clear error, changes nothing, and the server stays up.
+#include <poll.h>
+
+#include <utility>  // before Asio: Boost 1.74's awaitable.hpp needs std::exchange
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/websocket.hpp>
+#include <boost/beast/websocket/ssl.hpp>
 #include <filesystem>
 #include <thread>
 
@@ -9,8 +20,30 @@ namespace {
 
 class ServerBadInput : public ServerTest {};
 
+namespace net = boost::asio;
+namespace ssl = net::ssl;
+namespace websocket = boost::beast::websocket;
+using tcp = net::ip::tcp;
+
 bool is_error(const std::optional<wire::ServerMessage>& m, wire::ErrorCode code) {
   return m && m->has_error() && m->error().code() == code;
+}
+
+// Reads and drops whatever arrives until the server hangs up; false if the
+// connection is still open at the deadline.
+bool hung_up_within(tcp::socket& s, Millis limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  char buf[4096];
+  for (;;) {
+    const auto left =
+        std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) return false;
+    pollfd p{s.native_handle(), POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(left)) <= 0) continue;
+    boost::system::error_code ec;
+    s.read_some(net::buffer(buf), ec);
+    if (ec) return true;  // end of stream or reset
+  }
 }
 
 TEST_F(ServerBadInput, EveryKindGetsAClearErrorAndChangesNothing) {
@@ -131,6 +164,60 @@ TEST_F(ServerBadInput, PlainWebSocketOnlyWhenAskedAndOnlyOnLoopback) {
   EXPECT_EQ(plain.terminate(), 0);
   std::error_code ec;
   std::filesystem::remove_all(other, ec);
+}
+
+// A peer that connects and then says nothing, or stops halfway through the
+// handshakes, or never answers the server's pings, would hold its connection
+// for ever; each is dropped at its timeout, and a peer that answers stays.
+TEST_F(ServerBadInput, SilentPeersAreDroppedAtTheirTimeouts) {
+  server_.reset();
+  server_ = std::make_unique<ServerProcess>(
+      dir_, std::vector<std::string>{},
+      test_config() + "handshake_timeout_seconds = 1\nidle_timeout_seconds = 2\n");
+  ASSERT_TRUE(server_->started()) << server_->log();
+  const tcp::endpoint ep(net::ip::make_address("127.0.0.1"),
+                         static_cast<unsigned short>(server_->port()));
+  auto answering = connect();  // its io thread answers pings
+  ASSERT_TRUE(answering);
+  net::io_context io;
+  ssl::context ctx(ssl::context::tls_client);
+  ctx.set_verify_mode(ssl::verify_none);
+
+  tcp::socket mute(io);  // no TLS handshake at all
+  mute.connect(ep);
+  ssl::stream<tcp::socket> no_upgrade(io, ctx);  // TLS, but no WebSocket upgrade
+  no_upgrade.next_layer().connect(ep);
+  no_upgrade.handshake(ssl::stream_base::client);
+  websocket::stream<ssl::stream<tcp::socket>> deaf(io, ctx);  // a WebSocket that never reads
+  deaf.next_layer().next_layer().connect(ep);
+  deaf.next_layer().handshake(ssl::stream_base::client);
+  deaf.handshake("127.0.0.1", "/");
+
+  EXPECT_TRUE(hung_up_within(mute, 10s)) << "no TLS handshake";
+  EXPECT_TRUE(hung_up_within(no_upgrade.next_layer(), 10s)) << "no WebSocket upgrade";
+  EXPECT_TRUE(hung_up_within(deaf.next_layer().next_layer(), 10s)) << "no answer to pings";
+  std::this_thread::sleep_for(2500ms);  // past the idle timeout once more
+  EXPECT_FALSE(answering->closed());
+  EXPECT_EQ(answering->ping(7).pong().nonce(), 7u);
+  EXPECT_TRUE(server_->alive());
+}
+
+// Bytes that are not TLS on the TLS port end that connection at once and
+// nothing else.
+TEST_F(ServerBadInput, BytesThatAreNotTlsEndOnlyTheirConnection) {
+  const tcp::endpoint ep(net::ip::make_address("127.0.0.1"),
+                         static_cast<unsigned short>(server_->port()));
+  net::io_context io;
+  for (const std::string& bytes :
+       {std::string("GET / HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\n\r\n"),
+        std::string(64, '\0'), std::string("\x16\x03\x01\xff\xff", 5) + std::string(300, 'z')}) {
+    tcp::socket s(io);
+    s.connect(ep);
+    net::write(s, net::buffer(bytes));
+    EXPECT_TRUE(hung_up_within(s, 10s)) << bytes.substr(0, 16);
+  }
+  EXPECT_TRUE(server_->alive());
+  EXPECT_TRUE(connect()->ping(1).has_pong());
 }
 
 }  // namespace
