@@ -537,6 +537,17 @@ std::optional<Rejection> Rules::check(Side who, const Order& o) const {
   for (Loc l : o.path) {
     if (!sc_.on_board(l)) return reject(game::UNKNOWN_LOCATION, "Unknown location.");
   }
+  for (const auto& p : o.paths) {
+    for (Loc l : p) {
+      if (!sc_.on_board(l)) return reject(game::UNKNOWN_LOCATION, "Unknown location.");
+    }
+  }
+  // Indices into the scenario's tables: every rule below may look them up.
+  const auto marker_count = sc_.artillery.size() + sc_.stukas.size();
+  for (auto m : o.markers) {
+    if (m < 0 || static_cast<size_t>(m) >= marker_count) return reject(game::MALFORMED, "Unknown artillery or Stuka marker.");
+  }
+  if (o.chit >= 0 && static_cast<size_t>(o.chit) >= sc_.events.size()) return reject(game::MALFORMED, "Unknown event chit.");
   auto wrong = [&](const char* expected) {
     return reject(game::WRONG_ORDER_KIND, std::string("Now the ") + side_name(d.side) + " player must answer: " + expected + ".");
   };
