@@ -79,6 +79,8 @@ const std::map<std::string, Setter>& setters() {
       {"handshake_timeout_seconds", number(&Config::handshake_timeout_seconds, 1, 600)},
       {"max_queued_frames", number<std::size_t>(&Config::max_queued_frames, 16, 1u << 24)},
       {"max_watches_per_connection", number(&Config::max_watches_per_connection, 1, 100000)},
+      {"max_connections", number(&Config::max_connections, 1, 10000000)},
+      {"max_connections_per_address", number(&Config::max_connections_per_address, 1, 10000000)},
       {"session_days", number(&Config::session_days, 1, 3650)},
       {"login_failures_per_name", number(&Config::login_failures_per_name, 1, 1000000)},
       {"auth_attempts_per_connection", number(&Config::auth_attempts_per_connection, 1, 1000000)},

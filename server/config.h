@@ -24,6 +24,8 @@ struct Config {
   int handshake_timeout_seconds = 10;
   std::size_t max_queued_frames = 8192;       // a slower reader is disconnected
   int max_watches_per_connection = 64;
+  int max_connections = 10000;                // open at once; more are closed as they come
+  int max_connections_per_address = 200;      // per remote address, loopback not counted
 
   // Accounts
   int session_days = 30;

@@ -11,8 +11,45 @@ namespace counterattack::server {
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
+ConnectionCaps::ConnectionCaps(int max_total, int max_per_address)
+    : max_total_(max_total), max_per_address_(max_per_address) {}
+
+std::shared_ptr<void> ConnectionCaps::admit(const net::ip::address& from) {
+  const std::string key = from.is_loopback() ? std::string() : from.to_string();
+  {
+    std::lock_guard lock(counts_->mu);
+    if (counts_->total >= max_total_) return nullptr;
+    if (!key.empty()) {
+      int& n = counts_->by_address[key];
+      if (n >= max_per_address_) return nullptr;
+      ++n;
+    }
+    ++counts_->total;
+  }
+  return std::make_shared<Place>(counts_, key);
+}
+
+ConnectionCaps::Place::~Place() {
+  std::lock_guard lock(counts->mu);
+  --counts->total;
+  if (key.empty()) return;
+  if (auto it = counts->by_address.find(key); it != counts->by_address.end() && --it->second == 0) {
+    counts->by_address.erase(it);
+  }
+}
+
+int ConnectionCaps::open() const {
+  std::lock_guard lock(counts_->mu);
+  return counts_->total;
+}
+
 Listener::Listener(net::io_context& ioc, net::ssl::context* tls, Hub& hub)
-    : ioc_(ioc), tls_(tls), hub_(hub), acceptor_(net::make_strand(ioc)), retry_(acceptor_.get_executor()) {}
+    : ioc_(ioc),
+      tls_(tls),
+      hub_(hub),
+      acceptor_(net::make_strand(ioc)),
+      retry_(acceptor_.get_executor()),
+      caps_(hub.config.max_connections, hub.config.max_connections_per_address) {}
 
 bool Listener::open(const tcp::endpoint& endpoint, std::string& error) {
   boost::system::error_code ec;
@@ -56,9 +93,21 @@ void Listener::on_accept(boost::system::error_code ec, ConnectionSocket socket) 
       if (!e) self->do_accept();
     });
     return;
+  }
+  const auto peer = socket.remote_endpoint(ec);
+  auto slot = ec ? nullptr : caps_.admit(peer.address());
+  if (!slot) {
+    // Closed before any handshake: a flood of connections costs no TLS. Logged
+    // at most once a second, so that the flood does not fill the log.
+    if (!ec && std::chrono::steady_clock::now() - last_refusal_log_ > std::chrono::seconds(1)) {
+      last_refusal_log_ = std::chrono::steady_clock::now();
+      log::warn("connection refused: too many open",
+                {{"peer", peer.address().to_string()}, {"open", std::to_string(caps_.open())}});
+    }
+    socket.close(ec);
   } else {
     socket.set_option(tcp::no_delay(true), ec);
-    start_session(std::move(socket), tls_, hub_);
+    start_session(std::move(socket), tls_, hub_, std::move(slot));
   }
   do_accept();
 }

@@ -74,8 +74,12 @@ Frame bundle_front(std::deque<Frame>& queue) {
 template <class Derived>
 class WsSession : public Connection {
  public:
-  explicit WsSession(Hub& hub, std::string remote)
-      : hub_(hub), remote_(std::move(remote)), tokens_(hub.config.message_burst), refill_(Clock::now()) {}
+  WsSession(Hub& hub, std::string remote, std::shared_ptr<void> slot)
+      : hub_(hub),
+        remote_(std::move(remote)),
+        slot_(std::move(slot)),
+        tokens_(hub.config.message_burst),
+        refill_(Clock::now()) {}
 
   std::uint64_t peer_id() const override { return id_; }
 
@@ -391,6 +395,7 @@ class WsSession : public Connection {
 
   const std::uint64_t id_ = g_next_id++;
   std::string remote_;
+  std::shared_ptr<void> slot_;  // this connection's place under the caps, given back with the session
   beast::flat_buffer buffer_;
   std::mutex inbox_mu_;
   std::vector<Frame> inbox_;  // delivered from any thread, not yet queued
@@ -421,7 +426,8 @@ std::string remote_of(const ConnectionSocket& s) {
 
 class PlainSession final : public WsSession<PlainSession> {
  public:
-  PlainSession(ConnectionSocket&& socket, Hub& hub) : WsSession(hub, remote_of(socket)), ws_(std::move(socket)) {}
+  PlainSession(ConnectionSocket&& socket, Hub& hub, std::shared_ptr<void> slot)
+      : WsSession(hub, remote_of(socket), std::move(slot)), ws_(std::move(socket)) {}
   websocket::stream<Stream>& ws() { return ws_; }
   void run() { net::dispatch(ws_.get_executor(), beast::bind_front_handler(&PlainSession::start_websocket, self())); }
 
@@ -431,8 +437,8 @@ class PlainSession final : public WsSession<PlainSession> {
 
 class TlsSession final : public WsSession<TlsSession> {
  public:
-  TlsSession(ConnectionSocket&& socket, ssl::context& ctx, Hub& hub)
-      : WsSession(hub, remote_of(socket)), ws_(Stream(std::move(socket)), ctx) {}
+  TlsSession(ConnectionSocket&& socket, ssl::context& ctx, Hub& hub, std::shared_ptr<void> slot)
+      : WsSession(hub, remote_of(socket), std::move(slot)), ws_(Stream(std::move(socket)), ctx) {}
   websocket::stream<beast::ssl_stream<Stream>>& ws() { return ws_; }
   void run() { net::dispatch(ws_.get_executor(), beast::bind_front_handler(&TlsSession::on_run, self())); }
 
@@ -478,11 +484,11 @@ void SessionRegistry::shutdown_all() {
   for (auto& c : live) c->shutdown();
 }
 
-void start_session(ConnectionSocket&& socket, ssl::context* tls, Hub& hub) {
+void start_session(ConnectionSocket&& socket, ssl::context* tls, Hub& hub, std::shared_ptr<void> slot) {
   if (tls) {
-    std::make_shared<TlsSession>(std::move(socket), *tls, hub)->run();
+    std::make_shared<TlsSession>(std::move(socket), *tls, hub, std::move(slot))->run();
   } else {
-    std::make_shared<PlainSession>(std::move(socket), hub)->run();
+    std::make_shared<PlainSession>(std::move(socket), hub, std::move(slot))->run();
   }
 }
 

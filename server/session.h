@@ -54,6 +54,7 @@ using ConnectionExecutor = boost::asio::strand<boost::asio::io_context::executor
 using ConnectionSocket = boost::asio::basic_stream_socket<boost::asio::ip::tcp, ConnectionExecutor>;
 
 // Starts a session on an accepted socket: TLS when `tls` is set, else plain.
-void start_session(ConnectionSocket&& socket, boost::asio::ssl::context* tls, Hub& hub);
+// `slot` is held as long as the session lives (see ConnectionCaps).
+void start_session(ConnectionSocket&& socket, boost::asio::ssl::context* tls, Hub& hub, std::shared_ptr<void> slot);
 
 }  // namespace counterattack::server

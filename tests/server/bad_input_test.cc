@@ -1,4 +1,6 @@
 // Bad input of every kind gets a clear error, changes nothing, and the server stays up.
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <poll.h>
 
 #include <utility>  // before Asio: Boost 1.74's awaitable.hpp needs std::exchange
@@ -218,6 +220,68 @@ TEST_F(ServerBadInput, BytesThatAreNotTlsEndOnlyTheirConnection) {
   }
   EXPECT_TRUE(server_->alive());
   EXPECT_TRUE(connect()->ping(1).has_pong());
+}
+
+// One client cannot take every connection: beyond the cap new connections are
+// closed before any handshake, the open ones go on, and a place given back can
+// be taken again.
+TEST_F(ServerBadInput, ConnectionsBeyondTheCapAreClosedAtOnce) {
+  server_.reset();
+  server_ = std::make_unique<ServerProcess>(dir_, std::vector<std::string>{},
+                                            test_config() + "max_connections = 4\n");
+  ASSERT_TRUE(server_->started()) << server_->log();
+  std::vector<std::unique_ptr<Client>> held;
+  for (int i = 0; i < 4; ++i) {
+    held.push_back(connect());
+    ASSERT_TRUE(held.back()) << "connection " << i;
+  }
+  EXPECT_FALSE(connect()) << "a fifth connection";
+  for (auto& c : held) EXPECT_TRUE(c->ping(1).has_pong());
+  held.pop_back();
+  std::unique_ptr<Client> again;
+  for (int i = 0; i < 100 && !again; ++i) {
+    std::this_thread::sleep_for(50ms);  // the server notices the close
+    again = connect();
+  }
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(again->ping(2).has_pong());
+  EXPECT_TRUE(server_->alive());
+}
+
+// An address of this machine other than loopback, or empty.
+std::string outside_address() {
+  ifaddrs* all = nullptr;
+  if (::getifaddrs(&all) != 0) return {};
+  std::string found;
+  for (ifaddrs* a = all; a && found.empty(); a = a->ifa_next) {
+    if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET) continue;
+    const auto* in = reinterpret_cast<const sockaddr_in*>(a->ifa_addr);
+    const auto address = net::ip::make_address_v4(ntohl(in->sin_addr.s_addr));
+    if (!address.is_loopback()) found = address.to_string();
+  }
+  ::freeifaddrs(all);
+  return found;
+}
+
+// One address holds at most its share; loopback, where a reverse proxy would
+// bring everyone from, counts only towards the total.
+TEST_F(ServerBadInput, ConnectionsBeyondTheCapPerAddressAreClosedAtOnce) {
+  const std::string outside = outside_address();
+  if (outside.empty()) GTEST_SKIP() << "this machine has no address besides loopback";
+  server_.reset();
+  server_ = std::make_unique<ServerProcess>(dir_, std::vector<std::string>{"--listen", "0.0.0.0:0"},
+                                            test_config() + "max_connections_per_address = 2\n");
+  ASSERT_TRUE(server_->started()) << server_->log();
+  auto a = Client::connect(server_->port(), true, outside), b = Client::connect(server_->port(), true, outside);
+  ASSERT_TRUE(a && b);
+  EXPECT_FALSE(Client::connect(server_->port(), true, outside)) << "a third from " << outside;
+  std::vector<std::unique_ptr<Client>> local;
+  for (int i = 0; i < 3; ++i) {
+    local.push_back(connect());
+    EXPECT_TRUE(local.back()) << "loopback connection " << i;
+  }
+  EXPECT_TRUE(a->ping(1).has_pong());
+  EXPECT_NE(server_->log().find("too many open"), std::string::npos);
 }
 
 }  // namespace

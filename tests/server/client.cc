@@ -83,7 +83,7 @@ ServerProcess::ServerProcess(std::string data_dir, std::vector<std::string> extr
     ::execv(argv[0], argv.data());
     ::_exit(127);
   }
-  const std::regex listening("listening on 127\\.0\\.0\\.1:([0-9]+)");
+  const std::regex listening("listening on [0-9.]+:([0-9]+)");
   const auto deadline = std::chrono::steady_clock::now() + 20s;
   while (std::chrono::steady_clock::now() < deadline) {
     const std::string text = log();
@@ -257,10 +257,10 @@ struct Client::Impl {
 Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Client::~Client() = default;
 
-std::unique_ptr<Client> Client::connect(int port, bool use_tls) {
+std::unique_ptr<Client> Client::connect(int port, bool use_tls, const std::string& address) {
   auto impl = std::make_unique<Impl>();
-  const tcp::endpoint ep(net::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port));
-  const std::string host = "127.0.0.1:" + std::to_string(port);
+  const tcp::endpoint ep(net::ip::make_address(address), static_cast<unsigned short>(port));
+  const std::string host = address + ":" + std::to_string(port);
   try {
     if (use_tls) {
       impl->ctx.set_verify_mode(ssl::verify_none);  // the server's certificate is self-signed

@@ -48,8 +48,8 @@ class ServerProcess {
 
 class Client {
  public:
-  // Connects to 127.0.0.1:port (wss, any certificate accepted, unless plain); null on failure.
-  static std::unique_ptr<Client> connect(int port, bool tls = true);
+  // Connects to address:port (wss, any certificate accepted, unless plain); null on failure.
+  static std::unique_ptr<Client> connect(int port, bool tls = true, const std::string& address = "127.0.0.1");
   ~Client();
 
   // Sends an envelope; a zero request_id gets the next one. Returns the id.
