@@ -20,7 +20,15 @@
 namespace counterattack::server::testing {
 namespace {
 
-class ServerBadInput : public ServerTest {};
+class ServerBadInput : public ServerTest {
+ protected:
+  // The server again, with settings added to the test defaults.
+  void restart_with(const std::string& settings, std::vector<std::string> args = {}) {
+    server_.reset();
+    server_ = std::make_unique<ServerProcess>(dir_, std::move(args), test_config() + settings);
+    ASSERT_TRUE(server_->started()) << server_->log();
+  }
+};
 
 namespace net = boost::asio;
 namespace ssl = net::ssl;
@@ -121,10 +129,7 @@ TEST_F(ServerBadInput, EveryKindGetsAClearErrorAndChangesNothing) {
 }
 
 TEST_F(ServerBadInput, AFloodIsRateLimited) {
-  server_.reset();
-  server_ = std::make_unique<ServerProcess>(dir_, std::vector<std::string>{},
-                                            test_config() + "messages_per_second = 20\nmessage_burst = 40\n");
-  ASSERT_TRUE(server_->started()) << server_->log();
+  ASSERT_NO_FATAL_FAILURE(restart_with("messages_per_second = 20\nmessage_burst = 40\n"));
   auto c = connect();
   auto calm = connect();
   wire::ClientMessage ping;
@@ -172,11 +177,7 @@ TEST_F(ServerBadInput, PlainWebSocketOnlyWhenAskedAndOnlyOnLoopback) {
 // handshakes, or never answers the server's pings, would hold its connection
 // for ever; each is dropped at its timeout, and a peer that answers stays.
 TEST_F(ServerBadInput, SilentPeersAreDroppedAtTheirTimeouts) {
-  server_.reset();
-  server_ = std::make_unique<ServerProcess>(
-      dir_, std::vector<std::string>{},
-      test_config() + "handshake_timeout_seconds = 1\nidle_timeout_seconds = 2\n");
-  ASSERT_TRUE(server_->started()) << server_->log();
+  ASSERT_NO_FATAL_FAILURE(restart_with("handshake_timeout_seconds = 1\nidle_timeout_seconds = 2\n"));
   const tcp::endpoint ep(net::ip::make_address("127.0.0.1"),
                          static_cast<unsigned short>(server_->port()));
   auto answering = connect();  // its io thread answers pings
@@ -226,10 +227,7 @@ TEST_F(ServerBadInput, BytesThatAreNotTlsEndOnlyTheirConnection) {
 // closed before any handshake, the open ones go on, and a place given back can
 // be taken again.
 TEST_F(ServerBadInput, ConnectionsBeyondTheCapAreClosedAtOnce) {
-  server_.reset();
-  server_ = std::make_unique<ServerProcess>(dir_, std::vector<std::string>{},
-                                            test_config() + "max_connections = 4\n");
-  ASSERT_TRUE(server_->started()) << server_->log();
+  ASSERT_NO_FATAL_FAILURE(restart_with("max_connections = 4\n"));
   std::vector<std::unique_ptr<Client>> held;
   for (int i = 0; i < 4; ++i) {
     held.push_back(connect());
@@ -268,10 +266,7 @@ std::string outside_address() {
 TEST_F(ServerBadInput, ConnectionsBeyondTheCapPerAddressAreClosedAtOnce) {
   const std::string outside = outside_address();
   if (outside.empty()) GTEST_SKIP() << "this machine has no address besides loopback";
-  server_.reset();
-  server_ = std::make_unique<ServerProcess>(dir_, std::vector<std::string>{"--listen", "0.0.0.0:0"},
-                                            test_config() + "max_connections_per_address = 2\n");
-  ASSERT_TRUE(server_->started()) << server_->log();
+  ASSERT_NO_FATAL_FAILURE(restart_with("max_connections_per_address = 2\n", {"--listen", "0.0.0.0:0"}));
   auto a = Client::connect(server_->port(), true, outside), b = Client::connect(server_->port(), true, outside);
   ASSERT_TRUE(a && b);
   EXPECT_FALSE(Client::connect(server_->port(), true, outside)) << "a third from " << outside;
