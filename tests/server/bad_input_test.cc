@@ -177,7 +177,7 @@ TEST_F(ServerBadInput, PlainWebSocketOnlyWhenAskedAndOnlyOnLoopback) {
 // handshakes, or never answers the server's pings, would hold its connection
 // for ever; each is dropped at its timeout, and a peer that answers stays.
 TEST_F(ServerBadInput, SilentPeersAreDroppedAtTheirTimeouts) {
-  ASSERT_NO_FATAL_FAILURE(restart_with("handshake_timeout_seconds = 1\nidle_timeout_seconds = 2\n"));
+  ASSERT_NO_FATAL_FAILURE(restart_with("handshake_timeout_seconds = 1\nidle_timeout_seconds = 3\n"));
   const tcp::endpoint ep(net::ip::make_address("127.0.0.1"),
                          static_cast<unsigned short>(server_->port()));
   auto answering = connect();  // its io thread answers pings
@@ -199,7 +199,7 @@ TEST_F(ServerBadInput, SilentPeersAreDroppedAtTheirTimeouts) {
   EXPECT_TRUE(hung_up_within(mute, 10s)) << "no TLS handshake";
   EXPECT_TRUE(hung_up_within(no_upgrade.next_layer(), 10s)) << "no WebSocket upgrade";
   EXPECT_TRUE(hung_up_within(deaf.next_layer().next_layer(), 10s)) << "no answer to pings";
-  std::this_thread::sleep_for(2500ms);  // past the idle timeout once more
+  std::this_thread::sleep_for(3500ms);  // past the idle timeout once more
   EXPECT_FALSE(answering->closed());
   EXPECT_EQ(answering->ping(7).pong().nonce(), 7u);
   EXPECT_TRUE(server_->alive());
