@@ -1,5 +1,7 @@
 #include "listener.h"
 
+#include <algorithm>
+
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core/bind_handler.hpp>
@@ -14,8 +16,21 @@ using tcp = net::ip::tcp;
 ConnectionCaps::ConnectionCaps(int max_total, int max_per_address)
     : max_total_(max_total), max_per_address_(max_per_address) {}
 
+// The key an address is counted under: empty for loopback (not counted). An
+// IPv4 client on an IPv6 listener is counted as IPv4, and an IPv6 client by its
+// /64, the block one subscriber is given.
+std::string ConnectionCaps::key_of(const net::ip::address& from) {
+  auto a = from;
+  if (a.is_v6() && a.to_v6().is_v4_mapped()) a = net::ip::make_address_v4(net::ip::v4_mapped, a.to_v6());
+  if (a.is_loopback()) return {};
+  if (a.is_v4()) return a.to_string();
+  auto bytes = a.to_v6().to_bytes();
+  std::fill(bytes.begin() + 8, bytes.end(), 0);
+  return net::ip::address_v6(bytes).to_string() + "/64";
+}
+
 std::shared_ptr<void> ConnectionCaps::admit(const net::ip::address& from) {
-  const std::string key = from.is_loopback() ? std::string() : from.to_string();
+  const std::string key = key_of(from);
   {
     std::lock_guard lock(counts_->mu);
     if (counts_->total >= max_total_) return nullptr;

@@ -16,9 +16,10 @@
 
 namespace counterattack::server {
 
-// How many connections are open, in total and per remote address, against the
-// config's caps. A connection from loopback counts only towards the total: a
-// reverse proxy on the same machine brings everyone's connections from there.
+// How many connections are open, in total and per remote address (an IPv6
+// client by its /64), against the config's caps. A connection from loopback
+// counts only towards the total: a reverse proxy on the same machine brings
+// everyone's connections from there.
 class ConnectionCaps {
  public:
   ConnectionCaps(int max_total, int max_per_address);
@@ -26,6 +27,7 @@ class ConnectionCaps {
   // dropped; null when a cap is reached.
   std::shared_ptr<void> admit(const boost::asio::ip::address& from);
   int open() const;
+  static std::string key_of(const boost::asio::ip::address& from);
 
  private:
   struct Counts {

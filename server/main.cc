@@ -4,6 +4,7 @@
 
 #include <google/protobuf/stubs/logging.h>
 #include <sodium.h>
+#include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
 #include <boost/asio/io_context.hpp>
@@ -33,6 +34,23 @@ void protobuf_log(google::protobuf::LogLevel level, const char*, int, const std:
   // Malformed client frames make protobuf complain; that is the client's problem, not ours.
   if (level >= google::protobuf::LOGLEVEL_FATAL) log::error("protobuf", {{"detail", message}});
   else log::debug("protobuf", {{"detail", message}});
+}
+
+// Each connection holds a descriptor, and Debian's default soft limit is 1024:
+// take all the system allows, and say so when max_connections cannot be reached.
+void raise_open_file_limit(int max_connections) {
+  rlimit files{};
+  if (::getrlimit(RLIMIT_NOFILE, &files) != 0) return;
+  if (files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &files);
+    ::getrlimit(RLIMIT_NOFILE, &files);
+  }
+  const rlim_t needed = static_cast<rlim_t>(max_connections) + 64;  // the database, its WAL, the listener
+  if (files.rlim_cur != RLIM_INFINITY && files.rlim_cur < needed) {
+    log::warn("the open-file limit is below max_connections; connections beyond it wait until one closes",
+              {{"open_files", std::to_string(files.rlim_cur)}, {"max_connections", std::to_string(max_connections)}});
+  }
 }
 
 void schedule_purge(net::steady_timer& timer, Accounts& accounts) {
@@ -70,6 +88,7 @@ int main(int argc, char** argv) {
   log::init(cfg.log_format, cfg.log_level);
   google::protobuf::SetLogHandler(&protobuf_log);
   std::signal(SIGPIPE, SIG_IGN);
+  raise_open_file_limit(cfg.max_connections);
   auto die = [](const std::string& why) {
     log::error("cannot start", {{"error", why}});
     return 2;

@@ -18,6 +18,7 @@
 #include "client.h"
 #include "config.h"
 #include "engine.h"
+#include "listener.h"
 #include "ruleset.h"
 #include "storage.h"
 
@@ -63,6 +64,34 @@ TEST(ServerUnit, ConfigReadsKeyValueAndJsonAndRejectsUnknownKeys) {
   EXPECT_EQ(port, 0);
   EXPECT_FALSE(split_listen("8443", host, port, err));
   std::filesystem::remove_all(dir);
+}
+
+// Loopback is not counted per address, on an IPv4 or an IPv6 listener; an IPv6
+// client is counted by its /64; places are given back when dropped.
+TEST(ServerUnit, ConnectionCapsCountByAddressAndGiveBack) {
+  namespace ip = boost::asio::ip;
+  EXPECT_EQ(ConnectionCaps::key_of(ip::make_address("127.0.0.1")), "");
+  EXPECT_EQ(ConnectionCaps::key_of(ip::make_address("::ffff:127.0.0.1")), "");
+  EXPECT_EQ(ConnectionCaps::key_of(ip::make_address("::1")), "");
+  EXPECT_EQ(ConnectionCaps::key_of(ip::make_address("::ffff:192.0.2.7")), "192.0.2.7");
+  EXPECT_EQ(ConnectionCaps::key_of(ip::make_address("2001:db8:1:2:aaaa::1")),
+            ConnectionCaps::key_of(ip::make_address("2001:db8:1:2:bbbb::9")));
+  EXPECT_NE(ConnectionCaps::key_of(ip::make_address("2001:db8:1:2::1")),
+            ConnectionCaps::key_of(ip::make_address("2001:db8:1:3::1")));
+
+  ConnectionCaps caps(4, 2);
+  const auto outside = ip::make_address("192.0.2.7"), mapped = ip::make_address("::ffff:192.0.2.7");
+  auto a = caps.admit(outside), b = caps.admit(mapped);
+  ASSERT_TRUE(a && b);
+  EXPECT_FALSE(caps.admit(outside)) << "a third from one address";
+  auto c = caps.admit(ip::make_address("127.0.0.1")), d = caps.admit(ip::make_address("::1"));
+  ASSERT_TRUE(c && d);
+  EXPECT_FALSE(caps.admit(ip::make_address("127.0.0.1"))) << "a fifth in all";
+  EXPECT_EQ(caps.open(), 4);
+  a.reset();
+  EXPECT_EQ(caps.open(), 3);
+  EXPECT_TRUE(caps.admit(outside));  // taken and at once given back
+  EXPECT_EQ(caps.open(), 3);
 }
 
 TEST(ServerUnit, StorageAppliesMigrationsOnceAndCommitsInGroups) {
