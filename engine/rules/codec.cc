@@ -184,6 +184,11 @@ bool Engine::from_proto(const game::Order& in, Order& out, Rejection& why) const
       return true;
     case game::Order::kUseModel:
       out.kind = K::UseModel;
+      // An open enum carries any number: one out of range must not wrap onto a real effect.
+      if (!game::UseModel::Effect_IsValid(in.use_model().effect())) {
+        why = reject(game::MALFORMED, "Name one of Model's effects.");
+        return false;
+      }
       out.effect = static_cast<std::int8_t>(in.use_model().effect());
       return units(in.use_model().units());
     case game::Order::kReroll:

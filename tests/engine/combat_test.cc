@@ -1732,6 +1732,18 @@ TEST_F(Model, Rule12_OneEffectPerTurnThenModelGoesToTheNextTurnBox) {
   EXPECT_TRUE(Ok(Side::German, model_order(game::UseModel::NON_ADJACENT_ATTACK)));
 }
 
+TEST_F(Model, Rule12_AnEffectThatIsNoneOfModelsIsRefusedNotTakenForOne) {
+  german_phase();
+  t.put("PzA/2", "0605");
+  t.put("2TC/1", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  const int box = t.engine.view(t.s, Viewer::German).header().model_turn();
+  // 257 is NON_ADJACENT_ATTACK plus 256: a byte would hold it as that effect.
+  EXPECT_TRUE(Refused(Side::German, model_order(static_cast<game::UseModel::Effect>(257)), game::MALFORMED));
+  EXPECT_EQ(t.engine.view(t.s, Viewer::German).header().model_turn(), box);
+  EXPECT_TRUE(Ok(Side::German, model_order(game::UseModel::NON_ADJACENT_ATTACK)));
+}
+
 TEST_F(Model, Rule12_ModelLetsTheGermanAttackFromHexesNotNextToEachOther) {
   german_phase();
   t.put("PzA/1", "0605");
