@@ -534,13 +534,11 @@ std::optional<Rejection> Rules::check(Side who, const Order& o) const {
   for (auto u : o.units) {
     if (u < 0 || static_cast<size_t>(u) >= sc_.units.size()) return reject(game::UNKNOWN_UNIT, "Unknown unit.");
   }
-  for (Loc l : o.path) {
-    if (!sc_.on_board(l)) return reject(game::UNKNOWN_LOCATION, "Unknown location.");
-  }
-  for (const auto& p : o.paths) {
-    for (Loc l : p) {
-      if (!sc_.on_board(l)) return reject(game::UNKNOWN_LOCATION, "Unknown location.");
-    }
+  auto off_board = [&](const std::vector<Loc>& path) {
+    return std::any_of(path.begin(), path.end(), [&](Loc l) { return !sc_.on_board(l); });
+  };
+  if (off_board(o.path) || std::any_of(o.paths.begin(), o.paths.end(), off_board)) {
+    return reject(game::UNKNOWN_LOCATION, "Unknown location.");
   }
   // Indices into the scenario's tables: every rule below may look them up.
   const auto marker_count = sc_.artillery.size() + sc_.stukas.size();

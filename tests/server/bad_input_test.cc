@@ -23,11 +23,12 @@ namespace {
 
 class ServerBadInput : public ServerTest {
  protected:
-  // The server again, with settings added to the test defaults.
-  void restart_with(const std::string& settings, std::vector<std::string> args = {}) {
-    server_.reset();
-    server_ = std::make_unique<ServerProcess>(dir_, std::move(args), test_config() + settings);
-    ASSERT_TRUE(server_->started()) << server_->log();
+  // The server is up and a new connection is answered.
+  void expect_still_serving() {
+    EXPECT_TRUE(server_->alive());
+    auto c = connect();
+    ASSERT_TRUE(c);
+    EXPECT_TRUE(c->ping(1).has_pong());
   }
 };
 
@@ -125,14 +126,11 @@ TEST_F(ServerBadInput, EveryKindGetsAClearErrorAndChangesNothing) {
   d->send_raw(std::string(2 * 1024 * 1024, 'y'));
   EXPECT_FALSE(d->next(5s));
   EXPECT_TRUE(d->closed());
-  EXPECT_TRUE(server_->alive());
-  auto after = connect();
-  ASSERT_TRUE(after);
-  EXPECT_TRUE(after->ping(1).has_pong());
+  expect_still_serving();
 }
 
 TEST_F(ServerBadInput, AFloodIsRateLimited) {
-  ASSERT_NO_FATAL_FAILURE(restart_with("messages_per_second = 20\nmessage_burst = 40\n"));
+  ASSERT_NO_FATAL_FAILURE(restart({}, "messages_per_second = 20\nmessage_burst = 40\n"));
   auto c = connect();
   auto calm = connect();
   wire::ClientMessage ping;
@@ -180,7 +178,7 @@ TEST_F(ServerBadInput, PlainWebSocketOnlyWhenAskedAndOnlyOnLoopback) {
 // handshakes, or never answers the server's pings, would hold its connection
 // for ever; each is dropped at its timeout, and a peer that answers stays.
 TEST_F(ServerBadInput, SilentPeersAreDroppedAtTheirTimeouts) {
-  ASSERT_NO_FATAL_FAILURE(restart_with("handshake_timeout_seconds = 1\nidle_timeout_seconds = 3\n"));
+  ASSERT_NO_FATAL_FAILURE(restart({}, "handshake_timeout_seconds = 1\nidle_timeout_seconds = 3\n"));
   const tcp::endpoint ep(net::ip::make_address("127.0.0.1"),
                          static_cast<unsigned short>(server_->port()));
   auto answering = connect();  // its io thread answers pings
@@ -222,17 +220,14 @@ TEST_F(ServerBadInput, BytesThatAreNotTlsEndOnlyTheirConnection) {
     net::write(s, net::buffer(bytes));
     EXPECT_TRUE(hung_up_within(s, 10s)) << bytes.substr(0, 16);
   }
-  EXPECT_TRUE(server_->alive());
-  auto after = connect();
-  ASSERT_TRUE(after);
-  EXPECT_TRUE(after->ping(1).has_pong());
+  expect_still_serving();
 }
 
 // One client cannot take every connection: beyond the cap new connections are
 // closed before any handshake, the open ones go on, and a place given back can
 // be taken again.
 TEST_F(ServerBadInput, ConnectionsBeyondTheCapAreClosedAtOnce) {
-  ASSERT_NO_FATAL_FAILURE(restart_with("max_connections = 4\n"));
+  ASSERT_NO_FATAL_FAILURE(restart({}, "max_connections = 4\n"));
   std::vector<std::unique_ptr<Client>> held;
   for (int i = 0; i < 4; ++i) {
     held.push_back(connect());
@@ -271,7 +266,7 @@ std::string outside_address() {
 TEST_F(ServerBadInput, ConnectionsBeyondTheCapPerAddressAreClosedAtOnce) {
   const std::string outside = outside_address();
   if (outside.empty()) GTEST_SKIP() << "this machine has no address besides loopback";
-  ASSERT_NO_FATAL_FAILURE(restart_with("max_connections_per_address = 2\n", {"--listen", "0.0.0.0:0"}));
+  ASSERT_NO_FATAL_FAILURE(restart({"--listen", "0.0.0.0:0"}, "max_connections_per_address = 2\n"));
   auto a = Client::connect(server_->port(), true, outside), b = Client::connect(server_->port(), true, outside);
   ASSERT_TRUE(a && b);
   EXPECT_FALSE(Client::connect(server_->port(), true, outside)) << "a third from " << outside;

@@ -287,10 +287,7 @@ game::View fresh_view(Client& c, const std::string& id, game::Side side, std::in
 TEST_F(ServerDamagedFrames, EveryFrameIsAnsweredAndAnOutsiderChangesNoGame) {
   // Damaged logins and registrations count against the connection's attempts;
   // the outsider's own logins must not run out of them.
-  server_.reset();
-  server_ = std::make_unique<ServerProcess>(dir_, std::vector<std::string>{},
-                                            test_config() + "auth_attempts_per_connection = 100000\n");
-  ASSERT_TRUE(server_->started()) << server_->log();
+  ASSERT_NO_FATAL_FAILURE(restart({}, "auth_attempts_per_connection = 100000\n"));
   auto alice = user("alice"), bob = user("bob"), mallory = user("mallory");
   const std::string id = start_game(*alice, *bob);
   Player soviet(*alice, id, game::SOVIET), german(*bob, id, game::GERMAN);
@@ -390,7 +387,6 @@ TEST_F(ServerDamagedFrames, PlayersDamagedOrdersAreAnsweredAndWhatTheyDidSurvive
   }
 
   // A restart reloads every game from its log: the same views at the same version.
-  server_.reset();
   restart();
   for (auto* p : {&soviet, &german}) {
     auto c = connect();

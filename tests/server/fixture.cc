@@ -75,8 +75,9 @@ void ServerTest::TearDown() {
   }
 }
 
-void ServerTest::restart(std::vector<std::string> extra_args) {
-  server_ = std::make_unique<ServerProcess>(dir_, std::move(extra_args));
+void ServerTest::restart(std::vector<std::string> extra_args, const std::string& settings) {
+  server_.reset();
+  server_ = std::make_unique<ServerProcess>(dir_, std::move(extra_args), test_config() + settings);
   ASSERT_TRUE(server_->started()) << server_->log();
 }
 

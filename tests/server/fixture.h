@@ -37,7 +37,9 @@ class ServerTest : public ::testing::Test {
  protected:
   void SetUp() override;
   void TearDown() override;
-  void restart(std::vector<std::string> extra_args = {});
+  // The server again on the same data: the old one, if still running, is killed
+  // first; `settings` are added to the test defaults.
+  void restart(std::vector<std::string> extra_args = {}, const std::string& settings = "");
 
   std::unique_ptr<Client> connect(bool tls = true);
   // A connected, registered client.
