@@ -10,6 +10,8 @@
 #include <sstream>
 #include <thread>
 
+#include "proxies.h"
+
 namespace counterattack::server {
 namespace {
 
@@ -81,6 +83,12 @@ const std::map<std::string, Setter>& setters() {
       {"max_watches_per_connection", number(&Config::max_watches_per_connection, 1, 100000)},
       {"max_connections", number(&Config::max_connections, 1, 10000000)},
       {"max_connections_per_address", number(&Config::max_connections_per_address, 1, 10000000)},
+      {"trusted_proxies", [](Config& c, const std::string& v) {
+         std::string error;
+         if (!TrustedProxies::parse(v, error)) return false;
+         c.trusted_proxies = v;
+         return true;
+       }},
       {"session_days", number(&Config::session_days, 1, 3650)},
       {"login_failures_per_name", number(&Config::login_failures_per_name, 1, 1000000)},
       {"auth_attempts_per_connection", number(&Config::auth_attempts_per_connection, 1, 1000000)},

@@ -131,7 +131,10 @@ int main(int argc, char** argv) {
   games.preload();
   accounts.purge_expired();
   SessionRegistry sessions;
-  Hub hub{cfg, accounts, games, sessions};
+  auto proxies = TrustedProxies::parse(cfg.trusted_proxies, error);
+  if (!proxies) return die("trusted_proxies: " + error);
+  ConnectionCaps caps(cfg.max_connections, cfg.max_connections_per_address, std::move(*proxies));
+  Hub hub{cfg, accounts, games, sessions, caps};
 
   auto listener = std::make_shared<Listener>(ioc, cfg.plain ? nullptr : &tls, hub);
   if (!listener->open({address, port}, error)) return die(error);
@@ -143,6 +146,7 @@ int main(int argc, char** argv) {
                                       {"scheme", cfg.plain ? "ws" : "wss"},
                                       {"data_dir", cfg.data_dir},
                                       {"threads", std::to_string(cfg.threads)},
+                                      {"trusted_proxies", cfg.trusted_proxies},
                                       {"schema", std::to_string(storage->schema_version())}});
   listener->run();
 

@@ -4,6 +4,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <boost/beast/websocket.hpp>
 #include <boost/beast/websocket/ssl.hpp>
@@ -14,6 +15,7 @@
 #include <chrono>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <set>
 
 #include "log.h"
@@ -23,6 +25,7 @@ namespace {
 
 namespace beast = boost::beast;
 namespace websocket = beast::websocket;
+namespace http = beast::http;
 namespace net = boost::asio;
 namespace ssl = net::ssl;
 using tcp = net::ip::tcp;
@@ -37,6 +40,15 @@ constexpr std::size_t kHardFrameLimit = 1u << 20;
 
 // Frames join a bundle up to this size; a larger frame goes alone.
 constexpr std::size_t kBundleBytes = 64u << 10;
+
+// The WebSocket upgrade request is a few hundred bytes; Beast's own accept
+// allows the same.
+constexpr std::uint32_t kUpgradeHeaderLimit = 8u << 10;
+
+std::string endpoint_text(const tcp::endpoint& ep) {
+  const auto a = ep.address();
+  return (a.is_v6() ? "[" + a.to_string() + "]" : a.to_string()) + ":" + std::to_string(ep.port());
+}
 
 // Takes the next frame to write from the queue: the first frame alone, or the
 // first few as one ServerMessage{bundle}. Each frame is already an encoded
@@ -74,9 +86,10 @@ Frame bundle_front(std::deque<Frame>& queue) {
 template <class Derived>
 class WsSession : public Connection {
  public:
-  WsSession(Hub& hub, std::string remote, std::shared_ptr<void> slot)
+  WsSession(Hub& hub, const tcp::endpoint& peer, std::shared_ptr<void> slot)
       : hub_(hub),
-        remote_(std::move(remote)),
+        peer_(peer.address()),
+        remote_(endpoint_text(peer)),
         slot_(std::move(slot)),
         tokens_(hub.config.message_burst),
         refill_(Clock::now()) {}
@@ -112,7 +125,9 @@ class WsSession : public Connection {
   Derived& derived() { return static_cast<Derived&>(*this); }
   std::shared_ptr<Derived> self() { return std::static_pointer_cast<Derived>(shared_from_this()); }
 
-  // After the TLS handshake, or at once for plain connections.
+  // After the TLS handshake, or at once for plain connections. The upgrade
+  // request is read here, not inside Beast's accept, so that the client a
+  // trusted proxy forwards is known, and counted, before it is let in.
   void start_websocket() {
     auto& ws = derived().ws();
     const auto& cfg = hub_.config;
@@ -122,10 +137,13 @@ class WsSession : public Connection {
     t.keep_alive_pings = true;
     ws.set_option(t);
     ws.set_option(websocket::stream_base::decorator(
-        [](websocket::response_type& res) { res.set(beast::http::field::server, "counterattackd"); }));
+        [](websocket::response_type& res) { res.set(http::field::server, "counterattackd"); }));
     ws.read_message_max(std::max(kHardFrameLimit, cfg.max_message_bytes + 1));
     ws.binary(true);
-    ws.async_accept(beast::bind_front_handler(&WsSession::on_accept, self()));
+    upgrade_.emplace();
+    upgrade_->header_limit(kUpgradeHeaderLimit);
+    beast::get_lowest_layer(ws).expires_after(std::chrono::seconds(cfg.handshake_timeout_seconds));
+    http::async_read(ws.next_layer(), buffer_, *upgrade_, beast::bind_front_handler(&WsSession::on_upgrade, self()));
   }
 
   void fail(beast::error_code ec, const char* what) {
@@ -137,6 +155,42 @@ class WsSession : public Connection {
   }
 
  private:
+  void on_upgrade(beast::error_code ec, std::size_t) {
+    if (ec) return fail(ec, "upgrade request");
+    auto req = upgrade_->release();
+    upgrade_.reset();
+    buffer_.consume(buffer_.size());  // a client sends no frame before the server's answer
+    std::string forwarded;
+    for (auto [f, end] = req.equal_range("X-Forwarded-For"); f != end; ++f) {
+      forwarded += (forwarded.empty() ? "" : ",") + std::string(f->value());
+    }
+    if (auto client = hub_.caps.proxies().client_of(peer_, forwarded)) {
+      remote_ = client->to_string() + " via " + remote_;
+      forwarded_slot_ = hub_.caps.admit_forwarded(*client);
+      if (!forwarded_slot_) return refuse_upgrade(req);
+    }
+    beast::get_lowest_layer(derived().ws()).expires_never();  // the WebSocket's own timeouts take over
+    derived().ws().async_accept(req, beast::bind_front_handler(&WsSession::on_accept, self()));
+  }
+
+  // The forwarded client holds its share of connections already: an HTTP
+  // answer, which the proxy passes on, instead of a WebSocket.
+  void refuse_upgrade(const http::request<http::empty_body>& req) {
+    hub_.caps.note_refusal(remote_);
+    auto res = std::make_shared<http::response<http::string_body>>(http::status::service_unavailable, req.version());
+    res->set(http::field::server, "counterattackd");
+    res->set(http::field::retry_after, "30");
+    res->set(http::field::content_type, "text/plain");
+    res->keep_alive(false);
+    res->body() = "Too many connections from your address: close some, or try again later.\n";
+    res->prepare_payload();
+    http::async_write(derived().ws().next_layer(), *res, [s = self(), res](beast::error_code, std::size_t) {
+      beast::error_code ignored;
+      beast::get_lowest_layer(s->derived().ws()).socket().shutdown(tcp::socket::shutdown_both, ignored);
+      s->cleanup();
+    });
+  }
+
   void on_accept(beast::error_code ec) {
     if (ec) return fail(ec, "websocket accept");
     hub_.sessions.add(id_, std::static_pointer_cast<Connection>(shared_from_this()));
@@ -394,8 +448,11 @@ class WsSession : public Connection {
   }
 
   const std::uint64_t id_ = g_next_id++;
-  std::string remote_;
-  std::shared_ptr<void> slot_;  // this connection's place under the caps, given back with the session
+  const net::ip::address peer_;  // the TCP peer: the client, or a proxy in front of it
+  std::string remote_;           // for the log
+  std::shared_ptr<void> slot_;   // this connection's place under the caps, given back with the session
+  std::shared_ptr<void> forwarded_slot_;  // and its client's, when a trusted proxy names one
+  std::optional<http::request_parser<http::empty_body>> upgrade_;  // until the upgrade request is read
   beast::flat_buffer buffer_;
   std::mutex inbox_mu_;
   std::vector<Frame> inbox_;  // delivered from any thread, not yet queued
@@ -417,17 +474,15 @@ class WsSession : public Connection {
   std::set<std::string> watched_;
 };
 
-std::string remote_of(const ConnectionSocket& s) {
+tcp::endpoint peer_of(const ConnectionSocket& s) {
   beast::error_code ec;
-  const auto ep = s.remote_endpoint(ec);
-  if (ec) return "?";
-  return ep.address().to_string() + ":" + std::to_string(ep.port());
+  return s.remote_endpoint(ec);  // unspecified once the peer has gone
 }
 
 class PlainSession final : public WsSession<PlainSession> {
  public:
   PlainSession(ConnectionSocket&& socket, Hub& hub, std::shared_ptr<void> slot)
-      : WsSession(hub, remote_of(socket), std::move(slot)), ws_(std::move(socket)) {}
+      : WsSession(hub, peer_of(socket), std::move(slot)), ws_(std::move(socket)) {}
   websocket::stream<Stream>& ws() { return ws_; }
   void run() { net::dispatch(ws_.get_executor(), beast::bind_front_handler(&PlainSession::start_websocket, self())); }
 
@@ -438,7 +493,7 @@ class PlainSession final : public WsSession<PlainSession> {
 class TlsSession final : public WsSession<TlsSession> {
  public:
   TlsSession(ConnectionSocket&& socket, ssl::context& ctx, Hub& hub, std::shared_ptr<void> slot)
-      : WsSession(hub, remote_of(socket), std::move(slot)), ws_(Stream(std::move(socket)), ctx) {}
+      : WsSession(hub, peer_of(socket), std::move(slot)), ws_(Stream(std::move(socket)), ctx) {}
   websocket::stream<beast::ssl_stream<Stream>>& ws() { return ws_; }
   void run() { net::dispatch(ws_.get_executor(), beast::bind_front_handler(&TlsSession::on_run, self())); }
 
@@ -450,7 +505,6 @@ class TlsSession final : public WsSession<TlsSession> {
   }
   void on_handshake(beast::error_code ec) {
     if (ec) return fail(ec, "tls handshake");
-    beast::get_lowest_layer(ws_).expires_never();  // the websocket's own timeouts take over
     start_websocket();
   }
   websocket::stream<beast::ssl_stream<Stream>> ws_;

@@ -15,6 +15,7 @@
 
 #include "accounts.h"
 #include "config.h"
+#include "connection_caps.h"
 #include "games.h"
 #include "peer.h"
 
@@ -45,6 +46,7 @@ struct Hub {
   Accounts& accounts;
   GameService& games;
   SessionRegistry& sessions;
+  ConnectionCaps& caps;
 };
 
 // A connection runs on its own strand of the network threads' io_context. The

@@ -279,5 +279,48 @@ TEST_F(ServerBadInput, ConnectionsBeyondTheCapPerAddressAreClosedAtOnce) {
   EXPECT_NE(server_->log().find("too many open"), std::string::npos);
 }
 
+// Behind a reverse proxy on this machine everyone arrives from loopback. With
+// the proxy trusted, the address it forwards is counted: a client over its
+// share gets an HTTP answer the proxy passes on, and the log names the client.
+TEST_F(ServerBadInput, ClientsBehindATrustedProxyAreCountedByTheirOwnAddress) {
+  ASSERT_NO_FATAL_FAILURE(restart({}, "trusted_proxies = 127.0.0.1\nmax_connections_per_address = 2\n"));
+  const int port = server_->port();
+  const Client::Headers from_client{{"X-Forwarded-For", "203.0.113.7"}};
+  auto a = Client::connect_with(port, from_client);
+  // What the client wrote itself, left of what the proxy added, proves nothing.
+  auto b = Client::connect_with(port, {{"X-Forwarded-For", "198.51.100.1, 203.0.113.7"}});
+  ASSERT_TRUE(a && b);
+  EXPECT_FALSE(Client::connect_with(port, from_client)) << "a third from 203.0.113.7";
+  EXPECT_EQ(upgrade_status(port, from_client), 503);
+  EXPECT_TRUE(Client::connect_with(port, {{"X-Forwarded-For", "203.0.113.8"}})) << "another client through the proxy";
+  std::vector<std::unique_ptr<Client>> local;
+  for (int i = 0; i < 3; ++i) {
+    local.push_back(connect());
+    EXPECT_TRUE(local.back()) << "the proxy's own connection " << i;
+  }
+  EXPECT_TRUE(a->ping(1).has_pong());
+  EXPECT_NE(server_->log().find("203.0.113.7 via 127.0.0.1:"), std::string::npos) << server_->log();
+  b.reset();
+  std::unique_ptr<Client> again;
+  for (int i = 0; i < 100 && !again; ++i) {
+    std::this_thread::sleep_for(50ms);  // the server notices the close
+    again = Client::connect_with(port, from_client);
+  }
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(again->ping(2).has_pong());
+}
+
+// Anyone can write X-Forwarded-For: from a peer that is not a trusted proxy it
+// names nobody, and the connection counts as its TCP peer's.
+TEST_F(ServerBadInput, AForwardedAddressFromAnUntrustedPeerIsIgnored) {
+  ASSERT_NO_FATAL_FAILURE(restart({}, "max_connections_per_address = 1\n"));
+  std::vector<std::unique_ptr<Client>> held;
+  for (const char* claimed : {"203.0.113.7", "203.0.113.7", "127.0.0.1"}) {
+    held.push_back(Client::connect_with(server_->port(), {{"X-Forwarded-For", claimed}}));
+    EXPECT_TRUE(held.back()) << "claiming " << claimed;
+  }
+  EXPECT_EQ(server_->log().find(" via "), std::string::npos);
+}
+
 }  // namespace
 }  // namespace counterattack::server::testing

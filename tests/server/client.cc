@@ -11,6 +11,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <boost/beast/websocket.hpp>
 #include <boost/beast/websocket/ssl.hpp>
@@ -257,28 +258,80 @@ struct Client::Impl {
 Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Client::~Client() = default;
 
-std::unique_ptr<Client> Client::connect(int port, bool use_tls, const std::string& address) {
-  auto impl = std::make_unique<Impl>();
+namespace {
+
+std::unique_ptr<Client::Impl> open_impl(int port, bool use_tls, const std::string& address, const Client::Headers& headers) {
+  auto impl = std::make_unique<Client::Impl>();
   const tcp::endpoint ep(net::ip::make_address(address), static_cast<unsigned short>(port));
   const std::string host = address + ":" + std::to_string(port);
+  auto decorate = [&headers] {
+    return websocket::stream_base::decorator([&headers](websocket::request_type& req) {
+      for (const auto& [name, value] : headers) req.insert(name, value);
+    });
+  };
   try {
     if (use_tls) {
       impl->ctx.set_verify_mode(ssl::verify_none);  // the server's certificate is self-signed
       impl->tls = std::make_unique<websocket::stream<beast::ssl_stream<beast::tcp_stream>>>(impl->ioc, impl->ctx);
       beast::get_lowest_layer(*impl->tls).connect(ep);
       impl->tls->next_layer().handshake(ssl::stream_base::client);
+      impl->tls->set_option(decorate());
       impl->tls->handshake(host, "/");
     } else {
       impl->plain = std::make_unique<websocket::stream<beast::tcp_stream>>(impl->ioc);
       beast::get_lowest_layer(*impl->plain).connect(ep);
+      impl->plain->set_option(decorate());
       impl->plain->handshake(host, "/");
     }
   } catch (const std::exception&) {
     return nullptr;
   }
+  return impl;
+}
+
+}  // namespace
+
+std::unique_ptr<Client> Client::connect(int port, bool use_tls, const std::string& address) {
+  return start(open_impl(port, use_tls, address, {}));
+}
+
+std::unique_ptr<Client> Client::connect_with(int port, const Headers& headers) {
+  return start(open_impl(port, true, "127.0.0.1", headers));
+}
+
+std::unique_ptr<Client> Client::start(std::unique_ptr<Impl> impl) {
+  if (!impl) return nullptr;
   impl->read();
   impl->thread = std::thread([p = impl.get()] { p->ioc.run(); });
   return std::unique_ptr<Client>(new Client(std::move(impl)));
+}
+
+// Beast's client handshake keeps a refusal's response to itself: this one
+// writes the upgrade request by hand and reads whatever answer comes.
+int upgrade_status(int port, const Client::Headers& headers) {
+  net::io_context ioc;
+  ssl::context ctx(ssl::context::tls_client);
+  ctx.set_verify_mode(ssl::verify_none);
+  beast::ssl_stream<beast::tcp_stream> stream(ioc, ctx);
+  try {
+    beast::get_lowest_layer(stream).expires_after(10s);
+    beast::get_lowest_layer(stream).connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)));
+    stream.handshake(ssl::stream_base::client);
+    beast::http::request<beast::http::empty_body> req(beast::http::verb::get, "/", 11);
+    req.set(beast::http::field::host, "127.0.0.1:" + std::to_string(port));
+    req.set(beast::http::field::upgrade, "websocket");
+    req.set(beast::http::field::connection, "Upgrade");
+    req.set(beast::http::field::sec_websocket_key, "dGhlIHNhbXBsZSBub25jZQ==");
+    req.set(beast::http::field::sec_websocket_version, "13");
+    for (const auto& [name, value] : headers) req.insert(name, value);
+    beast::http::write(stream, req);
+    beast::flat_buffer buffer;
+    beast::http::response<beast::http::string_body> res;
+    beast::http::read(stream, buffer, res);
+    return static_cast<int>(res.result_int());
+  } catch (const std::exception&) {
+    return 0;
+  }
 }
 
 std::uint64_t Client::send(wire::ClientMessage m) {

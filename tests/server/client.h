@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "wire.pb.h"
@@ -50,6 +51,9 @@ class Client {
  public:
   // Connects to address:port (wss, any certificate accepted, unless plain); null on failure.
   static std::unique_ptr<Client> connect(int port, bool tls = true, const std::string& address = "127.0.0.1");
+  // Connects over TLS with these headers added to the upgrade request.
+  using Headers = std::vector<std::pair<std::string, std::string>>;
+  static std::unique_ptr<Client> connect_with(int port, const Headers& headers);
   ~Client();
 
   // Sends an envelope; a zero request_id gets the next one. Returns the id.
@@ -80,10 +84,15 @@ class Client {
 
  private:
   explicit Client(std::unique_ptr<Impl> impl);
+  static std::unique_ptr<Client> start(std::unique_ptr<Impl> impl);  // null stays null
   std::unique_ptr<Impl> impl_;
   std::uint64_t next_id_ = 1;
 };
 
 game::Order done_order();
+
+// The HTTP status a TLS upgrade request with these added headers gets: 101
+// when it is let in, 0 when there is no answer.
+int upgrade_status(int port, const Client::Headers& headers);
 
 }  // namespace counterattack::server::testing

@@ -31,13 +31,17 @@ using testing::make_temp_dir;
 TEST(ServerUnit, ConfigReadsKeyValueAndJsonAndRejectsUnknownKeys) {
   const std::string dir = make_temp_dir("config");
   {
-    std::ofstream(dir + "/a.conf") << "# comment\nlisten = 0.0.0.0:9000\nmax_message_bytes = 1024  # inline\nplain = true\n";
+    std::ofstream(dir + "/a.conf") << "# comment\nlisten = 0.0.0.0:9000\nmax_message_bytes = 1024  # inline\nplain = true\n"
+                                << "trusted_proxies = 127.0.0.1, 10.0.0.0/8\n";
     Config c;
     std::string err;
     ASSERT_TRUE(load_config_file(dir + "/a.conf", c, err)) << err;
     EXPECT_EQ(c.listen, "0.0.0.0:9000");
     EXPECT_EQ(c.max_message_bytes, 1024u);
     EXPECT_TRUE(c.plain);
+    EXPECT_EQ(c.trusted_proxies, "127.0.0.1, 10.0.0.0/8");
+    EXPECT_FALSE(set_config_value(c, "trusted_proxies", "10.0.0.0/33", err));
+    EXPECT_EQ(c.trusted_proxies, "127.0.0.1, 10.0.0.0/8") << "a bad value changes nothing";
   }
   {
     std::ofstream(dir + "/b.json") << R"({"data_dir": "/tmp/x", "messages_per_second": 12.5, "log_format": "json"})";
@@ -92,6 +96,72 @@ TEST(ServerUnit, ConnectionCapsCountByAddressAndGiveBack) {
   EXPECT_EQ(caps.open(), 3);
   EXPECT_TRUE(caps.admit(outside));  // taken and at once given back
   EXPECT_EQ(caps.open(), 3);
+}
+
+// A proxy's word is believed only from a trusted proxy, and only its own:
+// entries a client wrote itself, further left, are passed over.
+TEST(ServerUnit, TrustedProxiesNameTheClientBehindThem) {
+  namespace ip = boost::asio::ip;
+  std::string err;
+  for (const char* bad : {"localhost", "10.0.0.0/33", "::1/129", "10.0.0.0/0", "10.0.0.0/x", "1.2.3"}) {
+    EXPECT_FALSE(TrustedProxies::parse(bad, err)) << bad;
+    EXPECT_NE(err.find(bad), std::string::npos) << err;
+  }
+  auto none = TrustedProxies::parse("", err);
+  ASSERT_TRUE(none) << err;
+  EXPECT_TRUE(none->empty());
+  EXPECT_FALSE(none->client_of(ip::make_address("127.0.0.1"), "203.0.113.7"));
+
+  auto p = TrustedProxies::parse("127.0.0.1, ::1 10.0.0.0/8,fd00::/8", err);
+  ASSERT_TRUE(p) << err;
+  EXPECT_TRUE(p->trusts(ip::make_address("10.200.3.4")));
+  EXPECT_TRUE(p->trusts(ip::make_address("::ffff:10.200.3.4")));
+  EXPECT_TRUE(p->trusts(ip::make_address("fd12::1")));
+  EXPECT_FALSE(p->trusts(ip::make_address("11.0.0.1")));
+  EXPECT_FALSE(p->trusts(ip::make_address("127.0.0.2")));
+
+  const auto proxy = ip::make_address("127.0.0.1");
+  auto client = [&](const ip::address& peer, std::string_view header) {
+    const auto a = p->client_of(peer, header);
+    return a ? a->to_string() : std::string("-");
+  };
+  EXPECT_EQ(client(proxy, "203.0.113.7"), "203.0.113.7");
+  EXPECT_EQ(client(ip::make_address("::ffff:127.0.0.1"), "203.0.113.7"), "203.0.113.7");
+  EXPECT_EQ(client(proxy, "198.51.100.1, 203.0.113.7"), "203.0.113.7") << "the leftmost is the client's own word";
+  EXPECT_EQ(client(proxy, "203.0.113.7, 10.0.0.2"), "203.0.113.7") << "a chain of trusted proxies";
+  EXPECT_EQ(client(proxy, "203.0.113.7:4711"), "203.0.113.7");
+  EXPECT_EQ(client(proxy, "[2001:db8::7]:4711"), "2001:db8::7");
+  EXPECT_EQ(client(proxy, " 2001:db8::7 "), "2001:db8::7");
+  EXPECT_EQ(client(proxy, "::ffff:203.0.113.7"), "203.0.113.7");
+  EXPECT_EQ(client(proxy, "10.0.0.2"), "-") << "only proxies: the proxy's own connection";
+  EXPECT_EQ(client(proxy, ""), "-");
+  EXPECT_EQ(client(proxy, "unknown"), "-");
+  EXPECT_EQ(client(proxy, "203.0.113.7, "), "-");
+  EXPECT_EQ(client(ip::make_address("192.0.2.9"), "203.0.113.7"), "-") << "an untrusted peer names nobody";
+}
+
+// A trusted proxy's connections count only towards the total, and each client
+// it forwards only towards its own address's share.
+TEST(ServerUnit, ConnectionCapsCountAProxysClientsByTheirAddress) {
+  namespace ip = boost::asio::ip;
+  std::string err;
+  auto proxies = TrustedProxies::parse("10.0.0.5", err);
+  ASSERT_TRUE(proxies) << err;
+  ConnectionCaps caps(3, 1, *proxies);
+  const auto proxy = ip::make_address("10.0.0.5");
+  auto a = caps.admit(proxy), b = caps.admit(proxy);
+  ASSERT_TRUE(a && b) << "a proxy is not held to one address's share";
+  auto fa = caps.admit_forwarded(ip::make_address("203.0.113.7"));
+  ASSERT_TRUE(fa);
+  EXPECT_FALSE(caps.admit_forwarded(ip::make_address("203.0.113.7"))) << "a second from one client";
+  EXPECT_FALSE(caps.admit(ip::make_address("203.0.113.7"))) << "nor directly";
+  EXPECT_TRUE(caps.admit_forwarded(ip::make_address("127.0.0.1"))) << "loopback is not counted by address";
+  EXPECT_EQ(caps.open(), 2) << "forwarded clients ride on their proxy's connections";
+  fa.reset();
+  EXPECT_TRUE(caps.admit_forwarded(ip::make_address("203.0.113.7")));
+  auto c = caps.admit(proxy);
+  ASSERT_TRUE(c);
+  EXPECT_FALSE(caps.admit(proxy)) << "the total holds for a proxy too";
 }
 
 TEST(ServerUnit, StorageAppliesMigrationsOnceAndCommitsInGroups) {

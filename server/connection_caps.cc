@@ -1,0 +1,80 @@
+#include "connection_caps.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "log.h"
+
+namespace counterattack::server {
+
+namespace net = boost::asio;
+
+ConnectionCaps::ConnectionCaps(int max_total, int max_per_address, TrustedProxies proxies)
+    : max_total_(max_total), max_per_address_(max_per_address), proxies_(std::move(proxies)) {}
+
+// An IPv4 client on an IPv6 listener is counted as IPv4, and an IPv6 client by
+// its /64, the block one subscriber is given.
+std::string ConnectionCaps::key_of(const net::ip::address& from) {
+  const auto a = unmapped(from);
+  if (a.is_loopback()) return {};
+  if (a.is_v4()) return a.to_string();
+  auto bytes = a.to_v6().to_bytes();
+  std::fill(bytes.begin() + 8, bytes.end(), 0);
+  return net::ip::address_v6(bytes).to_string() + "/64";
+}
+
+std::shared_ptr<void> ConnectionCaps::admit(const net::ip::address& from) {
+  return take(proxies_.trusts(from) ? std::string() : key_of(from), true);
+}
+
+std::shared_ptr<void> ConnectionCaps::admit_forwarded(const net::ip::address& client) {
+  const std::string key = key_of(client);
+  if (key.empty()) return std::make_shared<Place>(counts_, key, false);
+  return take(key, false);
+}
+
+std::shared_ptr<void> ConnectionCaps::take(const std::string& key, bool in_total) {
+  {
+    std::lock_guard lock(counts_->mu);
+    if (in_total && counts_->total >= max_total_) return nullptr;
+    if (!key.empty()) {
+      int& n = counts_->by_address[key];
+      if (n >= max_per_address_) return nullptr;
+      ++n;
+    }
+    if (in_total) ++counts_->total;
+  }
+  return std::make_shared<Place>(counts_, key, in_total);
+}
+
+ConnectionCaps::Place::~Place() {
+  std::lock_guard lock(counts->mu);
+  if (in_total) --counts->total;
+  if (key.empty()) return;
+  if (auto it = counts->by_address.find(key); it != counts->by_address.end() && --it->second == 0) {
+    counts->by_address.erase(it);
+  }
+}
+
+void ConnectionCaps::note_refusal(const std::string& peer) {
+  const auto now = std::chrono::steady_clock::now();
+  long refused = 0;
+  int open = 0;
+  {
+    std::lock_guard lock(counts_->mu);
+    ++counts_->refused_since_log;
+    if (now - counts_->last_refusal_log < std::chrono::seconds(1)) return;
+    counts_->last_refusal_log = now;
+    refused = std::exchange(counts_->refused_since_log, 0);
+    open = counts_->total;
+  }
+  log::warn("connection refused: too many open",
+            {{"peer", peer}, {"open", std::to_string(open)}, {"refused", std::to_string(refused)}});
+}
+
+int ConnectionCaps::open() const {
+  std::lock_guard lock(counts_->mu);
+  return counts_->total;
+}
+
+}  // namespace counterattack::server
