@@ -23,23 +23,27 @@ std::string ConnectionCaps::key_of(const net::ip::address& from) {
   return net::ip::address_v6(bytes).to_string() + "/64";
 }
 
-std::shared_ptr<void> ConnectionCaps::admit(const net::ip::address& from) {
-  return take(proxies_.trusts(from) ? std::string() : key_of(from), true);
+std::shared_ptr<void> ConnectionCaps::admit(const net::ip::address& from, Cap* reached) {
+  return take(proxies_.trusts(from) ? std::string() : key_of(from), true, reached);
 }
 
 std::shared_ptr<void> ConnectionCaps::admit_forwarded(const net::ip::address& client) {
-  const std::string key = key_of(client);
-  if (key.empty()) return std::make_shared<Place>(counts_, key, false);
-  return take(key, false);
+  return take(key_of(client), false, nullptr);
 }
 
-std::shared_ptr<void> ConnectionCaps::take(const std::string& key, bool in_total) {
+std::shared_ptr<void> ConnectionCaps::take(const std::string& key, bool in_total, Cap* reached) {
   {
     std::lock_guard lock(counts_->mu);
-    if (in_total && counts_->total >= max_total_) return nullptr;
+    if (in_total && counts_->total >= max_total_) {
+      if (reached) *reached = Cap::Total;
+      return nullptr;
+    }
     if (!key.empty()) {
       int& n = counts_->by_address[key];
-      if (n >= max_per_address_) return nullptr;
+      if (n >= max_per_address_) {
+        if (reached) *reached = Cap::PerAddress;
+        return nullptr;
+      }
       ++n;
     }
     if (in_total) ++counts_->total;
@@ -56,7 +60,7 @@ ConnectionCaps::Place::~Place() {
   }
 }
 
-void ConnectionCaps::note_refusal(const std::string& peer) {
+void ConnectionCaps::note_refusal(const std::string& peer, Cap reached) {
   const auto now = std::chrono::steady_clock::now();
   long refused = 0;
   int open = 0;
@@ -68,7 +72,7 @@ void ConnectionCaps::note_refusal(const std::string& peer) {
     refused = std::exchange(counts_->refused_since_log, 0);
     open = counts_->total;
   }
-  log::warn("connection refused: too many open",
+  log::warn(reached == Cap::Total ? "connection refused: too many open" : "connection refused: too many from one address",
             {{"peer", peer}, {"open", std::to_string(open)}, {"refused", std::to_string(refused)}});
 }
 

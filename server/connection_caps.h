@@ -19,17 +19,19 @@ namespace counterattack::server {
 // the upgrade request names it.
 class ConnectionCaps {
  public:
+  enum class Cap { Total, PerAddress };
+
   ConnectionCaps(int max_total, int max_per_address, TrustedProxies proxies = {});
   // A place for a new connection from `from`, given back when the last copy is
-  // dropped; null when a cap is reached.
-  std::shared_ptr<void> admit(const boost::asio::ip::address& from);
+  // dropped; null when a cap is reached, and which one in `reached`.
+  std::shared_ptr<void> admit(const boost::asio::ip::address& from, Cap* reached = nullptr);
   // A place for a client a trusted proxy forwards, counted by its address only:
   // the proxy's connection already holds its place in the total.
   std::shared_ptr<void> admit_forwarded(const boost::asio::ip::address& client);
   const TrustedProxies& proxies() const { return proxies_; }
   // Logs a refusal at most once a second, with how many there were since the
   // last such line: a flood does not fill the log, but its size shows.
-  void note_refusal(const std::string& peer);
+  void note_refusal(const std::string& peer, Cap reached);
   int open() const;
   static std::string key_of(const boost::asio::ip::address& from);  // empty for loopback
 
@@ -48,7 +50,7 @@ class ConnectionCaps {
     std::string key;  // empty: not counted by address
     bool in_total;
   };
-  std::shared_ptr<void> take(const std::string& key, bool in_total);
+  std::shared_ptr<void> take(const std::string& key, bool in_total, Cap* reached);
 
   const int max_total_, max_per_address_;
   const TrustedProxies proxies_;

@@ -64,14 +64,15 @@ void Listener::on_accept(boost::system::error_code ec, ConnectionSocket socket) 
     return;
   }
   const auto peer = socket.remote_endpoint(ec);
-  auto slot = ec ? nullptr : hub_.caps.admit(peer.address());
+  ConnectionCaps::Cap reached{};
+  auto slot = ec ? nullptr : hub_.caps.admit(peer.address(), &reached);
   if (!slot) {
     // Closed before any handshake: a flood of connections costs no TLS.
-    if (!ec) hub_.caps.note_refusal(peer.address().to_string());
+    if (!ec) hub_.caps.note_refusal(peer.address().to_string(), reached);
     socket.close(ec);
   } else {
     socket.set_option(tcp::no_delay(true), ec);
-    start_session(std::move(socket), tls_, hub_, std::move(slot));
+    start_session(std::move(socket), peer, tls_, hub_, std::move(slot));
   }
   do_accept();
 }

@@ -52,21 +52,28 @@ std::optional<TrustedProxies> TrustedProxies::parse(std::string_view text, std::
   auto take = [&]() -> bool {
     if (entry.empty()) return true;
     std::string_view e = entry;
-    int prefix = -1;
+    std::optional<unsigned> prefix;
     if (const auto slash = e.find('/'); slash != std::string_view::npos) {
       const auto bits = e.substr(slash + 1);
-      const auto r = std::from_chars(bits.data(), bits.data() + bits.size(), prefix);
-      if (r.ec != std::errc() || r.ptr != bits.data() + bits.size()) prefix = 999;
+      unsigned n = 0;
+      const auto r = std::from_chars(bits.data(), bits.data() + bits.size(), n);
+      if (r.ec == std::errc() && r.ptr == bits.data() + bits.size()) prefix = n;
+      else prefix = 999;
       e = e.substr(0, slash);
     }
     const auto a = parse_address(e);
-    const int width = a && a->is_v4() ? 32 : 128;
-    if (!a || prefix > width || prefix == 0) {
-      error = "'" + entry + "' is not an address or a block such as 10.0.0.0/8";
+    const unsigned width = a && a->is_v4() ? 32 : 128;
+    if (prefix == 0u) {
+      error = "'" + entry + "' would trust everyone";
       return false;
     }
-    if (prefix < 0) prefix = width;
-    t.blocks_.push_back({bytes_of(*a), a->is_v4() ? prefix + 96 : prefix});
+    if (!a || prefix.value_or(width) > width) {
+      error = "'" + entry + "' is not an address or a block such as 10.0.0.0/8 or fd00::/8";
+      return false;
+    }
+    // An IPv4 block is kept as its v4-mapped IPv6 block, so one test serves both.
+    const unsigned bits = prefix.value_or(width) + (a->is_v4() ? 96 : 0);
+    t.blocks_.push_back({bytes_of(*a), static_cast<int>(bits)});
     entry.clear();
     return true;
   };

@@ -41,8 +41,8 @@ constexpr std::size_t kHardFrameLimit = 1u << 20;
 // Frames join a bundle up to this size; a larger frame goes alone.
 constexpr std::size_t kBundleBytes = 64u << 10;
 
-// The WebSocket upgrade request is a few hundred bytes; Beast's own accept
-// allows the same.
+// The WebSocket upgrade request is a few hundred bytes, but a browser may add
+// cookies: more room than the 1.5 KB Beast's own accept reads into.
 constexpr std::uint32_t kUpgradeHeaderLimit = 8u << 10;
 
 std::string endpoint_text(const tcp::endpoint& ep) {
@@ -148,7 +148,7 @@ class WsSession : public Connection {
 
   void fail(beast::error_code ec, const char* what) {
     if (ec != net::error::operation_aborted && ec != websocket::error::closed && ec != net::error::eof &&
-        ec != beast::error::timeout && ec != net::ssl::error::stream_truncated) {
+        ec != http::error::end_of_stream && ec != beast::error::timeout && ec != net::ssl::error::stream_truncated) {
       log::debug("connection failed", {{"peer", remote_}, {"step", what}, {"error", ec.message()}});
     }
     cleanup();
@@ -159,7 +159,7 @@ class WsSession : public Connection {
     if (ec) return fail(ec, "upgrade request");
     auto req = upgrade_->release();
     upgrade_.reset();
-    buffer_.consume(buffer_.size());  // a client sends no frame before the server's answer
+    buffer_.consume(buffer_.size());  // a client sends no frame before the server's answer (RFC 6455, 4.1)
     std::string forwarded;
     for (auto [f, end] = req.equal_range("X-Forwarded-For"); f != end; ++f) {
       forwarded += (forwarded.empty() ? "" : ",") + std::string(f->value());
@@ -167,7 +167,7 @@ class WsSession : public Connection {
     if (auto client = hub_.caps.proxies().client_of(peer_, forwarded)) {
       remote_ = client->to_string() + " via " + remote_;
       forwarded_slot_ = hub_.caps.admit_forwarded(*client);
-      if (!forwarded_slot_) return refuse_upgrade(req);
+      if (!forwarded_slot_) return refuse_upgrade(req);  // its own share is full
     }
     beast::get_lowest_layer(derived().ws()).expires_never();  // the WebSocket's own timeouts take over
     derived().ws().async_accept(req, beast::bind_front_handler(&WsSession::on_accept, self()));
@@ -176,7 +176,7 @@ class WsSession : public Connection {
   // The forwarded client holds its share of connections already: an HTTP
   // answer, which the proxy passes on, instead of a WebSocket.
   void refuse_upgrade(const http::request<http::empty_body>& req) {
-    hub_.caps.note_refusal(remote_);
+    hub_.caps.note_refusal(remote_, ConnectionCaps::Cap::PerAddress);
     auto res = std::make_shared<http::response<http::string_body>>(http::status::service_unavailable, req.version());
     res->set(http::field::server, "counterattackd");
     res->set(http::field::retry_after, "30");
@@ -474,15 +474,11 @@ class WsSession : public Connection {
   std::set<std::string> watched_;
 };
 
-tcp::endpoint peer_of(const ConnectionSocket& s) {
-  beast::error_code ec;
-  return s.remote_endpoint(ec);  // unspecified once the peer has gone
-}
 
 class PlainSession final : public WsSession<PlainSession> {
  public:
-  PlainSession(ConnectionSocket&& socket, Hub& hub, std::shared_ptr<void> slot)
-      : WsSession(hub, peer_of(socket), std::move(slot)), ws_(std::move(socket)) {}
+  PlainSession(ConnectionSocket&& socket, const tcp::endpoint& peer, Hub& hub, std::shared_ptr<void> slot)
+      : WsSession(hub, peer, std::move(slot)), ws_(std::move(socket)) {}
   websocket::stream<Stream>& ws() { return ws_; }
   void run() { net::dispatch(ws_.get_executor(), beast::bind_front_handler(&PlainSession::start_websocket, self())); }
 
@@ -492,8 +488,9 @@ class PlainSession final : public WsSession<PlainSession> {
 
 class TlsSession final : public WsSession<TlsSession> {
  public:
-  TlsSession(ConnectionSocket&& socket, ssl::context& ctx, Hub& hub, std::shared_ptr<void> slot)
-      : WsSession(hub, peer_of(socket), std::move(slot)), ws_(Stream(std::move(socket)), ctx) {}
+  TlsSession(ConnectionSocket&& socket, const tcp::endpoint& peer, ssl::context& ctx, Hub& hub,
+             std::shared_ptr<void> slot)
+      : WsSession(hub, peer, std::move(slot)), ws_(Stream(std::move(socket)), ctx) {}
   websocket::stream<beast::ssl_stream<Stream>>& ws() { return ws_; }
   void run() { net::dispatch(ws_.get_executor(), beast::bind_front_handler(&TlsSession::on_run, self())); }
 
@@ -538,11 +535,12 @@ void SessionRegistry::shutdown_all() {
   for (auto& c : live) c->shutdown();
 }
 
-void start_session(ConnectionSocket&& socket, ssl::context* tls, Hub& hub, std::shared_ptr<void> slot) {
+void start_session(ConnectionSocket&& socket, const tcp::endpoint& peer, ssl::context* tls, Hub& hub,
+                   std::shared_ptr<void> slot) {
   if (tls) {
-    std::make_shared<TlsSession>(std::move(socket), *tls, hub, std::move(slot))->run();
+    std::make_shared<TlsSession>(std::move(socket), peer, *tls, hub, std::move(slot))->run();
   } else {
-    std::make_shared<PlainSession>(std::move(socket), hub, std::move(slot))->run();
+    std::make_shared<PlainSession>(std::move(socket), peer, hub, std::move(slot))->run();
   }
 }
 

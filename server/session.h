@@ -55,8 +55,9 @@ struct Hub {
 using ConnectionExecutor = boost::asio::strand<boost::asio::io_context::executor_type>;
 using ConnectionSocket = boost::asio::basic_stream_socket<boost::asio::ip::tcp, ConnectionExecutor>;
 
-// Starts a session on an accepted socket: TLS when `tls` is set, else plain.
-// `slot` is held as long as the session lives (see ConnectionCaps).
-void start_session(ConnectionSocket&& socket, boost::asio::ssl::context* tls, Hub& hub, std::shared_ptr<void> slot);
+// Starts a session on an accepted socket from `peer`: TLS when `tls` is set,
+// else plain. `slot` is held as long as the session lives (see ConnectionCaps).
+void start_session(ConnectionSocket&& socket, const boost::asio::ip::tcp::endpoint& peer, boost::asio::ssl::context* tls,
+                   Hub& hub, std::shared_ptr<void> slot);
 
 }  // namespace counterattack::server

@@ -265,7 +265,7 @@ std::unique_ptr<Client::Impl> open_impl(int port, bool use_tls, const std::strin
   const tcp::endpoint ep(net::ip::make_address(address), static_cast<unsigned short>(port));
   const std::string host = address + ":" + std::to_string(port);
   auto decorate = [&headers] {
-    return websocket::stream_base::decorator([&headers](websocket::request_type& req) {
+    return websocket::stream_base::decorator([headers](websocket::request_type& req) {
       for (const auto& [name, value] : headers) req.insert(name, value);
     });
   };

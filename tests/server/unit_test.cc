@@ -103,10 +103,12 @@ TEST(ServerUnit, ConnectionCapsCountByAddressAndGiveBack) {
 TEST(ServerUnit, TrustedProxiesNameTheClientBehindThem) {
   namespace ip = boost::asio::ip;
   std::string err;
-  for (const char* bad : {"localhost", "10.0.0.0/33", "::1/129", "10.0.0.0/0", "10.0.0.0/x", "1.2.3"}) {
+  for (const char* bad : {"localhost", "10.0.0.0/33", "::1/129", "10.0.0.0/x", "10.0.0.0/-8", "10.0.0.0/", "1.2.3"}) {
     EXPECT_FALSE(TrustedProxies::parse(bad, err)) << bad;
     EXPECT_NE(err.find(bad), std::string::npos) << err;
   }
+  EXPECT_FALSE(TrustedProxies::parse("::/0", err));
+  EXPECT_NE(err.find("would trust everyone"), std::string::npos) << err;
   auto none = TrustedProxies::parse("", err);
   ASSERT_TRUE(none) << err;
   EXPECT_TRUE(none->empty());
@@ -119,6 +121,14 @@ TEST(ServerUnit, TrustedProxiesNameTheClientBehindThem) {
   EXPECT_TRUE(p->trusts(ip::make_address("fd12::1")));
   EXPECT_FALSE(p->trusts(ip::make_address("11.0.0.1")));
   EXPECT_FALSE(p->trusts(ip::make_address("127.0.0.2")));
+  auto edges = TrustedProxies::parse("192.0.2.1/32 2001:db8::1/128 198.51.100.77/24", err);
+  ASSERT_TRUE(edges) << err;
+  EXPECT_TRUE(edges->trusts(ip::make_address("192.0.2.1")));
+  EXPECT_FALSE(edges->trusts(ip::make_address("192.0.2.2")));
+  EXPECT_TRUE(edges->trusts(ip::make_address("2001:db8::1")));
+  EXPECT_FALSE(edges->trusts(ip::make_address("2001:db8::2")));
+  EXPECT_TRUE(edges->trusts(ip::make_address("198.51.100.3"))) << "a block's host bits do not matter";
+  EXPECT_FALSE(edges->trusts(ip::make_address("198.51.101.3")));
 
   const auto proxy = ip::make_address("127.0.0.1");
   auto client = [&](const ip::address& peer, std::string_view header) {
