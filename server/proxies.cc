@@ -71,7 +71,8 @@ std::optional<TrustedProxies> TrustedProxies::parse(std::string_view text, std::
       error = "'" + entry + "' is not an address or a block such as 10.0.0.0/8 or fd00::/8";
       return false;
     }
-    // An IPv4 block is kept as its v4-mapped IPv6 block, so one test serves both.
+    // An IPv4 block is kept as its v4-mapped IPv6 block, so one test serves both
+    // (and an IPv6 block that covers ::ffff:0:0/96 covers IPv4 as well).
     const unsigned bits = prefix.value_or(width) + (a->is_v4() ? 96 : 0);
     t.blocks_.push_back({bytes_of(*a), static_cast<int>(bits)});
     entry.clear();

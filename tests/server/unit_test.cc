@@ -114,22 +114,25 @@ TEST(ServerUnit, TrustedProxiesNameTheClientBehindThem) {
   EXPECT_TRUE(none->empty());
   EXPECT_FALSE(none->client_of(ip::make_address("127.0.0.1"), "203.0.113.7"));
 
-  auto p = TrustedProxies::parse("127.0.0.1, ::1 10.0.0.0/8,fd00::/8", err);
-  ASSERT_TRUE(p) << err;
-  EXPECT_TRUE(p->trusts(ip::make_address("10.200.3.4")));
-  EXPECT_TRUE(p->trusts(ip::make_address("::ffff:10.200.3.4")));
-  EXPECT_TRUE(p->trusts(ip::make_address("fd12::1")));
-  EXPECT_FALSE(p->trusts(ip::make_address("11.0.0.1")));
-  EXPECT_FALSE(p->trusts(ip::make_address("127.0.0.2")));
-  auto edges = TrustedProxies::parse("192.0.2.1/32 2001:db8::1/128 198.51.100.77/24", err);
-  ASSERT_TRUE(edges) << err;
-  EXPECT_TRUE(edges->trusts(ip::make_address("192.0.2.1")));
-  EXPECT_FALSE(edges->trusts(ip::make_address("192.0.2.2")));
-  EXPECT_TRUE(edges->trusts(ip::make_address("2001:db8::1")));
-  EXPECT_FALSE(edges->trusts(ip::make_address("2001:db8::2")));
-  EXPECT_TRUE(edges->trusts(ip::make_address("198.51.100.3"))) << "a block's host bits do not matter";
-  EXPECT_FALSE(edges->trusts(ip::make_address("198.51.101.3")));
+  struct Trust {
+    const char* proxies;
+    const char* peer;
+    bool trusted;
+  };
+  const char* mixed = "127.0.0.1, ::1 10.0.0.0/8,fd00::/8";
+  const char* edges = "192.0.2.1/32 2001:db8::1/128 198.51.100.77/24";  // host bits set in a block do not matter
+  for (const auto& t : {Trust{mixed, "10.200.3.4", true}, Trust{mixed, "::ffff:10.200.3.4", true},
+                        Trust{mixed, "fd12::1", true}, Trust{mixed, "11.0.0.1", false}, Trust{mixed, "127.0.0.2", false},
+                        Trust{edges, "192.0.2.1", true}, Trust{edges, "192.0.2.2", false},
+                        Trust{edges, "2001:db8::1", true}, Trust{edges, "2001:db8::2", false},
+                        Trust{edges, "198.51.100.3", true}, Trust{edges, "198.51.101.3", false}}) {
+    auto parsed = TrustedProxies::parse(t.proxies, err);
+    ASSERT_TRUE(parsed) << err;
+    EXPECT_EQ(parsed->trusts(ip::make_address(t.peer)), t.trusted) << t.peer << " under " << t.proxies;
+  }
 
+  auto p = TrustedProxies::parse(mixed, err);
+  ASSERT_TRUE(p) << err;
   const auto proxy = ip::make_address("127.0.0.1");
   auto client = [&](const ip::address& peer, std::string_view header) {
     const auto a = p->client_of(peer, header);
