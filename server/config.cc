@@ -10,8 +10,6 @@
 #include <sstream>
 #include <thread>
 
-#include "proxies.h"
-
 namespace counterattack::server {
 namespace {
 
@@ -85,8 +83,9 @@ const std::map<std::string, Setter>& setters() {
       {"max_connections_per_address", number(&Config::max_connections_per_address, 1, 10000000)},
       {"trusted_proxies", [](Config& c, const std::string& v) {
          std::string error;
-         if (!TrustedProxies::parse(v, error)) return false;
-         c.trusted_proxies = v;
+         auto parsed = TrustedProxies::parse(v, error);
+         if (!parsed) return false;
+         c.trusted_proxies = std::move(*parsed);
          return true;
        }},
       {"session_days", number(&Config::session_days, 1, 3650)},

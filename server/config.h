@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "proxies.h"
+
 namespace counterattack::server {
 
 struct Config {
@@ -26,7 +28,7 @@ struct Config {
   int max_watches_per_connection = 64;
   int max_connections = 10000;                // open at once; more are closed as they come
   int max_connections_per_address = 200;      // per remote address, loopback not counted
-  std::string trusted_proxies;                // reverse proxies whose X-Forwarded-For is believed
+  TrustedProxies trusted_proxies;             // reverse proxies whose X-Forwarded-For is believed
 
   // Accounts
   int session_days = 30;

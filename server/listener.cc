@@ -1,7 +1,5 @@
 #include "listener.h"
 
-#include <algorithm>
-
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core/bind_handler.hpp>
@@ -14,11 +12,7 @@ namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
 Listener::Listener(net::io_context& ioc, net::ssl::context* tls, Hub& hub)
-    : ioc_(ioc),
-      tls_(tls),
-      hub_(hub),
-      acceptor_(net::make_strand(ioc)),
-      retry_(acceptor_.get_executor()) {}
+    : ioc_(ioc), tls_(tls), hub_(hub), acceptor_(net::make_strand(ioc)), retry_(acceptor_.get_executor()) {}
 
 bool Listener::open(const tcp::endpoint& endpoint, std::string& error) {
   boost::system::error_code ec;

@@ -131,9 +131,7 @@ int main(int argc, char** argv) {
   games.preload();
   accounts.purge_expired();
   SessionRegistry sessions;
-  auto proxies = TrustedProxies::parse(cfg.trusted_proxies, error);
-  if (!proxies) return die("trusted_proxies: " + error);
-  ConnectionCaps caps(cfg.max_connections, cfg.max_connections_per_address, std::move(*proxies));
+  ConnectionCaps caps(cfg.max_connections, cfg.max_connections_per_address, cfg.trusted_proxies);
   Hub hub{cfg, accounts, games, sessions, caps};
 
   auto listener = std::make_shared<Listener>(ioc, cfg.plain ? nullptr : &tls, hub);
@@ -146,7 +144,7 @@ int main(int argc, char** argv) {
                                       {"scheme", cfg.plain ? "ws" : "wss"},
                                       {"data_dir", cfg.data_dir},
                                       {"threads", std::to_string(cfg.threads)},
-                                      {"trusted_proxies", cfg.trusted_proxies},
+                                      {"trusted_proxies", cfg.trusted_proxies.text()},
                                       {"schema", std::to_string(storage->schema_version())}});
   listener->run();
 

@@ -48,33 +48,32 @@ ip::address unmapped(const ip::address& a) {
 
 std::optional<TrustedProxies> TrustedProxies::parse(std::string_view text, std::string& error) {
   TrustedProxies t;
+  t.text_ = text;
   std::string entry;
   auto take = [&]() -> bool {
     if (entry.empty()) return true;
     std::string_view e = entry;
-    std::optional<unsigned> prefix;
-    if (const auto slash = e.find('/'); slash != std::string_view::npos) {
-      const auto bits = e.substr(slash + 1);
-      unsigned n = 0;
-      const auto r = std::from_chars(bits.data(), bits.data() + bits.size(), n);
-      if (r.ec == std::errc() && r.ptr == bits.data() + bits.size()) prefix = n;
-      else prefix = 999;
-      e = e.substr(0, slash);
-    }
-    const auto a = parse_address(e);
+    const auto slash = e.find('/');
+    const auto a = parse_address(e.substr(0, slash));
     const unsigned width = a && a->is_v4() ? 32 : 128;
-    if (prefix == 0u) {
+    unsigned prefix = width;
+    bool prefix_ok = true;
+    if (slash != std::string_view::npos) {
+      const auto bits = e.substr(slash + 1);
+      const auto r = std::from_chars(bits.data(), bits.data() + bits.size(), prefix);
+      prefix_ok = r.ec == std::errc() && r.ptr == bits.data() + bits.size() && prefix <= width;
+    }
+    if (a && prefix_ok && prefix == 0) {
       error = "'" + entry + "' would trust everyone";
       return false;
     }
-    if (!a || prefix.value_or(width) > width) {
+    if (!a || !prefix_ok) {
       error = "'" + entry + "' is not an address or a block such as 10.0.0.0/8 or fd00::/8";
       return false;
     }
     // An IPv4 block is kept as its v4-mapped IPv6 block, so one test serves both
     // (and an IPv6 block that covers ::ffff:0:0/96 covers IPv4 as well).
-    const unsigned bits = prefix.value_or(width) + (a->is_v4() ? 96 : 0);
-    t.blocks_.push_back({bytes_of(*a), static_cast<int>(bits)});
+    t.blocks_.push_back({bytes_of(*a), static_cast<int>(prefix + (a->is_v4() ? 96 : 0))});
     entry.clear();
     return true;
   };

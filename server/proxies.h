@@ -19,6 +19,7 @@ class TrustedProxies {
   static std::optional<TrustedProxies> parse(std::string_view text, std::string& error);
 
   bool empty() const { return blocks_.empty(); }
+  const std::string& text() const { return text_; }  // as configured
   bool trusts(const boost::asio::ip::address& a) const;
 
   // The client behind `peer` when `peer` is trusted: the rightmost address of
@@ -34,6 +35,7 @@ class TrustedProxies {
     int prefix;                                     // bits of `bytes` that must match
   };
   std::vector<Block> blocks_;
+  std::string text_;
 };
 
 // An IPv4 address arriving on an IPv6 socket as ::ffff:a.b.c.d, as IPv4.

@@ -474,7 +474,6 @@ class WsSession : public Connection {
   std::set<std::string> watched_;
 };
 
-
 class PlainSession final : public WsSession<PlainSession> {
  public:
   PlainSession(ConnectionSocket&& socket, const tcp::endpoint& peer, Hub& hub, std::shared_ptr<void> slot)
