@@ -88,6 +88,7 @@ const std::map<std::string, Setter>& setters() {
          c.trusted_proxies = std::move(*parsed);
          return true;
        }},
+      {"proxy_protocol", [](Config& c, const std::string& v) { return parse_bool(v, c.proxy_protocol); }},
       {"session_days", number(&Config::session_days, 1, 3650)},
       {"login_failures_per_name", number(&Config::login_failures_per_name, 1, 1000000)},
       {"auth_attempts_per_connection", number(&Config::auth_attempts_per_connection, 1, 1000000)},

@@ -29,6 +29,7 @@ struct Config {
   int max_connections = 10000;                // open at once; more are closed as they come
   int max_connections_per_address = 200;      // per remote address, loopback not counted
   TrustedProxies trusted_proxies;             // reverse proxies whose X-Forwarded-For is believed
+  bool proxy_protocol = false;                // trusted proxies open each connection with a PROXY header
 
   // Accounts
   int session_days = 30;

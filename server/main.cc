@@ -105,6 +105,9 @@ int main(int argc, char** argv) {
   if (cfg.plain && !address.is_loopback()) {
     return die("plain WebSocket (no TLS) is allowed only on a loopback address, not " + host);
   }
+  if (cfg.proxy_protocol && cfg.trusted_proxies.empty()) {
+    return die("proxy_protocol is on, but trusted_proxies names no proxy to expect its header from");
+  }
   std::error_code fs_ec;
   std::filesystem::create_directories(cfg.data_dir, fs_ec);
   if (fs_ec) return die("cannot create data directory " + cfg.data_dir + ": " + fs_ec.message());
@@ -145,6 +148,7 @@ int main(int argc, char** argv) {
                                       {"data_dir", cfg.data_dir},
                                       {"threads", std::to_string(cfg.threads)},
                                       {"trusted_proxies", cfg.trusted_proxies.text()},
+                                      {"proxy_protocol", cfg.proxy_protocol ? "on" : "off"},
                                       {"schema", std::to_string(storage->schema_version())}});
   listener->run();
 

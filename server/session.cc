@@ -19,6 +19,7 @@
 #include <set>
 
 #include "log.h"
+#include "proxy_protocol.h"
 
 namespace counterattack::server {
 namespace {
@@ -125,6 +126,17 @@ class WsSession : public Connection {
   Derived& derived() { return static_cast<Derived&>(*this); }
   std::shared_ptr<Derived> self() { return std::static_pointer_cast<Derived>(shared_from_this()); }
 
+  beast::flat_buffer& buffer() { return buffer_; }
+
+  // A connection from a trusted proxy that passes connections through (with
+  // proxy_protocol on) opens with the proxy's header naming the client; then
+  // comes the TLS handshake, or for plain connections the upgrade request.
+  void begin() {
+    beast::get_lowest_layer(derived().ws()).expires_after(std::chrono::seconds(hub_.config.handshake_timeout_seconds));
+    if (hub_.config.proxy_protocol && hub_.caps.proxies().trusts(peer_)) return read_proxy_header();
+    derived().start_transport();
+  }
+
   // After the TLS handshake, or at once for plain connections. The upgrade
   // request is read here, not inside Beast's accept, so that the client a
   // trusted proxy forwards is known, and counted, before it is let in.
@@ -155,6 +167,38 @@ class WsSession : public Connection {
   }
 
  private:
+  void read_proxy_header() {
+    beast::get_lowest_layer(derived().ws())
+        .async_read_some(buffer_.prepare(kProxyHeaderLimit - buffer_.size()),
+                         beast::bind_front_handler(&WsSession::on_proxy_header, self()));
+  }
+
+  void on_proxy_header(beast::error_code ec, std::size_t bytes) {
+    if (ec) return fail(ec, "proxy header");
+    buffer_.commit(bytes);
+    const auto header = parse_proxy_header({static_cast<const char*>(buffer_.data().data()), buffer_.size()});
+    if (header.status == ProxyHeader::Status::Incomplete) return read_proxy_header();  // under the handshake timeout
+    if (header.status == ProxyHeader::Status::Bad) {
+      log::warn("connection closed: no PROXY header from a trusted proxy", {{"peer", remote_}, {"error", header.error}});
+      return cleanup();
+    }
+    buffer_.consume(header.length);  // what follows is the client's own: its TLS handshake
+    if (header.client) {
+      remote_ = header.client->to_string() + " via " + remote_;
+      peer_ = *header.client;
+      // A proxy named here is asked in turn: X-Forwarded-For names its client.
+      if (!hub_.caps.proxies().trusts(peer_)) {
+        forwarded_slot_ = hub_.caps.admit_forwarded(peer_);
+        if (!forwarded_slot_) {
+          // Closed before the handshake, as a direct connection over the cap would be.
+          hub_.caps.note_refusal(remote_, ConnectionCaps::Cap::PerAddress);
+          return cleanup();
+        }
+      }
+    }
+    derived().start_transport();
+  }
+
   void on_upgrade(beast::error_code ec, std::size_t) {
     if (ec) return fail(ec, "upgrade request");
     auto req = upgrade_->release();
@@ -448,7 +492,7 @@ class WsSession : public Connection {
   }
 
   const std::uint64_t id_ = g_next_id++;
-  const net::ip::address peer_;  // the TCP peer: the client, or a proxy in front of it
+  net::ip::address peer_;        // the TCP peer (the client, or a proxy in front of it), or whom its PROXY header names
   std::string remote_;           // for the log
   std::shared_ptr<void> slot_;   // this connection's place under the caps, given back with the session
   std::shared_ptr<void> forwarded_slot_;  // and its client's, when a trusted proxy names one
@@ -479,7 +523,8 @@ class PlainSession final : public WsSession<PlainSession> {
   PlainSession(ConnectionSocket&& socket, const tcp::endpoint& peer, Hub& hub, std::shared_ptr<void> slot)
       : WsSession(hub, peer, std::move(slot)), ws_(std::move(socket)) {}
   websocket::stream<Stream>& ws() { return ws_; }
-  void run() { net::dispatch(ws_.get_executor(), beast::bind_front_handler(&PlainSession::start_websocket, self())); }
+  void run() { net::dispatch(ws_.get_executor(), beast::bind_front_handler(&PlainSession::begin, self())); }
+  void start_transport() { start_websocket(); }
 
  private:
   websocket::stream<Stream> ws_;
@@ -491,16 +536,17 @@ class TlsSession final : public WsSession<TlsSession> {
              std::shared_ptr<void> slot)
       : WsSession(hub, peer, std::move(slot)), ws_(Stream(std::move(socket)), ctx) {}
   websocket::stream<beast::ssl_stream<Stream>>& ws() { return ws_; }
-  void run() { net::dispatch(ws_.get_executor(), beast::bind_front_handler(&TlsSession::on_run, self())); }
-
- private:
-  void on_run() {
-    beast::get_lowest_layer(ws_).expires_after(std::chrono::seconds(hub_.config.handshake_timeout_seconds));
-    ws_.next_layer().async_handshake(ssl::stream_base::server,
+  void run() { net::dispatch(ws_.get_executor(), beast::bind_front_handler(&TlsSession::begin, self())); }
+  // Bytes read with a PROXY header may hold the start of the handshake.
+  void start_transport() {
+    ws_.next_layer().async_handshake(ssl::stream_base::server, buffer().data(),
                                      beast::bind_front_handler(&TlsSession::on_handshake, self()));
   }
-  void on_handshake(beast::error_code ec) {
+
+ private:
+  void on_handshake(beast::error_code ec, std::size_t early_bytes) {
     if (ec) return fail(ec, "tls handshake");
+    buffer().consume(early_bytes);
     start_websocket();
   }
   websocket::stream<beast::ssl_stream<Stream>> ws_;

@@ -328,5 +328,88 @@ TEST_F(ServerBadInput, AForwardedAddressFromAnUntrustedPeerIsIgnored) {
   EXPECT_EQ(server_->log().find(" via "), std::string::npos);
 }
 
+// A TCP proxy that passes connections through, TLS and all, opens each with a
+// PROXY header naming its client: that client is held to its own share, and a
+// proxy named there in turn has its X-Forwarded-For believed.
+TEST_F(ServerBadInput, ClientsBehindAProxyProtocolProxyAreCountedByTheirOwnAddress) {
+  ASSERT_NO_FATAL_FAILURE(restart({}, "trusted_proxies = 127.0.0.1, 10.0.0.0/8\nproxy_protocol = on\n"
+                                      "max_connections_per_address = 2\n"));
+  const int port = server_->port();
+  auto v1 = [](const std::string& client) { return "PROXY TCP4 " + client + " 192.0.2.1 40112 443\r\n"; };
+  // Version 2, as HAProxy's send-proxy-v2 writes it: 203.0.113.7:40112 to 192.0.2.1:443.
+  const std::string v2("\r\n\r\n\0\r\nQUIT\n\x21\x11\x00\x0c" "\xcb\x00\x71\x07" "\xc0\x00\x02\x01\x9c\xb0\x01\xbb", 28);
+  auto a = Client::connect_after(port, v1("203.0.113.7"));
+  auto b = Client::connect_after(port, v2);
+  ASSERT_TRUE(a && b);
+  EXPECT_TRUE(b->ping(1).has_pong());
+  EXPECT_FALSE(Client::connect_after(port, v1("203.0.113.7"))) << "a third from 203.0.113.7";
+  EXPECT_FALSE(Client::connect_after(port, v2)) << "a third from 203.0.113.7, in version 2";
+  auto other = Client::connect_after(port, v1("203.0.113.8"));
+  ASSERT_TRUE(other) << "another client through the proxy";
+  EXPECT_TRUE(other->ping(2).has_pong());
+  // The proxy's own health check names nobody and counts as the proxy's.
+  EXPECT_TRUE(Client::connect_after(port, std::string("\r\n\r\n\0\r\nQUIT\n\x20\x00\x00\x00", 16)));
+  EXPECT_TRUE(Client::connect_after(port, "PROXY UNKNOWN\r\n"));
+  // A TCP proxy in front of a reverse proxy: the header names the reverse proxy,
+  // trusted as well, whose X-Forwarded-For names the client.
+  EXPECT_FALSE(Client::connect_after(port, v1("10.0.0.5"), {{"X-Forwarded-For", "203.0.113.7"}}));
+  EXPECT_TRUE(Client::connect_after(port, v1("10.0.0.5"), {{"X-Forwarded-For", "203.0.113.9"}}));
+  // From a client the header names, X-Forwarded-For is the client's own word.
+  EXPECT_TRUE(Client::connect_after(port, v1("203.0.113.10"), {{"X-Forwarded-For", "203.0.113.7"}}));
+
+  const std::string log = server_->log();
+  EXPECT_NE(log.find("203.0.113.7 via 127.0.0.1:"), std::string::npos) << log;
+  EXPECT_NE(log.find("too many from one address"), std::string::npos) << log;
+  a.reset();
+  std::unique_ptr<Client> again;
+  for (int i = 0; i < 100 && !again; ++i) {
+    std::this_thread::sleep_for(50ms);  // the server notices the close
+    again = Client::connect_after(port, v1("203.0.113.7"));
+  }
+  ASSERT_TRUE(again) << "the place given back";
+  EXPECT_TRUE(again->ping(3).has_pong());
+}
+
+// With proxy_protocol on, a trusted proxy's connection without a good header is
+// closed: it would otherwise count as the proxy's own and escape every share.
+// One that stops halfway is closed at the handshake timeout. Other peers need
+// no header.
+TEST_F(ServerBadInput, AProxyProtocolConnectionWithoutItsHeaderIsClosed) {
+  ASSERT_NO_FATAL_FAILURE(restart({}, "trusted_proxies = 127.0.0.1\nproxy_protocol = on\nhandshake_timeout_seconds = 1\n"));
+  EXPECT_FALSE(Client::connect(server_->port())) << "straight into TLS";
+  const tcp::endpoint ep(net::ip::make_address("127.0.0.1"), static_cast<unsigned short>(server_->port()));
+  net::io_context io;
+  for (const std::string& bytes :
+       {std::string("PROXY TCP4 203.0.113.777 192.0.2.1 1 2\r\n"), std::string("PROXY TCP4 203.0.113.7 "),
+        std::string("PROXY UNKNOWN ") + std::string(200, 'x'), std::string("\r\n\r\n\0\r\nQUIT\n\x21\x11\xff\xff", 16),
+        std::string("GET / HTTP/1.1\r\n\r\n")}) {
+    tcp::socket s(io);
+    s.connect(ep);
+    net::write(s, net::buffer(bytes));
+    EXPECT_TRUE(hung_up_within(s, 10s)) << ::testing::PrintToString(bytes.substr(0, 24));
+  }
+  EXPECT_NE(server_->log().find("no PROXY header from a trusted proxy"), std::string::npos) << server_->log();
+  auto c = Client::connect_after(server_->port(), "PROXY TCP4 203.0.113.7 192.0.2.1 40112 443\r\n");
+  ASSERT_TRUE(c);
+  EXPECT_TRUE(c->ping(1).has_pong());
+
+  ASSERT_NO_FATAL_FAILURE(restart({}, "trusted_proxies = 192.0.2.1\nproxy_protocol = on\n"));
+  EXPECT_TRUE(Client::connect(server_->port())) << "a peer that is not a proxy comes straight in";
+  EXPECT_FALSE(Client::connect_after(server_->port(), "PROXY TCP4 203.0.113.7 192.0.2.1 40112 443\r\n"))
+      << "and its header would be taken for its TLS handshake";
+}
+
+// proxy_protocol without a proxy to expect it from is a mistake in the config.
+TEST_F(ServerBadInput, ProxyProtocolWithoutATrustedProxyIsRefusedAtStart) {
+  const std::string other = make_temp_dir("proxy-protocol");
+  {
+    ServerProcess refused(other, {}, test_config() + "proxy_protocol = on\n");
+    EXPECT_FALSE(refused.started());
+    EXPECT_NE(refused.log().find("trusted_proxies names no proxy"), std::string::npos) << refused.log();
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(other, ec);
+}
+
 }  // namespace
 }  // namespace counterattack::server::testing

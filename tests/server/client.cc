@@ -260,7 +260,10 @@ Client::~Client() = default;
 
 namespace {
 
-std::unique_ptr<Client::Impl> open_impl(int port, bool use_tls, const std::string& address, const Client::Headers& headers) {
+// `first_bytes` go out on the bare TCP connection before anything else, as a
+// proxy's PROXY protocol header does.
+std::unique_ptr<Client::Impl> open_impl(int port, bool use_tls, const std::string& address, const Client::Headers& headers,
+                                        const std::string& first_bytes = {}) {
   auto impl = std::make_unique<Client::Impl>();
   const tcp::endpoint ep(net::ip::make_address(address), static_cast<unsigned short>(port));
   const std::string host = address + ":" + std::to_string(port);
@@ -274,12 +277,14 @@ std::unique_ptr<Client::Impl> open_impl(int port, bool use_tls, const std::strin
       impl->ctx.set_verify_mode(ssl::verify_none);  // the server's certificate is self-signed
       impl->tls = std::make_unique<websocket::stream<beast::ssl_stream<beast::tcp_stream>>>(impl->ioc, impl->ctx);
       beast::get_lowest_layer(*impl->tls).connect(ep);
+      net::write(beast::get_lowest_layer(*impl->tls), net::buffer(first_bytes));
       impl->tls->next_layer().handshake(ssl::stream_base::client);
       impl->tls->set_option(decorate());
       impl->tls->handshake(host, "/");
     } else {
       impl->plain = std::make_unique<websocket::stream<beast::tcp_stream>>(impl->ioc);
       beast::get_lowest_layer(*impl->plain).connect(ep);
+      net::write(beast::get_lowest_layer(*impl->plain), net::buffer(first_bytes));
       impl->plain->set_option(decorate());
       impl->plain->handshake(host, "/");
     }
@@ -297,6 +302,10 @@ std::unique_ptr<Client> Client::connect(int port, bool use_tls, const std::strin
 
 std::unique_ptr<Client> Client::connect_with(int port, const Headers& headers) {
   return start(open_impl(port, true, "127.0.0.1", headers));
+}
+
+std::unique_ptr<Client> Client::connect_after(int port, const std::string& first_bytes, const Headers& headers) {
+  return start(open_impl(port, true, "127.0.0.1", headers, first_bytes));
 }
 
 std::unique_ptr<Client> Client::start(std::unique_ptr<Impl> impl) {

@@ -54,6 +54,8 @@ class Client {
   // Connects over TLS with these headers added to the upgrade request.
   using Headers = std::vector<std::pair<std::string, std::string>>;
   static std::unique_ptr<Client> connect_with(int port, const Headers& headers);
+  // Connects over TLS after writing `first_bytes` (a PROXY protocol header) on the bare connection.
+  static std::unique_ptr<Client> connect_after(int port, const std::string& first_bytes, const Headers& headers = {});
   ~Client();
 
   // Sends an envelope; a zero request_id gets the next one. Returns the id.

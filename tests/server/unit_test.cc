@@ -19,6 +19,7 @@
 #include "config.h"
 #include "engine.h"
 #include "listener.h"
+#include "proxy_protocol.h"
 #include "ruleset.h"
 #include "storage.h"
 
@@ -32,7 +33,7 @@ TEST(ServerUnit, ConfigReadsKeyValueAndJsonAndRejectsUnknownKeys) {
   const std::string dir = make_temp_dir("config");
   {
     std::ofstream(dir + "/a.conf") << "# comment\nlisten = 0.0.0.0:9000\nmax_message_bytes = 1024  # inline\nplain = true\n"
-                                << "trusted_proxies = 127.0.0.1, 10.0.0.0/8\n";
+                                << "trusted_proxies = 127.0.0.1, 10.0.0.0/8\nproxy_protocol = on\n";
     Config c;
     std::string err;
     ASSERT_TRUE(load_config_file(dir + "/a.conf", c, err)) << err;
@@ -42,6 +43,8 @@ TEST(ServerUnit, ConfigReadsKeyValueAndJsonAndRejectsUnknownKeys) {
     EXPECT_EQ(c.trusted_proxies.text(), "127.0.0.1, 10.0.0.0/8");
     EXPECT_FALSE(set_config_value(c, "trusted_proxies", "10.0.0.0/33", err));
     EXPECT_EQ(c.trusted_proxies.text(), "127.0.0.1, 10.0.0.0/8") << "a bad value changes nothing";
+    EXPECT_TRUE(c.proxy_protocol);
+    EXPECT_FALSE(set_config_value(c, "proxy_protocol", "v2", err));
   }
   {
     std::ofstream(dir + "/b.json") << R"({"data_dir": "/tmp/x", "messages_per_second": 12.5, "log_format": "json"})";
@@ -151,6 +154,74 @@ TEST(ServerUnit, TrustedProxiesNameTheClientBehindThem) {
   EXPECT_EQ(client(proxy, "unknown"), "-");
   EXPECT_EQ(client(proxy, "203.0.113.7, "), "-");
   EXPECT_EQ(client(ip::make_address("192.0.2.9"), "203.0.113.7"), "-") << "an untrusted peer names nobody";
+}
+
+// A TCP proxy's PROXY header names the client; a proxy's own health check
+// (LOCAL, UNKNOWN) names nobody, and anything else is refused.
+TEST(ServerUnit, ProxyProtocolHeadersNameTheClient) {
+  using Status = ProxyHeader::Status;
+  auto v2 = [](unsigned char command, unsigned char family, std::string addresses, std::string extra = {}) {
+    std::string h("\r\n\r\n\0\r\nQUIT\n", 12);
+    const std::size_t rest = addresses.size() + extra.size();
+    h += static_cast<char>(0x20 | command);
+    h += static_cast<char>(family);
+    h += static_cast<char>(rest >> 8);
+    h += static_cast<char>(rest & 0xff);
+    return h + addresses + extra;
+  };
+  const std::string v4_pair("\xcb\x00\x71\x07" "\xc0\x00\x02\x01" "\x9c\xb0" "\x01\xbb", 12);  // 203.0.113.7:40112 -> 192.0.2.1:443
+  std::string v6_pair(36, '\0');
+  v6_pair[0] = '\x20', v6_pair[1] = '\x01', v6_pair[2] = '\x0d', v6_pair[3] = '\xb8', v6_pair[15] = '\x07';  // 2001:db8::7
+  const std::string tlv("\x04\x00\x02" "ab", 5);  // an optional field: skipped
+  const std::string hello("\x16\x03\x01\x02\x00", 5);  // what follows: the client's TLS handshake
+
+  struct Case {
+    std::string bytes;
+    Status status;
+    std::string client;  // "-": none
+    std::size_t length;
+  };
+  const std::string v1 = "PROXY TCP4 203.0.113.7 192.0.2.1 40112 443\r\n";
+  for (const auto& c : std::vector<Case>{
+           {v1 + hello, Status::Complete, "203.0.113.7", v1.size()},
+           {"PROXY TCP6 2001:db8::7 2001:db8::1 40112 443\r\n", Status::Complete, "2001:db8::7", 46},
+           {"PROXY TCP6 ::ffff:203.0.113.7 ::1 1 2\r\n", Status::Complete, "203.0.113.7", 39},
+           {"PROXY UNKNOWN\r\n", Status::Complete, "-", 15},
+           {"PROXY UNKNOWN whatever follows\r\n", Status::Complete, "-", 32},
+           {v2(1, 0x11, v4_pair) + hello, Status::Complete, "203.0.113.7", 28},
+           {v2(1, 0x11, v4_pair, tlv), Status::Complete, "203.0.113.7", 33},
+           {v2(1, 0x21, v6_pair), Status::Complete, "2001:db8::7", 52},
+           {v2(0, 0x00, ""), Status::Complete, "-", 16},          // LOCAL: the proxy's own check
+           {v2(0, 0x11, v4_pair), Status::Complete, "-", 28},     // LOCAL ignores its addresses
+           {v2(1, 0x00, ""), Status::Complete, "-", 16},          // AF_UNSPEC
+           {"", Status::Incomplete, "-", 0},
+           {"PROX", Status::Incomplete, "-", 0},
+           {v1.substr(0, v1.size() - 1), Status::Incomplete, "-", 0},
+           {v2(1, 0x11, v4_pair).substr(0, 10), Status::Incomplete, "-", 0},
+           {v2(1, 0x11, v4_pair).substr(0, 20), Status::Incomplete, "-", 0},
+           {hello, Status::Bad, "-", 0},                          // no header: a client that came directly
+           {"GET / HTTP/1.1\r\n", Status::Bad, "-", 0},
+           {"PROXY TCP4 203.0.113.7 192.0.2.1 40112\r\n", Status::Bad, "-", 0},
+           {"PROXY TCP4 2001:db8::7 192.0.2.1 1 2\r\n", Status::Bad, "-", 0},
+           {"PROXY TCP4 203.0.113.777 192.0.2.1 1 2\r\n", Status::Bad, "-", 0},
+           {"PROXY TCP4 203.0.113.7 192.0.2.1 65536 2\r\n", Status::Bad, "-", 0},
+           {"PROXY TCP4 203.0.113.7 192.0.2.1 -1 2\r\n", Status::Bad, "-", 0},
+           {"PROXY TCP4  203.0.113.7 192.0.2.1 1 2\r\n", Status::Bad, "-", 0},
+           {"PROXY UDP4 203.0.113.7 192.0.2.1 1 2\r\n", Status::Bad, "-", 0},
+           {"PROXY UNKNOWN " + std::string(100, 'x'), Status::Bad, "-", 0},  // no CRLF within 107 bytes
+           {v2(2, 0x11, v4_pair), Status::Bad, "-", 0},
+           {v2(1, 0x11, v4_pair.substr(0, 8)), Status::Bad, "-", 0},
+           {v2(1, 0x21, v4_pair), Status::Bad, "-", 0},
+           {v2(1, 0x41, v4_pair), Status::Bad, "-", 0},
+           {v2(1, 0x11, v4_pair, std::string(5000, 'x')), Status::Bad, "-", 0},
+           {std::string("\r\n\r\n\0\r\nQUIT\n\x11\x11\x00\x0c", 16), Status::Bad, "-", 0},  // version 1 in a version 2 signature
+       }) {
+    const auto h = parse_proxy_header(c.bytes);
+    EXPECT_EQ(h.status, c.status) << ::testing::PrintToString(c.bytes) << ": " << h.error;
+    EXPECT_EQ(h.client ? h.client->to_string() : "-", c.client) << ::testing::PrintToString(c.bytes);
+    EXPECT_EQ(h.length, c.length) << ::testing::PrintToString(c.bytes);
+    EXPECT_EQ(h.error.empty(), c.status != Status::Bad) << ::testing::PrintToString(c.bytes);
+  }
 }
 
 // A trusted proxy's connections count only towards the total, and each client
