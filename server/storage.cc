@@ -320,6 +320,7 @@ void Storage::writer_loop() {
   std::vector<Item> batch;
   std::vector<char> ok;
   bool spin = true;
+  std::uint64_t seq = 0, failed = 0;  // this batch's number; the last one whose commit failed
   for (;;) {
     {
       std::unique_lock lock(mu_);
@@ -331,30 +332,36 @@ void Storage::writer_loop() {
       batch.assign(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
       queue_.clear();
     }
-    ok.assign(batch.size(), 1);
+    ++seq;
+    const bool held = reported_batch_.load(std::memory_order_acquire) < failed;
+    ok.assign(batch.size(), held ? 0 : 1);
+    if (held) log::warn("writes refused after a failed commit", {{"writes", std::to_string(batch.size())}});
     bool committed = false;
-    try {
-      db.prepare("BEGIN IMMEDIATE").run();
-      for (size_t i = 0; i < batch.size(); ++i) {
-        if (!batch[i].op) continue;
-        db.prepare("SAVEPOINT w").run();
-        try {
-          batch[i].op(db);
-          db.prepare("RELEASE w").run();
-        } catch (const std::exception& e) {
-          ok[i] = 0;
-          db.prepare("ROLLBACK TO w").run();
-          db.prepare("RELEASE w").run();
-          log::debug("write refused", {{"error", e.what()}});
-        }
-      }
-      db.prepare("COMMIT").run();
-      committed = true;
-    } catch (const std::exception& e) {
-      log::error("commit failed", {{"error", e.what()}, {"writes", std::to_string(batch.size())}});
+    if (!held) {
       try {
-        db.exec("ROLLBACK");
-      } catch (...) {
+        db.prepare("BEGIN IMMEDIATE").run();
+        for (size_t i = 0; i < batch.size(); ++i) {
+          if (!batch[i].op) continue;
+          db.prepare("SAVEPOINT w").run();
+          try {
+            batch[i].op(db);
+            db.prepare("RELEASE w").run();
+          } catch (const std::exception& e) {
+            ok[i] = 0;
+            db.prepare("ROLLBACK TO w").run();
+            db.prepare("RELEASE w").run();
+            log::debug("write refused", {{"error", e.what()}});
+          }
+        }
+        db.prepare("COMMIT").run();
+        committed = true;
+      } catch (const std::exception& e) {
+        log::error("commit failed", {{"error", e.what()}, {"writes", std::to_string(batch.size())}});
+        try {
+          db.exec("ROLLBACK");
+        } catch (...) {
+        }
+        failed = seq;
       }
     }
     ++batches_;
@@ -362,8 +369,9 @@ void Storage::writer_loop() {
     {
       std::lock_guard lock(sync_mu_);
       for (size_t i = 0; i < batch.size(); ++i) {
-        if (batch[i].done) committed_.push_back(Committed{std::move(batch[i].done), committed && ok[i] != 0});
+        if (batch[i].done) committed_.push_back(Committed{std::move(batch[i].done), committed && ok[i] != 0, seq});
       }
+      if (failed == seq) committed_.push_back(Committed{{}, false, seq});  // so that the hold ends
     }
     sync_cv_.notify_one();
     batch.clear();
@@ -391,12 +399,14 @@ void Storage::sync_loop() {
       ++syncs_;
     }
     for (auto& c : ready) {
+      if (!c.done) continue;
       try {
         c.done(c.ok);
       } catch (const std::exception& e) {
         log::error("write callback failed", {{"error", e.what()}});
       }
     }
+    reported_batch_.store(ready.back().batch, std::memory_order_release);
     ready.clear();
   }
 }

@@ -172,14 +172,20 @@ class Storage {
   // everything committed so far, then runs them. While one flush is under way
   // the writer commits the next batch.
   struct Committed {
-    Done done;
+    Done done;  // empty: only marks its batch as reported
     bool ok;
+    std::uint64_t batch;
   };
   bool durable_ = true;  // synchronous = full: flush before any callback runs
   int wal_fd_ = -1;      // the WAL, for the syncer to flush; only when durable_
   std::mutex sync_mu_;
   std::condition_variable sync_cv_;
   std::vector<Committed> committed_;
+  // The last batch whose callbacks have all run. After a failed commit the
+  // writer commits nothing more until that batch's callbacks have run: a write
+  // queued meanwhile may rest on one that was lost (a game's next order after
+  // the one that failed), and only those callbacks mark such games broken.
+  std::atomic<std::uint64_t> reported_batch_ = 0;
   bool sync_stopping_ = false;
   std::thread syncer_;
   // WAL checkpoints run here, off the commit path, so that no commit waits for one.

@@ -314,6 +314,56 @@ TEST(ServerUnit, StorageAppliesMigrationsOnceAndCommitsInGroups) {
   std::filesystem::remove_all(dir);
 }
 
+// A failed commit loses its whole batch. A write queued before its callbacks
+// have run (a game's next order, resting on one that was lost) is refused too,
+// never committed over the gap; once they have run, writes commit again.
+TEST(ServerUnit, StorageCommitsNothingOverAFailedCommitUntilItIsReported) {
+  const std::string dir = make_temp_dir("failed-commit");
+  std::string err;
+  auto s = Storage::open(dir + "/db.sqlite", "full", err);
+  ASSERT_TRUE(s) << err;
+  auto insert_user = [](const std::string& name) {
+    return [name](Db& db) { db.prepare("INSERT INTO users (name, password_hash, created_unix) VALUES (?, 'x', 0)").run(name); };
+  };
+  auto users = [&] {
+    return s->read([](Db& db) {
+      auto& q = db.prepare("SELECT name FROM users ORDER BY name");
+      q.bind_all();
+      std::vector<std::string> names;
+      while (q.step()) names.push_back(q.text(0));
+      return names;
+    });
+  };
+  std::promise<void> first_ran, report;
+  std::shared_future<void> reported = report.get_future().share();
+  std::atomic<int> first_ok{-1}, next_ok{-1};
+  // A foreign key checked only at COMMIT makes the commit itself fail.
+  s->write(
+      [&](Db& db) {
+        insert_user("lost")(db);
+        db.exec("PRAGMA defer_foreign_keys = ON");
+        db.prepare("INSERT INTO snapshots (game_id, version, state, dice) VALUES ('no such game', 1, x'', x'')").run();
+        first_ran.set_value();
+      },
+      [&](bool ok) {
+        reported.wait();  // the syncer reports the failure only when the test says so
+        first_ok = ok;
+      });
+  first_ran.get_future().wait();
+  s->write(insert_user("next"), [&](bool ok) { next_ok = ok; });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // time enough for the writer to take it, were it not held
+  EXPECT_TRUE(users().empty());
+  report.set_value();
+  std::promise<bool> after;
+  s->write(insert_user("after"), [&](bool ok) { after.set_value(ok); });
+  EXPECT_TRUE(after.get_future().get());
+  EXPECT_EQ(first_ok.load(), 0);
+  EXPECT_EQ(next_ok.load(), 0);
+  EXPECT_EQ(users(), std::vector<std::string>{"after"});
+  s.reset();
+  std::filesystem::remove_all(dir);
+}
+
 // With synchronous = full a write is reported done only after a flush of the
 // WAL that began after it was queued; with normal nothing is flushed.
 TEST(ServerUnit, StorageReportsWritesDoneOnlyOnceTheWalIsOnDisk) {
