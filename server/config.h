@@ -25,6 +25,7 @@ struct Config {
   int idle_timeout_seconds = 60;              // a peer that answers no ping is dropped
   int handshake_timeout_seconds = 10;
   std::size_t max_queued_frames = 8192;       // a slower reader is disconnected
+  std::size_t max_queued_bytes = 32u << 20;   // and one whose unread frames weigh more
   int max_watches_per_connection = 64;
   int max_connections = 10000;                // open at once; more are closed as they come
   int max_connections_per_address = 200;      // per remote address, loopback not counted

@@ -10,6 +10,8 @@
 namespace counterattack::server {
 namespace {
 
+constexpr std::size_t kMaxOrderBytes = 4096;
+
 std::string hash_hex(std::uint64_t h) {
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
@@ -400,9 +402,10 @@ bool GameService::watch(const Caller& c, const wire::Watch& req) {
   std::lock_guard lock(g->mu);
   const int side = g->side_of(c.user_id);
   if (side < 0 && g->is_private) return no_such_game(c, req.game_id()), false;
-  const Seat seat = side >= 0 ? static_cast<Seat>(side)
-                    : g->status == Game::Status::Finished ? Seat::Omniscient
-                                                          : Seat::Spectator;
+  // Everything opens only once the end is durable: an end that cannot be
+  // stored is taken back, and the game goes on.
+  const bool over = g->status == Game::Status::Finished && g->pending == 0;
+  const Seat seat = side >= 0 ? static_cast<Seat>(side) : over ? Seat::Omniscient : Seat::Spectator;
   const std::int64_t from = req.from_version();
   if (from > g->committed) {
     return c.error(wire::BAD_REQUEST, "from_version " + std::to_string(from) + " is ahead of the game (version " +
@@ -523,6 +526,11 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
     return c.error(wire::CONFLICT, "The game has not started: it waits for a second player.");
   }
   const std::string bytes = req.order().SerializeAsString();
+  // Every order of the game fits in a few hundred bytes; a rejected one is
+  // stored too (a retry gets the same answer), so its size is bounded.
+  if (bytes.size() > kMaxOrderBytes) {
+    return c.error(wire::BAD_REQUEST, "An order has at most " + std::to_string(kMaxOrderBytes) + " bytes.");
+  }
   const auto k = std::make_pair(side, key);
   // One lookup serves both cases: a retry finds its record, a new key gets an
   // empty one, filled in below or taken back if the order goes no further.
@@ -707,17 +715,30 @@ void GameService::get_log(const Caller& c, const wire::GetLog& req) {
   if (!g) return no_such_game(c, req.game_id());
   std::lock_guard lock(g->mu);
   if (g->side_of(c.user_id) < 0 && g->is_private) return no_such_game(c, req.game_id());
-  if (g->status != Game::Status::Finished) {
-    return c.error(wire::FORBIDDEN, "The log, the seed and the full view open when the game ends.");
-  }
+  if (g->status != Game::Status::Finished) return log_closed(c);
+  if (g->pending == 0) return send_log(*g, c);
+  // The end is not durable yet: the log opens once it is, if it was stored.
+  storage_.write({}, [this, g, c](bool) {
+    std::lock_guard l(g->mu);
+    if (g->broken || g->status != Game::Status::Finished) return log_closed(c);
+    send_log(*g, c);
+  });
+}
+
+void GameService::log_closed(const Caller& c) {
+  c.error(wire::FORBIDDEN, "The log, the seed and the full view open when the game ends.");
+}
+
+// Called with g.mu held, once the end is durable; the orders are read off the caller's thread.
+void GameService::send_log(Game& g, const Caller& c) {
   auto base = std::make_shared<wire::ServerMessage>();
   auto* lg = base->mutable_game_log();
-  lg->set_game_id(g->id);
-  lg->set_seed_hex(seed_hex(*g));
-  for (const auto& o : g->options) lg->add_options(o);
-  *lg->mutable_omniscient() = g->match->view(game::VIEWER_OMNISCIENT);
-  lg->set_state_hash(hash_hex(g->match->state_hash()));
-  auto fill = [this, id = g->id, base, c] {
+  lg->set_game_id(g.id);
+  lg->set_seed_hex(seed_hex(g));
+  for (const auto& o : g.options) lg->add_options(o);
+  *lg->mutable_omniscient() = g.match->view(game::VIEWER_OMNISCIENT);
+  lg->set_state_hash(hash_hex(g.match->state_hash()));
+  post_([this, id = g.id, base, c] {
     try {
       storage_.read([&](Db& db) {
         auto& q = db.prepare("SELECT entry FROM orders WHERE game_id = ? ORDER BY version");
@@ -730,10 +751,7 @@ void GameService::get_log(const Caller& c, const wire::GetLog& req) {
       log::error("log cannot be read", {{"game", id}, {"error", e.what()}});
       c.error(wire::INTERNAL, "The log could not be read.");
     }
-  };
-  if (g->pending == 0) return post_(std::move(fill));
-  // The end is not durable yet: read after it is.
-  storage_.write({}, [post = post_, fill](bool) { post(fill); });
+  });
 }
 
 }  // namespace counterattack::server

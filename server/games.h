@@ -140,6 +140,8 @@ class GameService {
                          const std::string& reason, const std::string& what);
   void compute_version(Game& g, const std::vector<game::Event>& events);
   void send_catch_up(Game& g, const Caller& c, Seat seat, Frame snapshot);
+  void send_log(Game& g, const Caller& c);
+  static void log_closed(const Caller& c);
   bool may_read(const Game& g, Seat seat, wire::Channel channel) const;
   static game::ViewerKind viewer_of(Seat s);
 

@@ -54,7 +54,7 @@ std::string endpoint_text(const tcp::endpoint& ep) {
 // Takes the next frame to write from the queue: the first frame alone, or the
 // first few as one ServerMessage{bundle}. Each frame is already an encoded
 // ServerMessage, so the bundle is assembled from the bytes without re-encoding.
-Frame bundle_front(std::deque<Frame>& queue) {
+Frame bundle_front(std::deque<Frame>& queue, std::size_t& queued_bytes) {
   std::size_t n = 1, payload = 0;
   auto entry = [](const Frame& f) {
     return 1 + google::protobuf::io::CodedOutputStream::VarintSize64(f->size()) + f->size();
@@ -64,6 +64,7 @@ Frame bundle_front(std::deque<Frame>& queue) {
   if (n == 1) {
     Frame f = std::move(queue.front());
     queue.pop_front();
+    queued_bytes -= f->size();
     return f;
   }
   auto out = std::make_shared<std::string>();
@@ -78,6 +79,7 @@ Frame bundle_front(std::deque<Frame>& queue) {
           wire::Bundle::kMessagesFieldNumber, google::protobuf::internal::WireFormatLite::WIRETYPE_LENGTH_DELIMITED));
       os.WriteVarint64(queue.front()->size());
       os.WriteString(*queue.front());
+      queued_bytes -= queue.front()->size();
       queue.pop_front();
     }
   }
@@ -285,19 +287,21 @@ class WsSession : public Connection {
   // False when the frame is dropped: the connection is closing, or its reader fell too far behind.
   bool push_frame(Frame f) {
     if (closing_ || cleaned_) return false;
-    if (queue_.size() >= hub_.config.max_queued_frames) {
+    if (queue_.size() >= hub_.config.max_queued_frames || queued_bytes_ + f->size() > hub_.config.max_queued_bytes) {
       log::warn("client reads too slowly; closing", {{"peer", remote_}, {"user", user_name_}});
       queue_.clear();
+      queued_bytes_ = 0;
       begin_close(websocket::close_code::policy_error);
       return false;
     }
+    queued_bytes_ += f->size();
     queue_.push_back(std::move(f));
     return true;
   }
 
   void do_write() {
     writing_ = true;
-    in_flight_ = bundle_front(queue_);
+    in_flight_ = bundle_front(queue_, queued_bytes_);
     derived().ws().async_write(net::buffer(*in_flight_), beast::bind_front_handler(&WsSession::on_write, self()));
   }
 
@@ -381,6 +385,7 @@ class WsSession : public Connection {
       return send_error(0, wire::BAD_REQUEST, "Send binary frames, each one ClientMessage (protobuf).");
     }
     if (!parsed) return send_error(0, wire::BAD_REQUEST, "The frame is not a ClientMessage.");
+    msg.DiscardUnknownFields();  // nothing the server does not read is stored or sent on
     try {
       dispatch(msg);
     } catch (const std::exception& e) {
@@ -467,6 +472,10 @@ class WsSession : public Connection {
   void on_authenticated(std::uint64_t rid, const AuthResult& r) {
     auth_busy_ = false;
     if (r.code != wire::ERROR_UNSPECIFIED) return send_error(rid, r.code, r.message);
+    // Games watched before logging in were watched as a spectator; a player's
+    // seat needs a Watch of its own.
+    if (!watched_.empty()) hub_.games.drop_peer(id_, std::vector<std::string>(watched_.begin(), watched_.end()));
+    watched_.clear();
     user_id_ = r.user_id;
     user_name_ = r.name;
     token_hash_ = r.token_hash;
@@ -503,6 +512,7 @@ class WsSession : public Connection {
   std::vector<Frame> draining_;  // the inbox being moved to the queue, on the strand
   bool inbox_posted_ = false;
   std::deque<Frame> queue_;
+  std::size_t queued_bytes_ = 0;  // of the frames in queue_
   Frame in_flight_;  // the frame being written
   bool write_posted_ = false;
   bool writing_ = false, closing_ = false, cleaned_ = false, registered_ = false;

@@ -328,6 +328,62 @@ TEST_F(ServerBadInput, AForwardedAddressFromAnUntrustedPeerIsIgnored) {
   EXPECT_EQ(server_->log().find(" via "), std::string::npos);
 }
 
+// What the server does not read it does not keep: an order's unknown fields
+// are neither stored nor sent on, an order over 4 KB is refused unstored, and a
+// client that asks for answers faster than it reads them is disconnected once
+// they weigh max_queued_bytes.
+TEST_F(ServerBadInput, NothingAClientSendsGrowsTheServerWithoutBound) {
+  ASSERT_NO_FATAL_FAILURE(restart({}, "max_queued_bytes = 1048576\nhandshake_timeout_seconds = 2\n"));
+  auto alice = user("alice"), bob = user("bob");
+  const std::string id = start_game(*alice, *bob);
+  Player soviet(*alice, id, game::SOVIET), german(*bob, id, game::GERMAN);
+  ASSERT_TRUE(alice->watch(id).has_game());
+  ASSERT_TRUE(bob->watch(id).has_game());
+  soviet.absorb();
+  const auto decider = soviet.view.decision().side();
+  Client& deciding = decider == game::SOVIET ? *alice : *bob;
+  game::Order huge;
+  huge.mutable_choose_units()->add_units(std::string(5000, 'x'));
+  EXPECT_TRUE(is_error(deciding.submit(id, "k1", huge), wire::BAD_REQUEST));
+  auto order = Bot(decider, default_scenario()).next(soviet.view);
+  ASSERT_TRUE(order);
+  order->GetReflection()->MutableUnknownFields(&*order)->AddLengthDelimited(4000, std::string(30000, 'x'));
+  ASSERT_TRUE(deciding.submit(id, "k1", *order).has_order_accepted()) << "the key was not used up";
+  wire::ClientMessage resign;
+  resign.mutable_resign()->set_game_id(id);
+  ASSERT_TRUE(alice->request(resign).has_ok());
+  wire::ClientMessage get_log;
+  get_log.mutable_get_log()->set_game_id(id);
+  const auto log = connect()->request(get_log);
+  ASSERT_TRUE(log.has_game_log()) << log.DebugString();
+  ASSERT_EQ(log.game_log().orders_size(), 1);
+  const auto& stored = log.game_log().orders(0).order();
+  EXPECT_TRUE(stored.GetReflection()->GetUnknownFields(stored).empty());
+  EXPECT_LT(log.ByteSizeLong(), 30000u);
+
+  // Log after log, never read.
+  net::io_context io;
+  ssl::context ctx(ssl::context::tls_client);
+  ctx.set_verify_mode(ssl::verify_none);
+  websocket::stream<ssl::stream<tcp::socket>> deaf(io, ctx);
+  deaf.next_layer().next_layer().connect(
+      tcp::endpoint(net::ip::make_address("127.0.0.1"), static_cast<unsigned short>(server_->port())));
+  deaf.next_layer().handshake(ssl::stream_base::client);
+  deaf.handshake("127.0.0.1", "/");
+  deaf.binary(true);
+  const std::string frame = get_log.SerializeAsString();
+  try {
+    for (int i = 0; i < 4000; ++i) deaf.write(net::buffer(frame));  // 4000 answers: far over 1 MB
+  } catch (const boost::system::system_error&) {  // closed by the server already
+  }
+  for (int i = 0; i < 200 && server_->log().find("reads too slowly") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(50ms);  // the server answers them all, and nothing is read
+  }
+  EXPECT_NE(server_->log().find("client reads too slowly"), std::string::npos);
+  EXPECT_TRUE(hung_up_within(deaf.next_layer().next_layer(), 10s));
+  expect_still_serving();
+}
+
 // A TCP proxy that passes connections through, TLS and all, opens each with a
 // PROXY header naming its client: that client is held to its own share, and a
 // proxy named there in turn has its X-Forwarded-For believed.

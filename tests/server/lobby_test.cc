@@ -49,6 +49,38 @@ TEST_F(ServerLobby, ChatChannelsKeepPlayersAndSpectatorsApart) {
   EXPECT_FALSE(has_chat(*late, "good luck"));
 }
 
+// A connection's seat is its user's. Games watched before logging in were
+// watched as a spectator: that stream ends at the login, so a player never
+// reads the spectators' chat, and a Watch then gives the player's view. A
+// spectator who joins a game is a player from then on in the same way.
+TEST_F(ServerLobby, LoggingInOrJoiningEndsASpectatorsStream) {
+  auto alice = user("alice"), bob = user("bob"), eve = user("eve"), carol = user("carol");
+  const std::string id = start_game(*alice, *bob);
+  ASSERT_TRUE(eve->watch(id).has_game());
+  auto anonymous = connect();
+  ASSERT_TRUE(anonymous->watch(id).has_game());
+  ASSERT_TRUE(anonymous->login("bob").has_session());
+  EXPECT_TRUE(eve->request(chat(id, wire::SPECTATORS, "the German is doomed")).has_ok());
+  ASSERT_TRUE(anonymous->ping().has_pong());
+  EXPECT_FALSE(has_chat(*anonymous, "the German is doomed"));
+  anonymous->take_all([](const wire::ServerMessage&) { return true; });
+  ASSERT_TRUE(anonymous->watch(id).has_game());
+  auto snapshots = anonymous->take_all([](const wire::ServerMessage& m) { return m.has_snapshot(); });
+  ASSERT_EQ(snapshots.size(), 1u);
+  EXPECT_EQ(snapshots[0].snapshot().view().viewer(), game::VIEWER_GERMAN);
+
+  auto created = carol->create_game(wire::CHOOSE_SOVIET);
+  ASSERT_TRUE(created.has_game_created());
+  const std::string open = created.game_created().game().game_id();
+  ASSERT_TRUE(eve->watch(open).has_game());
+  auto dave = user("dave");
+  ASSERT_TRUE(dave->watch(open).has_game());
+  ASSERT_EQ(dave->join(open).game().your_side(), "german");
+  EXPECT_TRUE(eve->request(chat(open, wire::SPECTATORS, "who is dave?")).has_ok());
+  ASSERT_TRUE(dave->ping().has_pong());
+  EXPECT_FALSE(has_chat(*dave, "who is dave?"));
+}
+
 TEST_F(ServerLobby, DrawsResignationsAndMyGames) {
   auto alice = user("alice"), bob = user("bob"), carol = user("carol");
   const std::string first = start_game(*alice, *bob);

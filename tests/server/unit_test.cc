@@ -44,6 +44,8 @@ TEST(ServerUnit, ConfigReadsKeyValueAndJsonAndRejectsUnknownKeys) {
     EXPECT_FALSE(set_config_value(c, "trusted_proxies", "10.0.0.0/33", err));
     EXPECT_EQ(c.trusted_proxies.text(), "127.0.0.1, 10.0.0.0/8") << "a bad value changes nothing";
     EXPECT_TRUE(c.proxy_protocol);
+    EXPECT_TRUE(set_config_value(c, "max_queued_bytes", "1048576", err)) << err;
+    EXPECT_FALSE(set_config_value(c, "max_queued_bytes", "1000", err)) << "below one frame's worth";
     EXPECT_FALSE(set_config_value(c, "proxy_protocol", "v2", err));
   }
   {
