@@ -287,7 +287,9 @@ void Rules::do_choose_units(const Order& o) {
       lose_step(u, "barrage");
     } else {
       s_.set(u, kDisorganized);
-      log(game::Event::MARKER, unit_name(u) + " is disorganized by the barrage.");
+      // 7: the owner may choose a unit below the top: the others read where, not who.
+      log(game::Event::MARKER, unit_name(u) + " is disorganized by the barrage.", owner_only(side_of(u)));
+      log(game::Event::MARKER, unnamed({static_cast<std::int16_t>(u)}) + " is disorganized by the barrage.", all_but(side_of(u)));
     }
     s_.combat = CombatState{};
     return;

@@ -10,11 +10,6 @@
 #include "rules/rules.h"
 
 namespace counterattack {
-namespace {
-
-game::Audience owner_only(Side s) { return s == Side::Soviet ? game::AUDIENCE_SOVIET : game::AUDIENCE_GERMAN; }
-
-}  // namespace
 
 // ---------------------------------------------------------------------------
 // Helpers
@@ -175,7 +170,10 @@ void Rules::do_overrun(const Order& o) {
   }
   std::string names;
   for (auto u : o.units) names += (names.empty() ? "" : ", ") + unit_name(u);
-  log(game::Event::COMBAT, names + " overrun " + loc_name(target) + ".");
+  // 7: the others (the spectators above all) may not see below the top: they read where, not who.
+  log(game::Event::COMBAT, names + " overrun " + loc_name(target) + ".", owner_only(side_of(o.units[0])));
+  log(game::Event::COMBAT, unnamed(o.units) + (o.units.size() == 1 ? " overruns " : " overrun ") + loc_name(target) + ".",
+      all_but(side_of(o.units[0])));
   roll_combat();
 }
 
@@ -353,7 +351,10 @@ void Rules::do_attack(const Order& o) {
     extra += ", playing " + chit.name;
   }
   if (who == Side::German) s_.model_noncontiguous = false;
-  log(game::Event::COMBAT, names + " attack " + loc_name(c.target) + extra + ".");
+  // 7: the others (the spectators above all) may not see below the top: they read where, not who.
+  log(game::Event::COMBAT, names + " attack " + loc_name(c.target) + extra + ".", owner_only(who));
+  log(game::Event::COMBAT, unnamed(o.units) + (o.units.size() == 1 ? " attacks " : " attack ") + loc_name(c.target) + extra + ".",
+      all_but(who));
   bool defender_chits = false;
   const auto& hand = s_.sides[static_cast<int>(combat_defender())].hand;
   for (auto chit : hand) defender_chits |= sc_.events[chit].effect == data::COMBAT_DRM;
@@ -816,7 +817,10 @@ void Rules::do_retreat(const Order& o) {
       full.insert(full.end(), path.begin(), path.end());
       std::string route;
       for (Loc l : full) route += (route.empty() ? "" : " → ") + loc_name(l);
-      log_path(game::Event::RETREATED, unit_name(u) + " retreats " + std::to_string(path.size()) + " hex" + (path.size() > 1 ? "es" : "") + ": " + route + ".", full);
+      // 7: the unit may end below the top of a stack: the others read the route, not who.
+      const std::string hexes = " retreats " + std::to_string(path.size()) + " hex" + (path.size() > 1 ? "es" : "") + ": " + route + ".";
+      log_path(game::Event::RETREATED, unit_name(u) + hexes, full, owner_only(side_of(u)));
+      log_path(game::Event::RETREATED, std::string("A ") + side_name(side_of(u)) + " unit" + hexes, full, all_but(side_of(u)));
     }
     for (int k = 0; k < losses[i] && on_board(u); ++k) lose_step(u, path.size() < c.retreat ? "no retreat path" : "retreat through enemy ZOC");
     // 7: a retreat that still ends over the stacking limit after four hexes costs the unit.

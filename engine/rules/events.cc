@@ -104,6 +104,7 @@ void Rules::do_play_event(const Order& o) {
   st.hand.erase(std::find(st.hand.begin(), st.hand.end(), static_cast<std::uint8_t>(o.chit)));
   st.events_this_phase++;
   std::string text = std::string(side_name(who)) + " plays " + chit.name;
+  int on = -1;  // the unit the chit is played on, named to its owner only
   switch (chit.effect) {
     case data::EXTRA_CORPS_ACTIVATION:
       s_.extra_corps = static_cast<std::int8_t>(o.corps);
@@ -112,7 +113,7 @@ void Rules::do_play_event(const Order& o) {
       break;
     case data::IGNORE_ZOC:
       s_.set(o.units[0], kIgnoreZoc);
-      text += " on " + unit_name(o.units[0]);
+      on = o.units[0];
       break;
     case data::NO_BREAK_CONTACT:
       s_.no_break_contact = true;
@@ -146,7 +147,7 @@ void Rules::do_play_event(const Order& o) {
       return;
     case data::UNIT_BONUS:
       us(o.units[0]).bonus = static_cast<std::int8_t>(us(o.units[0]).bonus + chit.amount);
-      text += " on " + unit_name(o.units[0]);
+      on = o.units[0];
       break;
     case data::EXTRA_STUKA:
       *std::find(s_.stukas.begin(), s_.stukas.end(), MarkerState::Used) = MarkerState::Ready;
@@ -154,6 +155,12 @@ void Rules::do_play_event(const Order& o) {
       break;
     default:
       break;
+  }
+  if (on >= 0) {
+    // 7: the unit may be below the top of its stack: the others read where, not who.
+    log(game::Event::EVENT_PLAYED, text + " on " + unit_name(on) + ".", owner_only(who));
+    log(game::Event::EVENT_PLAYED, text + " on a unit at " + loc_name(us(on).loc) + ".", all_but(who));
+    return;
   }
   log(game::Event::EVENT_PLAYED, text + ".");
 }

@@ -7,9 +7,6 @@
 namespace counterattack {
 namespace {
 
-game::Audience owner_only(Side s) { return s == Side::Soviet ? game::AUDIENCE_SOVIET : game::AUDIENCE_GERMAN; }
-game::Audience all_but(Side s) { return s == Side::Soviet ? game::AUDIENCE_ALL_BUT_SOVIET : game::AUDIENCE_ALL_BUT_GERMAN; }
-
 bool same_set(std::vector<std::int16_t> a, std::vector<std::int16_t> b) {
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());

@@ -148,6 +148,8 @@ class Rules {
   bool is_train(int u) const { return def(u).unit_class == UnitClass::ArmoredTrain; }
   const Formation& formation(int u) const { return sc_.formations[static_cast<size_t>(def(u).formation)]; }
   void lose_step(int u, const std::string& why);
+  // Units of one side as the others read them (7): "A Soviet unit at 0905", "Soviet units at 0905, 0906".
+  std::string unnamed(const std::vector<std::int16_t>& units) const;
   std::string phase_name() const;
   bool option(Option o) const { return (s_.options & o) != 0; }
   int rule(int value, int fallback) const { return value > 0 ? value : fallback; }
@@ -160,6 +162,9 @@ class Rules {
 };
 
 Rejection reject(game::RejectCode code, std::string reason);
+// 7: what a side's own log says, and what the others read of it.
+inline game::Audience owner_only(Side s) { return s == Side::Soviet ? game::AUDIENCE_SOVIET : game::AUDIENCE_GERMAN; }
+inline game::Audience all_but(Side s) { return s == Side::Soviet ? game::AUDIENCE_ALL_BUT_SOVIET : game::AUDIENCE_ALL_BUT_GERMAN; }
 // The rank of each location in the canonical order of stacks (view.cc).
 std::vector<int> location_ranks(const Scenario& sc);
 

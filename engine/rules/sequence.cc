@@ -103,6 +103,17 @@ void Rules::lose_step(int u, const std::string& why) {
       side == Side::Soviet ? game::AUDIENCE_ALL_BUT_SOVIET : game::AUDIENCE_ALL_BUT_GERMAN);
 }
 
+std::string Rules::unnamed(const std::vector<std::int16_t>& units) const {
+  std::vector<Loc> at;
+  for (auto u : units) {
+    if (std::find(at.begin(), at.end(), us(u).loc) == at.end()) at.push_back(us(u).loc);
+  }
+  std::string where;
+  for (Loc l : at) where += (where.empty() ? "" : ", ") + loc_name(l);
+  const char* side = side_name(side_of(units[0]));
+  return units.size() == 1 ? std::string("A ") + side + " unit at " + where : std::string(side) + " units at " + where;
+}
+
 // ---------------------------------------------------------------------------
 // 4 Game preparation
 // ---------------------------------------------------------------------------

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fixture.h"
+#include "view_delta.h"
 
 namespace counterattack::testing {
 namespace {
@@ -282,6 +283,12 @@ class CombatTable : public ::testing::Test {
       if (it->kind() == game::Event::DIE_ROLLED && it->text().find(" against ") != std::string::npos) return it->text();
     }
     return "none";
+  }
+  // The log as `v` reads it, one event a line.
+  std::string reads(Viewer v) const {
+    std::string out;
+    for (const auto& e : events_for(log, v)) out += e.text() + "\n";
+    return out;
   }
   bool logged(game::Event::Kind kind, const std::string& text = "") const {
     return std::any_of(log.begin(), log.end(), [&](const game::Event& e) {
@@ -1245,6 +1252,36 @@ TEST_F(Retreat, Rule9_EachEnemyZocHexEnteredCostsAStep) {
   ASSERT_TRUE(Ok(Side::Soviet, retreat_order({{"1TC/1", {"0607", "0507"}}})));
   EXPECT_EQ(at("1TC/1"), "0507");
   EXPECT_EQ(steps("1TC/1"), 1);
+}
+
+// 7: units below the top of a stack are hidden from the spectator: only their
+// owner reads which attack and which retreat; the others read where.
+TEST_F(Retreat, Rule7_OnlyTheOwnerReadsWhichUnitsAttackAndRetreat) {
+  Results r2;
+  for (const auto& c : kColumns) r2[c] = "r2";
+  reset(r2);
+  german_phase();
+  t.put("PzA/2", "0605");
+  t.put("PzA/1", "0605");  // on top
+  t.put("1TC/2", "0606");
+  t.put("1TC/1", "0606");  // on top
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1", "PzA/2"}, "0606")));
+  ASSERT_TRUE(Ok(Side::Soviet, losses_order({})));
+  ASSERT_TRUE(Ok(Side::Soviet, retreat_order({{"1TC/1", {"0607", "0507"}}, {"1TC/2", {"0607", "0507"}}})));
+  ASSERT_EQ(at("1TC/2"), "0507");
+  const std::string german = reads(Viewer::German), soviet = reads(Viewer::Soviet), spectator = reads(Viewer::Spectator);
+  EXPECT_NE(german.find("PzA/1, PzA/2 attack 0606."), std::string::npos) << german;
+  EXPECT_NE(soviet.find("1TC/1 retreats 2 hexes: 0606 → 0607 → 0507."), std::string::npos) << soviet;
+  EXPECT_NE(soviet.find("1TC/2 retreats 2 hexes: 0606 → 0607 → 0507."), std::string::npos) << soviet;
+  for (const auto& others : {soviet, spectator}) EXPECT_NE(others.find("German units at 0605 attack 0606."), std::string::npos) << others;
+  for (const auto& others : {german, spectator}) {
+    EXPECT_NE(others.find("A Soviet unit retreats 2 hexes: 0606 → 0607 → 0507.\nA Soviet unit retreats 2 hexes"), std::string::npos) << others;
+  }
+  EXPECT_EQ(soviet.find("PzA/"), std::string::npos) << soviet;
+  EXPECT_EQ(german.find("1TC/"), std::string::npos) << german;
+  EXPECT_EQ(spectator.find("PzA/"), std::string::npos) << spectator;
+  EXPECT_EQ(spectator.find("1TC/"), std::string::npos) << spectator;
 }
 
 TEST_F(Retreat, Rule9_AnEnemyZocHexHeldByFriendsCostsNothing) {
