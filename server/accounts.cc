@@ -22,6 +22,12 @@ AuthResult failure(wire::ErrorCode code, std::string message) {
   return r;
 }
 
+// Each hash takes tens of milliseconds on the one hashing thread: a flood of
+// logins is answered at once rather than queued for minutes.
+constexpr std::size_t kMaxWaitingHashes = 64;
+
+AuthResult busy() { return failure(wire::RATE_LIMITED, "The server is busy checking passwords; try again in a moment."); }
+
 }  // namespace
 
 WorkQueue::WorkQueue(int threads) {
@@ -49,12 +55,14 @@ WorkQueue::WorkQueue(int threads) {
 
 WorkQueue::~WorkQueue() { stop(); }
 
-void WorkQueue::post(std::function<void()> job) {
+bool WorkQueue::post(std::function<void()> job, std::size_t max_waiting) {
   {
     std::lock_guard lock(mu_);
+    if (jobs_.size() >= max_waiting) return false;
     jobs_.push_back(std::move(job));
   }
   cv_.notify_one();
+  return true;
 }
 
 void WorkQueue::stop() {
@@ -109,24 +117,30 @@ std::string Accounts::random_hex(std::size_t bytes) {
   return hex;
 }
 
-bool Accounts::name_limited(const std::string& key) {
+bool Accounts::begin_attempt(const std::string& key) {
   std::lock_guard lock(mu_);
-  auto it = failures_.find(key);
-  if (it == failures_.end()) return false;
+  auto& a = attempts_[key];
   const auto horizon = std::chrono::steady_clock::now() - std::chrono::seconds(config_.login_window_seconds);
-  while (!it->second.empty() && it->second.front() < horizon) it->second.pop_front();
-  if (it->second.empty()) {
-    failures_.erase(it);
-    return false;
-  }
-  return static_cast<int>(it->second.size()) >= config_.login_failures_per_name;
+  while (!a.failures.empty() && a.failures.front() < horizon) a.failures.pop_front();
+  if (static_cast<int>(a.failures.size()) + a.under_way >= config_.login_failures_per_name) return false;
+  ++a.under_way;
+  return true;
 }
 
-void Accounts::note_failure(const std::string& key) {
+void Accounts::end_attempt(const std::string& key, bool failed) {
   std::lock_guard lock(mu_);
-  // Bounded memory under a spray of names: forget the oldest windows first.
-  if (failures_.size() > 100000) failures_.clear();
-  failures_[key].push_back(std::chrono::steady_clock::now());
+  const auto now = std::chrono::steady_clock::now();
+  auto& a = attempts_[key];
+  --a.under_way;
+  if (failed) a.failures.push_back(now);
+  // Each failure costs a password hash, so the names with failures in the
+  // window stay few; the entries whose window has passed go.
+  if (attempts_.size() > 10000) {
+    const auto horizon = now - std::chrono::seconds(config_.login_window_seconds);
+    std::erase_if(attempts_, [&](const auto& e) {
+      return e.second.under_way == 0 && (e.second.failures.empty() || e.second.failures.back() < horizon);
+    });
+  }
 }
 
 void Accounts::new_session(std::int64_t user_id, const std::string& name, std::function<void(AuthResult)> done) {
@@ -146,10 +160,12 @@ void Accounts::new_session(std::int64_t user_id, const std::string& name, std::f
       });
 }
 
-void Accounts::register_user(const std::string& name, const std::string& password, std::function<void(AuthResult)> done) {
-  if (auto why = check_name(name); !why.empty()) return done(failure(wire::BAD_REQUEST, why));
-  if (auto why = check_password(password); !why.empty()) return done(failure(wire::BAD_REQUEST, why));
-  hashing_.post([this, name, password, done = std::move(done)]() mutable {
+void Accounts::register_user(const std::string& name, const std::string& password, std::function<void(AuthResult)> reply) {
+  if (auto why = check_name(name); !why.empty()) return reply(failure(wire::BAD_REQUEST, why));
+  if (auto why = check_password(password); !why.empty()) return reply(failure(wire::BAD_REQUEST, why));
+  auto answer = std::make_shared<std::function<void(AuthResult)>>(std::move(reply));
+  const bool queued = hashing_.post([this, name, password, answer]() mutable {
+    auto done = std::move(*answer);
     char hash[crypto_pwhash_STRBYTES];
     if (crypto_pwhash_str(hash, password.c_str(), password.size(), config_.argon2_opslimit,
                           config_.argon2_memlimit_kib * 1024) != 0) {
@@ -176,19 +192,20 @@ void Accounts::register_user(const std::string& name, const std::string& passwor
           log::info("user registered", {{"user", name}});
           new_session(*user_id, name, std::move(done));
         });
-  });
+  }, kMaxWaitingHashes);
+  if (!queued) (*answer)(busy());
 }
 
-void Accounts::login(const std::string& name, const std::string& password, std::function<void(AuthResult)> done) {
+void Accounts::login(const std::string& name, const std::string& password, std::function<void(AuthResult)> reply) {
+  // No account has such a name or password: nothing to check, and nothing to count.
+  if (!check_name(name).empty() || password.size() > 1024) return reply(failure(wire::BAD_CREDENTIALS, "Wrong name or password."));
   const std::string key = to_lower(name);
-  if (name_limited(key)) {
-    return done(failure(wire::RATE_LIMITED, "Too many failed logins for this name; wait a minute."));
+  if (!begin_attempt(key)) {
+    return reply(failure(wire::RATE_LIMITED, "Too many failed logins for this name; wait a minute."));
   }
-  if (name.empty() || name.size() > 64 || password.size() > 1024) {
-    note_failure(key);
-    return done(failure(wire::BAD_CREDENTIALS, "Wrong name or password."));
-  }
-  hashing_.post([this, name, password, key, done = std::move(done)]() mutable {
+  auto answer = std::make_shared<std::function<void(AuthResult)>>(std::move(reply));
+  const bool queued = hashing_.post([this, name, password, key, answer]() mutable {
+    auto done = std::move(*answer);
     struct Row {
       std::int64_t id = 0;
       std::string name, hash;
@@ -203,18 +220,23 @@ void Accounts::login(const std::string& name, const std::string& password, std::
         return r;
       });
     } catch (const std::exception& e) {
+      end_attempt(key, false);
       log::error("login lookup failed", {{"error", e.what()}});
       return done(failure(wire::INTERNAL, "The login could not be checked; try again."));
     }
     const std::string& hash = row.id ? row.hash : dummy_hash_;
     const bool match = !hash.empty() && crypto_pwhash_str_verify(hash.c_str(), password.c_str(), password.size()) == 0;
+    end_attempt(key, !row.id || !match);
     if (!row.id || !match) {
-      note_failure(key);
       log::info("login failed", {{"user", name}});
       return done(failure(wire::BAD_CREDENTIALS, "Wrong name or password."));
     }
     new_session(row.id, row.name, std::move(done));
-  });
+  }, kMaxWaitingHashes);
+  if (!queued) {
+    end_attempt(key, false);
+    (*answer)(busy());
+  }
 }
 
 void Accounts::resume(const std::string& token, std::function<void(AuthResult)> done) {

@@ -23,7 +23,8 @@ class WorkQueue {
  public:
   explicit WorkQueue(int threads);
   ~WorkQueue();
-  void post(std::function<void()> job);
+  // False, and the job dropped, when `max_waiting` jobs wait already.
+  bool post(std::function<void()> job, std::size_t max_waiting);
   void stop();
 
  private:
@@ -66,8 +67,11 @@ class Accounts {
   void stop() { hashing_.stop(); }
 
  private:
-  bool name_limited(const std::string& key);
-  void note_failure(const std::string& key);
+  // A place for one login attempt on a name: none while its failures in the
+  // window and the attempts under way reach the limit, so that attempts sent
+  // at once from many connections cannot all be checked.
+  bool begin_attempt(const std::string& key);
+  void end_attempt(const std::string& key, bool failed);
   void new_session(std::int64_t user_id, const std::string& name, std::function<void(AuthResult)> done);
 
   Storage& storage_;
@@ -76,7 +80,11 @@ class Accounts {
   std::string dummy_hash_;  // verified against for unknown names, so timing tells nothing
 
   std::mutex mu_;
-  std::map<std::string, std::deque<std::chrono::steady_clock::time_point>> failures_;
+  struct Attempts {
+    std::deque<std::chrono::steady_clock::time_point> failures;  // within the window
+    int under_way = 0;
+  };
+  std::map<std::string, Attempts> attempts_;  // by lower-case name
 };
 
 }  // namespace counterattack::server

@@ -128,6 +128,33 @@ TEST_F(ServerAuth, AccountsSessionsAndLoginLimits) {
   EXPECT_TRUE(is_error(d->login("alice", "correct horse"), wire::RATE_LIMITED));
   EXPECT_TRUE(is_error(d->login("nobody", "whatever1"), wire::BAD_CREDENTIALS));
 
+  // Attempts sent at once from many connections: no more than the limit are
+  // checked. A name no account can have is refused without counting for anyone.
+  ASSERT_TRUE(connect()->register_user("carol").has_session());
+  std::vector<std::unique_ptr<Client>> many;
+  std::vector<std::uint64_t> ids;
+  for (int i = 0; i < 12; ++i) {
+    many.push_back(connect());
+    wire::ClientMessage m;
+    m.mutable_login()->set_name("carol");
+    m.mutable_login()->set_password("wrong password");
+    ids.push_back(many.back()->send(m));
+  }
+  int checked = 0, refused = 0;
+  for (std::size_t i = 0; i < many.size(); ++i) {
+    auto r = many[i]->wait_for([&](const wire::ServerMessage& m) { return m.request_id() == ids[i]; });
+    ASSERT_TRUE(r);
+    checked += is_error(*r, wire::BAD_CREDENTIALS);
+    refused += is_error(*r, wire::RATE_LIMITED);
+  }
+  EXPECT_EQ(checked, 5);
+  EXPECT_EQ(refused, 7);
+  for (const std::string& impossible : {std::string(60000, 'x'), std::string("dave!")}) {
+    EXPECT_TRUE(is_error(connect()->login(impossible, "whatever1"), wire::BAD_CREDENTIALS));
+  }
+  ASSERT_TRUE(connect()->register_user("dave").has_session());
+  EXPECT_TRUE(connect()->login("dave").has_session());
+
   // A connection gets a bounded number of attempts, whatever the names.
   auto e = connect();
   int limited = 0;
