@@ -117,6 +117,7 @@ std::shared_ptr<Game> GameService::find(const std::string& id) {
 void GameService::forget(const std::shared_ptr<Game>& g) {
   std::lock_guard lock(mu_);
   if (auto it = games_.find(g->id); it != games_.end() && it->second == g) games_.erase(it);
+  std::erase(resting_, g);
 }
 
 void GameService::preload() {
@@ -501,8 +502,21 @@ void GameService::drop_peer(std::uint64_t peer_id, const std::vector<std::string
 }
 
 void GameService::maybe_unload(const std::shared_ptr<Game>& g) {
-  std::lock_guard lock(g->mu);
-  if (g->status == Game::Status::Finished && g->pending == 0 && g->subscribers.empty()) forget(g);
+  auto idle = [](const Game& x) { return x.status == Game::Status::Finished && x.pending == 0 && x.subscribers.empty(); };
+  {
+    std::lock_guard lock(g->mu);
+    if (!idle(*g)) return;
+  }
+  std::shared_ptr<Game> oldest;
+  {
+    std::lock_guard lock(mu_);
+    if (std::find(resting_.begin(), resting_.end(), g) == resting_.end()) resting_.push_back(g);
+    if (resting_.size() <= kRestingGames) return;
+    oldest = std::move(resting_.front());
+    resting_.pop_front();
+  }
+  std::lock_guard lock(oldest->mu);
+  if (idle(*oldest)) forget(oldest);
 }
 
 // ---------------------------------------------------------------------------
@@ -713,10 +727,14 @@ void GameService::chat(const Caller& c, const wire::SendChat& req) {
 void GameService::get_log(const Caller& c, const wire::GetLog& req) {
   auto g = find(req.game_id());
   if (!g) return no_such_game(c, req.game_id());
-  std::lock_guard lock(g->mu);
+  std::unique_lock lock(g->mu);
   if (g->side_of(c.user_id) < 0 && g->is_private) return no_such_game(c, req.game_id());
   if (g->status != Game::Status::Finished) return log_closed(c);
-  if (g->pending == 0) return send_log(*g, c);
+  if (g->pending == 0) {
+    send_log(*g, c);
+    lock.unlock();
+    return maybe_unload(g);  // read, not watched: it rests with the others
+  }
   // The end is not durable yet: the log opens once it is, if it was stored.
   storage_.write({}, [this, g, c](bool) {
     std::lock_guard l(g->mu);

@@ -151,6 +151,11 @@ class GameService {
   std::function<void(std::function<void()>)> post_;
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<Game>> games_;
+  // Finished games nobody watches, kept for a while: watching one again, or
+  // reading its log, does not replay it from the database each time; the
+  // oldest is let go beyond kRestingGames. Under mu_.
+  std::deque<std::shared_ptr<Game>> resting_;
+  static constexpr std::size_t kRestingGames = 64;
 };
 
 // NOT_FOUND for a game that does not exist, or that the caller may not know of.

@@ -81,6 +81,40 @@ TEST_F(ServerLobby, LoggingInOrJoiningEndsASpectatorsStream) {
   EXPECT_FALSE(has_chat(*dave, "who is dave?"));
 }
 
+// A finished game nobody watches rests in memory with the last few others:
+// watching it again, or reading its log, does not replay it from the database
+// each time, and a restart replays it once.
+TEST_F(ServerLobby, AFinishedGameIsReplayedFromTheDatabaseOnlyOnceItHasRested) {
+  auto alice = user("alice"), bob = user("bob");
+  const std::string id = start_game(*alice, *bob);
+  wire::ClientMessage resign, unwatch, get_log;
+  resign.mutable_resign()->set_game_id(id);
+  unwatch.mutable_unwatch()->set_game_id(id);
+  get_log.mutable_get_log()->set_game_id(id);
+  ASSERT_TRUE(alice->request(resign).has_ok());
+  auto reader = connect();
+  auto loads = [&] {
+    const std::string log = server_->log(), line = "msg=\"game loaded\" game=" + id;
+    int n = 0;
+    for (auto at = log.find(line); at != std::string::npos; at = log.find(line, at + 1)) ++n;
+    return n;
+  };
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(reader->watch(id).has_game());
+    ASSERT_TRUE(reader->request(unwatch).has_ok());
+    ASSERT_TRUE(reader->request(get_log).has_game_log());
+  }
+  EXPECT_EQ(loads(), 0);
+  restart();
+  reader = connect();
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(reader->request(get_log).has_game_log());
+    ASSERT_TRUE(reader->watch(id).has_game());
+    ASSERT_TRUE(reader->request(unwatch).has_ok());
+  }
+  EXPECT_EQ(loads(), 1);
+}
+
 TEST_F(ServerLobby, DrawsResignationsAndMyGames) {
   auto alice = user("alice"), bob = user("bob"), carol = user("carol");
   const std::string first = start_game(*alice, *bob);
