@@ -385,7 +385,8 @@ class WsSession : public Connection {
       return send_error(0, wire::BAD_REQUEST, "Send binary frames, each one ClientMessage (protobuf).");
     }
     if (!parsed) return send_error(0, wire::BAD_REQUEST, "The frame is not a ClientMessage.");
-    msg.DiscardUnknownFields();  // nothing the server does not read is stored or sent on
+    // An order is stored as sent: nothing the server does not read goes with it.
+    if (msg.has_submit_order()) msg.mutable_submit_order()->mutable_order()->DiscardUnknownFields();
     try {
       dispatch(msg);
     } catch (const std::exception& e) {
