@@ -105,6 +105,10 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
       return false;
     case wire::ServerMessage::kError:
       notices_.push_back("Server: " + describe_error(m.error()));
+      if (!m.error().game_id().empty() && m.error().game_id() == id_) {
+        has_view_ = false;  // the stream of this game ended: start again from a full view
+        resync_ = true;
+      }
       return false;
     default:
       return false;

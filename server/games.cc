@@ -654,6 +654,17 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
           g->broken = true;
           forget(g);
           log::error("order not stored; game will be reloaded", {{"game", g->id}, {"version", std::to_string(v)}});
+          // The game's other watchers follow a version that will never be stored: their streams end.
+          wire::ServerMessage ended;
+          ended.mutable_error()->set_code(wire::INTERNAL);
+          ended.mutable_error()->set_game_id(g->id);
+          ended.mutable_error()->set_message("Game " + g->id + " could not store an order and is read again from its log; Watch it again.");
+          const Frame frame = encode(ended);
+          for (const auto& sub : g->subscribers) {
+            if (sub.peer_id == c.peer->peer_id()) continue;  // the sender has its answer
+            if (auto p = sub.peer.lock()) p->deliver(frame);
+          }
+          g->subscribers.clear();
           return c.error(wire::INTERNAL, "The order could not be stored; nothing was applied. Watch the game again.");
         }
         g->committed = v;

@@ -1,11 +1,13 @@
 // A killed server loses no acknowledged order and resumes the game with the
 // same state: checked against the log line of the load and a replay of the log.
+// An order that cannot be stored leaves nothing behind, and the game goes on.
 #include <google/protobuf/util/message_differencer.h>
 
 #include <regex>
 
 #include "engine.h"
 #include "fixture.h"
+#include "storage.h"
 
 namespace counterattack::server::testing {
 namespace {
@@ -18,6 +20,55 @@ std::string hash_hex(std::uint64_t h) {
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
   return buf;
+}
+
+// A trigger that refuses every order stands in for a full disk. The order's
+// sender is told; every other watcher's stream ends with an error naming the
+// game, and no delta of the lost version reaches anyone. Once orders can be
+// stored again the game goes on from its log, and the same order is accepted.
+TEST_F(ServerCrash, AnOrderThatCannotBeStoredEndsEveryStreamAndTheGameGoesOn) {
+  auto alice = user("alice"), bob = user("bob");
+  auto eve = connect();
+  const std::string id = start_game(*alice, *bob);
+  Player soviet(*alice, id, game::SOVIET), german(*bob, id, game::GERMAN);
+  for (Client* c : {alice.get(), bob.get(), eve.get()}) ASSERT_TRUE(c->watch(id).has_game());
+  soviet.absorb();
+  german.absorb();
+  auto set_disk = [&](const char* sql) {
+    std::string err;
+    Db db(server_->data_dir() + "/counterattack.db", true, err);
+    ASSERT_TRUE(db.ok()) << err;
+    db.exec(sql);
+  };
+  ASSERT_NO_FATAL_FAILURE(set_disk("CREATE TRIGGER full_disk BEFORE INSERT ON orders BEGIN SELECT RAISE(ABORT, 'disk full'); END"));
+  const auto decider = soviet.view.decision().side();
+  Client& deciding = decider == game::SOVIET ? *alice : *bob;
+  Client& waiting = decider == game::SOVIET ? *bob : *alice;
+  auto order = Bot(decider, default_scenario()).next(decider == game::SOVIET ? soviet.view : german.view);
+  ASSERT_TRUE(order);
+  const auto refused = deciding.submit(id, "k1", *order);
+  EXPECT_EQ(refused.error().code(), wire::INTERNAL) << refused.DebugString();
+  for (Client* c : {&waiting, eve.get()}) {
+    auto ended = c->wait_for([&](const wire::ServerMessage& m) { return m.has_error() && m.error().game_id() == id; });
+    ASSERT_TRUE(ended);
+    EXPECT_EQ(ended->error().code(), wire::INTERNAL);
+  }
+  for (Client* c : {alice.get(), bob.get(), eve.get()}) {
+    ASSERT_TRUE(c->ping().has_pong());
+    EXPECT_TRUE(c->take_all([](const wire::ServerMessage& m) { return m.has_delta(); }).empty());
+  }
+
+  ASSERT_NO_FATAL_FAILURE(set_disk("DROP TRIGGER full_disk"));
+  for (Client* c : {alice.get(), bob.get(), eve.get()}) c->take_all([](const wire::ServerMessage&) { return true; });
+  Player spectator(*eve, id, game::SIDE_UNSPECIFIED);
+  ASSERT_TRUE(eve->watch(id).has_game());
+  spectator.absorb();
+  EXPECT_EQ(spectator.version, 0);
+  const auto accepted = deciding.submit(id, "k1", *order);
+  ASSERT_TRUE(accepted.has_order_accepted()) << accepted.DebugString();
+  EXPECT_EQ(accepted.order_accepted().version(), 1);
+  EXPECT_TRUE(spectator.wait_version(1));
+  EXPECT_TRUE(spectator.problems.empty()) << spectator.problems.front();
 }
 
 TEST_F(ServerCrash, KillNineLosesNoAcknowledgedOrderAndKeepsTheStateHash) {
