@@ -35,7 +35,7 @@ WorkQueue::WorkQueue(int threads) {
     threads_.emplace_back([this] {
       log::name_thread("ca-hashing");
       for (;;) {
-        std::function<void()> job;
+        std::function<void(bool)> job;
         {
           std::unique_lock lock(mu_);
           cv_.wait(lock, [&] { return stopping_ || !jobs_.empty(); });
@@ -44,7 +44,7 @@ WorkQueue::WorkQueue(int threads) {
           jobs_.pop_front();
         }
         try {
-          job();
+          job(true);
         } catch (const std::exception& e) {
           log::error("background job failed", {{"error", e.what()}});
         }
@@ -55,14 +55,16 @@ WorkQueue::WorkQueue(int threads) {
 
 WorkQueue::~WorkQueue() { stop(); }
 
-bool WorkQueue::post(std::function<void()> job, std::size_t max_waiting) {
+void WorkQueue::post(std::function<void(bool run)> job, std::size_t max_waiting) {
   {
-    std::lock_guard lock(mu_);
-    if (jobs_.size() >= max_waiting) return false;
+    std::unique_lock lock(mu_);
+    if (jobs_.size() >= max_waiting) {
+      lock.unlock();
+      return job(false);
+    }
     jobs_.push_back(std::move(job));
   }
   cv_.notify_one();
-  return true;
 }
 
 void WorkQueue::stop() {
@@ -133,6 +135,7 @@ void Accounts::end_attempt(const std::string& key, bool failed) {
   auto& a = attempts_[key];
   --a.under_way;
   if (failed) a.failures.push_back(now);
+  if (a.under_way == 0 && a.failures.empty()) attempts_.erase(key);
   // Each failure costs a password hash, so the names with failures in the
   // window stay few; the entries whose window has passed go.
   if (attempts_.size() > 10000) {
@@ -160,12 +163,11 @@ void Accounts::new_session(std::int64_t user_id, const std::string& name, std::f
       });
 }
 
-void Accounts::register_user(const std::string& name, const std::string& password, std::function<void(AuthResult)> reply) {
-  if (auto why = check_name(name); !why.empty()) return reply(failure(wire::BAD_REQUEST, why));
-  if (auto why = check_password(password); !why.empty()) return reply(failure(wire::BAD_REQUEST, why));
-  auto answer = std::make_shared<std::function<void(AuthResult)>>(std::move(reply));
-  const bool queued = hashing_.post([this, name, password, answer]() mutable {
-    auto done = std::move(*answer);
+void Accounts::register_user(const std::string& name, const std::string& password, std::function<void(AuthResult)> done) {
+  if (auto why = check_name(name); !why.empty()) return done(failure(wire::BAD_REQUEST, why));
+  if (auto why = check_password(password); !why.empty()) return done(failure(wire::BAD_REQUEST, why));
+  hashing_.post([this, name, password, done = std::move(done)](bool admitted) mutable {
+    if (!admitted) return done(busy());
     char hash[crypto_pwhash_STRBYTES];
     if (crypto_pwhash_str(hash, password.c_str(), password.size(), config_.argon2_opslimit,
                           config_.argon2_memlimit_kib * 1024) != 0) {
@@ -193,19 +195,20 @@ void Accounts::register_user(const std::string& name, const std::string& passwor
           new_session(*user_id, name, std::move(done));
         });
   }, kMaxWaitingHashes);
-  if (!queued) (*answer)(busy());
 }
 
-void Accounts::login(const std::string& name, const std::string& password, std::function<void(AuthResult)> reply) {
+void Accounts::login(const std::string& name, const std::string& password, std::function<void(AuthResult)> done) {
   // No account has such a name or password: nothing to check, and nothing to count.
-  if (!check_name(name).empty() || password.size() > 1024) return reply(failure(wire::BAD_CREDENTIALS, "Wrong name or password."));
+  if (!check_name(name).empty() || password.size() > 1024) return done(failure(wire::BAD_CREDENTIALS, "Wrong name or password."));
   const std::string key = to_lower(name);
   if (!begin_attempt(key)) {
-    return reply(failure(wire::RATE_LIMITED, "Too many failed logins for this name; wait a minute."));
+    return done(failure(wire::RATE_LIMITED, "Too many failed logins for this name; wait a minute."));
   }
-  auto answer = std::make_shared<std::function<void(AuthResult)>>(std::move(reply));
-  const bool queued = hashing_.post([this, name, password, key, answer]() mutable {
-    auto done = std::move(*answer);
+  hashing_.post([this, name, password, key, done = std::move(done)](bool admitted) mutable {
+    if (!admitted) {
+      end_attempt(key, false);
+      return done(busy());
+    }
     struct Row {
       std::int64_t id = 0;
       std::string name, hash;
@@ -233,10 +236,6 @@ void Accounts::login(const std::string& name, const std::string& password, std::
     }
     new_session(row.id, row.name, std::move(done));
   }, kMaxWaitingHashes);
-  if (!queued) {
-    end_attempt(key, false);
-    (*answer)(busy());
-  }
 }
 
 void Accounts::resume(const std::string& token, std::function<void(AuthResult)> done) {

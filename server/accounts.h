@@ -23,14 +23,14 @@ class WorkQueue {
  public:
   explicit WorkQueue(int threads);
   ~WorkQueue();
-  // False, and the job dropped, when `max_waiting` jobs wait already.
-  bool post(std::function<void()> job, std::size_t max_waiting);
+  // Runs job(true) on the worker; job(false) at once, here, when `max_waiting` jobs wait already.
+  void post(std::function<void(bool run)> job, std::size_t max_waiting);
   void stop();
 
  private:
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::function<void()>> jobs_;
+  std::deque<std::function<void(bool)>> jobs_;
   bool stopping_ = false;
   std::vector<std::thread> threads_;
 };

@@ -312,8 +312,9 @@ void GameService::push_summary(Game& g) {
   }
 }
 
-void GameService::broadcast(Game& g, const Frame& frame) {
+void GameService::broadcast(Game& g, const Frame& frame, std::uint64_t except_peer) {
   for (const auto& sub : g.subscribers) {
+    if (sub.peer_id == except_peer) continue;
     if (auto p = sub.peer.lock()) p->deliver(frame);
   }
 }
@@ -413,7 +414,7 @@ bool GameService::watch(const Caller& c, const wire::Watch& req) {
                                           std::to_string(g->committed) + ")."), false;
   }
   const auto pid = c.peer->peer_id();
-  std::erase_if(g->subscribers, [&](const Game::Subscriber& s) { return s.peer_id == pid; });
+  g->unsubscribe(pid);
   Game::Subscriber sub{c.peer, pid, seat, 0};
   const int si = static_cast<int>(seat);
 
@@ -477,8 +478,7 @@ void GameService::unwatch(const Caller& c, const wire::Unwatch& req) {
   if (g) {
     {
       std::lock_guard lock(g->mu);
-      const auto pid = c.peer->peer_id();
-      std::erase_if(g->subscribers, [&](const Game::Subscriber& s) { return s.peer_id == pid; });
+      g->unsubscribe(c.peer->peer_id());
     }
     maybe_unload(g);
   }
@@ -495,7 +495,7 @@ void GameService::drop_peer(std::uint64_t peer_id, const std::vector<std::string
     if (!g) continue;
     {
       std::lock_guard lock(g->mu);
-      std::erase_if(g->subscribers, [&](const Game::Subscriber& s) { return s.peer_id == peer_id; });
+      g->unsubscribe(peer_id);
     }
     maybe_unload(g);
   }
@@ -659,11 +659,7 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
           ended.mutable_error()->set_code(wire::INTERNAL);
           ended.mutable_error()->set_game_id(g->id);
           ended.mutable_error()->set_message("Game " + g->id + " could not store an order and is read again from its log; Watch it again.");
-          const Frame frame = encode(ended);
-          for (const auto& sub : g->subscribers) {
-            if (sub.peer_id == c.peer->peer_id()) continue;  // the sender has its answer
-            if (auto p = sub.peer.lock()) p->deliver(frame);
-          }
+          broadcast(*g, encode(ended), c.peer->peer_id());  // the sender has its answer
           g->subscribers.clear();
           return c.error(wire::INTERNAL, "The order could not be stored; nothing was applied. Watch the game again.");
         }

@@ -86,6 +86,9 @@ struct Game {
     std::int64_t sent = 0;  // the version this subscriber has
   };
   std::vector<Subscriber> subscribers;
+  void unsubscribe(std::uint64_t peer_id) {
+    std::erase_if(subscribers, [&](const Subscriber& s) { return s.peer_id == peer_id; });
+  }
 
   std::deque<wire::ChatMessage> chat;
   int draw_offer = -1;  // the side that offered a draw, -1 when none
@@ -134,7 +137,7 @@ class GameService {
   wire::GameSummary summary(const Game& g, int your_side) const;
   void push_summary(Game& g);
   void flush(Game& g);
-  void broadcast(Game& g, const Frame& frame);
+  void broadcast(Game& g, const Frame& frame, std::uint64_t except_peer = 0);
   void end_game(Game& g, const std::string& result, const std::string& reason);
   void finish_by_players(const std::shared_ptr<Game>& g, const Caller& c, const std::string& result,
                          const std::string& reason, const std::string& what);

@@ -195,8 +195,7 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
   const int seat = g->user[0] == 0 ? 0 : 1;
   // A spectator's stream on this connection would go on showing the spectators'
   // view and chat to a player: it ends, and a Watch now gives the player's seat.
-  const auto pid = c.peer->peer_id();
-  std::erase_if(g->subscribers, [&](const Game::Subscriber& s) { return s.peer_id == pid; });
+  g->unsubscribe(c.peer->peer_id());
   g->user[seat] = c.user_id;
   g->name[seat] = c.name;
   g->status = Game::Status::Playing;

@@ -327,12 +327,16 @@ class WsSession : public Connection {
 
   void on_close(beast::error_code) { cleanup(); }
 
+  void drop_watches() {
+    if (!watched_.empty()) hub_.games.drop_peer(id_, std::vector<std::string>(watched_.begin(), watched_.end()));
+    watched_.clear();
+  }
+
   void cleanup() {
     if (cleaned_) return;
     cleaned_ = true;
     queue_.clear();
-    if (!watched_.empty()) hub_.games.drop_peer(id_, std::vector<std::string>(watched_.begin(), watched_.end()));
-    watched_.clear();
+    drop_watches();
     if (registered_) hub_.sessions.remove(id_);
   }
 
@@ -475,8 +479,7 @@ class WsSession : public Connection {
     if (r.code != wire::ERROR_UNSPECIFIED) return send_error(rid, r.code, r.message);
     // Games watched before logging in were watched as a spectator; a player's
     // seat needs a Watch of its own.
-    if (!watched_.empty()) hub_.games.drop_peer(id_, std::vector<std::string>(watched_.begin(), watched_.end()));
-    watched_.clear();
+    drop_watches();
     user_id_ = r.user_id;
     user_name_ = r.name;
     token_hash_ = r.token_hash;
@@ -491,8 +494,7 @@ class WsSession : public Connection {
 
   void logout(std::uint64_t rid) {
     // Forget the seat's streams at once: this connection no longer speaks for the player.
-    if (!watched_.empty()) hub_.games.drop_peer(id_, std::vector<std::string>(watched_.begin(), watched_.end()));
-    watched_.clear();
+    drop_watches();
     user_id_ = 0;
     user_name_.clear();
     hub_.accounts.logout(std::exchange(token_hash_, std::string()), [c = caller(rid)](bool ok) {
