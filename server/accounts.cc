@@ -79,7 +79,13 @@ void WorkQueue::stop() {
   threads_.clear();
 }
 
-Accounts::Accounts(Storage& storage, const Config& config) : storage_(storage), config_(config), hashing_(1) {
+Accounts::Accounts(Storage& storage, const Config& config)
+    : storage_(storage),
+      config_(config),
+      hashing_(1),
+      login_failures_by_name_(config.login_failures_per_name, std::chrono::seconds(config.login_window_seconds)),
+      login_failures_by_address_(config.login_failures_per_address, std::chrono::seconds(config.login_window_seconds)),
+      registrations_by_address_(config.registrations_per_address_per_hour, std::chrono::hours(1)) {
   char out[crypto_pwhash_STRBYTES];
   const std::string pw = random_hex(16);
   if (crypto_pwhash_str(out, pw.c_str(), pw.size(), config_.argon2_opslimit, config_.argon2_memlimit_kib * 1024) == 0) {
@@ -119,33 +125,6 @@ std::string Accounts::random_hex(std::size_t bytes) {
   return hex;
 }
 
-bool Accounts::begin_attempt(const std::string& key) {
-  std::lock_guard lock(mu_);
-  auto& a = attempts_[key];
-  const auto horizon = std::chrono::steady_clock::now() - std::chrono::seconds(config_.login_window_seconds);
-  while (!a.failures.empty() && a.failures.front() < horizon) a.failures.pop_front();
-  if (static_cast<int>(a.failures.size()) + a.under_way >= config_.login_failures_per_name) return false;
-  ++a.under_way;
-  return true;
-}
-
-void Accounts::end_attempt(const std::string& key, bool failed) {
-  std::lock_guard lock(mu_);
-  const auto now = std::chrono::steady_clock::now();
-  auto& a = attempts_[key];
-  --a.under_way;
-  if (failed) a.failures.push_back(now);
-  if (a.under_way == 0 && a.failures.empty()) attempts_.erase(key);
-  // Each failure costs a password hash, so the names with failures in the
-  // window stay few; the entries whose window has passed go.
-  if (attempts_.size() > 10000) {
-    const auto horizon = now - std::chrono::seconds(config_.login_window_seconds);
-    std::erase_if(attempts_, [&](const auto& e) {
-      return e.second.under_way == 0 && (e.second.failures.empty() || e.second.failures.back() < horizon);
-    });
-  }
-}
-
 void Accounts::new_session(std::int64_t user_id, const std::string& name, std::function<void(AuthResult)> done) {
   AuthResult r;
   r.user_id = user_id;
@@ -163,10 +142,17 @@ void Accounts::new_session(std::int64_t user_id, const std::string& name, std::f
       });
 }
 
-void Accounts::register_user(const std::string& name, const std::string& password, std::function<void(AuthResult)> done) {
+void Accounts::register_user(const std::string& name, const std::string& password, const std::string& address,
+                             std::function<void(AuthResult)> done) {
   if (auto why = check_name(name); !why.empty()) return done(failure(wire::BAD_REQUEST, why));
   if (auto why = check_password(password); !why.empty()) return done(failure(wire::BAD_REQUEST, why));
-  hashing_.post([this, name, password, done = std::move(done)](bool admitted) mutable {
+  // Each registration hashes a password and keeps a row: one address makes a
+  // club's worth an hour, not a flood.
+  if (!address.empty() && !registrations_by_address_.begin(address)) {
+    return done(failure(wire::RATE_LIMITED, "Too many accounts made from your address; try again in an hour."));
+  }
+  hashing_.post([this, name, password, address, done = std::move(done)](bool admitted) mutable {
+    if (!address.empty()) registrations_by_address_.end(address, admitted);
     if (!admitted) return done(busy());
     char hash[crypto_pwhash_STRBYTES];
     if (crypto_pwhash_str(hash, password.c_str(), password.size(), config_.argon2_opslimit,
@@ -197,16 +183,27 @@ void Accounts::register_user(const std::string& name, const std::string& passwor
   }, kMaxWaitingHashes);
 }
 
-void Accounts::login(const std::string& name, const std::string& password, std::function<void(AuthResult)> done) {
+void Accounts::login(const std::string& name, const std::string& password, const std::string& address,
+                     std::function<void(AuthResult)> done) {
   // No account has such a name or password: nothing to check, and nothing to count.
   if (!check_name(name).empty() || password.size() > 1024) return done(failure(wire::BAD_CREDENTIALS, "Wrong name or password."));
+  // Failures count against the name, so that one account cannot be guessed at,
+  // and against the address, so that one client cannot guess across many names.
   const std::string key = to_lower(name);
-  if (!begin_attempt(key)) {
+  if (!login_failures_by_name_.begin(key)) {
     return done(failure(wire::RATE_LIMITED, "Too many failed logins for this name; wait a minute."));
   }
-  hashing_.post([this, name, password, key, done = std::move(done)](bool admitted) mutable {
+  if (!address.empty() && !login_failures_by_address_.begin(address)) {
+    login_failures_by_name_.end(key, false);
+    return done(failure(wire::RATE_LIMITED, "Too many failed logins from your address; wait a minute."));
+  }
+  auto end_attempt = [this, key, address](bool failed) {
+    login_failures_by_name_.end(key, failed);
+    if (!address.empty()) login_failures_by_address_.end(address, failed);
+  };
+  hashing_.post([this, name, password, end_attempt, done = std::move(done)](bool admitted) mutable {
     if (!admitted) {
-      end_attempt(key, false);
+      end_attempt(false);
       return done(busy());
     }
     struct Row {
@@ -223,13 +220,13 @@ void Accounts::login(const std::string& name, const std::string& password, std::
         return r;
       });
     } catch (const std::exception& e) {
-      end_attempt(key, false);
+      end_attempt(false);
       log::error("login lookup failed", {{"error", e.what()}});
       return done(failure(wire::INTERNAL, "The login could not be checked; try again."));
     }
     const std::string& hash = row.id ? row.hash : dummy_hash_;
     const bool match = !hash.empty() && crypto_pwhash_str_verify(hash.c_str(), password.c_str(), password.size()) == 0;
-    end_attempt(key, !row.id || !match);
+    end_attempt(!row.id || !match);
     if (!row.id || !match) {
       log::info("login failed", {{"user", name}});
       return done(failure(wire::BAD_CREDENTIALS, "Wrong name or password."));

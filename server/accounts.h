@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "config.h"
+#include "recent_attempts.h"
 #include "storage.h"
 #include "wire.pb.h"
 
@@ -57,8 +58,12 @@ class Accounts {
   static std::string random_hex(std::size_t bytes);
 
   // Asynchronous: `done` runs on another thread once the answer is durable.
-  void register_user(const std::string& name, const std::string& password, std::function<void(AuthResult)> done);
-  void login(const std::string& name, const std::string& password, std::function<void(AuthResult)> done);
+  // `address` is the client's, as ConnectionCaps::address_key gives it: empty for
+  // loopback and trusted proxies, which are not limited by address.
+  void register_user(const std::string& name, const std::string& password, const std::string& address,
+                     std::function<void(AuthResult)> done);
+  void login(const std::string& name, const std::string& password, const std::string& address,
+             std::function<void(AuthResult)> done);
   void resume(const std::string& token, std::function<void(AuthResult)> done);
   void logout(const std::string& token_hash, std::function<void(bool)> done);
   // Deletes expired sessions.
@@ -67,11 +72,6 @@ class Accounts {
   void stop() { hashing_.stop(); }
 
  private:
-  // A place for one login attempt on a name: none while its failures in the
-  // window and the attempts under way reach the limit, so that attempts sent
-  // at once from many connections cannot all be checked.
-  bool begin_attempt(const std::string& key);
-  void end_attempt(const std::string& key, bool failed);
   void new_session(std::int64_t user_id, const std::string& name, std::function<void(AuthResult)> done);
 
   Storage& storage_;
@@ -79,12 +79,8 @@ class Accounts {
   WorkQueue hashing_;
   std::string dummy_hash_;  // verified against for unknown names, so timing tells nothing
 
-  std::mutex mu_;
-  struct Attempts {
-    std::deque<std::chrono::steady_clock::time_point> failures;  // within the window
-    int under_way = 0;
-  };
-  std::map<std::string, Attempts> attempts_;  // by lower-case name
+  // Failed logins by lower-case name and by client address, and registrations by address.
+  RecentAttempts login_failures_by_name_, login_failures_by_address_, registrations_by_address_;
 };
 
 }  // namespace counterattack::server

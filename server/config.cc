@@ -92,6 +92,8 @@ const std::map<std::string, Setter>& setters() {
       {"proxy_protocol", [](Config& c, const std::string& v) { return parse_bool(v, c.proxy_protocol); }},
       {"session_days", number(&Config::session_days, 1, 3650)},
       {"login_failures_per_name", number(&Config::login_failures_per_name, 1, 1000000)},
+      {"login_failures_per_address", number(&Config::login_failures_per_address, 1, 1000000)},
+      {"registrations_per_address_per_hour", number(&Config::registrations_per_address_per_hour, 1, 1000000)},
       {"auth_attempts_per_connection", number(&Config::auth_attempts_per_connection, 1, 1000000)},
       {"login_window_seconds", number(&Config::login_window_seconds, 1, 86400)},
       {"argon2_opslimit", number<std::uint64_t>(&Config::argon2_opslimit, 1, 100)},
@@ -101,6 +103,8 @@ const std::map<std::string, Setter>& setters() {
       {"delta_history", number(&Config::delta_history, 1, 100000)},
       {"recent_events", number(&Config::recent_events, 0, 100000)},
       {"chat_history", number(&Config::chat_history, 0, 100000)},
+      {"chat_messages_per_minute", number(&Config::chat_messages_per_minute, 1, 1000000)},
+      {"refused_orders_per_minute", number(&Config::refused_orders_per_minute, 1, 1000000)},
       {"log_format", text(&Config::log_format, {"kv", "json"})},
       {"log_level", text(&Config::log_level, {"trace", "debug", "info", "warn", "error"})},
   };

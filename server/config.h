@@ -35,6 +35,8 @@ struct Config {
   // Accounts
   int session_days = 30;
   int login_failures_per_name = 5;            // per login_window_seconds
+  int login_failures_per_address = 30;        // per login_window_seconds, loopback not counted
+  int registrations_per_address_per_hour = 30;  // loopback not counted
   int auth_attempts_per_connection = 20;      // register, login, resume per login_window_seconds
   int login_window_seconds = 60;
   std::uint64_t argon2_opslimit = 2;          // crypto_pwhash_OPSLIMIT_INTERACTIVE
@@ -46,6 +48,8 @@ struct Config {
   int delta_history = 64;                     // recent deltas kept per viewer
   int recent_events = 50;                     // events sent with a snapshot
   int chat_history = 100;
+  int chat_messages_per_minute = 20;          // per player or spectator, over all games
+  int refused_orders_per_minute = 60;         // stored per player and game; more are answered, not stored
 
   // Logs
   std::string log_format = "kv";              // "kv" (key=value) or "json"

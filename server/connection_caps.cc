@@ -23,8 +23,12 @@ std::string ConnectionCaps::key_of(const net::ip::address& from) {
   return net::ip::address_v6(bytes).to_string() + "/64";
 }
 
+std::string ConnectionCaps::address_key(const net::ip::address& from) const {
+  return proxies_.trusts(from) ? std::string() : key_of(from);
+}
+
 std::shared_ptr<void> ConnectionCaps::admit(const net::ip::address& from, Cap* reached) {
-  return take(proxies_.trusts(from) ? std::string() : key_of(from), true, reached);
+  return take(address_key(from), true, reached);
 }
 
 std::shared_ptr<void> ConnectionCaps::admit_forwarded(const net::ip::address& client) {

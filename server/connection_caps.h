@@ -34,6 +34,9 @@ class ConnectionCaps {
   void note_refusal(const std::string& peer, Cap reached);
   int open() const;
   static std::string key_of(const boost::asio::ip::address& from);  // empty for loopback
+  // What a client at `from` is counted by: key_of, or empty for a trusted proxy,
+  // whose clients are counted once it names them.
+  std::string address_key(const boost::asio::ip::address& from) const;
 
  private:
   struct Counts {

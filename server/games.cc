@@ -89,7 +89,12 @@ Frame game_ended_frame(const Game& g) {
 
 GameService::GameService(Storage& storage, Rulesets rulesets, const Config& config,
                          std::function<void(std::function<void()>)> post)
-    : storage_(storage), rulesets_(std::move(rulesets)), config_(config), post_(std::move(post)) {}
+    : storage_(storage),
+      rulesets_(std::move(rulesets)),
+      config_(config),
+      post_(std::move(post)),
+      chat_by_user_(config.chat_messages_per_minute, std::chrono::minutes(1)),
+      refusals_by_seat_(config.refused_orders_per_minute, std::chrono::minutes(1)) {}
 
 game::ViewerKind GameService::viewer_of(Seat s) {
   switch (s) {
@@ -312,9 +317,8 @@ void GameService::push_summary(Game& g) {
   }
 }
 
-void GameService::broadcast(Game& g, const Frame& frame, std::uint64_t except_peer) {
+void GameService::broadcast(Game& g, const Frame& frame) {
   for (const auto& sub : g.subscribers) {
-    if (sub.peer_id == except_peer) continue;
     if (auto p = sub.peer.lock()) p->deliver(frame);
   }
 }
@@ -577,6 +581,17 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
   const game::Side who = side_enum(side);
   Applied a = g->match->apply(who, req.order());
   if (!a.accepted) {
+    if (!refusals_by_seat_.take(g->id + "/" + std::to_string(side))) {
+      // Beyond the seat's share a refusal is answered but neither stored nor
+      // remembered, so that a flood of bad orders cannot fill the database: it
+      // changed nothing, and a retry is judged again. The answer waits behind the
+      // writes before it, as a stored one would, so it never tells of an order
+      // that is not yet durable.
+      Game::KeyRecord rec{bytes, false, g->head, a.rejection, false};
+      g->keys.erase(slot);
+      storage_.write({}, [c, answer = answer_of(g->id, key, rec)](bool) { c.reply(wire::ServerMessage(answer)); });
+      return;
+    }
     Game::KeyRecord& rec = slot->second;
     rec.order_bytes = bytes;
     rec.version = g->head;
@@ -654,12 +669,13 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
           g->broken = true;
           forget(g);
           log::error("order not stored; game will be reloaded", {{"game", g->id}, {"version", std::to_string(v)}});
-          // The game's other watchers follow a version that will never be stored: their streams end.
+          // Every watcher, the sender's own connection too, follows a version that will
+          // never be stored: their streams end, and each is told which game to watch again.
           wire::ServerMessage ended;
           ended.mutable_error()->set_code(wire::INTERNAL);
           ended.mutable_error()->set_game_id(g->id);
           ended.mutable_error()->set_message("Game " + g->id + " could not store an order and is read again from its log; Watch it again.");
-          broadcast(*g, encode(ended), c.peer->peer_id());  // the sender has its answer
+          broadcast(*g, encode(ended));
           g->subscribers.clear();
           return c.error(wire::INTERNAL, "The order could not be stored; nothing was applied. Watch the game again.");
         }
@@ -703,6 +719,9 @@ void GameService::chat(const Caller& c, const wire::SendChat& req) {
   }
   if (channel == wire::SPECTATORS && side >= 0 && !finished) {
     return c.error(wire::FORBIDDEN, "Players join the spectators' channel when the game is over.");
+  }
+  if (!chat_by_user_.take(std::to_string(c.user_id))) {
+    return c.error(wire::RATE_LIMITED, "You are writing too fast; wait a little before the next message.");
   }
   auto msg = std::make_shared<wire::ChatMessage>();
   msg->set_game_id(g->id);

@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "peer.h"
+#include "recent_attempts.h"
 #include "ruleset.h"
 #include "storage.h"
 #include "wire.pb.h"
@@ -137,7 +138,7 @@ class GameService {
   wire::GameSummary summary(const Game& g, int your_side) const;
   void push_summary(Game& g);
   void flush(Game& g);
-  void broadcast(Game& g, const Frame& frame, std::uint64_t except_peer = 0);
+  void broadcast(Game& g, const Frame& frame);
   void end_game(Game& g, const std::string& result, const std::string& reason);
   void finish_by_players(const std::shared_ptr<Game>& g, const Caller& c, const std::string& result,
                          const std::string& reason, const std::string& what);
@@ -159,6 +160,8 @@ class GameService {
   // oldest is let go beyond kRestingGames. Under mu_.
   std::deque<std::shared_ptr<Game>> resting_;
   static constexpr std::size_t kRestingGames = 64;
+  // Each chat message and refused order is stored: a sender's share of them is bounded.
+  RecentAttempts chat_by_user_, refusals_by_seat_;
 };
 
 // NOT_FOUND for a game that does not exist, or that the caller may not know of.

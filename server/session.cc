@@ -92,6 +92,7 @@ class WsSession : public Connection {
   WsSession(Hub& hub, const tcp::endpoint& peer, std::shared_ptr<void> slot)
       : hub_(hub),
         peer_(peer.address()),
+        address_key_(hub.caps.address_key(peer_)),
         remote_(endpoint_text(peer)),
         slot_(std::move(slot)),
         tokens_(hub.config.message_burst),
@@ -188,6 +189,7 @@ class WsSession : public Connection {
     if (header.client) {
       remote_ = header.client->to_string() + " via " + remote_;
       peer_ = *header.client;
+      address_key_ = hub_.caps.address_key(peer_);
       // A proxy named here is asked in turn: X-Forwarded-For names its client.
       if (!hub_.caps.proxies().trusts(peer_)) {
         forwarded_slot_ = hub_.caps.admit_forwarded(peer_);
@@ -212,6 +214,7 @@ class WsSession : public Connection {
     }
     if (auto client = hub_.caps.proxies().client_of(peer_, forwarded)) {
       remote_ = client->to_string() + " via " + remote_;
+      address_key_ = ConnectionCaps::key_of(*client);
       forwarded_slot_ = hub_.caps.admit_forwarded(*client);
       if (!forwarded_slot_) return refuse_upgrade(req);  // its own share is full
     }
@@ -465,8 +468,10 @@ class WsSession : public Connection {
     };
     auto& accounts = hub_.accounts;
     try {
-      if (msg.has_register_()) return accounts.register_user(msg.register_().name(), msg.register_().password(), done);
-      if (msg.has_login()) return accounts.login(msg.login().name(), msg.login().password(), done);
+      if (msg.has_register_()) {
+        return accounts.register_user(msg.register_().name(), msg.register_().password(), address_key_, done);
+      }
+      if (msg.has_login()) return accounts.login(msg.login().name(), msg.login().password(), address_key_, done);
       accounts.resume(token, done);
     } catch (...) {
       auth_busy_ = false;  // the caller answers INTERNAL; later attempts must not be blocked
@@ -505,6 +510,7 @@ class WsSession : public Connection {
 
   const std::uint64_t id_ = g_next_id++;
   net::ip::address peer_;        // the TCP peer (the client, or a proxy in front of it), or whom its PROXY header names
+  std::string address_key_;      // the client's, for limits by address: empty for loopback or a trusted proxy
   std::string remote_;           // for the log
   std::shared_ptr<void> slot_;   // this connection's place under the caps, given back with the session
   std::shared_ptr<void> forwarded_slot_;  // and its client's, when a trusted proxy names one

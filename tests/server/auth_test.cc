@@ -194,6 +194,39 @@ TEST_F(ServerAuth, AccountsSessionsAndLoginLimits) {
   }
 }
 
+// Behind a trusted proxy each client is limited by its own address: failed
+// logins across many names, and accounts made. Other addresses, and loopback,
+// are not held back by them.
+TEST_F(ServerAuth, FailedLoginsAndNewAccountsAreLimitedPerAddress) {
+  ASSERT_NO_FATAL_FAILURE(restart({}, "trusted_proxies = 127.0.0.1\nlogin_failures_per_address = 6\n"
+                                      "registrations_per_address_per_hour = 3\n"));
+  const int port = server_->port();
+  const Client::Headers from_a{{"X-Forwarded-For", "203.0.113.7"}}, from_b{{"X-Forwarded-For", "203.0.113.8"}};
+  for (int i = 0; i < 3; ++i) {
+    auto c = Client::connect_with(port, from_a);
+    ASSERT_TRUE(c);
+    EXPECT_TRUE(c->register_user("member" + std::to_string(i)).has_session()) << i;
+  }
+  auto a = Client::connect_with(port, from_a);
+  auto b = Client::connect_with(port, from_b);
+  ASSERT_TRUE(a && b);
+  const auto fourth = a->register_user("member3");
+  EXPECT_TRUE(is_error(fourth, wire::RATE_LIMITED)) << fourth.DebugString();
+  EXPECT_TRUE(b->register_user("member3").has_session()) << "another address";
+  EXPECT_TRUE(connect()->register_user("member4").has_session()) << "loopback";
+
+  auto guesser = Client::connect_with(port, from_a);
+  ASSERT_TRUE(guesser);
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_TRUE(is_error(guesser->login("member" + std::to_string(i % 3), "wrong password"), wire::BAD_CREDENTIALS)) << i;
+  }
+  const auto refused = Client::connect_with(port, from_a)->login("member4");
+  EXPECT_TRUE(is_error(refused, wire::RATE_LIMITED)) << refused.DebugString();
+  EXPECT_NE(refused.error().message().find("address"), std::string::npos);
+  EXPECT_TRUE(Client::connect_with(port, from_b)->login("member0").has_session()) << "another address";
+  EXPECT_TRUE(connect()->login("member1").has_session()) << "loopback";
+}
+
 TEST_F(ServerAuth, PrivateGamesNeedTheirInviteCode) {
   auto alice = user("alice"), bob = user("bob"), eve = user("eve");
   auto created = alice->create_game(wire::CHOOSE_RANDOM, true);

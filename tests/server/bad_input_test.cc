@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "fixture.h"
+#include "storage.h"
 
 namespace counterattack::server::testing {
 namespace {
@@ -385,6 +386,58 @@ TEST_F(ServerBadInput, NothingAClientSendsGrowsTheServerWithoutBound) {
   EXPECT_NE(server_->log().find("client reads too slowly"), std::string::npos);
   EXPECT_TRUE(hung_up_within(deaf.next_layer().next_layer(), 10s));
   expect_still_serving();
+}
+
+// Each chat message and each refused order is a row in the database. A writer
+// gets a share of chat a minute and then RATE_LIMITED; a player's refused
+// orders beyond the seat's share are still answered, but neither stored nor
+// remembered, and a retry of one is judged again. Nothing else changes.
+TEST_F(ServerBadInput, ChatAndRefusedOrdersAreStoredOnlyUpToEachSendersShare) {
+  ASSERT_NO_FATAL_FAILURE(restart({}, "chat_messages_per_minute = 3\nrefused_orders_per_minute = 2\n"));
+  auto alice = user("alice"), bob = user("bob");
+  const std::string id = start_game(*alice, *bob);
+  Player soviet(*alice, id, game::SOVIET);
+  for (Client* c : {alice.get(), bob.get()}) ASSERT_TRUE(c->watch(id).has_game());
+  auto chat = [&](Client& from, const std::string& text) {
+    wire::ClientMessage m;
+    m.mutable_send_chat()->set_game_id(id);
+    m.mutable_send_chat()->set_text(text);
+    return from.request(m);
+  };
+  for (const char* text : {"one", "two", "three"}) EXPECT_TRUE(chat(*alice, text).has_ok()) << text;
+  EXPECT_TRUE(is_error(chat(*alice, "four"), wire::RATE_LIMITED));
+  EXPECT_TRUE(chat(*bob, "bob's own share").has_ok());
+  ASSERT_TRUE(bob->ping().has_pong());
+  const auto read = bob->take_all([](const wire::ServerMessage& m) { return m.has_chat(); });
+  ASSERT_EQ(read.size(), 4u);
+  EXPECT_EQ(read[2].chat().text(), "three");
+
+  soviet.absorb();
+  const auto decider = soviet.view.decision().side();
+  Client& deciding = decider == game::SOVIET ? *alice : *bob;
+  Client& waiting = decider == game::SOVIET ? *bob : *alice;
+  auto stored_refusals = [&] {
+    std::string err;
+    Db db(server_->data_dir() + "/counterattack.db", true, err);
+    EXPECT_TRUE(db.ok()) << err;
+    auto& q = db.prepare("SELECT count(*) FROM rejections WHERE game_id = ?");
+    q.bind_all(id);
+    return q.step() ? q.integer(0) : -1;
+  };
+  for (const char* key : {"r1", "r2", "r3", "r4"}) {
+    const auto r = waiting.submit(id, key, done_order());
+    ASSERT_TRUE(r.has_order_rejected()) << key << ": " << r.DebugString();
+    EXPECT_EQ(r.order_rejected().rejection().code(), game::NOT_YOUR_DECISION);
+  }
+  EXPECT_EQ(stored_refusals(), 2);
+  EXPECT_TRUE(waiting.submit(id, "r1", done_order()).has_order_rejected()) << "a stored refusal, answered again";
+  EXPECT_TRUE(waiting.submit(id, "r4", done_order()).has_order_rejected()) << "an unstored one, judged again";
+  EXPECT_EQ(stored_refusals(), 2);
+  auto order = Bot(decider, default_scenario()).next(soviet.view);
+  ASSERT_TRUE(order);
+  const auto accepted = deciding.submit(id, "k1", *order);
+  ASSERT_TRUE(accepted.has_order_accepted()) << accepted.DebugString();
+  EXPECT_EQ(accepted.order_accepted().version(), 1);
 }
 
 // A TCP proxy that passes connections through, TLS and all, opens each with a

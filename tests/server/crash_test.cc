@@ -23,8 +23,8 @@ std::string hash_hex(std::uint64_t h) {
 }
 
 // A trigger that refuses every order stands in for a full disk. The order's
-// sender is told; every other watcher's stream ends with an error naming the
-// game, and no delta of the lost version reaches anyone. Once orders can be
+// sender is answered; every watcher's stream, the sender's too, ends with an
+// error naming the game, and no delta of the lost version reaches anyone. Once orders can be
 // stored again the game goes on from its log, and the same order is accepted.
 TEST_F(ServerCrash, AnOrderThatCannotBeStoredEndsEveryStreamAndTheGameGoesOn) {
   auto alice = user("alice"), bob = user("bob");
@@ -48,7 +48,7 @@ TEST_F(ServerCrash, AnOrderThatCannotBeStoredEndsEveryStreamAndTheGameGoesOn) {
   ASSERT_TRUE(order);
   const auto refused = deciding.submit(id, "k1", *order);
   EXPECT_EQ(refused.error().code(), wire::INTERNAL) << refused.DebugString();
-  for (Client* c : {&waiting, eve.get()}) {
+  for (Client* c : {&deciding, &waiting, eve.get()}) {
     auto ended = c->wait_for([&](const wire::ServerMessage& m) { return m.has_error() && m.error().game_id() == id; });
     ASSERT_TRUE(ended);
     EXPECT_EQ(ended->error().code(), wire::INTERNAL);

@@ -20,6 +20,7 @@
 #include "engine.h"
 #include "listener.h"
 #include "proxy_protocol.h"
+#include "recent_attempts.h"
 #include "ruleset.h"
 #include "storage.h"
 
@@ -248,6 +249,25 @@ TEST(ServerUnit, ConnectionCapsCountAProxysClientsByTheirAddress) {
   auto c = caps.admit(proxy);
   ASSERT_TRUE(c);
   EXPECT_FALSE(caps.admit(proxy)) << "the total holds for a proxy too";
+}
+
+// Attempts under way hold a place, so that many begun at once cannot all pass
+// before the first is counted; one that ends uncounted gives its place back.
+TEST(ServerUnit, RecentAttemptsHoldPlacesForAttemptsUnderWay) {
+  RecentAttempts limits(3, std::chrono::seconds(60));
+  EXPECT_TRUE(limits.begin("a"));
+  EXPECT_TRUE(limits.begin("a"));
+  EXPECT_TRUE(limits.begin("a"));
+  EXPECT_FALSE(limits.begin("a")) << "three under way";
+  EXPECT_TRUE(limits.take("b")) << "another key has its own share";
+  limits.end("a", false);
+  EXPECT_TRUE(limits.begin("a")) << "an uncounted end gives its place back";
+  for (int i = 0; i < 3; ++i) limits.end("a", true);
+  EXPECT_FALSE(limits.begin("a")) << "three counted in the window";
+  EXPECT_FALSE(limits.take("a"));
+  EXPECT_TRUE(limits.take("b"));
+  EXPECT_TRUE(limits.take("b"));
+  EXPECT_FALSE(limits.take("b"));
 }
 
 TEST(ServerUnit, StorageAppliesMigrationsOnceAndCommitsInGroups) {
