@@ -58,6 +58,13 @@ void Rules::legal_barrages(Side me, std::vector<Order>& out) const {
       if (!check(me, o)) out.push_back(o);
     }
   }
+  // A Stuka that has flown may be sent up again before the next barrage.
+  for (auto chit : s_.sides[static_cast<int>(me)].hand) {
+    if (sc_.events[chit].effect != data::EXTRA_STUKA) continue;
+    Order o = Order::of(K::PlayEvent);
+    o.chit = static_cast<std::int16_t>(chit);
+    if (!check(me, o)) out.push_back(o);
+  }
 }
 
 void Rules::legal_attacks(Side me, std::vector<Order>& out) const {
@@ -96,6 +103,12 @@ void Rules::legal_attacks(Side me, std::vector<Order>& out) const {
           out.push_back(o);
           break;
         }
+      }
+      // The same attack with each chit that may be played on it (11).
+      o.markers.clear();
+      for (auto chit : s_.sides[static_cast<int>(me)].hand) {
+        o.chit = static_cast<std::int16_t>(chit);
+        if (!check(me, o)) out.push_back(o);
       }
     }
   }

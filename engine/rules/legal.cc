@@ -199,9 +199,13 @@ std::vector<Order> Engine::legal_orders(const GameState& s) const {
             if (sc.formations[f].kind == data::CORPS && try_add(o)) break;
           }
           break;
+        case data::EXTRA_STUKA:
+          try_add(o);
+          break;
         case data::IGNORE_ZOC:
         case data::REACTIVATE_STACK:
         case data::SUPPLY_DROP:
+        case data::UNIT_BONUS:
           for (size_t i = 0; i < s.units.size(); ++i) {
             if (sc.units[i].side != me || !sc.on_board(s.units[i].loc)) continue;
             o.units = {static_cast<std::int16_t>(i)};
@@ -222,7 +226,7 @@ std::vector<Order> Engine::legal_orders(const GameState& s) const {
           }
           break;
         default:
-          break;  // combat chits are played in combat
+          break;  // combat chits are played on attacks and defenses, air strikes in the barrage step
       }
     }
   }

@@ -74,6 +74,9 @@ int playout(const Scenario&, std::shared_ptr<const Scenario> sc, int games, std:
   auto columns = nlohmann::ordered_json::object();
   for (const auto& c : sc->crt_columns) columns[c] = stats.crt_columns.count(c) ? stats.crt_columns.at(c) : 0;
   j["crt_columns"] = columns;
+  auto chits = nlohmann::ordered_json::object();
+  for (const auto& e : sc->events) chits[e.id] = stats.chits_played.count(e.id) ? stats.chits_played.at(e.id) : 0;
+  j["chits_played"] = chits;
   std::cout << j.dump() << std::endl;
   bool covered = true;
   if (require_coverage) {

@@ -205,6 +205,7 @@ void play_one(const Engine& engine, std::uint64_t game_seed, const PlayoutOption
     if (o.kind == Order::Kind::Move) stats.moves++;
     if (o.kind == Order::Kind::BreakContact && !o.units.empty()) stats.break_contacts++;
     if (o.kind == Order::Kind::PlayEvent) stats.events_played++;
+    if (o.chit >= 0) stats.chits_played[engine.scenario().events[static_cast<size_t>(o.chit)].id]++;
     if (o.kind == Order::Kind::Recover) stats.recoveries++;
     for (const auto& e : out.events) {
       const bool redacted = e.audience() == game::AUDIENCE_ALL_BUT_SOVIET || e.audience() == game::AUDIENCE_ALL_BUT_GERMAN;

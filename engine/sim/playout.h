@@ -27,6 +27,7 @@ struct PlayoutStats {
   long moves = 0, break_contacts = 0, events_played = 0, recoveries = 0;
   long combats = 0, overruns = 0, barrages = 0, retreats = 0, advances = 0, steps_lost = 0;
   std::map<std::string, long> crt_columns;  // combats resolved on each column
+  std::map<std::string, long> chits_played;  // by event chit id, in any order that plays one
   std::vector<std::string> violations;  // the first few, for the report
 };
 
