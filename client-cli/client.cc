@@ -143,6 +143,12 @@ std::string describe_error(const wire::Error& e) {
          wire::ErrorCode_Name(e.code()) + ")";
 }
 
+std::string describe_turn(const wire::GameSummary& g) {
+  std::string text = "Your move in game " + g.game_id() + " (turn " + std::to_string(g.turn());
+  if (!g.your_side().empty()) text += ", " + std::string(g.your_side() == "soviet" ? "Soviet" : "German");
+  return text + "): `open " + g.game_id() + "` in the shell to answer.";
+}
+
 std::string new_idempotency_key() {
   std::random_device rd;
   static const char* hex = "0123456789abcdef";

@@ -99,6 +99,9 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
       if (m.draw_offered().game_id() != id_) return false;
       notices_.push_back(m.draw_offered().by() + " offers a draw.");
       return false;
+    case wire::ServerMessage::kYourTurn:  // another game of yours: this one streams its own deltas
+      notices_.push_back(describe_turn(m.your_turn()));
+      return false;
     case wire::ServerMessage::kDrawDeclined:
       if (m.draw_declined().game_id() != id_) return false;
       notices_.push_back(m.draw_declined().by() + " declines the draw.");
@@ -406,6 +409,7 @@ class Shell {
       auto m = s_.conn().next_push(std::chrono::milliseconds(0));
       if (!m) break;
       if (game_ && game_->handle(*m)) any = true;
+      if (!game_ && m->has_your_turn()) out(describe_turn(m->your_turn()));
       if (game_) {
         for (const auto& n : game_->take_notices()) out(n);
         if (game_->needs_resync()) {

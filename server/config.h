@@ -49,7 +49,7 @@ struct Config {
   int recent_events = 50;                     // events sent with a snapshot
   int chat_history = 100;
   int chat_messages_per_minute = 20;          // per player or spectator, over all games
-  int refused_orders_per_minute = 60;         // stored per player and game; more are answered, not stored
+  int refused_orders_per_minute = 60;         // stored per player over all games; more are answered, not stored
 
   // Logs
   std::string log_format = "kv";              // "kv" (key=value) or "json"

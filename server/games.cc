@@ -94,7 +94,7 @@ GameService::GameService(Storage& storage, Rulesets rulesets, const Config& conf
       config_(config),
       post_(std::move(post)),
       chat_by_user_(config.chat_messages_per_minute, std::chrono::minutes(1)),
-      refusals_by_seat_(config.refused_orders_per_minute, std::chrono::minutes(1)) {}
+      refusals_by_user_(config.refused_orders_per_minute, std::chrono::minutes(1)) {}
 
 game::ViewerKind GameService::viewer_of(Seat s) {
   switch (s) {
@@ -315,6 +315,38 @@ void GameService::push_summary(Game& g) {
       p->deliver(encode(m));
     }
   }
+}
+
+void GameService::user_online(std::int64_t user_id, const std::shared_ptr<Peer>& peer) {
+  std::lock_guard lock(online_mu_);
+  online_.emplace(user_id, std::make_pair(peer->peer_id(), std::weak_ptr<Peer>(peer)));
+}
+
+void GameService::user_offline(std::int64_t user_id, std::uint64_t peer_id) {
+  std::lock_guard lock(online_mu_);
+  auto [it, end] = online_.equal_range(user_id);
+  while (it != end) it = it->second.first == peer_id ? online_.erase(it) : std::next(it);
+}
+
+void GameService::notify_turn(Game& g, game::Side was) {
+  const game::Side now = g.committed_decider;
+  if (g.status != Game::Status::Playing || now == was || (now != game::SOVIET && now != game::GERMAN)) return;
+  const int seat = now == game::SOVIET ? 0 : 1;
+  std::vector<std::shared_ptr<Peer>> to;
+  {
+    std::lock_guard lock(online_mu_);
+    auto [it, end] = online_.equal_range(g.user[seat]);
+    for (; it != end; ++it) {
+      const auto pid = it->second.first;
+      if (std::any_of(g.subscribers.begin(), g.subscribers.end(), [&](const auto& sub) { return sub.peer_id == pid; })) continue;
+      if (auto p = it->second.second.lock()) to.push_back(std::move(p));
+    }
+  }
+  if (to.empty()) return;
+  wire::ServerMessage m;
+  *m.mutable_your_turn() = summary(g, seat);
+  const Frame frame = encode(m);
+  for (const auto& p : to) p->deliver(frame);
 }
 
 void GameService::broadcast(Game& g, const Frame& frame) {
@@ -581,15 +613,22 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
   const game::Side who = side_enum(side);
   Applied a = g->match->apply(who, req.order());
   if (!a.accepted) {
-    if (!refusals_by_seat_.take(g->id + "/" + std::to_string(side))) {
-      // Beyond the seat's share a refusal is answered but neither stored nor
+    // A refusal was judged against every order applied so far: if one of those
+    // could not be stored, it tells of a game that never was, and is not given.
+    auto judged_on_stored_orders = [g](Db&) {
+      if (g->broken) throw std::runtime_error("game " + g->id + " is being reloaded");
+    };
+    if (!refusals_by_user_.take(std::to_string(c.user_id))) {
+      // Beyond the player's share a refusal is answered but neither stored nor
       // remembered, so that a flood of bad orders cannot fill the database: it
       // changed nothing, and a retry is judged again. The answer waits behind the
-      // writes before it, as a stored one would, so it never tells of an order
-      // that is not yet durable.
+      // writes before it, as a stored one would.
       Game::KeyRecord rec{bytes, false, g->head, a.rejection, false};
       g->keys.erase(slot);
-      storage_.write({}, [c, answer = answer_of(g->id, key, rec)](bool) { c.reply(wire::ServerMessage(answer)); });
+      storage_.write(judged_on_stored_orders, [c, answer = answer_of(g->id, key, rec)](bool ok) {
+        if (!ok) return c.error(wire::INTERNAL, "The order could not be judged; send it again.");
+        c.reply(wire::ServerMessage(answer));
+      });
       return;
     }
     Game::KeyRecord& rec = slot->second;
@@ -598,7 +637,8 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
     rec.rejection = a.rejection;
     ++g->pending;
     storage_.write(
-        [g, side, key, bytes, rej = a.rejection.SerializeAsString(), at = g->head](Db& db) {
+        [g, side, key, bytes, rej = a.rejection.SerializeAsString(), at = g->head, judged_on_stored_orders](Db& db) {
+          judged_on_stored_orders(db);
           db.prepare(
                 "INSERT INTO rejections (game_id, side, idempotency_key, order_bytes, rejection, at_version, created_unix)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)")
@@ -679,6 +719,7 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
           g->subscribers.clear();
           return c.error(wire::INTERNAL, "The order could not be stored; nothing was applied. Watch the game again.");
         }
+        const game::Side was = g->committed_decider;
         g->committed = v;
         g->committed_decider = decider;
         g->committed_turn = turn;
@@ -690,6 +731,7 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
         oa->set_version(v);
         c.reply(std::move(ack));
         flush(*g);
+        notify_turn(*g, was);
         if (finished) {
           broadcast(*g, game_ended_frame(*g));
           log::info("game finished", {{"game", g->id}, {"result", g->result}, {"version", std::to_string(v)}});

@@ -127,6 +127,10 @@ class GameService {
   // Loads every game not finished (each load logs its version and state hash).
   void preload();
 
+  // A logged-in connection, told of turns in the user's games that it does not watch.
+  void user_online(std::int64_t user_id, const std::shared_ptr<Peer>& peer);
+  void user_offline(std::int64_t user_id, std::uint64_t peer_id);
+
  private:
   std::shared_ptr<Game> find(const std::string& id);
   std::shared_ptr<Game> load(const std::string& id);
@@ -139,6 +143,9 @@ class GameService {
   void push_summary(Game& g);
   void flush(Game& g);
   void broadcast(Game& g, const Frame& frame);
+  // When the decision has passed to a player since `was`: a your_turn notice to
+  // that player's connections that do not watch the game.
+  void notify_turn(Game& g, game::Side was);
   void end_game(Game& g, const std::string& result, const std::string& reason);
   void finish_by_players(const std::shared_ptr<Game>& g, const Caller& c, const std::string& result,
                          const std::string& reason, const std::string& what);
@@ -161,7 +168,10 @@ class GameService {
   std::deque<std::shared_ptr<Game>> resting_;
   static constexpr std::size_t kRestingGames = 64;
   // Each chat message and refused order is stored: a sender's share of them is bounded.
-  RecentAttempts chat_by_user_, refusals_by_seat_;
+  RecentAttempts chat_by_user_, refusals_by_user_;
+  // Logged-in connections by user. Taken after a game's mu, never before.
+  std::mutex online_mu_;
+  std::unordered_multimap<std::int64_t, std::pair<std::uint64_t, std::weak_ptr<Peer>>> online_;
 };
 
 // NOT_FOUND for a game that does not exist, or that the caller may not know of.

@@ -221,6 +221,7 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
         *m.mutable_game() = summary(*g, seat);
         c.reply(std::move(m));
         push_summary(*g);
+        notify_turn(*g, game::SIDE_UNSPECIFIED);  // the creator may be waiting in the lobby
       });
 }
 

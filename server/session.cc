@@ -186,6 +186,10 @@ class WsSession : public Connection {
       return cleanup();
     }
     buffer_.consume(header.length);  // what follows is the client's own: its TLS handshake
+    // A header that names no client (a health check, or an address family it
+    // cannot give) leaves the connection the proxy's own; what follows comes
+    // from whoever is behind it, so its X-Forwarded-For proves nothing.
+    forwarded_believed_ = header.client.has_value();
     if (header.client) {
       remote_ = header.client->to_string() + " via " + remote_;
       peer_ = *header.client;
@@ -212,7 +216,7 @@ class WsSession : public Connection {
     for (auto [f, end] = req.equal_range("X-Forwarded-For"); f != end; ++f) {
       forwarded += (forwarded.empty() ? "" : ",") + std::string(f->value());
     }
-    if (auto client = hub_.caps.proxies().client_of(peer_, forwarded)) {
+    if (auto client = forwarded_believed_ ? hub_.caps.proxies().client_of(peer_, forwarded) : std::nullopt) {
       remote_ = client->to_string() + " via " + remote_;
       address_key_ = ConnectionCaps::key_of(*client);
       forwarded_slot_ = hub_.caps.admit_forwarded(*client);
@@ -340,6 +344,7 @@ class WsSession : public Connection {
     cleaned_ = true;
     queue_.clear();
     drop_watches();
+    if (user_id_ != 0) hub_.games.user_offline(user_id_, id_);
     if (registered_) hub_.sessions.remove(id_);
   }
 
@@ -488,6 +493,7 @@ class WsSession : public Connection {
     user_id_ = r.user_id;
     user_name_ = r.name;
     token_hash_ = r.token_hash;
+    if (!cleaned_) hub_.games.user_online(user_id_, shared_from_this());
     wire::ServerMessage m;
     m.set_request_id(rid);
     auto* s = m.mutable_session();
@@ -500,7 +506,7 @@ class WsSession : public Connection {
   void logout(std::uint64_t rid) {
     // Forget the seat's streams at once: this connection no longer speaks for the player.
     drop_watches();
-    user_id_ = 0;
+    hub_.games.user_offline(std::exchange(user_id_, 0), id_);
     user_name_.clear();
     hub_.accounts.logout(std::exchange(token_hash_, std::string()), [c = caller(rid)](bool ok) {
       if (ok) return c.ok();
@@ -511,6 +517,7 @@ class WsSession : public Connection {
   const std::uint64_t id_ = g_next_id++;
   net::ip::address peer_;        // the TCP peer (the client, or a proxy in front of it), or whom its PROXY header names
   std::string address_key_;      // the client's, for limits by address: empty for loopback or a trusted proxy
+  bool forwarded_believed_ = true;  // false after a PROXY header that named no client
   std::string remote_;           // for the log
   std::shared_ptr<void> slot_;   // this connection's place under the caps, given back with the session
   std::shared_ptr<void> forwarded_slot_;  // and its client's, when a trusted proxy names one

@@ -390,8 +390,9 @@ TEST_F(ServerBadInput, NothingAClientSendsGrowsTheServerWithoutBound) {
 
 // Each chat message and each refused order is a row in the database. A writer
 // gets a share of chat a minute and then RATE_LIMITED; a player's refused
-// orders beyond the seat's share are still answered, but neither stored nor
-// remembered, and a retry of one is judged again. Nothing else changes.
+// orders beyond the player's share, over all games, are still answered, but
+// neither stored nor remembered, and a retry of one is judged again. Nothing
+// else changes.
 TEST_F(ServerBadInput, ChatAndRefusedOrdersAreStoredOnlyUpToEachSendersShare) {
   ASSERT_NO_FATAL_FAILURE(restart({}, "chat_messages_per_minute = 3\nrefused_orders_per_minute = 2\n"));
   auto alice = user("alice"), bob = user("bob");
@@ -416,12 +417,12 @@ TEST_F(ServerBadInput, ChatAndRefusedOrdersAreStoredOnlyUpToEachSendersShare) {
   const auto decider = soviet.view.decision().side();
   Client& deciding = decider == game::SOVIET ? *alice : *bob;
   Client& waiting = decider == game::SOVIET ? *bob : *alice;
-  auto stored_refusals = [&] {
+  auto stored_refusals = [&](const std::string& game) {
     std::string err;
     Db db(server_->data_dir() + "/counterattack.db", true, err);
     EXPECT_TRUE(db.ok()) << err;
     auto& q = db.prepare("SELECT count(*) FROM rejections WHERE game_id = ?");
-    q.bind_all(id);
+    q.bind_all(game);
     return q.step() ? q.integer(0) : -1;
   };
   for (const char* key : {"r1", "r2", "r3", "r4"}) {
@@ -429,10 +430,14 @@ TEST_F(ServerBadInput, ChatAndRefusedOrdersAreStoredOnlyUpToEachSendersShare) {
     ASSERT_TRUE(r.has_order_rejected()) << key << ": " << r.DebugString();
     EXPECT_EQ(r.order_rejected().rejection().code(), game::NOT_YOUR_DECISION);
   }
-  EXPECT_EQ(stored_refusals(), 2);
+  EXPECT_EQ(stored_refusals(id), 2);
   EXPECT_TRUE(waiting.submit(id, "r1", done_order()).has_order_rejected()) << "a stored refusal, answered again";
   EXPECT_TRUE(waiting.submit(id, "r4", done_order()).has_order_rejected()) << "an unstored one, judged again";
-  EXPECT_EQ(stored_refusals(), 2);
+  EXPECT_EQ(stored_refusals(id), 2);
+  const std::string other = start_game(*alice, *bob);  // the same seats, so the same player waits
+  const auto elsewhere = waiting.submit(other, "r1", done_order());
+  EXPECT_TRUE(elsewhere.has_order_rejected()) << elsewhere.DebugString();
+  EXPECT_EQ(stored_refusals(other), 0) << "the share is the player's, over all games";
   auto order = Bot(decider, default_scenario()).next(soviet.view);
   ASSERT_TRUE(order);
   const auto accepted = deciding.submit(id, "k1", *order);
@@ -462,6 +467,9 @@ TEST_F(ServerBadInput, ClientsBehindAProxyProtocolProxyAreCountedByTheirOwnAddre
   // The proxy's own health check names nobody and counts as the proxy's.
   EXPECT_TRUE(Client::connect_after(port, std::string("\r\n\r\n\0\r\nQUIT\n\x20\x00\x00\x00", 16)));
   EXPECT_TRUE(Client::connect_after(port, "PROXY UNKNOWN\r\n"));
+  // What follows such a header comes from whoever is behind the proxy: its
+  // X-Forwarded-For names nobody, neither to escape a share nor to use one up.
+  EXPECT_TRUE(Client::connect_after(port, "PROXY UNKNOWN\r\n", {{"X-Forwarded-For", "203.0.113.7"}}));
   // A TCP proxy in front of a reverse proxy: the header names the reverse proxy,
   // trusted as well, whose X-Forwarded-For names the client.
   EXPECT_FALSE(Client::connect_after(port, v1("10.0.0.5"), {{"X-Forwarded-For", "203.0.113.7"}}));

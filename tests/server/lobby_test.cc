@@ -49,6 +49,52 @@ TEST_F(ServerLobby, ChatChannelsKeepPlayersAndSpectatorsApart) {
   EXPECT_FALSE(has_chat(*late, "good luck"));
 }
 
+// Games played over days: a player's connection that does not watch the game
+// (the lobby, the shell with another game open) is told when the decision
+// passes to that player, from the start of the game on; the connections that
+// watch it get the delta instead, and nothing more is said while the decision
+// stays with the same player.
+TEST_F(ServerLobby, APlayerNotWatchingIsToldWhenTheDecisionPassesToThem) {
+  auto alice = user("alice"), bob = user("bob");  // in the lobby: they watch nothing
+  const std::string id = start_game(*alice, *bob);
+  auto alice_board = connect(), bob_board = connect();
+  ASSERT_TRUE(alice_board->login("alice").has_session());
+  ASSERT_TRUE(bob_board->login("bob").has_session());
+  ASSERT_TRUE(alice_board->watch(id).has_game());
+  ASSERT_TRUE(bob_board->watch(id).has_game());
+  Player soviet(*alice_board, id, game::SOVIET), german(*bob_board, id, game::GERMAN);
+  soviet.absorb();
+  german.absorb();
+  const game::Side first = soviet.view.decision().side();
+  ASSERT_TRUE(first == game::SOVIET || first == game::GERMAN);
+  Client& lobby_first = first == game::SOVIET ? *alice : *bob;
+  Client& lobby_other = first == game::SOVIET ? *bob : *alice;
+  auto notices = [&](Client& c) {
+    EXPECT_TRUE(c.ping().has_pong());
+    return c.take_all([&](const wire::ServerMessage& m) { return m.has_your_turn(); });
+  };
+  auto started = notices(lobby_first);
+  ASSERT_EQ(started.size(), 1u) << "told when the game starts";
+  EXPECT_EQ(started[0].your_turn().game_id(), id);
+  EXPECT_EQ(started[0].your_turn().to_decide(), first);
+  EXPECT_EQ(started[0].your_turn().your_side(), first == game::SOVIET ? "soviet" : "german");
+  EXPECT_TRUE(notices(lobby_other).empty());
+
+  // Play on until the decision passes to the other player.
+  int orders = 0;
+  while (soviet.view.decision().side() == first && orders < 300) {
+    play(soviet, german, nullptr, 1, "o" + std::to_string(orders++) + "-");
+    ASSERT_FALSE(HasFailure());
+  }
+  ASSERT_NE(soviet.view.decision().side(), first) << "the decision never passed in " << orders << " orders";
+  EXPECT_TRUE(notices(lobby_first).empty()) << "nothing while the decision stays with the same player";
+  auto passed = notices(lobby_other);
+  ASSERT_EQ(passed.size(), 1u);
+  EXPECT_EQ(passed[0].your_turn().to_decide(), soviet.view.decision().side());
+  EXPECT_EQ(passed[0].your_turn().version(), soviet.version);
+  for (Client* board : {alice_board.get(), bob_board.get()}) EXPECT_TRUE(notices(*board).empty()) << "they watch it";
+}
+
 // A connection's seat is its user's. Games watched before logging in were
 // watched as a spectator: that stream ends at the login, so a player never
 // reads the spectators' chat, and a Watch then gives the player's view. A
