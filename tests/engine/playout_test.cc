@@ -6,14 +6,24 @@
 namespace counterattack {
 namespace {
 
-TEST(Playout, RandomGamesCompleteWithoutInvariantViolations) {
-  const Engine engine(default_scenario());
+const Engine& engine() {
+  static const Engine e(default_scenario());
+  return e;
+}
+
+// Plays the games of seeds first..last and reports every invariant broken.
+PlayoutStats play_games(std::uint64_t first, std::uint64_t last, const PlayoutOptions& opt) {
   PlayoutStats stats;
-  PlayoutOptions opt;
-  opt.view_check_every = 10;
-  for (std::uint64_t seed = 1; seed <= 6; ++seed) play_one(engine, seed, opt, stats);
+  for (std::uint64_t seed = first; seed <= last; ++seed) play_one(engine(), seed, opt, stats);
   for (const auto& v : stats.violations) ADD_FAILURE() << v;
   EXPECT_EQ(stats.invariant_violations, 0);
+  return stats;
+}
+
+TEST(Playout, RandomGamesCompleteWithoutInvariantViolations) {
+  PlayoutOptions opt;
+  opt.view_check_every = 10;
+  const PlayoutStats stats = play_games(1, 6, opt);
   EXPECT_EQ(stats.completed, 6);
   EXPECT_EQ(stats.soviet_wins + stats.german_wins + stats.draws, 6);
   EXPECT_GT(stats.moves, 0);
@@ -23,27 +33,19 @@ TEST(Playout, RandomGamesCompleteWithoutInvariantViolations) {
 // play shows that the list offers it: each is played in three games, but the
 // bridge repair, which waits for the Jozefow bridge to be blown first.
 TEST(Playout, Rule20_RandomPlayersPlayEveryEventChit) {
-  const Engine engine(default_scenario());
-  PlayoutStats stats;
   PlayoutOptions opt;
   opt.view_check_every = 0;
-  for (std::uint64_t seed = 1; seed <= 3; ++seed) play_one(engine, seed, opt, stats);
-  EXPECT_EQ(stats.invariant_violations, 0);
-  for (const auto& chit : engine.scenario().events) {
+  PlayoutStats stats = play_games(1, 3, opt);
+  for (const auto& chit : engine().scenario().events) {
     if (chit.effect == data::BRIDGE_REPAIR) continue;
     EXPECT_GT(stats.chits_played[chit.id], 0) << chit.id << " (" << data::EventEffect_Name(chit.effect) << ")";
   }
 }
 
 TEST(Playout, RandomGamesWithEveryOptionalRule) {
-  const Engine engine(default_scenario());
-  PlayoutStats stats;
   PlayoutOptions opt;
   opt.options = kLimitedGermanActivation | kRedArmyFlexibility | kLimitedBonus | kRedArmyElasticDefense;
-  for (std::uint64_t seed = 100; seed < 104; ++seed) play_one(engine, seed, opt, stats);
-  for (const auto& v : stats.violations) ADD_FAILURE() << v;
-  EXPECT_EQ(stats.invariant_violations, 0);
-  EXPECT_EQ(stats.completed, 4);
+  EXPECT_EQ(play_games(100, 103, opt).completed, 4);
 }
 
 }  // namespace
