@@ -86,6 +86,11 @@ bool Session::connect_and_resume(std::string* error) {
                               : why;
     return false;
   }
+  if (follow_turns_) {
+    wire::ClientMessage follow;
+    follow.mutable_follow_turns();
+    call(follow, nullptr);  // a server without turn notices answers BAD_REQUEST: play on without them
+  }
   return true;
 }
 

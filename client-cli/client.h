@@ -39,8 +39,10 @@ class Session {
 
   // Opens the connection (TLS and WebSocket), remembering an explicit --pin.
   bool connect(std::string* error);
-  // connect() and Resume with the stored token.
+  // connect() and Resume with the stored token; then FollowTurns when asked for.
   bool connect_and_resume(std::string* error);
+  // Whether each resumed connection asks for the notices of the player's turns.
+  void follow_turns(bool on) { follow_turns_ = on; }
   // After connect_and_resume() failed: the server no longer knows the session,
   // so only logging in again helps (retrying does not).
   bool session_ended() const { return session_ended_; }
@@ -64,6 +66,7 @@ class Session {
   Endpoint ep_;
   std::unique_ptr<Connection> conn_;
   bool session_ended_ = false;
+  bool follow_turns_ = false;
   wire::ErrorCode last_error_ = wire::ERROR_UNSPECIFIED;  // the Error code of the last call(), if it got one
 };
 

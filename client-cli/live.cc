@@ -291,6 +291,7 @@ class Shell {
 
   int run(const std::string& game_id) {
     std::string why;
+    s_.follow_turns(true);  // the shell tells of turns in the player's other games
     if (!s_.connect_and_resume(&why)) {
       say_err(why);
       return kFailed;

@@ -317,12 +317,19 @@ void GameService::push_summary(Game& g) {
   }
 }
 
-void GameService::user_online(std::int64_t user_id, const std::shared_ptr<Peer>& peer) {
-  std::lock_guard lock(online_mu_);
-  online_.emplace(user_id, std::make_pair(peer->peer_id(), std::weak_ptr<Peer>(peer)));
+void GameService::follow_turns(const Caller& c) {
+  {
+    std::lock_guard lock(online_mu_);
+    const auto pid = c.peer->peer_id();
+    auto [it, end] = online_.equal_range(c.user_id);
+    if (std::none_of(it, end, [&](const auto& e) { return e.second.first == pid; })) {
+      online_.emplace(c.user_id, std::make_pair(pid, std::weak_ptr<Peer>(c.peer)));
+    }
+  }
+  c.ok();
 }
 
-void GameService::user_offline(std::int64_t user_id, std::uint64_t peer_id) {
+void GameService::unfollow_turns(std::int64_t user_id, std::uint64_t peer_id) {
   std::lock_guard lock(online_mu_);
   auto [it, end] = online_.equal_range(user_id);
   while (it != end) it = it->second.first == peer_id ? online_.erase(it) : std::next(it);

@@ -127,9 +127,10 @@ class GameService {
   // Loads every game not finished (each load logs its version and state hash).
   void preload();
 
-  // A logged-in connection, told of turns in the user's games that it does not watch.
-  void user_online(std::int64_t user_id, const std::shared_ptr<Peer>& peer);
-  void user_offline(std::int64_t user_id, std::uint64_t peer_id);
+  // The caller's connection is told of turns in the user's games that it does not watch.
+  void follow_turns(const Caller& c);
+  // Ends that, when the connection logs out or closes.
+  void unfollow_turns(std::int64_t user_id, std::uint64_t peer_id);
 
  private:
   std::shared_ptr<Game> find(const std::string& id);
@@ -144,7 +145,7 @@ class GameService {
   void flush(Game& g);
   void broadcast(Game& g, const Frame& frame);
   // When the decision has passed to a player since `was`: a your_turn notice to
-  // that player's connections that do not watch the game.
+  // that player's connections that follow turns and do not watch the game.
   void notify_turn(Game& g, game::Side was);
   void end_game(Game& g, const std::string& result, const std::string& reason);
   void finish_by_players(const std::shared_ptr<Game>& g, const Caller& c, const std::string& result,
@@ -169,7 +170,7 @@ class GameService {
   static constexpr std::size_t kRestingGames = 64;
   // Each chat message and refused order is stored: a sender's share of them is bounded.
   RecentAttempts chat_by_user_, refusals_by_user_;
-  // Logged-in connections by user. Taken after a game's mu, never before.
+  // Connections that follow their user's turns, by user. Taken after a game's mu, never before.
   std::mutex online_mu_;
   std::unordered_multimap<std::int64_t, std::pair<std::uint64_t, std::weak_ptr<Peer>>> online_;
 };

@@ -344,7 +344,7 @@ class WsSession : public Connection {
     cleaned_ = true;
     queue_.clear();
     drop_watches();
-    if (user_id_ != 0) hub_.games.user_offline(user_id_, id_);
+    if (user_id_ != 0) hub_.games.unfollow_turns(user_id_, id_);
     if (registered_) hub_.sessions.remove(id_);
   }
 
@@ -449,6 +449,9 @@ class WsSession : public Connection {
       case M::kCreateGame: return games.create(caller(rid), msg.create_game());
       case M::kJoinGame: return games.join(caller(rid), msg.join_game());
       case M::kMyGames: return games.my_games(caller(rid));
+      case M::kFollowTurns:
+        if (cleaned_) return;
+        return games.follow_turns(caller(rid));
       case M::kSubmitOrder: return games.submit(caller(rid), msg.submit_order());
       case M::kResign: return games.resign(caller(rid), msg.resign());
       case M::kOfferDraw: return games.offer_draw(caller(rid), msg.offer_draw());
@@ -493,7 +496,6 @@ class WsSession : public Connection {
     user_id_ = r.user_id;
     user_name_ = r.name;
     token_hash_ = r.token_hash;
-    if (!cleaned_) hub_.games.user_online(user_id_, shared_from_this());
     wire::ServerMessage m;
     m.set_request_id(rid);
     auto* s = m.mutable_session();
@@ -506,7 +508,7 @@ class WsSession : public Connection {
   void logout(std::uint64_t rid) {
     // Forget the seat's streams at once: this connection no longer speaks for the player.
     drop_watches();
-    hub_.games.user_offline(std::exchange(user_id_, 0), id_);
+    hub_.games.unfollow_turns(std::exchange(user_id_, 0), id_);
     user_name_.clear();
     hub_.accounts.logout(std::exchange(token_hash_, std::string()), [c = caller(rid)](bool ok) {
       if (ok) return c.ok();

@@ -49,13 +49,22 @@ TEST_F(ServerLobby, ChatChannelsKeepPlayersAndSpectatorsApart) {
   EXPECT_FALSE(has_chat(*late, "good luck"));
 }
 
-// Games played over days: a player's connection that does not watch the game
-// (the lobby, the shell with another game open) is told when the decision
-// passes to that player, from the start of the game on; the connections that
-// watch it get the delta instead, and nothing more is said while the decision
-// stays with the same player.
+// Games played over days: a player's connection that follows its turns and
+// does not watch the game (the lobby, the shell with another game open) is told
+// when the decision passes to that player, from the start of the game on; the
+// connections that watch it get the delta instead, those that do not follow
+// get nothing, and nothing more is said while the decision stays with the same
+// player.
 TEST_F(ServerLobby, APlayerNotWatchingIsToldWhenTheDecisionPassesToThem) {
   auto alice = user("alice"), bob = user("bob");  // in the lobby: they watch nothing
+  wire::ClientMessage follow;
+  follow.mutable_follow_turns();
+  ASSERT_TRUE(alice->request(follow).has_ok());
+  ASSERT_TRUE(bob->request(follow).has_ok());
+  ASSERT_TRUE(bob->request(follow).has_ok()) << "twice is once";
+  auto alice_quiet = connect(), bob_quiet = connect();  // logged in, not following
+  ASSERT_TRUE(alice_quiet->login("alice").has_session());
+  ASSERT_TRUE(bob_quiet->login("bob").has_session());
   const std::string id = start_game(*alice, *bob);
   auto alice_board = connect(), bob_board = connect();
   ASSERT_TRUE(alice_board->login("alice").has_session());
@@ -93,6 +102,7 @@ TEST_F(ServerLobby, APlayerNotWatchingIsToldWhenTheDecisionPassesToThem) {
   EXPECT_EQ(passed[0].your_turn().to_decide(), soviet.view.decision().side());
   EXPECT_EQ(passed[0].your_turn().version(), soviet.version);
   for (Client* board : {alice_board.get(), bob_board.get()}) EXPECT_TRUE(notices(*board).empty()) << "they watch it";
+  for (Client* quiet : {alice_quiet.get(), bob_quiet.get()}) EXPECT_TRUE(notices(*quiet).empty()) << "they do not follow";
 }
 
 // A connection's seat is its user's. Games watched before logging in were
