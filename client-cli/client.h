@@ -74,7 +74,7 @@ class Session {
 std::string to_json(const google::protobuf::Message& m, bool pretty = false);
 // "message (CODE)" for an Error reply.
 std::string describe_error(const wire::Error& e);
-// "Your move in game X (turn N, Soviet)." for a your_turn notice.
+// "Your move in game X (turn N, Soviet): `open X` in the shell to answer." for a your_turn notice.
 std::string describe_turn(const wire::GameSummary& g);
 // The request for `draw GAME offer|accept|decline`.
 wire::ClientMessage draw_request(const std::string& game_id, const std::string& answer);

@@ -1,5 +1,5 @@
 // Per-key limits over a sliding window: failed logins per name or address,
-// registrations per address, chat messages per player, refused orders per seat.
+// registrations per address, chat messages and stored refused orders per player.
 #pragma once
 
 #include <chrono>
