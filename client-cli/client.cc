@@ -191,4 +191,30 @@ wire::ClientMessage draw_request(const std::string& game_id, const std::string& 
   return m;
 }
 
+std::optional<wire::ClientMessage> email_request(const std::vector<std::string>& words, std::string* why) {
+  wire::ClientMessage m;
+  if (words.empty()) {
+    m.mutable_get_account();
+  } else if (words.size() == 1 && words[0] == "off") {
+    m.mutable_set_email();  // no address: removed
+  } else if (words.size() == 2 && words[0] == "confirm") {
+    m.mutable_confirm_email()->set_code(words[1]);
+  } else if (words.size() == 1 && words[0].find('@') != std::string::npos) {
+    m.mutable_set_email()->set_address(words[0]);
+  } else {
+    if (why) *why = "email | email ADDRESS | email confirm CODE | email off";
+    return std::nullopt;
+  }
+  return m;
+}
+
+std::string describe_account(const wire::Account& a) {
+  if (!a.mail_enabled()) return "This server sends no e-mail: turn notices reach you only while you are connected.";
+  if (a.email().empty()) return "No e-mail address: `email ADDRESS` sets one for turn notices while you are away.";
+  if (!a.email_confirmed()) {
+    return "A code was mailed to " + a.email() + ": `email confirm CODE` starts turn notices there.";
+  }
+  return "Turn notices go to " + a.email() + " while you are away (`email off` stops them).";
+}
+
 }  // namespace counterattack::cli

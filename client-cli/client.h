@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <google/protobuf/message.h>
 
@@ -78,6 +79,12 @@ std::string describe_error(const wire::Error& e);
 std::string describe_turn(const wire::GameSummary& g);
 // The request for `draw GAME offer|accept|decline`.
 wire::ClientMessage draw_request(const std::string& game_id, const std::string& answer);
+
+// The request for `email`, `email ADDRESS`, `email off` or `email confirm CODE`
+// (the words after "email"); nothing, with the usage in `why`, for other words.
+std::optional<wire::ClientMessage> email_request(const std::vector<std::string>& words, std::string* why);
+// What an Account answer says about turn notices by mail.
+std::string describe_account(const wire::Account& a);
 // A fresh random idempotency key.
 std::string new_idempotency_key();
 // Whether to draw with ANSI colour on standard output.

@@ -277,7 +277,7 @@ namespace {
 const std::vector<std::string>& shell_words() {
   static const std::vector<std::string> w = {
       "help",     "show", "map",   "at",   "full", "stack", "log",    "hand",    "units",
-      "decision", "chat", "games", "open", "join", "new",   "resign", "draw", "refresh", "quit"};
+      "decision", "chat", "games", "open", "join", "new",   "resign", "draw", "email", "refresh", "quit"};
   return w;
 }
 
@@ -607,6 +607,12 @@ class Shell {
         out("draw offer | draw accept | draw decline");
       else
         answer_draw(w[1]);
+    } else if (cmd == "email") {
+      std::string why;
+      auto m = email_request({w.begin() + 1, w.end()}, &why);
+      if (!m) return out(why);
+      auto reply = s_.call(*m, &why);
+      out(reply ? describe_account(reply->account()) : why);
     } else if (cmd == "refresh") {
       if (need_game()) {
         std::string why;
@@ -644,6 +650,7 @@ class Shell {
          "  chat TEXT                        a message to your opponent\n"
          "  games | open GAME | join GAME [INVITE] | new soviet|german|random [private]\n"
          "  draw offer|accept|decline | resign yes | refresh | quit\n"
+         "  email [ADDRESS | confirm CODE | off]   turn notices by mail while you are away\n"
          "Tab completes commands, unit ids, hexes and chits; up and down arrows recall earlier "
          "lines.";
     out(t);

@@ -169,6 +169,10 @@ int main(int argc, char** argv) {
   exp->add_option("GAME", game_id, "Game id")->required();
   auto* play = app.add_subcommand("play", "The interactive shell, with a game open");
   play->add_option("GAME", game_id, "Game id");
+  std::vector<std::string> email_words;
+  auto* email = app.add_subcommand(
+      "email", "Turn notices by e-mail while you are away: show, set ADDRESS, confirm CODE, or off");
+  email->add_option("WORDS", email_words, "ADDRESS | confirm CODE | off (nothing: show)");
   auto* fingerprint = app.add_subcommand(
       "fingerprint", "Print the SHA-256 fingerprint of the server's certificate, to pin it");
 
@@ -232,6 +236,22 @@ int main(int argc, char** argv) {
       std::cout << "{\"logged_out\":true}" << std::endl;
     else
       std::cout << "Logged out of " << s.url() << "." << std::endl;
+    return cli::kOk;
+  }
+
+  if (*email) {
+    auto m = cli::email_request(email_words, &why);
+    if (!m) return fail(g, why, cli::kUsage);
+    if (!s.connect_and_resume(&why)) return fail(g, why);
+    auto reply = s.call(*m, &why);
+    if (!reply) return fail(g, why);
+    const auto& a = reply->account();
+    if (g.json)
+      std::cout << nlohmann::json{{"email", a.email()}, {"email_confirmed", a.email_confirmed()},
+                                  {"mail_enabled", a.mail_enabled()}}.dump()
+                << std::endl;
+    else
+      std::cout << cli::describe_account(a) << std::endl;
     return cli::kOk;
   }
 

@@ -5,7 +5,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libboost-dev libboost-program-options-dev
   libprotobuf-dev protobuf-compiler
-  libsqlite3-dev sqlite3 libssl-dev openssl libsodium-dev
+  libsqlite3-dev sqlite3 libssl-dev openssl libsodium-dev libcurl4-openssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libedit-dev libjemalloc-dev
 )

@@ -26,6 +26,17 @@ AuthResult failure(wire::ErrorCode code, std::string message) {
 // logins is answered at once rather than queued for minutes.
 constexpr std::size_t kMaxWaitingHashes = 64;
 
+// A code holds this long, and this many wrong ones in ten minutes stop a player's tries.
+constexpr std::int64_t kEmailCodeSeconds = 3600;
+constexpr int kEmailCodeFailures = 5;
+
+wire::ServerMessage error_message(wire::ErrorCode code, const std::string& message) {
+  wire::ServerMessage m;
+  m.mutable_error()->set_code(code);
+  m.mutable_error()->set_message(message);
+  return m;
+}
+
 AuthResult busy() { return failure(wire::RATE_LIMITED, "The server is busy checking passwords; try again in a moment."); }
 
 }  // namespace
@@ -79,13 +90,16 @@ void WorkQueue::stop() {
   threads_.clear();
 }
 
-Accounts::Accounts(Storage& storage, const Config& config)
+Accounts::Accounts(Storage& storage, const Config& config, Mailer& mailer)
     : storage_(storage),
       config_(config),
+      mailer_(mailer),
       hashing_(1),
       login_failures_by_name_(config.login_failures_per_name, std::chrono::seconds(config.login_window_seconds)),
       login_failures_by_address_(config.login_failures_per_address, std::chrono::seconds(config.login_window_seconds)),
-      registrations_by_address_(config.registrations_per_address_per_hour, std::chrono::hours(1)) {
+      registrations_by_address_(config.registrations_per_address_per_hour, std::chrono::hours(1)),
+      email_changes_by_user_(config.email_changes_per_hour, std::chrono::hours(1)),
+      email_code_failures_by_user_(kEmailCodeFailures, std::chrono::minutes(10)) {
   char out[crypto_pwhash_STRBYTES];
   const std::string pw = random_hex(16);
   if (crypto_pwhash_str(out, pw.c_str(), pw.size(), config_.argon2_opslimit, config_.argon2_memlimit_kib * 1024) == 0) {
@@ -262,6 +276,106 @@ void Accounts::resume(const std::string& token, std::function<void(AuthResult)> 
 void Accounts::logout(const std::string& token_hash, std::function<void(bool)> done) {
   storage_.write([token_hash](Db& db) { db.prepare("DELETE FROM sessions WHERE token_hash = ?").run(token_hash); },
                  std::move(done));
+}
+
+void Accounts::get_account(std::int64_t user_id, std::function<void(wire::ServerMessage)> done) {
+  wire::ServerMessage m;
+  auto* a = m.mutable_account();
+  storage_.read([&](Db& db) {
+    auto& q = db.prepare("SELECT name, email, email_confirmed FROM users WHERE id = ?");
+    q.bind_all(user_id);
+    while (q.step()) {
+      a->set_name(q.text(0));
+      a->set_email(q.text(1));
+      a->set_email_confirmed(q.integer(2) != 0);
+    }
+    return 0;
+  });
+  a->set_mail_enabled(mailer_.enabled());
+  done(std::move(m));
+}
+
+void Accounts::set_email(std::int64_t user_id, const std::string& address, std::function<void(wire::ServerMessage)> done) {
+  if (!mailer_.enabled()) return done(error_message(wire::UNAVAILABLE, "This server sends no e-mail."));
+  if (!address.empty()) {
+    if (auto why = Mailer::check_address(address); !why.empty()) return done(error_message(wire::BAD_REQUEST, why));
+    // Each address set is mailed a code: a player cannot make the server mail strangers at will.
+    if (!email_changes_by_user_.take(std::to_string(user_id))) {
+      return done(error_message(wire::RATE_LIMITED, "Too many addresses set in the last hour; try again later."));
+    }
+  }
+  const std::string code = address.empty() ? "" : random_hex(4);
+  const std::string code_hash = code.empty() ? "" : sha256_hex(code);
+  const std::int64_t expires = code.empty() ? 0 : unix_now() + kEmailCodeSeconds;
+  mailer_.forget(user_id);  // an address being replaced gets no more notices
+  storage_.write(
+      [user_id, address, code_hash, expires](Db& db) {
+        db.prepare("UPDATE users SET email = ?, email_confirmed = 0, email_code_hash = ?, email_code_expires_unix = ? WHERE id = ?")
+            .run(address, code_hash, expires, user_id);
+      },
+      [this, user_id, address, code, done = std::move(done)](bool ok) {
+        if (!ok) return done(error_message(wire::INTERNAL, "The address could not be stored; try again."));
+        if (!code.empty()) {
+          mailer_.queue(address, "Your Counterattack confirmation code: " + code,
+                        "Hello,\n\nto have your Counterattack turn notices sent to this address, run\n\n"
+                        "    counterattack email confirm " + code + "\n\n(or type `email confirm " + code +
+                            "` in the counterattack shell) within the hour.\n\n"
+                        "If you did not ask for this, ignore this mail: nothing more will be sent.\n");
+          log::info("e-mail address set", {{"user_id", std::to_string(user_id)}});
+        }
+        get_account(user_id, std::move(done));
+      });
+}
+
+void Accounts::confirm_email(std::int64_t user_id, const std::string& code, std::function<void(wire::ServerMessage)> done) {
+  if (!mailer_.enabled()) return done(error_message(wire::UNAVAILABLE, "This server sends no e-mail."));
+  const std::string key = std::to_string(user_id);
+  if (!email_code_failures_by_user_.begin(key)) {
+    return done(error_message(wire::RATE_LIMITED, "Too many wrong codes; wait ten minutes."));
+  }
+  struct Row {
+    std::string email, code_hash;
+    std::int64_t expires = 0;
+  };
+  Row row;
+  try {
+    row = storage_.read([&](Db& db) {
+      Row r;
+      auto& q = db.prepare("SELECT email, email_code_hash, email_code_expires_unix FROM users WHERE id = ?");
+      q.bind_all(user_id);
+      while (q.step()) r = Row{q.text(0), q.text(1), q.integer(2)};
+      return r;
+    });
+  } catch (...) {
+    email_code_failures_by_user_.end(key, false);
+    throw;
+  }
+  const std::string given = sha256_hex(to_lower(code));  // as typed, in either case
+  const bool match = !row.code_hash.empty() && row.code_hash.size() == given.size() &&
+                     sodium_memcmp(row.code_hash.data(), given.data(), given.size()) == 0;
+  email_code_failures_by_user_.end(key, !match);
+  if (row.email.empty() || row.code_hash.empty()) {
+    return done(error_message(wire::CONFLICT, "No address waits for a code: set one first."));
+  }
+  if (!match) return done(error_message(wire::BAD_REQUEST, "That is not the code mailed to " + row.email + "."));
+  if (row.expires <= unix_now()) {
+    return done(error_message(wire::BAD_REQUEST, "That code has expired; set the address again for a new one."));
+  }
+  storage_.write(
+      [user_id, h = row.code_hash](Db& db) {
+        // Only the address that code was mailed to: a change meanwhile made a new code.
+        db.prepare("UPDATE users SET email_confirmed = 1, email_code_hash = '' WHERE id = ? AND email_code_hash = ?").run(user_id, h);
+      },
+      [this, user_id, email = row.email, done = std::move(done)](bool ok) {
+        if (!ok) return done(error_message(wire::INTERNAL, "The confirmation could not be stored; try again."));
+        get_account(user_id, [this, user_id, email, done](wire::ServerMessage m) {
+          if (m.account().email_confirmed() && m.account().email() == email) {
+            mailer_.confirmed(user_id, email);
+            log::info("e-mail address confirmed", {{"user_id", std::to_string(user_id)}});
+          }
+          done(std::move(m));
+        });
+      });
 }
 
 void Accounts::purge_expired() {

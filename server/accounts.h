@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "config.h"
+#include "mailer.h"
 #include "recent_attempts.h"
 #include "storage.h"
 #include "wire.pb.h"
@@ -47,7 +48,7 @@ struct AuthResult {
 
 class Accounts {
  public:
-  Accounts(Storage& storage, const Config& config);
+  Accounts(Storage& storage, const Config& config, Mailer& mailer);
   ~Accounts();
 
   // "" when acceptable, else the sentence to show.
@@ -65,6 +66,12 @@ class Accounts {
              std::function<void(AuthResult)> done);
   void resume(const std::string& token, std::function<void(AuthResult)> done);
   void logout(const std::string& token_hash, std::function<void(bool)> done);
+  // E-mail for turn notices (see wire.proto): each answers the caller with
+  // Account or an error, once what it changed is durable.
+  void get_account(std::int64_t user_id, std::function<void(wire::ServerMessage)> done);
+  void set_email(std::int64_t user_id, const std::string& address, std::function<void(wire::ServerMessage)> done);
+  void confirm_email(std::int64_t user_id, const std::string& code, std::function<void(wire::ServerMessage)> done);
+
   // Deletes expired sessions.
   void purge_expired();
 
@@ -75,11 +82,14 @@ class Accounts {
 
   Storage& storage_;
   const Config& config_;
+  Mailer& mailer_;
   WorkQueue hashing_;
   std::string dummy_hash_;  // verified against for unknown names, so timing tells nothing
 
   // Failed logins by lower-case name and by client address, and registrations by address.
   RecentAttempts login_failures_by_name_, login_failures_by_address_, registrations_by_address_;
+  // Addresses set per player (each is mailed a code), and wrong codes per player.
+  RecentAttempts email_changes_by_user_, email_code_failures_by_user_;
 };
 
 }  // namespace counterattack::server

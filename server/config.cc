@@ -10,6 +10,8 @@
 #include <sstream>
 #include <thread>
 
+#include "mailer.h"
+
 namespace counterattack::server {
 namespace {
 
@@ -98,6 +100,22 @@ const std::map<std::string, Setter>& setters() {
       {"login_window_seconds", number(&Config::login_window_seconds, 1, 86400)},
       {"argon2_opslimit", number<std::uint64_t>(&Config::argon2_opslimit, 1, 100)},
       {"argon2_memlimit_kib", number<std::uint64_t>(&Config::argon2_memlimit_kib, 8, 4u << 20)},
+      {"smtp_url", [](Config& c, const std::string& v) {
+         if (!v.empty() && !v.starts_with("smtp://") && !v.starts_with("smtps://")) return false;
+         c.smtp_url = v;
+         return true;
+       }},
+      {"smtp_user", text(&Config::smtp_user)},
+      {"smtp_password", text(&Config::smtp_password)},
+      {"mail_from", [](Config& c, const std::string& v) {
+         if (!Mailer::check_address(v).empty()) return false;  // it goes into a header
+         c.mail_from = v;
+         return true;
+       }},
+      {"public_url", text(&Config::public_url)},
+      {"email_changes_per_hour", number(&Config::email_changes_per_hour, 1, 1000000)},
+      {"mail_attempts", number(&Config::mail_attempts, 1, 100)},
+      {"mail_retry_seconds", number(&Config::mail_retry_seconds, 1, 86400)},
       {"synchronous", text(&Config::synchronous, {"full", "normal"})},
       {"snapshot_every", number(&Config::snapshot_every, 1, 1000000)},
       {"delta_history", number(&Config::delta_history, 1, 100000)},

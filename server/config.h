@@ -42,6 +42,16 @@ struct Config {
   std::uint64_t argon2_opslimit = 2;          // crypto_pwhash_OPSLIMIT_INTERACTIVE
   std::uint64_t argon2_memlimit_kib = 64 * 1024;
 
+  // Mail: turn notices to players who are away, and the codes that confirm an
+  // address. No smtp_url: the server sends no mail.
+  std::string smtp_url;                       // smtp://host:587 (STARTTLS) or smtps://host:465
+  std::string smtp_user, smtp_password;       // with a user, smtp:// must upgrade to TLS
+  std::string mail_from = "counterattackd@localhost";
+  std::string public_url;                     // how players reach this server, named in the mail
+  int email_changes_per_hour = 5;             // per player: each sends a code to some address
+  int mail_attempts = 8;                      // a message the SMTP server keeps refusing is dropped after these
+  int mail_retry_seconds = 30;                // before the second attempt; each later wait doubles, up to an hour
+
   // Storage and games
   std::string synchronous = "full";           // SQLite: "full" (durable) or "normal"
   int snapshot_every = 100;                   // orders between state snapshots

@@ -87,11 +87,12 @@ Frame game_ended_frame(const Game& g) {
   return encode(m);
 }
 
-GameService::GameService(Storage& storage, Rulesets rulesets, const Config& config,
+GameService::GameService(Storage& storage, Rulesets rulesets, const Config& config, Mailer& mailer,
                          std::function<void(std::function<void()>)> post)
     : storage_(storage),
       rulesets_(std::move(rulesets)),
       config_(config),
+      mailer_(mailer),
       post_(std::move(post)),
       chat_by_user_(config.chat_messages_per_minute, std::chrono::minutes(1)),
       refusals_by_user_(config.refused_orders_per_minute, std::chrono::minutes(1)) {}
@@ -339,15 +340,31 @@ void GameService::notify_turn(Game& g, game::Side was) {
   const game::Side now = g.committed_decider;
   if (g.status != Game::Status::Playing || now == was || (now != game::SOVIET && now != game::GERMAN)) return;
   const int seat = now == game::SOVIET ? 0 : 1;
+  const auto watching = [&](std::uint64_t pid) {
+    return std::any_of(g.subscribers.begin(), g.subscribers.end(), [&](const auto& sub) { return sub.peer_id == pid; });
+  };
+  const bool present = std::any_of(g.subscribers.begin(), g.subscribers.end(), [&](const auto& sub) {
+    return sub.seat == static_cast<Seat>(seat) && !sub.peer.expired();
+  });
   std::vector<std::shared_ptr<Peer>> to;
+  bool following = false;
   {
     std::lock_guard lock(online_mu_);
     auto [it, end] = online_.equal_range(g.user[seat]);
     for (; it != end; ++it) {
-      const auto pid = it->second.first;
-      if (std::any_of(g.subscribers.begin(), g.subscribers.end(), [&](const auto& sub) { return sub.peer_id == pid; })) continue;
-      if (auto p = it->second.second.lock()) to.push_back(std::move(p));
+      auto p = it->second.second.lock();
+      if (!p) continue;
+      following = true;
+      if (!watching(it->second.first)) to.push_back(std::move(p));
     }
+  }
+  if (!present && !following) {
+    // Away: one mail per game until the player looks at it again.
+    if (!g.mailed[seat] && mailer_.has_address(g.user[seat])) {
+      g.mailed[seat] = true;
+      mailer_.your_turn(g.user[seat], summary(g, seat));
+    }
+    return;
   }
   if (to.empty()) return;
   wire::ServerMessage m;
@@ -458,6 +475,7 @@ bool GameService::watch(const Caller& c, const wire::Watch& req) {
   }
   const auto pid = c.peer->peer_id();
   g->unsubscribe(pid);
+  if (side >= 0) g->mailed[side] = false;  // looked at: the next turn away is mailed again
   Game::Subscriber sub{c.peer, pid, seat, 0};
   const int si = static_cast<int>(seat);
 
@@ -670,6 +688,7 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
   compute_version(*g, a.events);
   slot->second = Game::KeyRecord{bytes, true, v, {}, false};
   if (g->draw_offer == 1 - side) g->draw_offer = -1;  // answered by playing on
+  g->mailed[side] = false;
   const bool finished = g->match->over();
   if (finished) end_game(*g, g->match->result(), g->match->result_reason());
   wire::LoggedOrder entry;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "config.h"
+#include "mailer.h"
 #include "peer.h"
 #include "recent_attempts.h"
 #include "ruleset.h"
@@ -93,6 +94,9 @@ struct Game {
 
   std::deque<wire::ChatMessage> chat;
   int draw_offer = -1;  // the side that offered a draw, -1 when none
+  // A player was mailed that the decision is theirs, and has not looked at the
+  // game or played in it since: no further mail until they do.
+  bool mailed[2] = {false, false};  // the side that offered a draw, -1 when none
 
   int side_of(std::int64_t user_id) const {
     if (user_id == 0) return -1;
@@ -103,7 +107,8 @@ struct Game {
 class GameService {
  public:
   // `post` runs a job on a network thread (reads that must not hold the writer).
-  GameService(Storage& storage, Rulesets rulesets, const Config& config, std::function<void(std::function<void()>)> post);
+  GameService(Storage& storage, Rulesets rulesets, const Config& config, Mailer& mailer,
+              std::function<void(std::function<void()>)> post);
 
   // Lobby (lobby.cc)
   void create(const Caller& c, const wire::CreateGame& req);
@@ -145,7 +150,8 @@ class GameService {
   void flush(Game& g);
   void broadcast(Game& g, const Frame& frame);
   // When the decision has passed to a player since `was`: a your_turn notice to
-  // that player's connections that follow turns and do not watch the game.
+  // that player's connections that follow turns and do not watch the game, or,
+  // when no connection of the player follows turns or watches it, a mail.
   void notify_turn(Game& g, game::Side was);
   void end_game(Game& g, const std::string& result, const std::string& reason);
   void finish_by_players(const std::shared_ptr<Game>& g, const Caller& c, const std::string& result,
@@ -160,6 +166,7 @@ class GameService {
   Storage& storage_;
   Rulesets rulesets_;
   const Config& config_;
+  Mailer& mailer_;
   std::function<void(std::function<void()>)> post_;
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<Game>> games_;

@@ -129,8 +129,9 @@ int main(int argc, char** argv) {
   rulesets[ca->name()] = ca;
 
   net::io_context ioc(cfg.threads);
-  Accounts accounts(*storage, cfg);
-  GameService games(*storage, rulesets, cfg, [&ioc](std::function<void()> job) { net::post(ioc, std::move(job)); });
+  Mailer mailer(*storage, cfg);
+  Accounts accounts(*storage, cfg, mailer);
+  GameService games(*storage, rulesets, cfg, mailer, [&ioc](std::function<void()> job) { net::post(ioc, std::move(job)); });
   games.preload();
   accounts.purge_expired();
   SessionRegistry sessions;
@@ -149,8 +150,10 @@ int main(int argc, char** argv) {
                                       {"threads", std::to_string(cfg.threads)},
                                       {"trusted_proxies", cfg.trusted_proxies.text()},
                                       {"proxy_protocol", cfg.proxy_protocol ? "on" : "off"},
+                                      {"mail", cfg.smtp_url.empty() ? "off" : "on"},
                                       {"schema", std::to_string(storage->schema_version())}});
   listener->run();
+  mailer.start();
 
   net::steady_timer purge(ioc), drain(ioc);
   schedule_purge(purge, accounts);
@@ -185,6 +188,7 @@ int main(int argc, char** argv) {
   ioc.run();
   for (auto& t : threads) t.join();
   accounts.stop();
+  mailer.stop();  // before the storage: it waits for its outbox writes
   storage->stop();  // commits whatever is still queued
   log::info("stopped", {{"batches", std::to_string(storage->batches())}, {"writes", std::to_string(storage->writes())},
                        {"syncs", std::to_string(storage->syncs())}});

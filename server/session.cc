@@ -446,6 +446,14 @@ class WsSession : public Connection {
     if (user_id_ == 0) return send_error(rid, wire::UNAUTHENTICATED, "Log in first (Register, Login or Resume).");
     switch (msg.body_case()) {
       case M::kLogout: return logout(rid);
+      case M::kGetAccount:
+        return hub_.accounts.get_account(user_id_, [c = caller(rid)](wire::ServerMessage m) { c.reply(std::move(m)); });
+      case M::kSetEmail:
+        return hub_.accounts.set_email(user_id_, msg.set_email().address(),
+                                       [c = caller(rid)](wire::ServerMessage m) { c.reply(std::move(m)); });
+      case M::kConfirmEmail:
+        return hub_.accounts.confirm_email(user_id_, msg.confirm_email().code(),
+                                           [c = caller(rid)](wire::ServerMessage m) { c.reply(std::move(m)); });
       case M::kCreateGame: return games.create(caller(rid), msg.create_game());
       case M::kJoinGame: return games.join(caller(rid), msg.join_game());
       case M::kMyGames: return games.my_games(caller(rid));

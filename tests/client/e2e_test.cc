@@ -492,5 +492,23 @@ TEST_F(TwoPlayers, PlayAWholeGameToTheEnd) {
   EXPECT_EQ(static_cast<int>(log.value("orders", json::array()).size()), accepted);
 }
 
+// The email command against a server without a mail server: it shows what is
+// set, says plainly that nothing can be mailed, and explains its own words.
+TEST_F(TwoPlayers, TheEmailCommandSaysWhatTheServerCanDo) {
+  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
+  auto shown = cli(alice_, {"email"});
+  EXPECT_EQ(shown.code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("This server sends no e-mail"), std::string::npos) << shown.out;
+  auto as_json = cli(alice_, {"--json", "email"});
+  ASSERT_EQ(as_json.code, 0) << as_json.err;
+  EXPECT_EQ(json::parse(as_json.out).value("mail_enabled", true), false) << as_json.out;
+  auto set = cli(alice_, {"email", "alice@example.org"});
+  EXPECT_EQ(set.code, 1) << set.out;
+  EXPECT_NE((set.out + set.err).find("This server sends no e-mail."), std::string::npos) << set.out << set.err;
+  auto bad = cli(alice_, {"email", "confirm"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE((bad.out + bad.err).find("email confirm CODE"), std::string::npos) << bad.out << bad.err;
+}
+
 }  // namespace
 }  // namespace counterattack::cli

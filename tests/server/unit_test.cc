@@ -48,6 +48,10 @@ TEST(ServerUnit, ConfigReadsKeyValueAndJsonAndRejectsUnknownKeys) {
     EXPECT_TRUE(set_config_value(c, "max_queued_bytes", "1048576", err)) << err;
     EXPECT_FALSE(set_config_value(c, "max_queued_bytes", "1000", err)) << "below one frame's worth";
     EXPECT_FALSE(set_config_value(c, "proxy_protocol", "v2", err));
+    EXPECT_TRUE(set_config_value(c, "smtp_url", "smtps://mail.example.org:465", err)) << err;
+    EXPECT_FALSE(set_config_value(c, "smtp_url", "http://mail.example.org", err)) << "only SMTP";
+    EXPECT_FALSE(set_config_value(c, "mail_from", "games@club.test\r\nBcc: all@example.org", err)) << "it goes into a header";
+    EXPECT_EQ(c.mail_from, "counterattackd@localhost");
   }
   {
     std::ofstream(dir + "/b.json") << R"({"data_dir": "/tmp/x", "messages_per_second": 12.5, "log_format": "json"})";

@@ -1,0 +1,272 @@
+#include "mailer.h"
+
+#include <curl/curl.h>
+#include <sodium.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <future>
+#include <optional>
+#include <vector>
+
+#include "log.h"
+
+namespace counterattack::server {
+namespace {
+
+// Waits for a write to be durable; nothing when the storage has stopped taking writes.
+std::optional<bool> write_and_wait(Storage& storage, Storage::Op op, const std::atomic<bool>& stopping) {
+  auto done = std::make_shared<std::promise<bool>>();
+  auto result = done->get_future();
+  storage.write(std::move(op), [done](bool ok) { done->set_value(ok); });
+  while (result.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
+    if (stopping) return std::nullopt;
+  }
+  return result.get();
+}
+
+std::string rfc5322_date() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char out[64];
+  std::strftime(out, sizeof out, "%a, %d %b %Y %H:%M:%S +0000", &utc);
+  return out;
+}
+
+// The body with CRLF line ends, as SMTP carries it (libcurl escapes leading dots).
+std::string crlf(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '\n') out += '\r';
+    out += c;
+  }
+  return out;
+}
+
+struct Upload {
+  std::string data;
+  std::size_t at = 0;
+};
+
+std::size_t read_upload(char* out, std::size_t size, std::size_t count, void* arg) {
+  auto* u = static_cast<Upload*>(arg);
+  const std::size_t n = std::min(size * count, u->data.size() - u->at);
+  std::copy_n(u->data.data() + u->at, n, out);
+  u->at += n;
+  return n;
+}
+
+int abort_when_stopping(void* stopping, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return static_cast<const std::atomic<bool>*>(stopping)->load() ? 1 : 0;
+}
+
+// Seconds before attempt n + 1 of a message: `first`, then doubling, at most an hour.
+std::int64_t backoff(int first, int attempts) {
+  return std::min<std::int64_t>(std::max(first, 3600), std::int64_t{first} << std::min(attempts - 1, 12));
+}
+
+struct Row {
+  std::int64_t id = 0;
+  std::string to, subject, body;
+  int attempts = 0;
+};
+
+}  // namespace
+
+Mailer::Mailer(Storage& storage, const Config& config) : storage_(storage), config_(config) {
+  storage_.read([&](Db& db) {
+    auto& q = db.prepare("SELECT id, email FROM users WHERE email_confirmed = 1 AND email != ''");
+    while (q.step()) addresses_[q.integer(0)] = q.text(1);
+    return 0;
+  });
+}
+
+Mailer::~Mailer() { stop(); }
+
+void Mailer::start() {
+  if (!enabled() || thread_.joinable()) return;
+  curl_global_init(CURL_GLOBAL_DEFAULT);
+  thread_ = std::thread([this] {
+    log::name_thread("ca-mail");
+    loop();
+  });
+}
+
+void Mailer::stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+std::string Mailer::check_address(const std::string& address) {
+  const auto at = address.rfind('@');
+  const bool shaped = address.size() <= 254 && at != std::string::npos && at > 0 && at + 1 < address.size() &&
+                      address.find('.', at) != std::string::npos;
+  const bool clean = std::none_of(address.begin(), address.end(), [](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return c <= ' ' || c == 0x7f || c == '<' || c == '>' || c == '(' || c == ')' || c == ',' || c == ';' || c == '"' ||
+           c == '\\';
+  });
+  return shaped && clean ? "" : "That is not an e-mail address such as name@example.org.";
+}
+
+void Mailer::queue(const std::string& to, const std::string& subject, const std::string& body) {
+  if (!enabled()) return;
+  storage_.write(
+      [to, subject, body](Db& db) {
+        const auto now = unix_now();
+        db.prepare("INSERT INTO outbox (to_address, subject, body, created_unix, next_attempt_unix) VALUES (?, ?, ?, ?, ?)")
+            .run(to, subject, body, now, now);
+      },
+      [this](bool ok) {
+        if (!ok) {
+          log::error("mail could not be stored in the outbox");
+          return;
+        }
+        {
+          std::lock_guard lock(mu_);
+          woken_ = true;
+        }
+        cv_.notify_all();
+      });
+}
+
+void Mailer::confirmed(std::int64_t user_id, const std::string& address) {
+  std::lock_guard lock(addresses_mu_);
+  addresses_[user_id] = address;
+}
+
+void Mailer::forget(std::int64_t user_id) {
+  std::lock_guard lock(addresses_mu_);
+  addresses_.erase(user_id);
+}
+
+bool Mailer::has_address(std::int64_t user_id) {
+  if (!enabled()) return false;
+  std::lock_guard lock(addresses_mu_);
+  return addresses_.count(user_id) > 0;
+}
+
+void Mailer::your_turn(std::int64_t user_id, const wire::GameSummary& game) {
+  std::string to;
+  {
+    std::lock_guard lock(addresses_mu_);
+    auto it = addresses_.find(user_id);
+    if (it == addresses_.end()) return;
+    to = it->second;
+  }
+  const bool soviet = game.your_side() == "soviet";
+  const std::string& me = soviet ? game.soviet() : game.german();
+  const std::string& them = soviet ? game.german() : game.soviet();
+  const std::string turn = std::to_string(game.turn());
+  const std::string where = config_.public_url.empty() ? "" : " --server " + config_.public_url;
+  std::string body = "Hello " + me + ",\n\nit is your move in game " + game.game_id() + " against " + them + " (turn " +
+                     turn + ", you play the " + (soviet ? "Soviet" : "German") + " side).\n\n" +
+                     "To answer, run `counterattack" + where + " play " + game.game_id() + "`, or type `open " +
+                     game.game_id() + "` in the counterattack shell.\n\n" +
+                     "You get one such mail per game until you next look at the game or play in it.\n" +
+                     "To receive none, remove your address: `counterattack email off`.\n";
+  queue(to, "Your move in game " + game.game_id() + " (turn " + turn + ")", body);
+}
+
+void Mailer::loop() {
+  constexpr int kBatch = 16;
+  while (!stopping_) {
+    std::vector<Row> due;
+    std::int64_t next_due = 0;
+    try {
+      storage_.read([&](Db& db) {
+        auto& q = db.prepare(
+            "SELECT id, to_address, subject, body, attempts FROM outbox WHERE next_attempt_unix <= ? ORDER BY id LIMIT ?");
+        q.bind_all(unix_now(), kBatch);
+        while (q.step()) due.push_back(Row{q.integer(0), q.text(1), q.text(2), q.text(3), static_cast<int>(q.integer(4))});
+        auto& next = db.prepare("SELECT MIN(next_attempt_unix) FROM outbox");
+        next.bind_all();
+        while (next.step()) next_due = next.integer(0);
+        return 0;
+      });
+    } catch (const std::exception& e) {
+      log::error("outbox could not be read", {{"error", e.what()}});
+    }
+    for (const auto& m : due) {
+      if (stopping_) return;
+      std::string error;
+      const bool ok = send(m.to, m.subject, m.body, error);
+      if (stopping_ && !ok) return;  // aborted, not refused: it stays as it was
+      const int attempts = m.attempts + 1;
+      const bool done = ok || attempts >= config_.mail_attempts;
+      if (ok) {
+        ++sent_;
+        log::info("mail sent", {{"to", m.to}, {"subject", m.subject}});
+      } else if (done) {
+        log::error("mail dropped after its last attempt", {{"to", m.to}, {"attempts", std::to_string(attempts)}, {"error", error}});
+      } else {
+        log::warn("mail not sent; tried again later", {{"to", m.to}, {"attempts", std::to_string(attempts)}, {"error", error}});
+      }
+      const auto wait = backoff(config_.mail_retry_seconds, attempts);
+      const auto stored = write_and_wait(storage_, [id = m.id, done, attempts, wait](Db& db) {
+        if (done) return db.prepare("DELETE FROM outbox WHERE id = ?").run(id);
+        db.prepare("UPDATE outbox SET attempts = ?, next_attempt_unix = ? WHERE id = ?").run(attempts, unix_now() + wait, id);
+      }, stopping_);
+      if (!stored) return;
+    }
+    if (static_cast<int>(due.size()) == kBatch) continue;
+    // Until new mail is stored, or the next one to try again is due.
+    std::unique_lock lock(mu_);
+    const auto wait = next_due > 0 ? std::chrono::seconds(std::max<std::int64_t>(1, next_due - unix_now()))
+                                   : std::chrono::seconds(3600);
+    cv_.wait_for(lock, wait, [&] { return woken_ || stopping_; });
+    woken_ = false;
+  }
+}
+
+bool Mailer::send(const std::string& to, const std::string& subject, const std::string& body, std::string& error) {
+  CURL* curl = curl_easy_init();
+  if (!curl) {
+    error = "libcurl cannot start";
+    return false;
+  }
+  unsigned char id[12];
+  randombytes_buf(id, sizeof id);
+  char id_hex[2 * sizeof id + 1];
+  sodium_bin2hex(id_hex, sizeof id_hex, id, sizeof id);
+  const auto at = config_.mail_from.rfind('@');
+  const std::string domain = at == std::string::npos ? "localhost" : config_.mail_from.substr(at + 1);
+  Upload upload;
+  upload.data = crlf("Date: " + rfc5322_date() + "\nFrom: Counterattack <" + config_.mail_from + ">\nTo: <" + to +
+                     ">\nSubject: " + subject + "\nMessage-ID: <" + id_hex + "@" + domain +
+                     ">\nMIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n"
+                     "Auto-Submitted: auto-generated\n\n" + body);
+  curl_slist* rcpt = curl_slist_append(nullptr, ("<" + to + ">").c_str());
+  const std::string from = "<" + config_.mail_from + ">";
+  curl_easy_setopt(curl, CURLOPT_URL, config_.smtp_url.c_str());
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  // Credentials never cross the wire in the clear: with a user, smtp:// must upgrade.
+  curl_easy_setopt(curl, CURLOPT_USE_SSL, config_.smtp_user.empty() ? CURLUSESSL_TRY : CURLUSESSL_ALL);
+  if (!config_.smtp_user.empty()) {
+    curl_easy_setopt(curl, CURLOPT_USERNAME, config_.smtp_user.c_str());
+    curl_easy_setopt(curl, CURLOPT_PASSWORD, config_.smtp_password.c_str());
+  }
+  curl_easy_setopt(curl, CURLOPT_MAIL_FROM, from.c_str());
+  curl_easy_setopt(curl, CURLOPT_MAIL_RCPT, rcpt);
+  curl_easy_setopt(curl, CURLOPT_READFUNCTION, read_upload);
+  curl_easy_setopt(curl, CURLOPT_READDATA, &upload);
+  curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 10L);
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT, 60L);
+  curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, abort_when_stopping);
+  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &stopping_);
+  const CURLcode rc = curl_easy_perform(curl);
+  if (rc != CURLE_OK) error = curl_easy_strerror(rc);
+  curl_slist_free_all(rcpt);
+  curl_easy_cleanup(curl);
+  return rc == CURLE_OK;
+}
+
+}  // namespace counterattack::server

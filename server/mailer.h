@@ -1,0 +1,68 @@
+// Mail: the outbox in SQLite and the thread that hands it to an SMTP server
+// (libcurl). A message is stored before anything else happens to it and stays
+// until the SMTP server has taken it, so a restart or a mail server that is
+// down delays a notice and does not lose it. Also keeps the confirmed address
+// of each player who has one, so that a change of turn asks nothing of SQLite.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+
+#include "config.h"
+#include "storage.h"
+#include "wire.pb.h"
+
+namespace counterattack::server {
+
+class Mailer {
+ public:
+  // Reads the confirmed addresses; sends nothing until start().
+  Mailer(Storage& storage, const Config& config);
+  ~Mailer();
+
+  bool enabled() const { return !config_.smtp_url.empty(); }
+  void start();
+  void stop();
+
+  // "" when `address` may be mailed, else the sentence to show. Refuses what
+  // could break out of a mail header: control characters, spaces, angle brackets.
+  static std::string check_address(const std::string& address);
+
+  // Stores a message in the outbox (durably, then the sender is woken). Nothing when disabled.
+  void queue(const std::string& to, const std::string& subject, const std::string& body);
+
+  // The address turn notices go to, kept in step with the users table.
+  void confirmed(std::int64_t user_id, const std::string& address);
+  void forget(std::int64_t user_id);
+  bool has_address(std::int64_t user_id);
+
+  // The decision in a game has passed to `user_id`, who follows no turns on any
+  // connection: mails a notice when the user has a confirmed address.
+  void your_turn(std::int64_t user_id, const wire::GameSummary& game);
+
+  std::uint64_t sent() const { return sent_; }
+
+ private:
+  void loop();
+  // One message to the SMTP server; false with the reason in `error`.
+  bool send(const std::string& to, const std::string& subject, const std::string& body, std::string& error);
+
+  Storage& storage_;
+  const Config& config_;
+  std::mutex addresses_mu_;
+  std::unordered_map<std::int64_t, std::string> addresses_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool woken_ = false;             // under mu_: new mail in the outbox
+  std::atomic<bool> stopping_ = false;
+  std::thread thread_;
+  std::atomic<std::uint64_t> sent_ = 0;
+};
+
+}  // namespace counterattack::server

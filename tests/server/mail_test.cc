@@ -1,0 +1,240 @@
+// Turn notices by e-mail, through a real SMTP listener on 127.0.0.1: an address
+// gets mail only once its code is entered, a player who is away is mailed when
+// the decision passes to them, and the outbox outlives the server.
+#include <cctype>
+#include <thread>
+
+#include "fixture.h"
+#include "smtp_sink.h"
+
+namespace counterattack::server::testing {
+namespace {
+
+class ServerMail : public ServerTest {
+ protected:
+  void SetUp() override {
+    ServerTest::SetUp();
+    ASSERT_GT(sink_.port(), 0);
+    restart({}, mail_settings(sink_.url()));
+  }
+  static std::string mail_settings(const std::string& smtp_url) {
+    return "smtp_url = " + smtp_url + "\nmail_from = games@club.test\npublic_url = wss://club.test:8443\nmail_retry_seconds = 1\n";
+  }
+
+  SmtpSink sink_;  // outlives the server, which TearDown stops
+};
+
+class ServerNoMail : public ServerTest {};
+
+wire::ClientMessage set_email(const std::string& address) {
+  wire::ClientMessage m;
+  m.mutable_set_email()->set_address(address);
+  return m;
+}
+
+wire::ClientMessage confirm_email(const std::string& code) {
+  wire::ClientMessage m;
+  m.mutable_confirm_email()->set_code(code);
+  return m;
+}
+
+wire::ClientMessage get_account() {
+  wire::ClientMessage m;
+  m.mutable_get_account();
+  return m;
+}
+
+// The code a confirmation mail carries in its subject.
+std::string code_of(const SmtpSink::Mail& mail) {
+  const std::string subject = mail.header("Subject");
+  const auto colon = subject.rfind(": ");
+  return colon == std::string::npos ? "" : subject.substr(colon + 2);
+}
+
+std::string body_of(const SmtpSink::Mail& mail) {
+  const auto gap = mail.data.find("\r\n\r\n");
+  return gap == std::string::npos ? "" : mail.data.substr(gap + 4);
+}
+
+// Sets and confirms `address` for the client's player; the mails now received.
+std::size_t confirm_address(Client& c, SmtpSink& sink, const std::string& address) {
+  const auto before = sink.mails().size();
+  EXPECT_TRUE(c.request(set_email(address)).has_account());
+  auto mails = sink.wait_for(before + 1);
+  EXPECT_EQ(mails.size(), before + 1);
+  if (mails.size() != before + 1) return mails.size();
+  const auto confirmed = c.request(confirm_email(code_of(mails.back())));
+  EXPECT_TRUE(confirmed.account().email_confirmed()) << confirmed.DebugString();
+  return mails.size();
+}
+
+// Orders for one side only, until the decision leaves it; the other player is away.
+void play_until_decision_leaves(Player& p, Bot& bot, const std::string& key_prefix) {
+  for (int serial = 0; serial < 300; ++serial) {
+    p.absorb();
+    const auto& d = p.view.decision();
+    if (d.side() != p.side || d.kind() == game::Decision::GAME_OVER) return;
+    auto order = bot.next(p.view);
+    ASSERT_TRUE(order) << d.DebugString();
+    auto r = p.client.submit(p.game_id, key_prefix + std::to_string(serial), *order);
+    if (r.has_order_accepted()) {
+      bot.result(true);
+      ASSERT_TRUE(p.wait_version(r.order_accepted().version()));
+    } else {
+      ASSERT_TRUE(r.has_order_rejected()) << r.DebugString();
+      bot.result(false, r.order_rejected().rejection().reason());
+    }
+  }
+  ADD_FAILURE() << "the decision stayed with one side for 300 orders";
+}
+
+TEST_F(ServerMail, AnAddressGetsTurnNoticesOnlyOnceTheCodeMailedToItIsEntered) {
+  auto alice = user("alice");
+  auto account = alice->request(get_account());
+  ASSERT_TRUE(account.has_account()) << account.DebugString();
+  EXPECT_TRUE(account.account().mail_enabled());
+  EXPECT_EQ(account.account().name(), "alice");
+  EXPECT_EQ(account.account().email(), "");
+
+  for (const char* bad : {"nobody", "alice@example.org\r\nBcc: everyone@example.org", "<alice@example.org>", "@example.org"}) {
+    EXPECT_EQ(alice->request(set_email(bad)).error().code(), wire::BAD_REQUEST) << bad;
+  }
+  EXPECT_EQ(alice->request(confirm_email("00000000")).error().code(), wire::CONFLICT) << "no address waits for a code";
+
+  account = alice->request(set_email("alice@example.org"));
+  ASSERT_TRUE(account.has_account()) << account.DebugString();
+  EXPECT_EQ(account.account().email(), "alice@example.org");
+  EXPECT_FALSE(account.account().email_confirmed());
+  auto mails = sink_.wait_for(1);
+  ASSERT_EQ(mails.size(), 1u);
+  EXPECT_EQ(mails[0].to, "alice@example.org");
+  EXPECT_EQ(mails[0].from, "games@club.test");
+  EXPECT_EQ(mails[0].header("To"), "<alice@example.org>");
+  const std::string code = code_of(mails[0]);
+  ASSERT_EQ(code.size(), 8u) << mails[0].data;
+  EXPECT_NE(body_of(mails[0]).find("email confirm " + code), std::string::npos) << mails[0].data;
+
+  EXPECT_EQ(alice->request(confirm_email("00000000")).error().code(), wire::BAD_REQUEST);
+  EXPECT_FALSE(alice->request(get_account()).account().email_confirmed()) << "a wrong code confirms nothing";
+  std::string typed = code;
+  for (auto& ch : typed) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  account = alice->request(confirm_email(typed));
+  ASSERT_TRUE(account.has_account()) << account.DebugString();
+  EXPECT_TRUE(account.account().email_confirmed()) << "the code as typed, in either case";
+  EXPECT_EQ(alice->request(confirm_email(code)).error().code(), wire::CONFLICT) << "a code serves once";
+
+  account = alice->request(set_email(""));
+  EXPECT_EQ(account.account().email(), "");
+  EXPECT_FALSE(account.account().email_confirmed());
+
+  // Each address set is mailed a code: five an hour (email_changes_per_hour), then no more.
+  for (int i = 2; i <= 5; ++i) {
+    EXPECT_TRUE(alice->request(set_email("alice" + std::to_string(i) + "@example.org")).has_account()) << i;
+  }
+  EXPECT_EQ(alice->request(set_email("alice6@example.org")).error().code(), wire::RATE_LIMITED);
+  EXPECT_EQ(sink_.wait_for(5).size(), 5u);
+  EXPECT_EQ(alice->request(get_account()).account().email(), "alice5@example.org");
+}
+
+TEST_F(ServerMail, APlayerAwayIsMailedWhenTheDecisionPassesToThem) {
+  auto alice = user("alice"), bob = user("bob");
+  std::size_t mails = confirm_address(*alice, sink_, "alice@example.org");
+  ASSERT_FALSE(HasFailure());
+  const std::string id = start_game(*alice, *bob);  // alice plays the Soviet side
+  auto alice_board = connect(), bob_board = connect();
+  ASSERT_TRUE(alice_board->login("alice").has_session());
+  ASSERT_TRUE(bob_board->login("bob").has_session());
+  ASSERT_TRUE(alice_board->watch(id).has_game());
+  ASSERT_TRUE(bob_board->watch(id).has_game());
+  Player soviet(*alice_board, id, game::SOVIET), german(*bob_board, id, game::GERMAN);
+  soviet.absorb();
+  german.absorb();
+  if (soviet.view.decision().side() == game::SOVIET) {
+    // alice watched nothing when bob joined: told that the game starts with her.
+    auto all = sink_.wait_for(++mails);
+    ASSERT_EQ(all.size(), mails);
+    EXPECT_EQ(all.back().header("Subject"), "Your move in game " + id + " (turn 1)");
+  }
+
+  // While alice watches the game, nothing is mailed; once she has gone, the pass is.
+  int serial = 0;
+  while (soviet.view.decision().side() != game::GERMAN && serial < 300) {
+    play(soviet, german, nullptr, 1, "a" + std::to_string(serial++) + "-");
+    ASSERT_FALSE(HasFailure());
+  }
+  wire::ClientMessage unwatch;
+  unwatch.mutable_unwatch()->set_game_id(id);
+  ASSERT_TRUE(alice_board->request(unwatch).has_ok());
+  static const auto sc = default_scenario();
+  Bot bob_bot(game::GERMAN, sc);
+  play_until_decision_leaves(german, bob_bot, "b");
+  ASSERT_FALSE(HasFailure());
+  auto all = sink_.wait_for(++mails);
+  ASSERT_EQ(all.size(), mails);
+  const auto& notice = all.back();
+  EXPECT_EQ(notice.to, "alice@example.org");
+  const std::string turn = std::to_string(german.view.header().turn());
+  EXPECT_EQ(notice.header("Subject"), "Your move in game " + id + " (turn " + turn + ")");
+  const std::string body = body_of(notice);
+  for (const std::string& said : std::vector<std::string>{"against bob", "you play the Soviet side", "open " + id,
+                                                           "wss://club.test:8443", "email off"}) {
+    EXPECT_NE(body.find(said), std::string::npos) << said << " in\n" << body;
+  }
+
+  // Back at the board until the decision is bob's; then away again, but with a
+  // connection that follows turns: told there, and not mailed.
+  ASSERT_TRUE(alice_board->watch(id).has_game());
+  soviet.absorb();
+  while (soviet.view.decision().side() != game::GERMAN && serial < 600) {
+    play(soviet, german, nullptr, 1, "a" + std::to_string(serial++) + "-");
+    ASSERT_FALSE(HasFailure());
+  }
+  ASSERT_TRUE(alice_board->request(unwatch).has_ok());
+  wire::ClientMessage follow;
+  follow.mutable_follow_turns();
+  ASSERT_TRUE(alice->request(follow).has_ok());
+  play_until_decision_leaves(german, bob_bot, "c");
+  ASSERT_FALSE(HasFailure());
+  EXPECT_TRUE(alice->wait_for([](const wire::ServerMessage& m) { return m.has_your_turn(); }));
+  // Mail leaves in the order it was stored: once bob's own code has come, nothing
+  // queued before it is still on its way.
+  ASSERT_TRUE(bob->request(set_email("bob@example.org")).has_account());
+  all = sink_.wait_for(++mails);
+  ASSERT_EQ(all.size(), mails);
+  EXPECT_EQ(all.back().to, "bob@example.org") << "alice, following turns, was mailed: " << all.back().data;
+}
+
+TEST_F(ServerMail, MailWaitsInTheOutboxUntilTheMailServerTakesIt) {
+  restart({}, mail_settings("smtp://127.0.0.1:1"));  // nothing listens there
+  auto alice = user("alice");
+  ASSERT_TRUE(alice->request(set_email("alice@example.org")).has_account());
+  for (int i = 0; i < 100 && server_->log().find("mail not sent") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_NE(server_->log().find("mail not sent"), std::string::npos) << "the first attempt failed";
+  EXPECT_TRUE(sink_.mails().empty());
+
+  restart({}, mail_settings(sink_.url()));  // killed, then started with a mail server that answers
+  auto mails = sink_.wait_for(1);
+  ASSERT_EQ(mails.size(), 1u);
+  EXPECT_EQ(mails[0].to, "alice@example.org");
+  alice = connect();
+  ASSERT_TRUE(alice->login("alice").has_session());
+  EXPECT_TRUE(alice->request(confirm_email(code_of(mails[0]))).account().email_confirmed());
+  std::this_thread::sleep_for(1500ms);  // past the retry delay: a message taken is not sent again
+  EXPECT_EQ(sink_.mails().size(), 1u);
+}
+
+TEST_F(ServerNoMail, AServerWithoutAMailServerSaysSo) {
+  auto alice = user("alice");
+  auto account = alice->request(get_account());
+  ASSERT_TRUE(account.has_account()) << account.DebugString();
+  EXPECT_FALSE(account.account().mail_enabled());
+  EXPECT_EQ(alice->request(set_email("alice@example.org")).error().code(), wire::UNAVAILABLE);
+  EXPECT_EQ(alice->request(confirm_email("00000000")).error().code(), wire::UNAVAILABLE);
+  auto anonymous = connect();
+  EXPECT_EQ(anonymous->request(get_account()).error().code(), wire::UNAUTHENTICATED);
+}
+
+}  // namespace
+}  // namespace counterattack::server::testing
