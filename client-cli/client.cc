@@ -4,6 +4,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
@@ -151,6 +152,7 @@ std::string describe_error(const wire::Error& e) {
 std::string describe_turn(const wire::GameSummary& g) {
   std::string text = "Your move in game " + g.game_id() + " (turn " + std::to_string(g.turn());
   if (!g.your_side().empty()) text += ", " + std::string(g.your_side() == "soviet" ? "Soviet" : "German");
+  if (const auto clock = describe_clock(g); !clock.empty()) text += ", " + clock;
   return text + "): `open " + g.game_id() + "` in the shell to answer.";
 }
 
@@ -189,6 +191,39 @@ wire::ClientMessage draw_request(const std::string& game_id, const std::string& 
     m.mutable_answer_draw()->set_accept(answer == "accept");
   }
   return m;
+}
+
+std::optional<std::int64_t> parse_duration(const std::string& text) {
+  if (text.size() < 2) return std::nullopt;
+  const char unit = static_cast<char>(std::tolower(static_cast<unsigned char>(text.back())));
+  const std::int64_t scale = unit == 'd' ? 86400 : unit == 'h' ? 3600 : unit == 'm' ? 60 : unit == 's' ? 1 : 0;
+  if (scale == 0) return std::nullopt;
+  std::int64_t n = 0;
+  for (std::size_t i = 0; i + 1 < text.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(text[i])) || n > 1000000) return std::nullopt;
+    n = n * 10 + (text[i] - '0');
+  }
+  return n * scale;
+}
+
+std::string format_duration(std::int64_t seconds) {
+  if (seconds < 0) seconds = 0;
+  const std::int64_t d = seconds / 86400, h = seconds % 86400 / 3600, m = seconds % 3600 / 60, s = seconds % 60;
+  auto part = [](std::int64_t n, const char* unit) { return std::to_string(n) + unit; };
+  if (d > 0) return part(d, "d") + (h > 0 ? " " + part(h, "h") : "");
+  if (h > 0) return part(h, "h") + (m > 0 ? " " + part(m, "m") : "");
+  if (m > 0) return part(m, "m");
+  return part(s, "s");
+}
+
+std::string describe_clock(const wire::GameSummary& g, std::int64_t now_unix) {
+  if (g.move_seconds() <= 0) return "";
+  std::string text = format_duration(g.move_seconds()) + " per move";
+  if (g.deadline_unix() > 0) {
+    if (now_unix == 0) now_unix = static_cast<std::int64_t>(std::time(nullptr));
+    text += ", " + format_duration(g.deadline_unix() - now_unix) + " left";
+  }
+  return text;
 }
 
 std::optional<wire::ClientMessage> email_request(const std::vector<std::string>& words, std::string* why) {

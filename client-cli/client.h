@@ -80,6 +80,13 @@ std::string describe_turn(const wire::GameSummary& g);
 // The request for `draw GAME offer|accept|decline`.
 wire::ClientMessage draw_request(const std::string& game_id, const std::string& answer);
 
+// A time per move as typed: "3d", "12h", "90m", "45s"; nothing when not one.
+std::optional<std::int64_t> parse_duration(const std::string& text);
+// Seconds as a person reads them: "3d", "2d 4h", "5h 10m", "40m", "30s".
+std::string format_duration(std::int64_t seconds);
+// "3d per move, 1d 2h left": empty for an untimed game. `now_unix` 0: the clock's.
+std::string describe_clock(const wire::GameSummary& g, std::int64_t now_unix = 0);
+
 // The request for `email`, `email ADDRESS`, `email off` or `email confirm CODE`
 // (the words after "email"); nothing, with the usage in `why`, for other words.
 std::optional<wire::ClientMessage> email_request(const std::vector<std::string>& words, std::string* why);

@@ -648,7 +648,7 @@ class Shell {
          "  log [N]                          the game log (the last N events)\n"
          "  hand | units | decision          your event chits, your units, what is asked now\n"
          "  chat TEXT                        a message to your opponent\n"
-         "  games | open GAME | join GAME [INVITE] | new soviet|german|random [private]\n"
+         "  games | open GAME | join GAME [INVITE] | new soviet|german|random [private] [3d|12h|90m]\n"
          "  draw offer|accept|decline | resign yes | refresh | quit\n"
          "  email [ADDRESS | confirm CODE | off]   turn notices by mail while you are away\n"
          "Tab completes commands, unit ids, hexes and chits; up and down arrows recall earlier "
@@ -717,6 +717,7 @@ class Shell {
            (g.soviet().empty() ? "(open)" : g.soviet()) + ", German " +
            (g.german().empty() ? "(open)" : g.german()) + ", turn " + std::to_string(g.turn()) +
            (g.your_side().empty() ? "" : ", you play " + g.your_side()) +
+           (describe_clock(g).empty() ? "" : ", " + describe_clock(g)) +
            (g.result().empty() ? "" : ", " + g.result()) + "\n";
     }
     out(t);
@@ -770,6 +771,8 @@ class Shell {
         c->set_side(wire::CHOOSE_RANDOM);
       else if (w[i] == "private")
         c->set_private_(true);
+      else if (auto seconds = parse_duration(w[i]))
+        c->set_move_seconds(*seconds);
       else
         c->add_options(w[i]);
     }

@@ -66,6 +66,7 @@ std::string summary_line(const wire::GameSummary& g) {
     s += "  to decide: " + std::string(g.to_decide() == game::SOVIET ? "soviet" : "german");
   }
   if (g.private_()) s += "  private";
+  if (const auto clock = cli::describe_clock(g); !clock.empty()) s += "  " + clock;
   if (g.options_size()) {
     s += "  options:";
     for (const auto& o : g.options()) s += " " + o;
@@ -116,6 +117,9 @@ int main(int argc, char** argv) {
   create->add_option("--side", side, "Your side: soviet, german or random")
       ->check(CLI::IsMember({"soviet", "german", "random"}));
   create->add_flag("--private", priv, "Only a player with the invite code can join");
+  std::string time_per_move;
+  create->add_option("--time", time_per_move,
+                     "Time per move, e.g. 3d, 12h or 90m: a player who lets it run out loses (default: untimed)");
   create->add_option("--option", options,
                      "An optional rule by key (repeatable): limited_german_activation, "
                      "red_army_flexibility, limited_bonus, red_army_elastic_defense");
@@ -352,6 +356,11 @@ int main(int argc, char** argv) {
                                    : wire::CHOOSE_RANDOM);
     c->set_private_(priv);
     for (const auto& o : options) c->add_options(o);
+    if (!time_per_move.empty()) {
+      const auto seconds = cli::parse_duration(time_per_move);
+      if (!seconds) return fail(g, "--time takes a number and a unit: 3d, 12h, 90m or 45s.", cli::kUsage);
+      c->set_move_seconds(*seconds);
+    }
     auto reply = s.call(m, &why);
     if (!reply) return fail(g, why);
     if (!reply->has_game_created()) return fail(g, "The server did not create a game.");

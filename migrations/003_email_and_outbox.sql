@@ -1,6 +1,7 @@
 -- counterattackd schema 3: e-mail addresses for turn notices, and the outbox
 -- the mailer sends from. An address gets mail only once its owner has entered
--- the code mailed to it; the code itself is never stored, only its hash.
+-- the code mailed to it; the users table keeps only the code's hash (the mail
+-- that carries it waits in the outbox until the mail server has taken it).
 
 ALTER TABLE users ADD COLUMN email TEXT NOT NULL DEFAULT '';
 ALTER TABLE users ADD COLUMN email_confirmed INTEGER NOT NULL DEFAULT 0;

@@ -29,6 +29,8 @@ constexpr std::size_t kMaxWaitingHashes = 64;
 // A code holds this long, and this many wrong ones in ten minutes stop a player's tries.
 constexpr std::int64_t kEmailCodeSeconds = 3600;
 constexpr int kEmailCodeFailures = 5;
+// One address is mailed at most this many codes an hour, whoever asks.
+constexpr int kEmailCodesPerRecipient = 3;
 
 wire::ServerMessage error_message(wire::ErrorCode code, const std::string& message) {
   wire::ServerMessage m;
@@ -99,6 +101,8 @@ Accounts::Accounts(Storage& storage, const Config& config, Mailer& mailer)
       login_failures_by_address_(config.login_failures_per_address, std::chrono::seconds(config.login_window_seconds)),
       registrations_by_address_(config.registrations_per_address_per_hour, std::chrono::hours(1)),
       email_changes_by_user_(config.email_changes_per_hour, std::chrono::hours(1)),
+      email_codes_by_recipient_(kEmailCodesPerRecipient, std::chrono::hours(1)),
+      email_codes_by_address_(config.email_codes_per_address_per_hour, std::chrono::hours(1)),
       email_code_failures_by_user_(kEmailCodeFailures, std::chrono::minutes(10)) {
   char out[crypto_pwhash_STRBYTES];
   const std::string pw = random_hex(16);
@@ -295,13 +299,37 @@ void Accounts::get_account(std::int64_t user_id, std::function<void(wire::Server
   done(std::move(m));
 }
 
-void Accounts::set_email(std::int64_t user_id, const std::string& address, std::function<void(wire::ServerMessage)> done) {
+namespace {
+
+wire::ServerMessage account_message(const std::string& name, const std::string& email, bool confirmed, bool enabled) {
+  wire::ServerMessage m;
+  auto* a = m.mutable_account();
+  a->set_name(name);
+  a->set_email(email);
+  a->set_email_confirmed(confirmed);
+  a->set_mail_enabled(enabled);
+  return m;
+}
+
+}  // namespace
+
+void Accounts::set_email(std::int64_t user_id, const std::string& name, const std::string& address,
+                         const std::string& client_address, std::function<void(wire::ServerMessage)> done) {
   if (!mailer_.enabled()) return done(error_message(wire::UNAVAILABLE, "This server sends no e-mail."));
   if (!address.empty()) {
     if (auto why = Mailer::check_address(address); !why.empty()) return done(error_message(wire::BAD_REQUEST, why));
-    // Each address set is mailed a code: a player cannot make the server mail strangers at will.
-    if (!email_changes_by_user_.take(std::to_string(user_id))) {
+    const std::string recipient = to_lower(address);
+    if (!email_changes_by_user_.begin(std::to_string(user_id))) {
       return done(error_message(wire::RATE_LIMITED, "Too many addresses set in the last hour; try again later."));
+    }
+    const bool recipient_ok = email_codes_by_recipient_.begin(recipient);
+    const bool client_ok = client_address.empty() || email_codes_by_address_.begin(client_address);
+    email_changes_by_user_.end(std::to_string(user_id), recipient_ok && client_ok);
+    if (recipient_ok) email_codes_by_recipient_.end(recipient, client_ok);
+    if (client_ok && !client_address.empty()) email_codes_by_address_.end(client_address, recipient_ok);
+    if (!recipient_ok || !client_ok) {
+      return done(error_message(wire::RATE_LIMITED, recipient_ok ? "Too many addresses set from your address; try again later."
+                                                                 : "That address was sent codes enough this hour; try again later."));
     }
   }
   const std::string code = address.empty() ? "" : random_hex(4);
@@ -313,8 +341,10 @@ void Accounts::set_email(std::int64_t user_id, const std::string& address, std::
         db.prepare("UPDATE users SET email = ?, email_confirmed = 0, email_code_hash = ?, email_code_expires_unix = ? WHERE id = ?")
             .run(address, code_hash, expires, user_id);
       },
-      [this, user_id, address, code, done = std::move(done)](bool ok) {
+      [this, user_id, name, address, code, done = std::move(done)](bool ok) {
         if (!ok) return done(error_message(wire::INTERNAL, "The address could not be stored; try again."));
+        // Again, in commit order: a confirmation stored just before may have put the old one back.
+        mailer_.forget(user_id);
         if (!code.empty()) {
           mailer_.queue(address, "Your Counterattack confirmation code: " + code,
                         "Hello,\n\nto have your Counterattack turn notices sent to this address, run\n\n"
@@ -323,11 +353,12 @@ void Accounts::set_email(std::int64_t user_id, const std::string& address, std::
                         "If you did not ask for this, ignore this mail: nothing more will be sent.\n");
           log::info("e-mail address set", {{"user_id", std::to_string(user_id)}});
         }
-        get_account(user_id, std::move(done));
+        done(account_message(name, address, false, true));
       });
 }
 
-void Accounts::confirm_email(std::int64_t user_id, const std::string& code, std::function<void(wire::ServerMessage)> done) {
+void Accounts::confirm_email(std::int64_t user_id, const std::string& name, const std::string& code,
+                             std::function<void(wire::ServerMessage)> done) {
   if (!mailer_.enabled()) return done(error_message(wire::UNAVAILABLE, "This server sends no e-mail."));
   const std::string key = std::to_string(user_id);
   if (!email_code_failures_by_user_.begin(key)) {
@@ -353,7 +384,7 @@ void Accounts::confirm_email(std::int64_t user_id, const std::string& code, std:
   const std::string given = sha256_hex(to_lower(code));  // as typed, in either case
   const bool match = !row.code_hash.empty() && row.code_hash.size() == given.size() &&
                      sodium_memcmp(row.code_hash.data(), given.data(), given.size()) == 0;
-  email_code_failures_by_user_.end(key, !match);
+  email_code_failures_by_user_.end(key, !row.code_hash.empty() && !match);
   if (row.email.empty() || row.code_hash.empty()) {
     return done(error_message(wire::CONFLICT, "No address waits for a code: set one first."));
   }
@@ -361,20 +392,19 @@ void Accounts::confirm_email(std::int64_t user_id, const std::string& code, std:
   if (row.expires <= unix_now()) {
     return done(error_message(wire::BAD_REQUEST, "That code has expired; set the address again for a new one."));
   }
+  auto confirmed = std::make_shared<bool>(false);
   storage_.write(
-      [user_id, h = row.code_hash](Db& db) {
+      [user_id, h = row.code_hash, confirmed](Db& db) {
         // Only the address that code was mailed to: a change meanwhile made a new code.
         db.prepare("UPDATE users SET email_confirmed = 1, email_code_hash = '' WHERE id = ? AND email_code_hash = ?").run(user_id, h);
+        *confirmed = db.changes() == 1;
       },
-      [this, user_id, email = row.email, done = std::move(done)](bool ok) {
+      [this, user_id, name, email = row.email, confirmed, done = std::move(done)](bool ok) {
         if (!ok) return done(error_message(wire::INTERNAL, "The confirmation could not be stored; try again."));
-        get_account(user_id, [this, user_id, email, done](wire::ServerMessage m) {
-          if (m.account().email_confirmed() && m.account().email() == email) {
-            mailer_.confirmed(user_id, email);
-            log::info("e-mail address confirmed", {{"user_id", std::to_string(user_id)}});
-          }
-          done(std::move(m));
-        });
+        if (!*confirmed) return done(error_message(wire::CONFLICT, "The address changed meanwhile; confirm the new one."));
+        mailer_.confirmed(user_id, email);
+        log::info("e-mail address confirmed", {{"user_id", std::to_string(user_id)}});
+        done(account_message(name, email, true, true));
       });
 }
 

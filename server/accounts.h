@@ -69,8 +69,11 @@ class Accounts {
   // E-mail for turn notices (see wire.proto): each answers the caller with
   // Account or an error, once what it changed is durable.
   void get_account(std::int64_t user_id, std::function<void(wire::ServerMessage)> done);
-  void set_email(std::int64_t user_id, const std::string& address, std::function<void(wire::ServerMessage)> done);
-  void confirm_email(std::int64_t user_id, const std::string& code, std::function<void(wire::ServerMessage)> done);
+  // `client_address` as for register_user: empty for loopback and trusted proxies.
+  void set_email(std::int64_t user_id, const std::string& name, const std::string& address,
+                 const std::string& client_address, std::function<void(wire::ServerMessage)> done);
+  void confirm_email(std::int64_t user_id, const std::string& name, const std::string& code,
+                     std::function<void(wire::ServerMessage)> done);
 
   // Deletes expired sessions.
   void purge_expired();
@@ -88,8 +91,10 @@ class Accounts {
 
   // Failed logins by lower-case name and by client address, and registrations by address.
   RecentAttempts login_failures_by_name_, login_failures_by_address_, registrations_by_address_;
-  // Addresses set per player (each is mailed a code), and wrong codes per player.
-  RecentAttempts email_changes_by_user_, email_code_failures_by_user_;
+  // Each address set is mailed a code: limited per player, per recipient and per
+  // client address, so that nobody makes the server mail strangers at will.
+  RecentAttempts email_changes_by_user_, email_codes_by_recipient_, email_codes_by_address_;
+  RecentAttempts email_code_failures_by_user_;  // wrong codes
 };
 
 }  // namespace counterattack::server

@@ -49,8 +49,13 @@ struct Config {
   std::string mail_from = "counterattackd@localhost";
   std::string public_url;                     // how players reach this server, named in the mail
   int email_changes_per_hour = 5;             // per player: each sends a code to some address
+  int email_codes_per_address_per_hour = 10;  // per client address, loopback not counted
   int mail_attempts = 8;                      // a message the SMTP server keeps refusing is dropped after these
   int mail_retry_seconds = 30;                // before the second attempt; each later wait doubles, up to an hour
+
+  // Time per move: the bounds a game's creator chooses within.
+  std::int64_t min_move_seconds = 3600;
+  std::int64_t max_move_seconds = 30 * 86400;
 
   // Storage and games
   std::string synchronous = "full";           // SQLite: "full" (durable) or "normal"

@@ -173,7 +173,7 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
       auto& q = db.prepare(
           "SELECT g.scenario, g.options, g.seed, g.seed_commitment, g.creator_id, COALESCE(g.soviet_id, 0),"
           " COALESCE(g.german_id, 0), g.private, g.invite_code, g.status, g.result, g.result_reason, g.created_unix,"
-          " COALESCE(s.name, ''), COALESCE(d.name, '')"
+          " COALESCE(s.name, ''), COALESCE(d.name, ''), g.move_seconds, g.deadline_unix"
           " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id WHERE g.id = ?");
       q.bind_all(id);
       bool any = false;
@@ -194,6 +194,8 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
         g->created_unix = q.integer(12);
         g->name[0] = q.text(13);
         g->name[1] = q.text(14);
+        g->move_seconds = q.integer(15);
+        g->deadline_unix = q.integer(16);
       }
       if (!any) return false;
       auto& s = db.prepare("SELECT version, state, dice FROM snapshots WHERE game_id = ? ORDER BY version DESC LIMIT 1");
@@ -305,6 +307,8 @@ wire::GameSummary GameService::summary(const Game& g, int your_side) const {
   s.set_seed_commitment(g.commitment);
   s.set_your_side(your_side == 0 ? "soviet" : your_side == 1 ? "german" : "");
   s.set_turn(g.committed_turn);
+  s.set_move_seconds(g.move_seconds);
+  if (g.status == Game::Status::Playing) s.set_deadline_unix(g.deadline_unix);
   return s;
 }
 
@@ -636,6 +640,7 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
   }
 
   const game::Side who = side_enum(side);
+  const game::Side deciding = g->match->decider();
   Applied a = g->match->apply(who, req.order());
   if (!a.accepted) {
     // A refusal was judged against every order applied so far: if one of those
@@ -706,9 +711,12 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
                                        static_cast<std::int64_t>(g->match->state_hash())});
   const game::Side decider = g->match->decider();
   const int turn = g->match->turn();
+  // The time per move starts afresh for a player each time the decision passes to them.
+  std::int64_t new_deadline = 0;
+  if (g->move_seconds > 0 && decider != deciding && !finished) g->deadline_unix = new_deadline = unix_now() + g->move_seconds;
   ++g->pending;
   storage_.write(
-      [g, v, side, key, row, snapshot, finished](Db& db) {
+      [g, v, side, key, row, snapshot, finished, new_deadline](Db& db) {
         if (g->broken) throw std::runtime_error("game " + g->id + " is being reloaded");
         try {
           db.prepare(
@@ -723,6 +731,7 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
             db.prepare("UPDATE games SET status = 'finished', result = ?, result_reason = ?, updated_unix = ? WHERE id = ?")
                 .run(row->result, row->reason, unix_now(), g->id);
           }
+          if (new_deadline > 0) db.prepare("UPDATE games SET deadline_unix = ? WHERE id = ?").run(new_deadline, g->id);
         } catch (...) {
           g->broken = true;  // later orders of this game must not be stored after a gap
           throw;

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -41,12 +42,15 @@ struct Game {
   std::int64_t creator = 0;
   std::shared_ptr<const Ruleset> rules;
   std::int64_t created_unix = 0;
+  std::int64_t move_seconds = 0;  // time per move; 0: untimed
 
   // Seats: [0] Soviet, [1] German; 0 while open.
   std::int64_t user[2] = {0, 0};
   std::string name[2];
   Status status = Status::Open;
   std::string result, reason;
+  // When the player to decide (at `head`) loses by time; 0 when untimed or not playing.
+  std::int64_t deadline_unix = 0;
 
   // Play. `head` counts orders applied in memory; `committed` those durable,
   // which is all any client has been told about.
@@ -96,7 +100,7 @@ struct Game {
   int draw_offer = -1;  // the side that offered a draw, -1 when none
   // A player was mailed that the decision is theirs, and has not looked at the
   // game or played in it since: no further mail until they do.
-  bool mailed[2] = {false, false};  // the side that offered a draw, -1 when none
+  bool mailed[2] = {false, false};
 
   int side_of(std::int64_t user_id) const {
     if (user_id == 0) return -1;
@@ -132,6 +136,9 @@ class GameService {
   // Loads every game not finished (each load logs its version and state hash).
   void preload();
 
+  // Ends the games whose player to decide has let the time per move run out; called every second.
+  void expire_overdue();
+
   // The caller's connection is told of turns in the user's games that it does not watch.
   void follow_turns(const Caller& c);
   // Ends that, when the connection logs out or closes.
@@ -154,8 +161,9 @@ class GameService {
   // when no connection of the player follows turns or watches it, a mail.
   void notify_turn(Game& g, game::Side was);
   void end_game(Game& g, const std::string& result, const std::string& reason);
-  void finish_by_players(const std::shared_ptr<Game>& g, const Caller& c, const std::string& result,
-                         const std::string& reason, const std::string& what);
+  // Ends a game for a reason outside the rules; `c`, when given, is answered.
+  void finish(const std::shared_ptr<Game>& g, const std::optional<Caller>& c, const std::string& result,
+              const std::string& reason, const std::string& what);
   void compute_version(Game& g, const std::vector<game::Event>& events);
   void send_catch_up(Game& g, const Caller& c, Seat seat, Frame snapshot);
   void send_log(Game& g, const Caller& c);

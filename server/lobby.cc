@@ -57,8 +57,15 @@ void GameService::create(const Caller& c, const wire::CreateGame& req) {
     default: return c.error(wire::BAD_REQUEST, "Unknown side choice.");
   }
 
+  const std::int64_t move_seconds = req.move_seconds();
+  if (move_seconds != 0 && (move_seconds < config_.min_move_seconds || move_seconds > config_.max_move_seconds)) {
+    return c.error(wire::BAD_REQUEST, "The time per move is 0 (untimed) or from " + std::to_string(config_.min_move_seconds) +
+                                          " to " + std::to_string(config_.max_move_seconds) + " seconds.");
+  }
+
   auto g = std::make_shared<Game>();
   g->scenario = scenario;
+  g->move_seconds = move_seconds;
   g->options = options;
   g->rules = rs->second;
   randombytes_buf(g->seed.data(), g->seed.size());
@@ -87,11 +94,11 @@ void GameService::create(const Caller& c, const wire::CreateGame& req) {
       [g, opts = join_options(options)](Db& db) {
         db.prepare(
               "INSERT INTO games (id, scenario, options, seed, seed_commitment, creator_id, soviet_id, german_id, private,"
-              " invite_code, status, created_unix, updated_unix)"
-              " VALUES (?, ?, ?, ?, ?, ?, NULLIF(?, 0), NULLIF(?, 0), ?, ?, 'open', ?, ?)")
+              " invite_code, status, created_unix, updated_unix, move_seconds)"
+              " VALUES (?, ?, ?, ?, ?, ?, NULLIF(?, 0), NULLIF(?, 0), ?, ?, 'open', ?, ?, ?)")
             .run(g->id, g->scenario, opts, Blob{std::string_view(reinterpret_cast<const char*>(g->seed.data()), g->seed.size())},
                  g->commitment, g->creator, g->user[0], g->user[1], g->is_private ? 1 : 0, g->invite, g->created_unix,
-                 g->created_unix);
+                 g->created_unix, g->move_seconds);
       },
       [this, g, c, side](bool ok) {
         std::lock_guard l(g->mu);
@@ -199,12 +206,13 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
   g->user[seat] = c.user_id;
   g->name[seat] = c.name;
   g->status = Game::Status::Playing;
+  if (g->move_seconds > 0) g->deadline_unix = unix_now() + g->move_seconds;  // the first player's clock starts
   ++g->pending;
   storage_.write(
-      [g, seat, uid = c.user_id](Db& db) {
-        db.prepare(seat == 0 ? "UPDATE games SET soviet_id = ?, status = 'playing', updated_unix = ? WHERE id = ? AND status = 'open'"
-                             : "UPDATE games SET german_id = ?, status = 'playing', updated_unix = ? WHERE id = ? AND status = 'open'")
-            .run(uid, unix_now(), g->id);
+      [g, seat, uid = c.user_id, deadline = g->deadline_unix](Db& db) {
+        db.prepare(seat == 0 ? "UPDATE games SET soviet_id = ?, status = 'playing', deadline_unix = ?, updated_unix = ? WHERE id = ? AND status = 'open'"
+                             : "UPDATE games SET german_id = ?, status = 'playing', deadline_unix = ?, updated_unix = ? WHERE id = ? AND status = 'open'")
+            .run(uid, deadline, unix_now(), g->id);
         if (db.changes() != 1) throw std::runtime_error("game is not open");
       },
       [this, g, c, seat](bool ok) {
@@ -214,6 +222,7 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
           g->user[seat] = 0;
           g->name[seat].clear();
           g->status = Game::Status::Open;
+          g->deadline_unix = 0;
           return c.error(wire::INTERNAL, "Joining could not be stored; try again.");
         }
         log::info("game started", {{"game", g->id}, {"soviet", g->name[0]}, {"german", g->name[1]}});
@@ -240,24 +249,24 @@ void GameService::resign(const Caller& c, const wire::Resign& req) {
   if (side < 0) return;
   if (g->status == Game::Status::Finished) return c.error(wire::CONFLICT, "The game is over.");
   if (g->status == Game::Status::Open) {
-    finish_by_players(g, c, "Cancelled", "The game was withdrawn before anyone joined.", "resignation");
+    finish(g, c, "Cancelled", "The game was withdrawn before anyone joined.", "resignation");
   } else {
-    finish_by_players(g, c, side == 0 ? "German victory" : "Soviet victory",
+    finish(g, c, side == 0 ? "German victory" : "Soviet victory",
                       side == 0 ? "The Soviet player resigned." : "The German player resigned.", "resignation");
   }
 }
 
 // Called with g->mu held. The end is announced once it is durable; if it cannot
 // be stored, the game goes on as it was.
-void GameService::finish_by_players(const std::shared_ptr<Game>& g, const Caller& c, const std::string& result,
-                                    const std::string& reason, const std::string& what) {
+void GameService::finish(const std::shared_ptr<Game>& g, const std::optional<Caller>& c, const std::string& result,
+                         const std::string& reason, const std::string& what) {
   const auto before = g->status;
   const int offer = g->draw_offer;
   end_game(*g, result, reason);
   ++g->pending;
   storage_.write(
       [g, result, reason](Db& db) {
-        db.prepare("UPDATE games SET status = 'finished', result = ?, result_reason = ?, updated_unix = ? WHERE id = ?")
+        db.prepare("UPDATE games SET status = 'finished', result = ?, result_reason = ?, deadline_unix = 0, updated_unix = ? WHERE id = ?")
             .run(result, reason, unix_now(), g->id);
       },
       [this, g, c, before, offer, what](bool ok) {
@@ -268,12 +277,36 @@ void GameService::finish_by_players(const std::shared_ptr<Game>& g, const Caller
           g->draw_offer = offer;
           g->result.clear();
           g->reason.clear();
-          return c.error(wire::INTERNAL, "The " + what + " could not be stored; try again.");
+          if (c) c->error(wire::INTERNAL, "The " + what + " could not be stored; try again.");
+          return;
         }
         log::info("game finished", {{"game", g->id}, {"result", g->result}, {"reason", g->reason}});
-        c.ok();
+        if (c) c->ok();
         broadcast(*g, game_ended_frame(*g));
       });
+}
+
+void GameService::expire_overdue() {
+  std::vector<std::shared_ptr<Game>> timed;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [id, g] : games_) {
+      if (g->move_seconds > 0) timed.push_back(g);  // fixed at creation: read without the game's lock
+    }
+  }
+  const std::int64_t now = unix_now();
+  for (const auto& g : timed) {
+    std::lock_guard lock(g->mu);
+    // An order under way was given in time: its write moves the deadline.
+    if (g->status != Game::Status::Playing || g->pending > 0 || g->broken || g->deadline_unix == 0 || now < g->deadline_unix) {
+      continue;
+    }
+    const game::Side late = g->match->decider();
+    if (late != game::SOVIET && late != game::GERMAN) continue;
+    const bool soviet = late == game::SOVIET;
+    finish(g, std::nullopt, soviet ? "German victory" : "Soviet victory",
+           soviet ? "The Soviet player ran out of time." : "The German player ran out of time.", "time-out");
+  }
 }
 
 void GameService::offer_draw(const Caller& c, const wire::OfferDraw& req) {
@@ -310,7 +343,7 @@ void GameService::answer_draw(const Caller& c, const wire::AnswerDraw& req) {
     broadcast(*g, encode(m));
     return c.ok();
   }
-  finish_by_players(g, c, "Draw", "The players agreed a draw.", "draw");
+  finish(g, c, "Draw", "The players agreed a draw.", "draw");
 }
 
 }  // namespace counterattack::server

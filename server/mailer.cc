@@ -8,6 +8,7 @@
 #include <ctime>
 #include <future>
 #include <optional>
+#include <unordered_set>
 #include <vector>
 
 #include "log.h"
@@ -87,7 +88,6 @@ Mailer::~Mailer() { stop(); }
 
 void Mailer::start() {
   if (!enabled() || thread_.joinable()) return;
-  curl_global_init(CURL_GLOBAL_DEFAULT);
   thread_ = std::thread([this] {
     log::name_thread("ca-mail");
     loop();
@@ -171,14 +171,25 @@ void Mailer::your_turn(std::int64_t user_id, const wire::GameSummary& game) {
                      game.game_id() + "` in the counterattack shell.\n\n" +
                      "You get one such mail per game until you next look at the game or play in it.\n" +
                      "To receive none, remove your address: `counterattack email off`.\n";
+  if (game.deadline_unix() > 0) {
+    const std::time_t t = static_cast<std::time_t>(game.deadline_unix());
+    std::tm utc{};
+    gmtime_r(&t, &utc);
+    char when[64];
+    std::strftime(when, sizeof when, "%a %d %b %Y, %H:%M UTC", &utc);
+    body += "\nAnswer by " + std::string(when) + ", or the game is lost on time.\n";
+  }
   queue(to, "Your move in game " + game.game_id() + " (turn " + turn + ")", body);
 }
 
 void Mailer::loop() {
   constexpr int kBatch = 16;
+  std::unordered_set<std::int64_t> delivered;  // taken by the mail server; their removal from the outbox is not yet durable
+  int outage = 0;                              // rounds in a row that found the mail server unreachable
   while (!stopping_) {
     std::vector<Row> due;
     std::int64_t next_due = 0;
+    bool pause = false;  // the mail server cannot be reached, or the outbox cannot be written: wait, then try again
     try {
       storage_.read([&](Db& db) {
         auto& q = db.prepare(
@@ -192,44 +203,66 @@ void Mailer::loop() {
       });
     } catch (const std::exception& e) {
       log::error("outbox could not be read", {{"error", e.what()}});
+      pause = true;
     }
     for (const auto& m : due) {
       if (stopping_) return;
+      const std::string id = std::to_string(m.id);
+      Sent sent = Sent::Taken;
       std::string error;
-      const bool ok = send(m.to, m.subject, m.body, error);
-      if (stopping_ && !ok) return;  // aborted, not refused: it stays as it was
+      if (!delivered.count(m.id)) sent = send(m.to, m.subject, m.body, error);
+      if (stopping_ && sent != Sent::Taken) return;  // aborted: it stays as it was
+      if (sent == Sent::Unreachable) {
+        // Not the message's fault: nothing counts against it, and the whole outbox waits.
+        if (outage++ == 0) log::warn("mail server unreachable; the outbox waits", {{"error", error}});
+        pause = true;
+        break;
+      }
+      if (outage > 0) log::info("mail server reachable again");
+      outage = 0;
       const int attempts = m.attempts + 1;
-      const bool done = ok || attempts >= config_.mail_attempts;
-      if (ok) {
+      const bool done = sent == Sent::Taken || attempts >= config_.mail_attempts;
+      if (sent == Sent::Taken && delivered.insert(m.id).second) {
         ++sent_;
-        log::info("mail sent", {{"to", m.to}, {"subject", m.subject}});
-      } else if (done) {
-        log::error("mail dropped after its last attempt", {{"to", m.to}, {"attempts", std::to_string(attempts)}, {"error", error}});
-      } else {
-        log::warn("mail not sent; tried again later", {{"to", m.to}, {"attempts", std::to_string(attempts)}, {"error", error}});
+        log::info("mail sent", {{"id", id}});
+      } else if (sent == Sent::Refused && done) {
+        log::error("mail dropped after its last attempt", {{"id", id}, {"attempts", std::to_string(attempts)}, {"error", error}});
+      } else if (sent == Sent::Refused) {
+        log::warn("mail refused; tried again later", {{"id", id}, {"attempts", std::to_string(attempts)}, {"error", error}});
       }
       const auto wait = backoff(config_.mail_retry_seconds, attempts);
-      const auto stored = write_and_wait(storage_, [id = m.id, done, attempts, wait](Db& db) {
-        if (done) return db.prepare("DELETE FROM outbox WHERE id = ?").run(id);
-        db.prepare("UPDATE outbox SET attempts = ?, next_attempt_unix = ? WHERE id = ?").run(attempts, unix_now() + wait, id);
+      const auto stored = write_and_wait(storage_, [mid = m.id, done, attempts, wait](Db& db) {
+        if (done) return db.prepare("DELETE FROM outbox WHERE id = ?").run(mid);
+        db.prepare("UPDATE outbox SET attempts = ?, next_attempt_unix = ? WHERE id = ?").run(attempts, unix_now() + wait, mid);
       }, stopping_);
-      if (!stored) return;
+      if (!stored) return;  // stopping
+      if (!*stored) {
+        log::error("outbox could not be updated", {{"id", id}});
+        pause = true;
+        break;
+      }
+      delivered.erase(m.id);
     }
-    if (static_cast<int>(due.size()) == kBatch) continue;
-    // Until new mail is stored, or the next one to try again is due.
+    if (!pause && static_cast<int>(due.size()) == kBatch) continue;
+    // Until new mail is stored, the next one to try again is due, or the pause is over;
+    // at most a minute, so that nothing waits on a wake-up that was missed.
+    std::int64_t seconds = 60;
+    if (pause) {
+      seconds = backoff(config_.mail_retry_seconds, std::max(outage, 1));
+    } else if (next_due > 0) {
+      seconds = std::clamp<std::int64_t>(next_due - unix_now(), 1, 60);
+    }
     std::unique_lock lock(mu_);
-    const auto wait = next_due > 0 ? std::chrono::seconds(std::max<std::int64_t>(1, next_due - unix_now()))
-                                   : std::chrono::seconds(3600);
-    cv_.wait_for(lock, wait, [&] { return woken_ || stopping_; });
+    cv_.wait_for(lock, std::chrono::seconds(seconds), [&] { return (woken_ && !pause) || stopping_; });
     woken_ = false;
   }
 }
 
-bool Mailer::send(const std::string& to, const std::string& subject, const std::string& body, std::string& error) {
+Mailer::Sent Mailer::send(const std::string& to, const std::string& subject, const std::string& body, std::string& error) {
   CURL* curl = curl_easy_init();
   if (!curl) {
     error = "libcurl cannot start";
-    return false;
+    return Sent::Unreachable;
   }
   unsigned char id[12];
   randombytes_buf(id, sizeof id);
@@ -263,10 +296,15 @@ bool Mailer::send(const std::string& to, const std::string& subject, const std::
   curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, abort_when_stopping);
   curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &stopping_);
   const CURLcode rc = curl_easy_perform(curl);
-  if (rc != CURLE_OK) error = curl_easy_strerror(rc);
+  long reply = 0;  // the mail server's last reply code; 0 when it never answered
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &reply);
+  if (rc != CURLE_OK) error = std::string(curl_easy_strerror(rc)) + (reply ? " (reply " + std::to_string(reply) + ")" : "");
   curl_slist_free_all(rcpt);
   curl_easy_cleanup(curl);
-  return rc == CURLE_OK;
+  if (rc == CURLE_OK) return Sent::Taken;
+  // Refused: the server answered and said no. Otherwise it was never reached, or
+  // the conversation broke off before the message was taken.
+  return reply >= 400 ? Sent::Refused : Sent::Unreachable;
 }
 
 }  // namespace counterattack::server

@@ -21,7 +21,8 @@ namespace counterattack::server {
 
 class Mailer {
  public:
-  // Reads the confirmed addresses; sends nothing until start().
+  // Reads the confirmed addresses; sends nothing until start(). libcurl must be
+  // initialised first (curl_global_init, in main before any thread starts).
   Mailer(Storage& storage, const Config& config);
   ~Mailer();
 
@@ -48,9 +49,10 @@ class Mailer {
   std::uint64_t sent() const { return sent_; }
 
  private:
+  enum class Sent { Taken, Refused, Unreachable };
   void loop();
-  // One message to the SMTP server; false with the reason in `error`.
-  bool send(const std::string& to, const std::string& subject, const std::string& body, std::string& error);
+  // One message to the SMTP server; the reason in `error` when it was not taken.
+  Sent send(const std::string& to, const std::string& subject, const std::string& body, std::string& error);
 
   Storage& storage_;
   const Config& config_;

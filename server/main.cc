@@ -3,6 +3,7 @@
 #include <utility>  // before Asio: Boost 1.74's awaitable.hpp needs std::exchange
 
 #include <google/protobuf/stubs/logging.h>
+#include <curl/curl.h>
 #include <sodium.h>
 #include <sys/resource.h>
 
@@ -94,6 +95,10 @@ int main(int argc, char** argv) {
     return 2;
   };
   if (sodium_init() < 0) return die("libsodium cannot initialise");
+  if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) return die("libcurl cannot initialise");
+  struct CurlCleanup {
+    ~CurlCleanup() { curl_global_cleanup(); }
+  } curl_cleanup;
 
   std::string host;
   unsigned short port = 0;
@@ -155,8 +160,17 @@ int main(int argc, char** argv) {
   listener->run();
   mailer.start();
 
-  net::steady_timer purge(ioc), drain(ioc);
+  net::steady_timer purge(ioc), drain(ioc), clocks(ioc);
   schedule_purge(purge, accounts);
+  std::function<void()> tick = [&] {
+    clocks.expires_after(std::chrono::seconds(1));
+    clocks.async_wait([&](boost::system::error_code e) {
+      if (e) return;
+      games.expire_overdue();
+      tick();
+    });
+  };
+  tick();
   net::signal_set signals(ioc, SIGINT, SIGTERM);
   const auto deadline = std::make_shared<std::chrono::steady_clock::time_point>();
   std::function<void()> wait_drained = [&] {
@@ -172,6 +186,7 @@ int main(int argc, char** argv) {
     log::info("shutting down", {{"signal", std::to_string(sig)}, {"connections", std::to_string(sessions.size())}});
     listener->stop();
     purge.cancel();
+    clocks.cancel();
     sessions.shutdown_all();
     *deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
     wait_drained();

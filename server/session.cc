@@ -449,10 +449,10 @@ class WsSession : public Connection {
       case M::kGetAccount:
         return hub_.accounts.get_account(user_id_, [c = caller(rid)](wire::ServerMessage m) { c.reply(std::move(m)); });
       case M::kSetEmail:
-        return hub_.accounts.set_email(user_id_, msg.set_email().address(),
+        return hub_.accounts.set_email(user_id_, user_name_, msg.set_email().address(), address_key_,
                                        [c = caller(rid)](wire::ServerMessage m) { c.reply(std::move(m)); });
       case M::kConfirmEmail:
-        return hub_.accounts.confirm_email(user_id_, msg.confirm_email().code(),
+        return hub_.accounts.confirm_email(user_id_, user_name_, msg.confirm_email().code(),
                                            [c = caller(rid)](wire::ServerMessage m) { c.reply(std::move(m)); });
       case M::kCreateGame: return games.create(caller(rid), msg.create_game());
       case M::kJoinGame: return games.join(caller(rid), msg.join_game());

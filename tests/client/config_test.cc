@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "client.h"
 #include "config.h"
 #include "connection.h"
 
@@ -98,6 +99,25 @@ TEST(ServerUrl, HostPortAndPath) {
   EXPECT_FALSE(parse_url("ws://127.0.0.1:8443", &err));
   EXPECT_NE(err.find("must start with wss://"), std::string::npos);
   EXPECT_FALSE(parse_url("wss://host:port", &err));
+}
+
+TEST(TimePerMove, TypedAndShownAsPeopleWriteIt) {
+  EXPECT_EQ(parse_duration("3d"), 3 * 86400);
+  EXPECT_EQ(parse_duration("12h"), 12 * 3600);
+  EXPECT_EQ(parse_duration("90M"), 90 * 60);
+  EXPECT_EQ(parse_duration("45s"), 45);
+  for (const char* bad : {"", "d", "3", "3w", "-3d", "3.5d", "soviet", "private"}) EXPECT_FALSE(parse_duration(bad)) << bad;
+  EXPECT_EQ(format_duration(3 * 86400), "3d");
+  EXPECT_EQ(format_duration(2 * 86400 + 4 * 3600 + 59), "2d 4h");
+  EXPECT_EQ(format_duration(5 * 3600 + 10 * 60), "5h 10m");
+  EXPECT_EQ(format_duration(40 * 60), "40m");
+  EXPECT_EQ(format_duration(-5), "0s");
+  wire::GameSummary g;
+  EXPECT_EQ(describe_clock(g), "") << "untimed";
+  g.set_move_seconds(3 * 86400);
+  EXPECT_EQ(describe_clock(g), "3d per move");
+  g.set_deadline_unix(1000000 + 26 * 3600);
+  EXPECT_EQ(describe_clock(g, 1000000), "3d per move, 1d 2h left");
 }
 
 }  // namespace

@@ -1,0 +1,129 @@
+// Time per move, for games played over days: the player to decide has until a
+// deadline, set afresh each time the decision passes to them, and loses the
+// game when it passes. The deadline is stored: a restart keeps every clock.
+#include <ctime>
+#include <thread>
+
+#include "fixture.h"
+
+namespace counterattack::server::testing {
+namespace {
+
+class ServerClock : public ServerTest {};
+
+std::int64_t now_unix() { return static_cast<std::int64_t>(std::time(nullptr)); }
+
+wire::ServerMessage create_timed(Client& c, std::int64_t move_seconds) {
+  wire::ClientMessage m;
+  m.mutable_create_game()->set_side(wire::CHOOSE_SOVIET);
+  m.mutable_create_game()->set_move_seconds(move_seconds);
+  return c.request(m);
+}
+
+// The game's summary as its player's MyGames gives it.
+wire::GameSummary summary_of(Client& c, const std::string& id) {
+  wire::ClientMessage m;
+  m.mutable_my_games();
+  const auto reply = c.request(m);
+  for (const auto& g : reply.game_list().games()) {
+    if (g.game_id() == id) return g;
+  }
+  ADD_FAILURE() << "game " << id << " is not among the player's games";
+  return {};
+}
+
+TEST_F(ServerClock, TheTimePerMoveIsZeroOrWithinTheServersBounds) {
+  auto alice = user("alice");
+  for (std::int64_t bad : {-60, 1, 3599, 31 * 86400}) {
+    EXPECT_EQ(create_timed(*alice, bad).error().code(), wire::BAD_REQUEST) << bad;
+  }
+  auto untimed = create_timed(*alice, 0);
+  ASSERT_TRUE(untimed.has_game_created());
+  EXPECT_EQ(untimed.game_created().game().move_seconds(), 0);
+  auto timed = create_timed(*alice, 3 * 86400);
+  ASSERT_TRUE(timed.has_game_created()) << timed.DebugString();
+  EXPECT_EQ(timed.game_created().game().move_seconds(), 3 * 86400);
+  EXPECT_EQ(timed.game_created().game().deadline_unix(), 0) << "no clock runs before the game starts";
+}
+
+TEST_F(ServerClock, AnOrderThatPassesTheDecisionGivesTheOtherPlayerAFreshDeadlineThatARestartKeeps) {
+  auto alice = user("alice"), bob = user("bob");
+  auto created = create_timed(*alice, 3600);
+  ASSERT_TRUE(created.has_game_created()) << created.DebugString();
+  const std::string id = created.game_created().game().game_id();
+  const auto before_join = now_unix();
+  auto joined = bob->join(id);
+  ASSERT_TRUE(joined.has_game()) << joined.DebugString();
+  EXPECT_GE(joined.game().deadline_unix(), before_join + 3600);
+  EXPECT_LE(joined.game().deadline_unix(), now_unix() + 3600);
+
+  ASSERT_TRUE(alice->watch(id).has_game());
+  ASSERT_TRUE(bob->watch(id).has_game());
+  Player soviet(*alice, id, game::SOVIET), german(*bob, id, game::GERMAN);
+  soviet.absorb();
+  german.absorb();
+  const game::Side first = soviet.view.decision().side();
+  const auto first_deadline = summary_of(*alice, id).deadline_unix();
+  std::this_thread::sleep_for(1100ms);  // so that a fresh deadline differs from the first
+  int serial = 0;
+  while (soviet.view.decision().side() == first && serial < 300) {
+    play(soviet, german, nullptr, 1, "o" + std::to_string(serial++) + "-");
+    ASSERT_FALSE(HasFailure());
+  }
+  const auto passed_at = now_unix();
+  const auto after = summary_of(*alice, id);
+  ASSERT_NE(after.to_decide(), first);
+  EXPECT_GT(after.deadline_unix(), first_deadline);
+  EXPECT_GE(after.deadline_unix(), passed_at - 1 + 3600) << "the whole time per move, from when the decision passed";
+  EXPECT_LE(after.deadline_unix(), passed_at + 3600);
+
+  restart();
+  auto again = connect();
+  ASSERT_TRUE(again->login("alice").has_session());
+  const auto reloaded = summary_of(*again, id);
+  EXPECT_EQ(reloaded.status(), "playing");
+  EXPECT_EQ(reloaded.move_seconds(), 3600);
+  EXPECT_EQ(reloaded.deadline_unix(), after.deadline_unix());
+}
+
+TEST_F(ServerClock, APlayerWhoLetsTheTimeRunOutLosesTheGameEvenAcrossARestart) {
+  restart({}, "min_move_seconds = 1\n");
+  auto alice = user("alice"), bob = user("bob");
+  auto created = create_timed(*alice, 6);  // time enough for the restart and the watches below
+  ASSERT_TRUE(created.has_game_created()) << created.DebugString();
+  const std::string id = created.game_created().game().game_id();
+  ASSERT_TRUE(bob->join(id).has_game());
+  const auto deadline = summary_of(*alice, id).deadline_unix();
+  ASSERT_GT(deadline, 0);
+
+  restart({}, "min_move_seconds = 1\n");  // killed: the clock must come back from the database
+  alice = connect();
+  bob = connect();
+  ASSERT_TRUE(alice->login("alice").has_session());
+  ASSERT_TRUE(bob->login("bob").has_session());
+  ASSERT_TRUE(alice->watch(id).has_game());
+  ASSERT_TRUE(bob->watch(id).has_game());
+  Player soviet(*alice, id, game::SOVIET);
+  soviet.absorb();
+  const game::Side late = soviet.view.decision().side();
+  ASSERT_TRUE(late == game::SOVIET || late == game::GERMAN);
+
+  auto ended = bob->wait_for([&](const wire::ServerMessage& m) { return m.has_game_ended(); }, 15s);
+  ASSERT_TRUE(ended) << "no end by time";
+  EXPECT_GE(now_unix(), deadline) << "not before the deadline";
+  EXPECT_EQ(ended->game_ended().result(), late == game::SOVIET ? "German victory" : "Soviet victory");
+  EXPECT_EQ(ended->game_ended().reason(),
+            late == game::SOVIET ? "The Soviet player ran out of time." : "The German player ran out of time.");
+  EXPECT_FALSE(ended->game_ended().seed_hex().empty()) << "the dice seed is revealed, as at any end";
+  EXPECT_TRUE(alice->wait_for([&](const wire::ServerMessage& m) { return m.has_game_ended(); }));
+
+  Client& decider = late == game::SOVIET ? *alice : *bob;
+  auto r = decider.submit(id, "too-late", done_order());
+  EXPECT_EQ(r.error().code(), wire::CONFLICT) << r.DebugString();
+  const auto final_summary = summary_of(*alice, id);
+  EXPECT_EQ(final_summary.status(), "finished");
+  EXPECT_EQ(final_summary.deadline_unix(), 0);
+}
+
+}  // namespace
+}  // namespace counterattack::server::testing
