@@ -11,6 +11,8 @@ namespace counterattack::server {
 namespace {
 
 constexpr std::size_t kMaxOrderBytes = 4096;
+// At most this much is given back to a player whose deadline passed while the game was not loaded.
+constexpr std::int64_t kDeadlineGraceSeconds = 300;
 
 std::string hash_hex(std::uint64_t h) {
   char buf[17];
@@ -280,6 +282,12 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
   g->head = g->committed = version;
   g->committed_decider = g->match->decider();
   g->committed_turn = g->match->turn();
+  if (g->status == Game::Status::Playing && g->deadline_unix > 0) {
+    // Time the server was down, or the game was being read again, is not the
+    // player's: a deadline that passed meanwhile, or is about to, moves on a little.
+    g->deadline_unix = std::max(g->deadline_unix, unix_now() + std::min<std::int64_t>(g->move_seconds, kDeadlineGraceSeconds));
+  }
+  g->committed_deadline = g->deadline_unix;
   for (int s = 0; s < 2; ++s) g->views[s] = g->match->seat_view(viewer_of(static_cast<Seat>(s)));
   log::info("game loaded", {{"game", id},
                             {"version", std::to_string(version)},
@@ -308,7 +316,7 @@ wire::GameSummary GameService::summary(const Game& g, int your_side) const {
   s.set_your_side(your_side == 0 ? "soviet" : your_side == 1 ? "german" : "");
   s.set_turn(g.committed_turn);
   s.set_move_seconds(g.move_seconds);
-  if (g.status == Game::Status::Playing) s.set_deadline_unix(g.deadline_unix);
+  if (g.status == Game::Status::Playing) s.set_deadline_unix(g.committed_deadline);
   return s;
 }
 
@@ -638,6 +646,10 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
     g->keys.erase(slot);
     return c.error(wire::INTERNAL, "The game is being reloaded; send the order again.");
   }
+  if (end_if_overdue(g)) {
+    g->keys.erase(slot);
+    return c.error(wire::CONFLICT, "Too late: the time per move has run out, and the game ends on time.");
+  }
 
   const game::Side who = side_enum(side);
   const game::Side deciding = g->match->decider();
@@ -715,6 +727,7 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
   std::int64_t new_deadline = 0;
   if (g->move_seconds > 0 && decider != deciding && !finished) g->deadline_unix = new_deadline = unix_now() + g->move_seconds;
   ++g->pending;
+  const std::int64_t deadline_after = g->deadline_unix;
   storage_.write(
       [g, v, side, key, row, snapshot, finished, new_deadline](Db& db) {
         if (g->broken) throw std::runtime_error("game " + g->id + " is being reloaded");
@@ -728,7 +741,7 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
                 .run(g->id, v, Blob{row->state}, Blob{row->dice});
           }
           if (finished) {
-            db.prepare("UPDATE games SET status = 'finished', result = ?, result_reason = ?, updated_unix = ? WHERE id = ?")
+            db.prepare("UPDATE games SET status = 'finished', result = ?, result_reason = ?, deadline_unix = 0, updated_unix = ? WHERE id = ?")
                 .run(row->result, row->reason, unix_now(), g->id);
           }
           if (new_deadline > 0) db.prepare("UPDATE games SET deadline_unix = ? WHERE id = ?").run(new_deadline, g->id);
@@ -737,7 +750,7 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
           throw;
         }
       },
-      [this, g, c, k, v, decider, turn, finished](bool ok) {
+      [this, g, c, k, v, decider, turn, finished, deadline_after](bool ok) {
         std::lock_guard l(g->mu);
         --g->pending;
         if (!ok) {
@@ -758,6 +771,7 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
         g->committed = v;
         g->committed_decider = decider;
         g->committed_turn = turn;
+        g->committed_deadline = deadline_after;
         if (auto r = g->keys.find(k); r != g->keys.end()) r->second.committed = true;
         wire::ServerMessage ack;
         auto* oa = ack.mutable_order_accepted();

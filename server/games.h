@@ -49,8 +49,9 @@ struct Game {
   std::string name[2];
   Status status = Status::Open;
   std::string result, reason;
-  // When the player to decide (at `head`) loses by time; 0 when untimed or not playing.
-  std::int64_t deadline_unix = 0;
+  // When the player to decide loses by time, at `head` (enforced) and at
+  // `committed` (what players are told); 0 when untimed or not playing.
+  std::int64_t deadline_unix = 0, committed_deadline = 0;
 
   // Play. `head` counts orders applied in memory; `committed` those durable,
   // which is all any client has been told about.
@@ -136,8 +137,10 @@ class GameService {
   // Loads every game not finished (each load logs its version and state hash).
   void preload();
 
-  // Ends the games whose player to decide has let the time per move run out; called every second.
-  void expire_overdue();
+  // Ends the games whose player to decide has let the time per move run out;
+  // called every second. Every `sweep`th call also looks in the database for
+  // overdue games not in memory (one being reloaded after a failed write).
+  void expire_overdue(bool sweep);
 
   // The caller's connection is told of turns in the user's games that it does not watch.
   void follow_turns(const Caller& c);
@@ -161,6 +164,9 @@ class GameService {
   // when no connection of the player follows turns or watches it, a mail.
   void notify_turn(Game& g, game::Side was);
   void end_game(Game& g, const std::string& result, const std::string& reason);
+  // With g->mu held: true when the player to decide has let the time per move
+  // run out, and the game is then ended on time (once that is stored).
+  bool end_if_overdue(const std::shared_ptr<Game>& g);
   // Ends a game for a reason outside the rules; `c`, when given, is answered.
   void finish(const std::shared_ptr<Game>& g, const std::optional<Caller>& c, const std::string& result,
               const std::string& reason, const std::string& what);

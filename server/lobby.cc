@@ -225,6 +225,7 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
           g->deadline_unix = 0;
           return c.error(wire::INTERNAL, "Joining could not be stored; try again.");
         }
+        g->committed_deadline = g->deadline_unix;
         log::info("game started", {{"game", g->id}, {"soviet", g->name[0]}, {"german", g->name[1]}});
         wire::ServerMessage m;
         *m.mutable_game() = summary(*g, seat);
@@ -286,7 +287,21 @@ void GameService::finish(const std::shared_ptr<Game>& g, const std::optional<Cal
       });
 }
 
-void GameService::expire_overdue() {
+bool GameService::end_if_overdue(const std::shared_ptr<Game>& g) {
+  // An order under way was given in time: its write moves the deadline.
+  if (g->status != Game::Status::Playing || g->pending > 0 || g->broken || g->deadline_unix == 0 ||
+      unix_now() < g->deadline_unix) {
+    return false;
+  }
+  const game::Side late = g->match->decider();
+  if (late != game::SOVIET && late != game::GERMAN) return false;
+  const bool soviet = late == game::SOVIET;
+  finish(g, std::nullopt, soviet ? "German victory" : "Soviet victory",
+         soviet ? "The Soviet player ran out of time." : "The German player ran out of time.", "time-out");
+  return true;
+}
+
+void GameService::expire_overdue(bool sweep) {
   std::vector<std::shared_ptr<Game>> timed;
   {
     std::lock_guard lock(mu_);
@@ -294,18 +309,23 @@ void GameService::expire_overdue() {
       if (g->move_seconds > 0) timed.push_back(g);  // fixed at creation: read without the game's lock
     }
   }
-  const std::int64_t now = unix_now();
+  if (sweep) {
+    const auto overdue = storage_.read([](Db& db) {
+      std::vector<std::string> ids;
+      auto& q = db.prepare("SELECT id FROM games WHERE status = 'playing' AND deadline_unix BETWEEN 1 AND ?");
+      q.bind_all(unix_now());
+      while (q.step()) ids.push_back(q.text(0));
+      return ids;
+    });
+    for (const auto& id : overdue) {
+      std::lock_guard lock(mu_);
+      if (games_.count(id)) continue;
+      post_([this, id] { find(id); });  // loaded on a network thread; the next call judges it
+    }
+  }
   for (const auto& g : timed) {
     std::lock_guard lock(g->mu);
-    // An order under way was given in time: its write moves the deadline.
-    if (g->status != Game::Status::Playing || g->pending > 0 || g->broken || g->deadline_unix == 0 || now < g->deadline_unix) {
-      continue;
-    }
-    const game::Side late = g->match->decider();
-    if (late != game::SOVIET && late != game::GERMAN) continue;
-    const bool soviet = late == game::SOVIET;
-    finish(g, std::nullopt, soviet ? "German victory" : "Soviet victory",
-           soviet ? "The Soviet player ran out of time." : "The German player ran out of time.", "time-out");
+    end_if_overdue(g);
   }
 }
 

@@ -213,8 +213,14 @@ void Mailer::loop() {
       if (!delivered.count(m.id)) sent = send(m.to, m.subject, m.body, error);
       if (stopping_ && sent != Sent::Taken) return;  // aborted: it stays as it was
       if (sent == Sent::Unreachable) {
-        // Not the message's fault: nothing counts against it, and the whole outbox waits.
-        if (outage++ == 0) log::warn("mail server unreachable; the outbox waits", {{"error", error}});
+        // Not the message's fault: nothing counts against it, and the whole outbox
+        // waits. The message itself steps back too, so that one that always
+        // breaks the conversation cannot hold up the others for ever.
+        if (outage++ == 0) log::warn("mail server unreachable; the outbox waits", {{"id", id}, {"error", error}});
+        const auto wait = backoff(config_.mail_retry_seconds, outage);
+        write_and_wait(storage_, [mid = m.id, wait](Db& db) {
+          db.prepare("UPDATE outbox SET next_attempt_unix = ? WHERE id = ?").run(unix_now() + wait, mid);
+        }, stopping_);
         pause = true;
         break;
       }
@@ -295,16 +301,21 @@ Mailer::Sent Mailer::send(const std::string& to, const std::string& subject, con
   curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, abort_when_stopping);
   curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &stopping_);
+  char detail[CURL_ERROR_SIZE] = "";
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, detail);
   const CURLcode rc = curl_easy_perform(curl);
-  long reply = 0;  // the mail server's last reply code; 0 when it never answered
+  long reply = 0;  // the mail server's last reply code (greeting, login and TLS included); 0 when it never answered
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &reply);
-  if (rc != CURLE_OK) error = std::string(curl_easy_strerror(rc)) + (reply ? " (reply " + std::to_string(reply) + ")" : "");
   curl_slist_free_all(rcpt);
   curl_easy_cleanup(curl);
   if (rc == CURLE_OK) return Sent::Taken;
-  // Refused: the server answered and said no. Otherwise it was never reached, or
-  // the conversation broke off before the message was taken.
-  return reply >= 400 ? Sent::Refused : Sent::Unreachable;
+  error = std::string(detail[0] ? detail : curl_easy_strerror(rc)) + (reply ? " (reply " + std::to_string(reply) + ")" : "");
+  // Refused: a lasting no (5xx) to this message's sender, recipient or content,
+  // which libcurl reports as a failed send or an odd reply to the message. A
+  // refused login or TLS, no connection, or a "try later" (4xx) is the server's
+  // state, not the message's: the outbox waits for it.
+  const bool about_the_message = rc == CURLE_SEND_ERROR || rc == CURLE_WEIRD_SERVER_REPLY;
+  return about_the_message && reply >= 500 ? Sent::Refused : Sent::Unreachable;
 }
 
 }  // namespace counterattack::server

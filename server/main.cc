@@ -12,6 +12,8 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <atomic>
 #include <csignal>
 #include <filesystem>
 #include <iostream>
@@ -110,6 +112,7 @@ int main(int argc, char** argv) {
   if (cfg.plain && !address.is_loopback()) {
     return die("plain WebSocket (no TLS) is allowed only on a loopback address, not " + host);
   }
+  if (cfg.min_move_seconds > cfg.max_move_seconds) return die("min_move_seconds is above max_move_seconds");
   if (cfg.proxy_protocol && cfg.trusted_proxies.empty()) {
     return die("proxy_protocol is on, but trusted_proxies names no proxy to expect its header from");
   }
@@ -160,13 +163,23 @@ int main(int argc, char** argv) {
   listener->run();
   mailer.start();
 
-  net::steady_timer purge(ioc), drain(ioc), clocks(ioc);
+  net::steady_timer purge(ioc), drain(ioc);
   schedule_purge(purge, accounts);
+  // The clocks of timed games, checked every second on a strand of their own, so
+  // that the shutdown's cancel never meets a re-arming timer on another thread.
+  auto clock_strand = net::make_strand(ioc);
+  net::steady_timer clocks(clock_strand);
+  std::atomic<bool> clocks_stopped = false;
+  int ticks = 0;
   std::function<void()> tick = [&] {
     clocks.expires_after(std::chrono::seconds(1));
     clocks.async_wait([&](boost::system::error_code e) {
-      if (e) return;
-      games.expire_overdue();
+      if (e || clocks_stopped) return;
+      try {
+        games.expire_overdue(++ticks % 30 == 0);
+      } catch (const std::exception& x) {
+        log::error("clocks could not be checked", {{"error", x.what()}});
+      }
       tick();
     });
   };
@@ -186,7 +199,8 @@ int main(int argc, char** argv) {
     log::info("shutting down", {{"signal", std::to_string(sig)}, {"connections", std::to_string(sessions.size())}});
     listener->stop();
     purge.cancel();
-    clocks.cancel();
+    clocks_stopped = true;
+    net::post(clock_strand, [&] { clocks.cancel(); });
     sessions.shutdown_all();
     *deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
     wait_drained();
