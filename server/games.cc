@@ -348,35 +348,59 @@ void GameService::unfollow_turns(std::int64_t user_id, std::uint64_t peer_id) {
   while (it != end) it = it->second.first == peer_id ? online_.erase(it) : std::next(it);
 }
 
+bool GameService::away(Game& g, int seat) {
+  if (std::any_of(g.subscribers.begin(), g.subscribers.end(),
+                  [&](const auto& sub) { return sub.seat == static_cast<Seat>(seat) && !sub.peer.expired(); })) {
+    return false;
+  }
+  std::lock_guard lock(online_mu_);
+  auto [it, end] = online_.equal_range(g.user[seat]);
+  return std::none_of(it, end, [](const auto& e) { return !e.second.second.expired(); });
+}
+
+void GameService::mail_game_over(Game& g, std::int64_t actor) {
+  for (int seat = 0; seat < 2; ++seat) {
+    const auto user = g.user[seat];
+    if (user == 0 || user == actor || !mailer_.has_address(user) || !away(g, seat)) continue;
+    mailer_.game_over(user, summary(g, seat), g.reason);
+  }
+}
+
+void GameService::remind_if_late(Game& g) {
+  if (g.status != Game::Status::Playing || g.reminded || g.pending > 0 || g.committed_deadline == 0) return;
+  // With a quarter of the time per move left, a player who is away is told once.
+  if (4 * (g.committed_deadline - unix_now()) > g.move_seconds) return;
+  const game::Side decider = g.committed_decider;
+  if (decider != game::SOVIET && decider != game::GERMAN) return;
+  const int seat = decider == game::SOVIET ? 0 : 1;
+  if (!mailer_.has_address(g.user[seat]) || !away(g, seat)) return;
+  g.reminded = true;
+  mailer_.deadline_near(g.user[seat], summary(g, seat));
+}
+
 void GameService::notify_turn(Game& g, game::Side was) {
   const game::Side now = g.committed_decider;
   if (g.status != Game::Status::Playing || now == was || (now != game::SOVIET && now != game::GERMAN)) return;
   const int seat = now == game::SOVIET ? 0 : 1;
-  const auto watching = [&](std::uint64_t pid) {
-    return std::any_of(g.subscribers.begin(), g.subscribers.end(), [&](const auto& sub) { return sub.peer_id == pid; });
-  };
-  const bool present = std::any_of(g.subscribers.begin(), g.subscribers.end(), [&](const auto& sub) {
-    return sub.seat == static_cast<Seat>(seat) && !sub.peer.expired();
-  });
-  std::vector<std::shared_ptr<Peer>> to;
-  bool following = false;
-  {
-    std::lock_guard lock(online_mu_);
-    auto [it, end] = online_.equal_range(g.user[seat]);
-    for (; it != end; ++it) {
-      auto p = it->second.second.lock();
-      if (!p) continue;
-      following = true;
-      if (!watching(it->second.first)) to.push_back(std::move(p));
-    }
-  }
-  if (!present && !following) {
-    // Away: one mail per game until the player looks at it again.
+  if (away(g, seat)) {
+    // One mail per game until the player looks at it again.
     if (!g.mailed[seat] && mailer_.has_address(g.user[seat])) {
       g.mailed[seat] = true;
       mailer_.your_turn(g.user[seat], summary(g, seat));
     }
     return;
+  }
+  const auto watching = [&](std::uint64_t pid) {
+    return std::any_of(g.subscribers.begin(), g.subscribers.end(), [&](const auto& sub) { return sub.peer_id == pid; });
+  };
+  std::vector<std::shared_ptr<Peer>> to;
+  {
+    std::lock_guard lock(online_mu_);
+    auto [it, end] = online_.equal_range(g.user[seat]);
+    for (; it != end; ++it) {
+      if (watching(it->second.first)) continue;
+      if (auto p = it->second.second.lock()) to.push_back(std::move(p));
+    }
   }
   if (to.empty()) return;
   wire::ServerMessage m;
@@ -771,6 +795,7 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
         g->committed = v;
         g->committed_decider = decider;
         g->committed_turn = turn;
+        if (g->committed_deadline != deadline_after) g->reminded = false;
         g->committed_deadline = deadline_after;
         if (auto r = g->keys.find(k); r != g->keys.end()) r->second.committed = true;
         wire::ServerMessage ack;
@@ -784,6 +809,7 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
         if (finished) {
           broadcast(*g, game_ended_frame(*g));
           log::info("game finished", {{"game", g->id}, {"result", g->result}, {"version", std::to_string(v)}});
+          mail_game_over(*g, c.user_id);
         }
       });
 }

@@ -102,6 +102,7 @@ struct Game {
   // A player was mailed that the decision is theirs, and has not looked at the
   // game or played in it since: no further mail until they do.
   bool mailed[2] = {false, false};
+  bool reminded = false;  // the player to decide was mailed that the deadline is near
 
   int side_of(std::int64_t user_id) const {
     if (user_id == 0) return -1;
@@ -163,6 +164,12 @@ class GameService {
   // that player's connections that follow turns and do not watch the game, or,
   // when no connection of the player follows turns or watches it, a mail.
   void notify_turn(Game& g, game::Side was);
+  // The player of a seat has no connection watching the game or following turns.
+  bool away(Game& g, int seat);
+  // A mail to each player who is away, but `actor`, that the game is over.
+  void mail_game_over(Game& g, std::int64_t actor);
+  // A mail to the player to decide, if away, when a quarter of the time per move is left.
+  void remind_if_late(Game& g);
   void end_game(Game& g, const std::string& result, const std::string& reason);
   // With g->mu held: true when the player to decide has let the time per move
   // run out, and the game is then ended on time (once that is stored).

@@ -283,6 +283,7 @@ void GameService::finish(const std::shared_ptr<Game>& g, const std::optional<Cal
         }
         log::info("game finished", {{"game", g->id}, {"result", g->result}, {"reason", g->reason}});
         if (c) c->ok();
+        mail_game_over(*g, c ? c->user_id : 0);
         broadcast(*g, game_ended_frame(*g));
       });
 }
@@ -325,7 +326,7 @@ void GameService::expire_overdue(bool sweep) {
   }
   for (const auto& g : timed) {
     std::lock_guard lock(g->mu);
-    end_if_overdue(g);
+    if (!end_if_overdue(g)) remind_if_late(*g);
   }
 }
 

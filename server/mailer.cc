@@ -152,34 +152,65 @@ bool Mailer::has_address(std::int64_t user_id) {
   return addresses_.count(user_id) > 0;
 }
 
-void Mailer::your_turn(std::int64_t user_id, const wire::GameSummary& game) {
-  std::string to;
-  {
-    std::lock_guard lock(addresses_mu_);
-    auto it = addresses_.find(user_id);
-    if (it == addresses_.end()) return;
-    to = it->second;
-  }
+std::string Mailer::address_of(std::int64_t user_id) {
+  std::lock_guard lock(addresses_mu_);
+  auto it = addresses_.find(user_id);
+  return it == addresses_.end() ? "" : it->second;
+}
+
+std::string Mailer::opening(const wire::GameSummary& game, const std::string& what) {
   const bool soviet = game.your_side() == "soviet";
   const std::string& me = soviet ? game.soviet() : game.german();
   const std::string& them = soviet ? game.german() : game.soviet();
-  const std::string turn = std::to_string(game.turn());
+  return "Hello " + me + ",\n\n" + what + " in game " + game.game_id() + " against " + them + " (turn " +
+         std::to_string(game.turn()) + ", you play the " + (soviet ? "Soviet" : "German") + " side).\n\n";
+}
+
+std::string Mailer::how_to_answer(const wire::GameSummary& game) const {
   const std::string where = config_.public_url.empty() ? "" : " --server " + config_.public_url;
-  std::string body = "Hello " + me + ",\n\nit is your move in game " + game.game_id() + " against " + them + " (turn " +
-                     turn + ", you play the " + (soviet ? "Soviet" : "German") + " side).\n\n" +
-                     "To answer, run `counterattack" + where + " play " + game.game_id() + "`, or type `open " +
-                     game.game_id() + "` in the counterattack shell.\n\n" +
-                     "You get one such mail per game until you next look at the game or play in it.\n" +
-                     "To receive none, remove your address: `counterattack email off`.\n";
+  std::string text = "To answer, run `counterattack" + where + " play " + game.game_id() + "`, or type `open " +
+                     game.game_id() + "` in the counterattack shell.\n";
   if (game.deadline_unix() > 0) {
     const std::time_t t = static_cast<std::time_t>(game.deadline_unix());
     std::tm utc{};
     gmtime_r(&t, &utc);
     char when[64];
-    std::strftime(when, sizeof when, "%a %d %b %Y, %H:%M UTC", &utc);
-    body += "\nAnswer by " + std::string(when) + ", or the game is lost on time.\n";
+    std::strftime(when, sizeof when, "%a %d %b %Y, %H:%M:%S UTC", &utc);
+    text += "Answer by " + std::string(when) + ", or the game is lost on time.\n";
   }
-  queue(to, "Your move in game " + game.game_id() + " (turn " + turn + ")", body);
+  return text;
+}
+
+namespace {
+const char* kFooter =
+    "\nYou get these mails while you are away from your games; to receive none, remove your address:\n"
+    "`counterattack email off`.\n";
+}  // namespace
+
+void Mailer::your_turn(std::int64_t user_id, const wire::GameSummary& game) {
+  const std::string to = address_of(user_id);
+  if (to.empty()) return;
+  queue(to, "Your move in game " + game.game_id() + " (turn " + std::to_string(game.turn()) + ")",
+        opening(game, "It is your move") + how_to_answer(game) +
+            "\nYou get one such mail per game until you next look at the game or play in it.\n" + kFooter);
+}
+
+void Mailer::deadline_near(std::int64_t user_id, const wire::GameSummary& game) {
+  const std::string to = address_of(user_id);
+  if (to.empty()) return;
+  queue(to, "Your time runs out soon in game " + game.game_id(),
+        opening(game, "Your time per move is running out") + how_to_answer(game) + kFooter);
+}
+
+void Mailer::game_over(std::int64_t user_id, const wire::GameSummary& game, const std::string& reason) {
+  const std::string to = address_of(user_id);
+  if (to.empty()) return;
+  const bool soviet = game.your_side() == "soviet";
+  queue(to, "Game " + game.game_id() + " is over: " + game.result(),
+        "Hello " + (soviet ? game.soviet() : game.german()) + ",\n\ngame " + game.game_id() + " against " +
+            (soviet ? game.german() : game.soviet()) + " is over: " + game.result() + "." +
+            (reason.empty() ? "" : " " + reason) + "\n\nIts whole log, with the dice seed revealed: `counterattack export " +
+            game.game_id() + "`.\n" + kFooter);
 }
 
 void Mailer::loop() {

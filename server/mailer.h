@@ -42,14 +42,21 @@ class Mailer {
   void forget(std::int64_t user_id);
   bool has_address(std::int64_t user_id);
 
-  // The decision in a game has passed to `user_id`, who follows no turns on any
-  // connection: mails a notice when the user has a confirmed address.
+  // Notices to a player who is away, when they have a confirmed address (`game`
+  // as that player sees it): the decision has passed to them; a quarter of the
+  // time per move is left; the game is over, with its reason.
   void your_turn(std::int64_t user_id, const wire::GameSummary& game);
+  void deadline_near(std::int64_t user_id, const wire::GameSummary& game);
+  void game_over(std::int64_t user_id, const wire::GameSummary& game, const std::string& reason);
 
   std::uint64_t sent() const { return sent_; }
 
  private:
   enum class Sent { Taken, Refused, Unreachable };
+  std::string address_of(std::int64_t user_id);
+  // "Hello NAME,\n\n" and the sentence naming the game, the opponent, the turn and the side.
+  static std::string opening(const wire::GameSummary& game, const std::string& what);
+  std::string how_to_answer(const wire::GameSummary& game) const;
   void loop();
   // One message to the SMTP server; the reason in `error` when it was not taken.
   Sent send(const std::string& to, const std::string& subject, const std::string& body, std::string& error);

@@ -2,6 +2,7 @@
 // gets mail only once its code is entered, a player who is away is mailed when
 // the decision passes to them, and the outbox outlives the server.
 #include <cctype>
+#include <optional>
 #include <thread>
 
 #include "fixture.h"
@@ -214,6 +215,65 @@ TEST_F(ServerMail, APlayerAwayIsMailedWhenTheDecisionPassesToThem) {
   all = sink_.wait_for(++mails);
   ASSERT_EQ(all.size(), mails);
   EXPECT_EQ(all.back().to, "bob@example.org") << "alice, following turns, was mailed: " << all.back().data;
+}
+
+TEST_F(ServerMail, APlayerAwayIsRemindedBeforeTheTimeRunsOutAndToldHowTheGameEnded) {
+  restart({}, mail_settings(sink_.url()) + "min_move_seconds = 1\n");
+  auto alice = user("alice"), bob = user("bob");
+  std::size_t mails = confirm_address(*alice, sink_, "alice@example.org");
+  ASSERT_FALSE(HasFailure());
+  wire::ClientMessage create;
+  create.mutable_create_game()->set_side(wire::CHOOSE_SOVIET);
+  create.mutable_create_game()->set_move_seconds(8);
+  auto created = alice->request(create);
+  ASSERT_TRUE(created.has_game_created()) << created.DebugString();
+  const std::string id = created.game_created().game().game_id();
+  ASSERT_TRUE(bob->join(id).has_game());
+  ASSERT_TRUE(bob->watch(id).has_game());
+  Player german(*bob, id, game::GERMAN);
+  german.absorb();
+  static const auto sc = default_scenario();
+  Bot bob_bot(game::GERMAN, sc);
+  play_until_decision_leaves(german, bob_bot, "b");  // nothing to do when alice decides first
+  ASSERT_FALSE(HasFailure());
+
+  // alice, away, decides now: told so, reminded with a quarter of the time left, then told she lost.
+  auto all = sink_.wait_for(mails + 3, 30s);
+  ASSERT_EQ(all.size(), mails + 3);
+  EXPECT_EQ(all[mails].header("Subject").rfind("Your move in game " + id, 0), 0u) << all[mails].data;
+  EXPECT_EQ(all[mails + 1].header("Subject"), "Your time runs out soon in game " + id);
+  EXPECT_NE(body_of(all[mails + 1]).find("Answer by "), std::string::npos) << all[mails + 1].data;
+  EXPECT_EQ(all[mails + 2].header("Subject"), "Game " + id + " is over: German victory");
+  EXPECT_NE(body_of(all[mails + 2]).find("The Soviet player ran out of time."), std::string::npos) << all[mails + 2].data;
+  mails += 3;
+
+  // A player is not mailed about an end they made themselves; an opponent who is away is.
+  auto untimed_game = [&]() {
+    auto c = alice->create_game(wire::CHOOSE_SOVIET);
+    const std::string game_id = c.game_created().game().game_id();
+    EXPECT_TRUE(bob->join(game_id).has_game());
+    return game_id;
+  };
+  wire::ClientMessage resign;
+  const std::string resigned_by_alice = untimed_game();
+  resign.mutable_resign()->set_game_id(resigned_by_alice);
+  ASSERT_TRUE(alice->request(resign).has_ok());
+  const std::string resigned_by_bob = untimed_game();
+  resign.mutable_resign()->set_game_id(resigned_by_bob);
+  ASSERT_TRUE(bob->request(resign).has_ok());
+  std::optional<SmtpSink::Mail> told;  // mail leaves in order: any about her own resignation comes first
+  for (const auto until = std::chrono::steady_clock::now() + 20s; !told && std::chrono::steady_clock::now() < until;) {
+    std::this_thread::sleep_for(50ms);
+    for (const auto& m : sink_.mails()) {
+      if (m.header("Subject").starts_with("Game " + resigned_by_bob + " is over")) told = m;
+    }
+  }
+  for (const auto& m : sink_.mails()) {
+    EXPECT_FALSE(m.header("Subject").starts_with("Game " + resigned_by_alice + " is over")) << "her own resignation";
+  }
+  ASSERT_TRUE(told) << "alice was not told that bob resigned";
+  EXPECT_EQ(told->header("Subject"), "Game " + resigned_by_bob + " is over: Soviet victory");
+  EXPECT_NE(body_of(*told).find("The German player resigned."), std::string::npos) << told->data;
 }
 
 TEST_F(ServerMail, MailWaitsInTheOutboxUntilTheMailServerTakesIt) {
