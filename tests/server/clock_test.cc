@@ -57,11 +57,8 @@ TEST_F(ServerClock, AnOrderThatPassesTheDecisionGivesTheOtherPlayerAFreshDeadlin
   EXPECT_GE(joined.game().deadline_unix(), before_join + 3600);
   EXPECT_LE(joined.game().deadline_unix(), now_unix() + 3600);
 
-  ASSERT_TRUE(alice->watch(id).has_game());
-  ASSERT_TRUE(bob->watch(id).has_game());
-  Player soviet(*alice, id, game::SOVIET), german(*bob, id, game::GERMAN);
-  soviet.absorb();
-  german.absorb();
+  auto [soviet, german] = watch_as_players(*alice, *bob, id);
+  ASSERT_FALSE(HasFailure());
   const game::Side first = soviet.view.decision().side();
   const auto first_deadline = summary_of(*alice, id).deadline_unix();
   std::this_thread::sleep_for(1100ms);  // so that a fresh deadline differs from the first

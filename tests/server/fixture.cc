@@ -92,6 +92,24 @@ std::unique_ptr<Client> ServerTest::user(const std::string& name) {
   return c;
 }
 
+std::unique_ptr<Client> ServerTest::login_as(const std::string& name) {
+  auto c = connect();
+  EXPECT_TRUE(c);
+  if (!c) return c;
+  auto r = c->login(name);
+  EXPECT_TRUE(r.has_session()) << r.DebugString();
+  return c;
+}
+
+std::pair<Player, Player> watch_as_players(Client& soviet, Client& german, const std::string& game_id) {
+  EXPECT_TRUE(soviet.watch(game_id).has_game());
+  EXPECT_TRUE(german.watch(game_id).has_game());
+  std::pair<Player, Player> p{Player(soviet, game_id, game::SOVIET), Player(german, game_id, game::GERMAN)};
+  p.first.absorb();
+  p.second.absorb();
+  return p;
+}
+
 std::string ServerTest::start_game(Client& soviet, Client& german, std::vector<std::string> options) {
   auto created = soviet.create_game(wire::CHOOSE_SOVIET, false, std::move(options));
   EXPECT_TRUE(created.has_game_created()) << created.DebugString();

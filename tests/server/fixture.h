@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <utility>
 #include <memory>
 #include <string>
 
@@ -44,6 +45,8 @@ class ServerTest : public ::testing::Test {
   std::unique_ptr<Client> connect(bool tls = true);
   // A connected, registered client.
   std::unique_ptr<Client> user(const std::string& name);
+  // Another connection of an existing player, logged in.
+  std::unique_ptr<Client> login_as(const std::string& name);
   // Creates a game as Soviet by `soviet`, joined by `german`; its id.
   std::string start_game(Client& soviet, Client& german, std::vector<std::string> options = {});
 
@@ -57,6 +60,9 @@ struct PlayStats {
   std::int64_t version = 0;
   std::map<std::int64_t, game::Order> orders;  // accepted, by version
 };
+
+// Both players' views of a game, on connections that watch it from now on.
+std::pair<Player, Player> watch_as_players(Client& soviet, Client& german, const std::string& game_id);
 
 // Plays with two bots until the game ends or `max_orders` are accepted. Every
 // participant (players and the optional spectator) must receive every version.

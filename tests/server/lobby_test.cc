@@ -66,14 +66,9 @@ TEST_F(ServerLobby, APlayerNotWatchingIsToldWhenTheDecisionPassesToThem) {
   ASSERT_TRUE(alice_quiet->login("alice").has_session());
   ASSERT_TRUE(bob_quiet->login("bob").has_session());
   const std::string id = start_game(*alice, *bob);
-  auto alice_board = connect(), bob_board = connect();
-  ASSERT_TRUE(alice_board->login("alice").has_session());
-  ASSERT_TRUE(bob_board->login("bob").has_session());
-  ASSERT_TRUE(alice_board->watch(id).has_game());
-  ASSERT_TRUE(bob_board->watch(id).has_game());
-  Player soviet(*alice_board, id, game::SOVIET), german(*bob_board, id, game::GERMAN);
-  soviet.absorb();
-  german.absorb();
+  auto alice_board = login_as("alice"), bob_board = login_as("bob");
+  auto [soviet, german] = watch_as_players(*alice_board, *bob_board, id);
+  ASSERT_FALSE(HasFailure());
   const game::Side first = soviet.view.decision().side();
   ASSERT_TRUE(first == game::SOVIET || first == game::GERMAN);
   Client& lobby_first = first == game::SOVIET ? *alice : *bob;

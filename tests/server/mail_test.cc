@@ -154,14 +154,9 @@ TEST_F(ServerMail, APlayerAwayIsMailedWhenTheDecisionPassesToThem) {
   std::size_t mails = confirm_address(*alice, sink_, "alice@example.org");
   ASSERT_FALSE(HasFailure());
   const std::string id = start_game(*alice, *bob);  // alice plays the Soviet side
-  auto alice_board = connect(), bob_board = connect();
-  ASSERT_TRUE(alice_board->login("alice").has_session());
-  ASSERT_TRUE(bob_board->login("bob").has_session());
-  ASSERT_TRUE(alice_board->watch(id).has_game());
-  ASSERT_TRUE(bob_board->watch(id).has_game());
-  Player soviet(*alice_board, id, game::SOVIET), german(*bob_board, id, game::GERMAN);
-  soviet.absorb();
-  german.absorb();
+  auto alice_board = login_as("alice"), bob_board = login_as("bob");
+  auto [soviet, german] = watch_as_players(*alice_board, *bob_board, id);
+  ASSERT_FALSE(HasFailure());
   if (soviet.view.decision().side() == game::SOVIET) {
     // alice watched nothing when bob joined: told that the game starts with her.
     auto all = sink_.wait_for(++mails);
