@@ -411,6 +411,10 @@ class Shell {
       if (!m) break;
       if (game_ && game_->handle(*m)) any = true;
       if (!game_ && m->has_your_turn()) out(describe_turn(m->your_turn()));
+      if (m->has_game_ended() && !(game_ && m->game_ended().game_id() == game_->id())) {
+        const auto& e = m->game_ended();  // another game of yours, ended while you were elsewhere
+        out("Game " + e.game_id() + " is over: " + e.result() + (e.reason().empty() ? "." : " (" + e.reason() + ")."));
+      }
       if (game_) {
         for (const auto& n : game_->take_notices()) out(n);
         if (game_->needs_resync()) {

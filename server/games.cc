@@ -282,10 +282,14 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
   g->head = g->committed = version;
   g->committed_decider = g->match->decider();
   g->committed_turn = g->match->turn();
-  if (g->status == Game::Status::Playing && g->deadline_unix > 0) {
-    // Time the server was down, or the game was being read again, is not the
-    // player's: a deadline that passed meanwhile, or is about to, moves on a little.
-    g->deadline_unix = std::max(g->deadline_unix, unix_now() + std::min<std::int64_t>(g->move_seconds, kDeadlineGraceSeconds));
+  if (g->status == Game::Status::Playing && g->deadline_unix > 0 && g->deadline_unix <= unix_now()) {
+    // It passed while the game was not loaded (the server was down, or the game
+    // was being read again): that time is not the player's. A little is given
+    // back, and stored, so that each later load does not give it again.
+    g->deadline_unix = unix_now() + std::min<std::int64_t>(g->move_seconds, kDeadlineGraceSeconds);
+    storage_.write([id, d = g->deadline_unix](Db& db) {
+      db.prepare("UPDATE games SET deadline_unix = ? WHERE id = ? AND status = 'playing'").run(d, id);
+    }, nullptr);
   }
   g->committed_deadline = g->deadline_unix;
   for (int s = 0; s < 2; ++s) g->views[s] = g->match->seat_view(viewer_of(static_cast<Seat>(s)));
@@ -358,11 +362,32 @@ bool GameService::away(Game& g, int seat) {
   return std::none_of(it, end, [](const auto& e) { return !e.second.second.expired(); });
 }
 
-void GameService::mail_game_over(Game& g, std::int64_t actor) {
+std::vector<std::shared_ptr<Peer>> GameService::followers_elsewhere(Game& g, int seat) {
+  const auto watching = [&](std::uint64_t pid) {
+    return std::any_of(g.subscribers.begin(), g.subscribers.end(), [&](const auto& sub) { return sub.peer_id == pid; });
+  };
+  std::vector<std::shared_ptr<Peer>> to;
+  std::lock_guard lock(online_mu_);
+  auto [it, end] = online_.equal_range(g.user[seat]);
+  for (; it != end; ++it) {
+    if (watching(it->second.first)) continue;
+    if (auto p = it->second.second.lock()) to.push_back(std::move(p));
+  }
+  return to;
+}
+
+void GameService::tell_game_over(Game& g, std::int64_t actor) {
   for (int seat = 0; seat < 2; ++seat) {
     const auto user = g.user[seat];
-    if (user == 0 || user == actor || !mailer_.has_address(user) || !away(g, seat)) continue;
-    mailer_.game_over(user, summary(g, seat), g.reason);
+    if (user == 0 || user == actor) continue;
+    if (away(g, seat)) {
+      if (mailer_.has_address(user)) mailer_.game_over(user, summary(g, seat), g.reason);
+      continue;
+    }
+    const auto to = followers_elsewhere(g, seat);
+    if (to.empty()) continue;
+    const Frame frame = game_ended_frame(g);
+    for (const auto& p : to) p->deliver(frame);
   }
 }
 
@@ -390,18 +415,7 @@ void GameService::notify_turn(Game& g, game::Side was) {
     }
     return;
   }
-  const auto watching = [&](std::uint64_t pid) {
-    return std::any_of(g.subscribers.begin(), g.subscribers.end(), [&](const auto& sub) { return sub.peer_id == pid; });
-  };
-  std::vector<std::shared_ptr<Peer>> to;
-  {
-    std::lock_guard lock(online_mu_);
-    auto [it, end] = online_.equal_range(g.user[seat]);
-    for (; it != end; ++it) {
-      if (watching(it->second.first)) continue;
-      if (auto p = it->second.second.lock()) to.push_back(std::move(p));
-    }
-  }
+  const auto to = followers_elsewhere(g, seat);
   if (to.empty()) return;
   wire::ServerMessage m;
   *m.mutable_your_turn() = summary(g, seat);
@@ -670,8 +684,11 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
     g->keys.erase(slot);
     return c.error(wire::INTERNAL, "The game is being reloaded; send the order again.");
   }
-  if (end_if_overdue(g)) {
+  if (overdue(*g)) {
+    // Judged against the clock at its own head: an order before it that passed
+    // the decision has already moved the deadline.
     g->keys.erase(slot);
+    end_on_time(g, c.user_id);
     return c.error(wire::CONFLICT, "Too late: the time per move has run out, and the game ends on time.");
   }
 
@@ -809,7 +826,7 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
         if (finished) {
           broadcast(*g, game_ended_frame(*g));
           log::info("game finished", {{"game", g->id}, {"result", g->result}, {"version", std::to_string(v)}});
-          mail_game_over(*g, c.user_id);
+          tell_game_over(*g, c.user_id);
         }
       });
 }

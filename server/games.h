@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -166,17 +167,23 @@ class GameService {
   void notify_turn(Game& g, game::Side was);
   // The player of a seat has no connection watching the game or following turns.
   bool away(Game& g, int seat);
-  // A mail to each player who is away, but `actor`, that the game is over.
-  void mail_game_over(Game& g, std::int64_t actor);
+  // The seat's connections that follow turns and do not watch the game.
+  std::vector<std::shared_ptr<Peer>> followers_elsewhere(Game& g, int seat);
+  // Each player but `actor` who does not watch the game is told it is over: on
+  // the connections that follow turns, or by mail when away.
+  void tell_game_over(Game& g, std::int64_t actor);
   // A mail to the player to decide, if away, when a quarter of the time per move is left.
   void remind_if_late(Game& g);
   void end_game(Game& g, const std::string& result, const std::string& reason);
-  // With g->mu held: true when the player to decide has let the time per move
-  // run out, and the game is then ended on time (once that is stored).
-  bool end_if_overdue(const std::shared_ptr<Game>& g);
+  // With g->mu held: the player to decide has let the time per move run out.
+  static bool overdue(const Game& g);
+  // Ends an overdue game on time, once nothing is left to store before it;
+  // `actor` (0: nobody) is the player whose late order revealed it.
+  void end_on_time(const std::shared_ptr<Game>& g, std::int64_t actor);
   // Ends a game for a reason outside the rules; `c`, when given, is answered.
-  void finish(const std::shared_ptr<Game>& g, const std::optional<Caller>& c, const std::string& result,
-              const std::string& reason, const std::string& what);
+  // `actor` ended it (0: nobody): everyone else is told.
+  void finish(const std::shared_ptr<Game>& g, const std::optional<Caller>& c, std::int64_t actor,
+              const std::string& result, const std::string& reason, const std::string& what);
   void compute_version(Game& g, const std::vector<game::Event>& events);
   void send_catch_up(Game& g, const Caller& c, Seat seat, Frame snapshot);
   void send_log(Game& g, const Caller& c);
@@ -195,6 +202,8 @@ class GameService {
   // reading its log, does not replay it from the database each time; the
   // oldest is let go beyond kRestingGames. Under mu_.
   std::deque<std::shared_ptr<Game>> resting_;
+  // Games that could not be loaded: the sweep for overdue clocks does not try them again. Under mu_.
+  std::set<std::string> unloadable_;
   static constexpr std::size_t kRestingGames = 64;
   // Each chat message and refused order is stored: a sender's share of them is bounded.
   RecentAttempts chat_by_user_, refusals_by_user_;

@@ -250,17 +250,17 @@ void GameService::resign(const Caller& c, const wire::Resign& req) {
   if (side < 0) return;
   if (g->status == Game::Status::Finished) return c.error(wire::CONFLICT, "The game is over.");
   if (g->status == Game::Status::Open) {
-    finish(g, c, "Cancelled", "The game was withdrawn before anyone joined.", "resignation");
+    finish(g, c, c.user_id, "Cancelled", "The game was withdrawn before anyone joined.", "resignation");
   } else {
-    finish(g, c, side == 0 ? "German victory" : "Soviet victory",
+    finish(g, c, c.user_id, side == 0 ? "German victory" : "Soviet victory",
                       side == 0 ? "The Soviet player resigned." : "The German player resigned.", "resignation");
   }
 }
 
 // Called with g->mu held. The end is announced once it is durable; if it cannot
 // be stored, the game goes on as it was.
-void GameService::finish(const std::shared_ptr<Game>& g, const std::optional<Caller>& c, const std::string& result,
-                         const std::string& reason, const std::string& what) {
+void GameService::finish(const std::shared_ptr<Game>& g, const std::optional<Caller>& c, std::int64_t actor,
+                         const std::string& result, const std::string& reason, const std::string& what) {
   const auto before = g->status;
   const int offer = g->draw_offer;
   end_game(*g, result, reason);
@@ -270,7 +270,7 @@ void GameService::finish(const std::shared_ptr<Game>& g, const std::optional<Cal
         db.prepare("UPDATE games SET status = 'finished', result = ?, result_reason = ?, deadline_unix = 0, updated_unix = ? WHERE id = ?")
             .run(result, reason, unix_now(), g->id);
       },
-      [this, g, c, before, offer, what](bool ok) {
+      [this, g, c, actor, before, offer, what](bool ok) {
         std::lock_guard l(g->mu);
         --g->pending;
         if (!ok) {
@@ -283,23 +283,22 @@ void GameService::finish(const std::shared_ptr<Game>& g, const std::optional<Cal
         }
         log::info("game finished", {{"game", g->id}, {"result", g->result}, {"reason", g->reason}});
         if (c) c->ok();
-        mail_game_over(*g, c ? c->user_id : 0);
+        tell_game_over(*g, actor);
         broadcast(*g, game_ended_frame(*g));
       });
 }
 
-bool GameService::end_if_overdue(const std::shared_ptr<Game>& g) {
-  // An order under way was given in time: its write moves the deadline.
-  if (g->status != Game::Status::Playing || g->pending > 0 || g->broken || g->deadline_unix == 0 ||
-      unix_now() < g->deadline_unix) {
-    return false;
-  }
+bool GameService::overdue(const Game& g) {
+  return g.status == Game::Status::Playing && !g.broken && g.deadline_unix > 0 && unix_now() >= g.deadline_unix;
+}
+
+void GameService::end_on_time(const std::shared_ptr<Game>& g, std::int64_t actor) {
+  if (g->pending > 0) return;  // the clock looks again in a second
   const game::Side late = g->match->decider();
-  if (late != game::SOVIET && late != game::GERMAN) return false;
+  if (late != game::SOVIET && late != game::GERMAN) return;
   const bool soviet = late == game::SOVIET;
-  finish(g, std::nullopt, soviet ? "German victory" : "Soviet victory",
+  finish(g, std::nullopt, actor, soviet ? "German victory" : "Soviet victory",
          soviet ? "The Soviet player ran out of time." : "The German player ran out of time.", "time-out");
-  return true;
 }
 
 void GameService::expire_overdue(bool sweep) {
@@ -320,13 +319,21 @@ void GameService::expire_overdue(bool sweep) {
     });
     for (const auto& id : overdue) {
       std::lock_guard lock(mu_);
-      if (games_.count(id)) continue;
-      post_([this, id] { find(id); });  // loaded on a network thread; the next call judges it
+      if (games_.count(id) || unloadable_.count(id)) continue;
+      post_([this, id] {  // loaded on a network thread; the next call judges it
+        if (find(id)) return;
+        std::lock_guard l(mu_);
+        unloadable_.insert(id);
+      });
     }
   }
   for (const auto& g : timed) {
     std::lock_guard lock(g->mu);
-    if (!end_if_overdue(g)) remind_if_late(*g);
+    if (overdue(*g)) {
+      end_on_time(g, 0);
+    } else {
+      remind_if_late(*g);
+    }
   }
 }
 
@@ -364,7 +371,7 @@ void GameService::answer_draw(const Caller& c, const wire::AnswerDraw& req) {
     broadcast(*g, encode(m));
     return c.ok();
   }
-  finish(g, c, "Draw", "The players agreed a draw.", "draw");
+  finish(g, c, c.user_id, "Draw", "The players agreed a draw.", "draw");
 }
 
 }  // namespace counterattack::server

@@ -341,12 +341,15 @@ Mailer::Sent Mailer::send(const std::string& to, const std::string& subject, con
   curl_easy_cleanup(curl);
   if (rc == CURLE_OK) return Sent::Taken;
   error = std::string(detail[0] ? detail : curl_easy_strerror(rc)) + (reply ? " (reply " + std::to_string(reply) + ")" : "");
-  // Refused: a lasting no (5xx) to this message's sender, recipient or content,
-  // which libcurl reports as a failed send or an odd reply to the message. A
-  // refused login or TLS, no connection, or a "try later" (4xx) is the server's
-  // state, not the message's: the outbox waits for it.
-  const bool about_the_message = rc == CURLE_SEND_ERROR || rc == CURLE_WEIRD_SERVER_REPLY;
-  return about_the_message && reply >= 500 ? Sent::Refused : Sent::Unreachable;
+  // Refused: the server said no to this message's sender or recipient ("MAIL
+  // failed", "RCPT failed") or to its content (an odd reply after the data, which
+  // libcurl gives no text). That counts against the message. No connection, a
+  // refused greeting, login or TLS is the server's state: the outbox waits for it.
+  const std::string_view said = detail;
+  const bool about_the_message =
+      said.starts_with("MAIL failed") || said.starts_with("RCPT failed") ||
+      (rc == CURLE_WEIRD_SERVER_REPLY && reply >= 400 && !said.starts_with("Got unexpected smtp-server response"));
+  return about_the_message ? Sent::Refused : Sent::Unreachable;
 }
 
 }  // namespace counterattack::server

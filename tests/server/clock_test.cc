@@ -87,7 +87,7 @@ TEST_F(ServerClock, AnOrderThatPassesTheDecisionGivesTheOtherPlayerAFreshDeadlin
 TEST_F(ServerClock, APlayerWhoLetsTheTimeRunOutLosesTheGameButNotForTimeTheServerWasDown) {
   restart({}, "min_move_seconds = 1\n");
   auto alice = user("alice"), bob = user("bob");
-  auto created = create_timed(*alice, 6);  // after the restart, at least this long again for the watches below
+  auto created = create_timed(*alice, 12);  // after the restart, at least this long again for the watches below
   ASSERT_TRUE(created.has_game_created()) << created.DebugString();
   const std::string id = created.game_created().game().game_id();
   ASSERT_TRUE(bob->join(id).has_game());
@@ -106,7 +106,7 @@ TEST_F(ServerClock, APlayerWhoLetsTheTimeRunOutLosesTheGameButNotForTimeTheServe
   ASSERT_TRUE(bob->login("bob").has_session());
   const auto resumed = summary_of(*alice, id);
   EXPECT_EQ(resumed.status(), "playing") << "not lost for time the server was down";
-  EXPECT_GE(resumed.deadline_unix(), restarted + 6);
+  EXPECT_GE(resumed.deadline_unix(), restarted + 12);
   ASSERT_TRUE(alice->watch(id).has_game());
   ASSERT_TRUE(bob->watch(id).has_game());
   Player soviet(*alice, id, game::SOVIET);

@@ -55,7 +55,7 @@ TEST_F(ServerLobby, ChatChannelsKeepPlayersAndSpectatorsApart) {
 // connections that watch it get the delta instead, those that do not follow
 // get nothing, and nothing more is said while the decision stays with the same
 // player.
-TEST_F(ServerLobby, APlayerNotWatchingIsToldWhenTheDecisionPassesToThem) {
+TEST_F(ServerLobby, APlayerNotWatchingIsToldWhenTheDecisionPassesToThemAndWhenTheGameEnds) {
   auto alice = user("alice"), bob = user("bob");  // in the lobby: they watch nothing
   wire::ClientMessage follow;
   follow.mutable_follow_turns();
@@ -98,6 +98,21 @@ TEST_F(ServerLobby, APlayerNotWatchingIsToldWhenTheDecisionPassesToThem) {
   EXPECT_EQ(passed[0].your_turn().version(), soviet.version);
   for (Client* board : {alice_board.get(), bob_board.get()}) EXPECT_TRUE(notices(*board).empty()) << "they watch it";
   for (Client* quiet : {alice_quiet.get(), bob_quiet.get()}) EXPECT_TRUE(notices(*quiet).empty()) << "they do not follow";
+
+  // The end reaches a follower who does not watch the game, but not the player who made it.
+  wire::ClientMessage resign;
+  resign.mutable_resign()->set_game_id(id);
+  ASSERT_TRUE(bob_quiet->request(resign).has_ok());
+  auto ended = [&](Client& c) {
+    EXPECT_TRUE(c.ping().has_pong());
+    return c.take_all([&](const wire::ServerMessage& m) { return m.has_game_ended() && m.game_ended().game_id() == id; });
+  };
+  auto told = ended(*alice);
+  ASSERT_EQ(told.size(), 1u);
+  EXPECT_EQ(told[0].game_ended().reason(), "The German player resigned.");
+  EXPECT_TRUE(ended(*bob).empty()) << "bob resigned himself";
+  EXPECT_TRUE(ended(*alice_quiet).empty()) << "it does not follow";
+  EXPECT_EQ(ended(*alice_board).size(), 1u) << "it watches the game";
 }
 
 // A connection's seat is its user's. Games watched before logging in were

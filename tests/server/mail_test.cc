@@ -219,7 +219,7 @@ TEST_F(ServerMail, APlayerAwayIsRemindedBeforeTheTimeRunsOutAndToldHowTheGameEnd
   ASSERT_FALSE(HasFailure());
   wire::ClientMessage create;
   create.mutable_create_game()->set_side(wire::CHOOSE_SOVIET);
-  create.mutable_create_game()->set_move_seconds(8);
+  create.mutable_create_game()->set_move_seconds(16);  // the reminder comes with 4 s left
   auto created = alice->request(create);
   ASSERT_TRUE(created.has_game_created()) << created.DebugString();
   const std::string id = created.game_created().game().game_id();
