@@ -717,11 +717,12 @@ class Shell {
     if (reply->game_list().games().empty())
       t += "  none (new soviet|german|random creates one; join GAME joins one)\n";
     for (const auto& g : reply->game_list().games()) {
+      const std::string clock = describe_clock(g);
       t += "  " + g.game_id() + "  " + g.status() + "  Soviet " +
            (g.soviet().empty() ? "(open)" : g.soviet()) + ", German " +
            (g.german().empty() ? "(open)" : g.german()) + ", turn " + std::to_string(g.turn()) +
            (g.your_side().empty() ? "" : ", you play " + g.your_side()) +
-           (describe_clock(g).empty() ? "" : ", " + describe_clock(g)) +
+           (clock.empty() ? "" : ", " + clock) +
            (g.result().empty() ? "" : ", " + g.result()) + "\n";
     }
     out(t);

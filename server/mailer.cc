@@ -260,7 +260,6 @@ void Mailer::loop() {
       const int attempts = m.attempts + 1;
       const bool done = sent == Sent::Taken || attempts >= config_.mail_attempts;
       if (sent == Sent::Taken && delivered.insert(m.id).second) {
-        ++sent_;
         log::info("mail sent", {{"id", id}});
       } else if (sent == Sent::Refused && done) {
         log::error("mail dropped after its last attempt", {{"id", id}, {"attempts", std::to_string(attempts)}, {"error", error}});

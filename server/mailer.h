@@ -49,8 +49,6 @@ class Mailer {
   void deadline_near(std::int64_t user_id, const wire::GameSummary& game);
   void game_over(std::int64_t user_id, const wire::GameSummary& game, const std::string& reason);
 
-  std::uint64_t sent() const { return sent_; }
-
  private:
   enum class Sent { Taken, Refused, Unreachable };
   std::string address_of(std::int64_t user_id);
@@ -71,7 +69,6 @@ class Mailer {
   bool woken_ = false;             // under mu_: new mail in the outbox
   std::atomic<bool> stopping_ = false;
   std::thread thread_;
-  std::atomic<std::uint64_t> sent_ = 0;
 };
 
 }  // namespace counterattack::server
