@@ -57,6 +57,10 @@ struct Config {
   std::int64_t min_move_seconds = 3600;
   std::int64_t max_move_seconds = 30 * 86400;
 
+  // Tournaments: a round robin of n entrants makes n(n-1) games.
+  int tournament_max_players = 8;
+  int open_tournaments_per_user = 5;          // organised and not yet started
+
   // Storage and games
   std::string synchronous = "full";           // SQLite: "full" (durable) or "normal"
   int snapshot_every = 100;                   // orders between state snapshots

@@ -175,7 +175,8 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
       auto& q = db.prepare(
           "SELECT g.scenario, g.options, g.seed, g.seed_commitment, g.creator_id, COALESCE(g.soviet_id, 0),"
           " COALESCE(g.german_id, 0), g.private, g.invite_code, g.status, g.result, g.result_reason, g.created_unix,"
-          " COALESCE(s.name, ''), COALESCE(d.name, ''), g.move_seconds, g.deadline_unix"
+          " COALESCE(s.name, ''), COALESCE(d.name, ''), g.move_seconds, g.deadline_unix,"
+          " g.tournament_id"
           " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id WHERE g.id = ?");
       q.bind_all(id);
       bool any = false;
@@ -198,6 +199,7 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
         g->name[1] = q.text(14);
         g->move_seconds = q.integer(15);
         g->deadline_unix = q.integer(16);
+        g->tournament_id = q.text(17);
       }
       if (!any) return false;
       auto& s = db.prepare("SELECT version, state, dice FROM snapshots WHERE game_id = ? ORDER BY version DESC LIMIT 1");
@@ -321,6 +323,7 @@ wire::GameSummary GameService::summary(const Game& g, int your_side) const {
   s.set_turn(g.committed_turn);
   s.set_move_seconds(g.move_seconds);
   if (g.status == Game::Status::Playing) s.set_deadline_unix(g.committed_deadline);
+  s.set_tournament_id(g.tournament_id);
   return s;
 }
 
@@ -403,7 +406,7 @@ void GameService::remind_if_late(Game& g) {
   mailer_.deadline_near(g.user[seat], summary(g, seat));
 }
 
-void GameService::notify_turn(Game& g, game::Side was) {
+void GameService::notify_turn(Game& g, game::Side was, bool mail) {
   const game::Side now = g.committed_decider;
   if (g.status != Game::Status::Playing || now == was || (now != game::SOVIET && now != game::GERMAN)) return;
   const int seat = now == game::SOVIET ? 0 : 1;
@@ -411,7 +414,7 @@ void GameService::notify_turn(Game& g, game::Side was) {
     // One mail per game until the player looks at it again.
     if (!g.mailed[seat] && mailer_.has_address(g.user[seat])) {
       g.mailed[seat] = true;
-      mailer_.your_turn(g.user[seat], summary(g, seat));
+      if (mail) mailer_.your_turn(g.user[seat], summary(g, seat));
     }
     return;
   }
@@ -421,6 +424,35 @@ void GameService::notify_turn(Game& g, game::Side was) {
   *m.mutable_your_turn() = summary(g, seat);
   const Frame frame = encode(m);
   for (const auto& p : to) p->deliver(frame);
+}
+
+std::map<std::int64_t, std::vector<wire::GameSummary>> GameService::announce_started(const std::vector<std::string>& ids) {
+  std::map<std::int64_t, std::vector<wire::GameSummary>> your_move;
+  for (const auto& id : ids) {
+    auto g = find(id);
+    if (!g) continue;
+    std::lock_guard lock(g->mu);
+    const game::Side now = g->committed_decider;
+    if (now == game::SOVIET || now == game::GERMAN) {
+      const int seat = now == game::SOVIET ? 0 : 1;
+      your_move[g->user[seat]].push_back(summary(*g, seat));
+    }
+    notify_turn(*g, game::SIDE_UNSPECIFIED, false);
+  }
+  return your_move;
+}
+
+bool GameService::tell_followers(std::int64_t user_id, const Frame& frame) {
+  std::vector<std::shared_ptr<Peer>> to;
+  {
+    std::lock_guard lock(online_mu_);
+    auto [it, end] = online_.equal_range(user_id);
+    for (; it != end; ++it) {
+      if (auto p = it->second.second.lock()) to.push_back(std::move(p));
+    }
+  }
+  for (const auto& p : to) p->deliver(frame);
+  return !to.empty();
 }
 
 void GameService::broadcast(Game& g, const Frame& frame) {

@@ -44,6 +44,7 @@ struct Game {
   std::shared_ptr<const Ruleset> rules;
   std::int64_t created_unix = 0;
   std::int64_t move_seconds = 0;  // time per move; 0: untimed
+  std::string tournament_id;      // empty unless a tournament's game
 
   // Seats: [0] Soviet, [1] German; 0 while open.
   std::int64_t user[2] = {0, 0};
@@ -144,6 +145,14 @@ class GameService {
   // overdue games not in memory (one being reloaded after a failed write).
   void expire_overdue(bool sweep);
 
+  // Games a tournament has just created, stored as playing: loads them, and
+  // tells each player to decide on the connections that follow turns. A player
+  // who is away is not mailed for each game (the tournament's mail names them);
+  // returns, by user, the games in which it is that user's move.
+  std::map<std::int64_t, std::vector<wire::GameSummary>> announce_started(const std::vector<std::string>& ids);
+  // Delivers a frame to each connection of the user that follows turns; false when there is none.
+  bool tell_followers(std::int64_t user_id, const Frame& frame);
+
   // The caller's connection is told of turns in the user's games that it does not watch.
   void follow_turns(const Caller& c);
   // Ends that, when the connection logs out or closes.
@@ -164,7 +173,8 @@ class GameService {
   // When the decision has passed to a player since `was`: a your_turn notice to
   // that player's connections that follow turns and do not watch the game, or,
   // when no connection of the player follows turns or watches it, a mail.
-  void notify_turn(Game& g, game::Side was);
+  // `mail` false: a player away is marked as mailed instead (a mail of its own names the game).
+  void notify_turn(Game& g, game::Side was, bool mail = true);
   // The player of a seat has no connection watching the game or following turns.
   bool away(Game& g, int seat);
   // The seat's connections that follow turns and do not watch the game.
@@ -217,6 +227,8 @@ void no_such_game(const Caller& c, const std::string& game_id);
 // The caller's side (0 Soviet, 1 German) in g; otherwise answers NOT_FOUND
 // (a private game) or FORBIDDEN with `forbidden`, and returns -1.
 int seat_of(const Caller& c, const Game& g, const std::string& game_id, const std::string& forbidden);
+// Ids and invite codes people can read aloud: no 0/o, 1/l.
+std::string random_code(std::size_t n);
 // Optional rule keys as the games table stores them: comma-separated.
 std::string join_options(const std::vector<std::string>& options);
 std::vector<std::string> split_options(const std::string& joined);

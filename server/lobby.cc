@@ -6,20 +6,12 @@
 #include "log.h"
 
 namespace counterattack::server {
-namespace {
-
-// The caller's seat in a game, or -1 once told why not: outsiders of a
-// private game are told it does not exist.
-
-// Ids and invite codes people can read aloud: no 0/o, 1/l.
 std::string random_code(std::size_t n) {
   static const char* alphabet = "abcdefghijkmnpqrstuvwxyz23456789";
   std::string out(n, 'a');
   for (auto& ch : out) ch = alphabet[randombytes_uniform(32)];
   return out;
 }
-
-}  // namespace
 
 std::string join_options(const std::vector<std::string>& options) {
   std::string out;
@@ -137,7 +129,7 @@ void GameService::list_open(const Caller& c) {
 
 void GameService::my_games(const Caller& c) {
   struct Row {
-    std::string id, scenario, options, soviet, german, status, result, commitment;
+    std::string id, scenario, options, soviet, german, status, result, commitment, tournament_id;
     bool is_private;
     std::int64_t version;
     int side;
@@ -147,13 +139,13 @@ void GameService::my_games(const Caller& c) {
     auto& q = db.prepare(
         "SELECT g.id, g.scenario, g.options, COALESCE(s.name, ''), COALESCE(d.name, ''), g.status, g.result,"
         " g.seed_commitment, g.private, (SELECT COALESCE(MAX(version), 0) FROM orders o WHERE o.game_id = g.id),"
-        " CASE WHEN g.soviet_id = ? THEN 0 ELSE 1 END"
+        " CASE WHEN g.soviet_id = ? THEN 0 ELSE 1 END, g.tournament_id"
         " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id"
         " WHERE g.soviet_id = ? OR g.german_id = ? ORDER BY g.updated_unix DESC LIMIT 200");
     q.bind_all(c.user_id, c.user_id, c.user_id);
     while (q.step()) {
       out.push_back(Row{q.text(0), q.text(1), q.text(2), q.text(3), q.text(4), q.text(5), q.text(6), q.text(7),
-                        q.integer(8) != 0, q.integer(9), static_cast<int>(q.integer(10))});
+                        q.text(11), q.integer(8) != 0, q.integer(9), static_cast<int>(q.integer(10))});
     }
     return out;
   });
@@ -184,6 +176,7 @@ void GameService::my_games(const Caller& c) {
     s->set_result(r.result);
     s->set_seed_commitment(r.commitment);
     s->set_your_side(r.side == 0 ? "soviet" : "german");
+    s->set_tournament_id(r.tournament_id);
   }
   c.reply(std::move(m));
 }

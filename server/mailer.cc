@@ -213,6 +213,29 @@ void Mailer::game_over(std::int64_t user_id, const wire::GameSummary& game, cons
             game.game_id() + "`.\n" + kFooter);
 }
 
+void Mailer::tournament_started(std::int64_t user_id, const std::string& player, const wire::Tournament& t,
+                                const std::vector<wire::GameSummary>& your_move) {
+  const std::string to = address_of(user_id);
+  if (to.empty()) return;
+  const int opponents = t.entrants() - 1;
+  std::string body = "Hello " + player + ",\n\nthe tournament \"" + t.name() + "\" (" + t.tournament_id() +
+                     ") has started: you play " + std::to_string(2 * opponents) + " games, one with each side against each of your " +
+                     std::to_string(opponents) + (opponents == 1 ? " opponent" : " opponents") + ", with " +
+                     std::to_string(t.move_seconds() / 3600) + " hours per move.\n\n";
+  if (!your_move.empty()) {
+    body += "It is your move in these games now:\n";
+    for (const auto& g : your_move) {
+      const bool soviet = g.your_side() == "soviet";
+      body += "  " + g.game_id() + " against " + (soviet ? g.german() : g.soviet()) + " (you play the " +
+              (soviet ? "Soviet" : "German") + " side)\n";
+    }
+    body += "\n" + how_to_answer(your_move.front());
+  }
+  const std::string where = config_.public_url.empty() ? "" : " --server " + config_.public_url;
+  body += "The standings: `counterattack" + where + " tournament show " + t.tournament_id() + "`.\n" + kFooter;
+  queue(to, "The tournament \"" + t.name() + "\" has started", body);
+}
+
 void Mailer::loop() {
   constexpr int kBatch = 16;
   std::unordered_set<std::int64_t> delivered;  // taken by the mail server; their removal from the outbox is not yet durable

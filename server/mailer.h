@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include "config.h"
 #include "storage.h"
@@ -48,6 +49,9 @@ class Mailer {
   void your_turn(std::int64_t user_id, const wire::GameSummary& game);
   void deadline_near(std::int64_t user_id, const wire::GameSummary& game);
   void game_over(std::int64_t user_id, const wire::GameSummary& game, const std::string& reason);
+  // A tournament the player entered has started; `your_move`: its games that wait for them.
+  void tournament_started(std::int64_t user_id, const std::string& player, const wire::Tournament& t,
+                          const std::vector<wire::GameSummary>& your_move);
 
  private:
   enum class Sent { Taken, Refused, Unreachable };

@@ -465,6 +465,13 @@ class WsSession : public Connection {
       case M::kOfferDraw: return games.offer_draw(caller(rid), msg.offer_draw());
       case M::kAnswerDraw: return games.answer_draw(caller(rid), msg.answer_draw());
       case M::kSendChat: return games.chat(caller(rid), msg.send_chat());
+      case M::kCreateTournament: return hub_.tournaments.create(caller(rid), msg.create_tournament());
+      case M::kListTournaments: return hub_.tournaments.list(caller(rid));
+      case M::kGetTournament: return hub_.tournaments.get(caller(rid), msg.get_tournament());
+      case M::kJoinTournament: return hub_.tournaments.join(caller(rid), msg.join_tournament());
+      case M::kLeaveTournament: return hub_.tournaments.leave(caller(rid), msg.leave_tournament());
+      case M::kStartTournament: return hub_.tournaments.start(caller(rid), msg.start_tournament());
+      case M::kCancelTournament: return hub_.tournaments.cancel(caller(rid), msg.cancel_tournament());
       default: return send_error(rid, wire::BAD_REQUEST, "Unknown request.");
     }
   }

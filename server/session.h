@@ -18,6 +18,7 @@
 #include "connection_caps.h"
 #include "games.h"
 #include "peer.h"
+#include "tournaments.h"
 
 namespace counterattack::server {
 
@@ -45,6 +46,7 @@ struct Hub {
   const Config& config;
   Accounts& accounts;
   GameService& games;
+  Tournaments& tournaments;
   SessionRegistry& sessions;
   ConnectionCaps& caps;
 };

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <future>
+#include <map>
 #include <mutex>
 #include <filesystem>
 #include <fstream>
@@ -23,12 +24,74 @@
 #include "recent_attempts.h"
 #include "ruleset.h"
 #include "storage.h"
+#include "tournaments.h"
 
 namespace counterattack::server {
 namespace {
 
 using google::protobuf::util::MessageDifferencer;
 using testing::make_temp_dir;
+
+wire::GameSummary tournament_game(const std::string& soviet, const std::string& german, const std::string& result) {
+  wire::GameSummary g;
+  g.set_soviet(soviet);
+  g.set_german(german);
+  g.set_status(result.empty() ? "playing" : "finished");
+  g.set_result(result);
+  return g;
+}
+
+// Four entrants: ann and cid level on points, ann ahead on Sonneborn-Berger
+// (she beat the stronger opponent); bea and dan level on both, sharing a rank.
+TEST(ServerUnit, TournamentStandingsRankByPointsThenSonnebornBerger) {
+  const std::vector<std::string> entrants = {"ann", "bea", "cid", "dan"};
+  const std::vector<wire::GameSummary> games = {
+      tournament_game("ann", "bea", "Soviet victory"), tournament_game("bea", "ann", "Soviet victory"),
+      tournament_game("ann", "cid", "German victory"), tournament_game("cid", "ann", "German victory"),
+      tournament_game("ann", "dan", "Draw"),           tournament_game("dan", "ann", "German victory"),
+      tournament_game("bea", "cid", "German victory"), tournament_game("cid", "bea", "Draw"),
+      tournament_game("bea", "dan", "Soviet victory"), tournament_game("dan", "bea", "Soviet victory"),
+      tournament_game("cid", "dan", "Draw"),           tournament_game("dan", "cid", ""),
+  };
+  const auto table = standings(entrants, games);
+  ASSERT_EQ(table.size(), 4u);
+  std::map<std::string, wire::Standing> by;
+  for (const auto& s : table) by[s.player()] = s;
+  // ann: W bea, L bea, L cid, W cid, D dan, W dan = 3.5; cid: W ann, L ann, W bea, D bea, D dan = 3.
+  EXPECT_EQ(by["ann"].points(), 3.5);
+  EXPECT_EQ(by["cid"].points(), 3.0);
+  EXPECT_EQ(by["bea"].points(), 2.5);
+  EXPECT_EQ(by["dan"].points(), 2.0);
+  EXPECT_EQ(by["cid"].to_play(), 1);
+  EXPECT_EQ(by["dan"].to_play(), 1);
+  EXPECT_EQ(by["ann"].to_play(), 0);
+  EXPECT_EQ(by["ann"].won(), 3);
+  EXPECT_EQ(by["ann"].drawn(), 1);
+  EXPECT_EQ(by["ann"].lost(), 2);
+  // ann beat bea (2.5), cid (3) and dan (2), drew with dan: 2.5 + 3 + 2 + 1.
+  EXPECT_EQ(by["ann"].tiebreak(), 8.5);
+  EXPECT_EQ(table[0].player(), "ann");
+  EXPECT_EQ(table[0].rank(), 1);
+  EXPECT_EQ(table[1].player(), "cid");
+  EXPECT_EQ(table[1].rank(), 2);
+
+  // Level on points and tie-break: one rank for both, in order of entry.
+  const auto level = standings({"x", "y", "z"}, {tournament_game("x", "y", "Soviet victory"),
+                                                 tournament_game("y", "x", "Soviet victory"),
+                                                 tournament_game("x", "z", "Draw"), tournament_game("z", "x", "Draw"),
+                                                 tournament_game("y", "z", "Draw"), tournament_game("z", "y", "Draw")});
+  ASSERT_EQ(level.size(), 3u);
+  for (const auto& s : level) EXPECT_EQ(s.points(), 2.0) << s.player();
+  EXPECT_EQ(level[0].rank(), 1);
+  EXPECT_EQ(level[1].rank(), 1);
+  EXPECT_EQ(level[2].rank(), 1);
+  EXPECT_EQ(level[0].player(), "x");
+
+  // A result that is no win, loss or draw counts for nobody; unknown players are left out.
+  const auto odd = standings({"x", "y"}, {tournament_game("x", "y", "Cancelled"), tournament_game("x", "q", "Soviet victory")});
+  EXPECT_EQ(odd[0].points() + odd[1].points(), 0.0);
+  EXPECT_EQ(odd[0].to_play() + odd[1].to_play(), 0);
+}
 
 TEST(ServerUnit, ConfigReadsKeyValueAndJsonAndRejectsUnknownKeys) {
   const std::string dir = make_temp_dir("config");

@@ -1,0 +1,488 @@
+// Tournaments: entry, the start that creates every game of the round robin in
+// one transaction, and standings read from the games' results.
+#include "tournaments.h"
+
+#include <sodium.h>
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+#include "accounts.h"
+#include "log.h"
+
+namespace counterattack::server {
+namespace {
+
+constexpr std::size_t kMinName = 3, kMaxName = 60;
+
+// "" when a tournament name may be used. Printable ASCII only: it goes into
+// mail subjects as it is, and every client can show it.
+std::string check_name(const std::string& name) {
+  if (name.size() < kMinName || name.size() > kMaxName) {
+    return "A tournament's name has " + std::to_string(kMinName) + " to " + std::to_string(kMaxName) + " characters.";
+  }
+  if (!std::all_of(name.begin(), name.end(), [](char ch) { return ch >= 0x20 && ch <= 0x7e; })) {
+    return "A tournament's name has letters, digits, spaces and punctuation of plain ASCII only.";
+  }
+  if (name.front() == ' ' || name.back() == ' ') return "A tournament's name does not begin or end with a space.";
+  return "";
+}
+
+void no_such_tournament(const Caller& c, const std::string& id) {
+  c.error(wire::NOT_FOUND, "There is no tournament '" + id + "'.");
+}
+
+bool bad_id(const std::string& id) { return id.empty() || id.size() > 64; }
+
+// A finished game's score for the Soviet player: 1, 0.5, 0; nothing for a result that is none of these.
+std::optional<double> soviet_score(const wire::GameSummary& g) {
+  if (g.status() != "finished") return std::nullopt;
+  if (g.result() == "Soviet victory") return 1.0;
+  if (g.result() == "German victory") return 0.0;
+  if (g.result() == "Draw") return 0.5;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<wire::Standing> standings(const std::vector<std::string>& entrants,
+                                      const std::vector<wire::GameSummary>& games) {
+  std::map<std::string, std::size_t> index;
+  std::vector<wire::Standing> out(entrants.size());
+  for (std::size_t i = 0; i < entrants.size(); ++i) {
+    index[entrants[i]] = i;
+    out[i].set_player(entrants[i]);
+  }
+  struct Scored {
+    std::size_t soviet, german;
+    double soviet_score;
+  };
+  std::vector<Scored> scored;
+  for (const auto& g : games) {
+    auto s = index.find(g.soviet()), d = index.find(g.german());
+    if (s == index.end() || d == index.end()) continue;
+    auto& a = out[s->second];
+    auto& b = out[d->second];
+    const auto score = soviet_score(g);
+    if (g.status() != "finished") {
+      a.set_to_play(a.to_play() + 1);
+      b.set_to_play(b.to_play() + 1);
+    }
+    if (!score) continue;
+    scored.push_back({s->second, d->second, *score});
+    auto tally = [](wire::Standing& x, double points) {
+      x.set_points(x.points() + points);
+      if (points == 1.0) x.set_won(x.won() + 1);
+      if (points == 0.5) x.set_drawn(x.drawn() + 1);
+      if (points == 0.0) x.set_lost(x.lost() + 1);
+    };
+    tally(a, *score);
+    tally(b, 1.0 - *score);
+  }
+  // Sonneborn-Berger, from everyone's points so far.
+  for (const auto& x : scored) {
+    auto& a = out[x.soviet];
+    auto& b = out[x.german];
+    a.set_tiebreak(a.tiebreak() + x.soviet_score * out[x.german].points());
+    b.set_tiebreak(b.tiebreak() + (1.0 - x.soviet_score) * out[x.soviet].points());
+  }
+  std::stable_sort(out.begin(), out.end(), [](const wire::Standing& a, const wire::Standing& b) {
+    if (a.points() != b.points()) return a.points() > b.points();
+    return a.tiebreak() > b.tiebreak();
+  });
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const bool level = i > 0 && out[i].points() == out[i - 1].points() && out[i].tiebreak() == out[i - 1].tiebreak();
+    out[i].set_rank(level ? out[i - 1].rank() : static_cast<int>(i + 1));
+  }
+  return out;
+}
+
+Tournaments::Tournaments(Storage& storage, Rulesets rulesets, const Config& config, Mailer& mailer,
+                         GameService& games, std::function<void(std::function<void()>)> post)
+    : storage_(storage),
+      rulesets_(std::move(rulesets)),
+      config_(config),
+      mailer_(mailer),
+      games_(games),
+      post_(std::move(post)) {}
+
+void Tournaments::change(const Caller& c, const std::string& what, std::function<void(Db&, Outcome&)> op,
+                         std::function<void(const Caller&)> answer) {
+  auto out = std::make_shared<Outcome>();
+  storage_.write(
+      [op = std::move(op), out](Db& db) {
+        op(db, *out);
+        // A refusal undoes whatever the op wrote before it.
+        if (out->code != wire::ERROR_UNSPECIFIED) throw std::runtime_error(out->message);
+      },
+      [this, c, out, what, answer = std::move(answer)](bool ok) {
+        if (out->code != wire::ERROR_UNSPECIFIED) return c.error(out->code, out->message);
+        if (!ok) return c.error(wire::INTERNAL, "The " + what + " could not be stored; try again.");
+        // Reads and loading games are not for the thread that reports commits.
+        post_([this, c, out, answer] {
+          if (!out->started_games.empty()) announce(out->started_tournament, out->started_games);
+          answer(c);
+        });
+      });
+}
+
+void Tournaments::create(const Caller& c, const wire::CreateTournament& req) {
+  if (auto why = check_name(req.name()); !why.empty()) return c.error(wire::BAD_REQUEST, why);
+  const std::string scenario = req.scenario().empty() ? "counterattack" : req.scenario();
+  auto rs = rulesets_.find(scenario);
+  if (rs == rulesets_.end()) return c.error(wire::BAD_REQUEST, "Unknown scenario '" + scenario + "'.");
+  std::vector<std::string> options(req.options().begin(), req.options().end());
+  if (auto why = rs->second->check_options(options); !why.empty()) return c.error(wire::BAD_REQUEST, why);
+  if (req.move_seconds() < config_.min_move_seconds || req.move_seconds() > config_.max_move_seconds) {
+    return c.error(wire::BAD_REQUEST, "A tournament's time per move is from " + std::to_string(config_.min_move_seconds) +
+                                          " to " + std::to_string(config_.max_move_seconds) + " seconds.");
+  }
+  if (req.max_players() < 2 || req.max_players() > config_.tournament_max_players) {
+    return c.error(wire::BAD_REQUEST,
+                   "A tournament has from 2 to " + std::to_string(config_.tournament_max_players) + " players.");
+  }
+  const std::string id = random_code(10);
+  const std::string invite = req.private_() ? random_code(10) : "";
+  const int limit = config_.open_tournaments_per_user;
+  change(
+      c, "tournament",
+      [=, name = req.name(), opts = join_options(options), seconds = req.move_seconds(), max = req.max_players(),
+       priv = req.private_(), enter = req.enter(), user = c.user_id](Db& db, Outcome& out) {
+        auto& q = db.prepare("SELECT COUNT(*) FROM tournaments WHERE organiser_id = ? AND status = 'open'");
+        std::int64_t open = 0;
+        q.bind_all(user);
+        while (q.step()) open = q.integer(0);
+        if (open >= limit) {
+          return out.refuse(wire::CONFLICT, "You organise " + std::to_string(open) +
+                                                " tournaments that have not started: start or cancel one first.");
+        }
+        const auto now = unix_now();
+        db.prepare(
+              "INSERT INTO tournaments (id, name, organiser_id, scenario, options, move_seconds, max_players, private,"
+              " invite_code, status, created_unix) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?)")
+            .run(id, name, user, scenario, opts, seconds, max, priv ? 1 : 0, invite, now);
+        if (enter) {
+          db.prepare("INSERT INTO tournament_entrants (tournament_id, user_id, joined_unix) VALUES (?, ?, ?)")
+              .run(id, user, now);
+        }
+      },
+      [this, id](const Caller& to) {
+        log::info("tournament created", {{"tournament", id}, {"by", to.name}});
+        reply_with(to, id);
+      });
+}
+
+void Tournaments::start_in(Db& db, const std::string& id, Outcome& out) {
+  std::string scenario, options;
+  std::int64_t seconds = 0, organiser = 0;
+  bool priv = false;
+  auto& t = db.prepare("SELECT scenario, options, move_seconds, private, organiser_id FROM tournaments WHERE id = ?");
+  t.bind_all(id);
+  while (t.step()) {
+    scenario = t.text(0);
+    options = t.text(1);
+    seconds = t.integer(2);
+    priv = t.integer(3) != 0;
+    organiser = t.integer(4);
+  }
+  std::vector<std::int64_t> entrants;
+  auto& e = db.prepare("SELECT user_id FROM tournament_entrants WHERE tournament_id = ? ORDER BY joined_unix, user_id");
+  e.bind_all(id);
+  while (e.step()) entrants.push_back(e.integer(0));
+  if (entrants.size() < 2) return out.refuse(wire::CONFLICT, "A tournament starts with at least two entrants.");
+
+  const auto now = unix_now();
+  for (std::size_t i = 0; i < entrants.size(); ++i) {
+    for (std::size_t j = 0; j < entrants.size(); ++j) {
+      if (i == j) continue;
+      Seed seed;
+      randombytes_buf(seed.data(), seed.size());
+      const std::string_view bytes(reinterpret_cast<const char*>(seed.data()), seed.size());
+      const std::string game_id = random_code(10);
+      db.prepare(
+            "INSERT INTO games (id, scenario, options, seed, seed_commitment, creator_id, soviet_id, german_id, private,"
+            " invite_code, status, created_unix, updated_unix, move_seconds, deadline_unix, tournament_id)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '', 'playing', ?, ?, ?, ?, ?)")
+          .run(game_id, scenario, options, Blob{bytes}, Accounts::sha256_hex(bytes), organiser, entrants[i], entrants[j],
+               priv ? 1 : 0, now, now, seconds, now + seconds, id);
+      out.started_games.push_back(game_id);
+    }
+  }
+  db.prepare("UPDATE tournaments SET status = 'playing', started_unix = ? WHERE id = ?").run(now, id);
+  out.started_tournament = id;
+}
+
+void Tournaments::join(const Caller& c, const wire::JoinTournament& req) {
+  const std::string id = req.tournament_id();
+  if (bad_id(id)) return no_such_tournament(c, id);
+  change(
+      c, "entry",
+      [this, id, code = req.invite_code(), user = c.user_id](Db& db, Outcome& out) {
+        std::string status, invite;
+        bool found = false, priv = false;
+        std::int64_t max = 0, count = 0, organiser = 0;
+        auto& q = db.prepare(
+            "SELECT status, private, invite_code, max_players, organiser_id,"
+            " (SELECT COUNT(*) FROM tournament_entrants e WHERE e.tournament_id = t.id) FROM tournaments t WHERE id = ?");
+        q.bind_all(id);
+        while (q.step()) {
+          found = true;
+          status = q.text(0);
+          priv = q.integer(1) != 0;
+          invite = q.text(2);
+          max = q.integer(3);
+          organiser = q.integer(4);
+          count = q.integer(5);
+        }
+        if (!found) return out.refuse(wire::NOT_FOUND, "There is no tournament '" + id + "'.");
+        if (priv && user != organiser && code != invite) {
+          return out.refuse(wire::FORBIDDEN, "This tournament is private: entering it needs its invite code.");
+        }
+        auto& mine = db.prepare("SELECT COUNT(*) FROM tournament_entrants WHERE tournament_id = ? AND user_id = ?");
+        std::int64_t entered = 0;
+        mine.bind_all(id, user);
+        while (mine.step()) entered = mine.integer(0);
+        if (entered > 0) return out.refuse(wire::CONFLICT, "You have already entered this tournament.");
+        if (status == "cancelled") return out.refuse(wire::CONFLICT, "The tournament was cancelled.");
+        if (status != "open") return out.refuse(wire::CONFLICT, "The tournament has already started.");
+        if (count >= max) return out.refuse(wire::CONFLICT, "The tournament is full.");
+        db.prepare("INSERT INTO tournament_entrants (tournament_id, user_id, joined_unix) VALUES (?, ?, ?)")
+            .run(id, user, unix_now());
+        if (count + 1 == max) start_in(db, id, out);  // full: it starts at once
+      },
+      [this, id](const Caller& to) { reply_with(to, id); });
+}
+
+void Tournaments::leave(const Caller& c, const wire::LeaveTournament& req) {
+  const std::string id = req.tournament_id();
+  if (bad_id(id)) return no_such_tournament(c, id);
+  change(
+      c, "withdrawal",
+      [id, user = c.user_id](Db& db, Outcome& out) {
+        std::string status;
+        auto& q = db.prepare(
+            "SELECT t.status FROM tournaments t JOIN tournament_entrants e ON e.tournament_id = t.id"
+            " WHERE t.id = ? AND e.user_id = ?");
+        q.bind_all(id, user);
+        while (q.step()) status = q.text(0);
+        if (status.empty()) return out.refuse(wire::NOT_FOUND, "You have not entered a tournament '" + id + "'.");
+        if (status != "open") {
+          return out.refuse(wire::CONFLICT, "The tournament has started: resign its games instead.");
+        }
+        db.prepare("DELETE FROM tournament_entrants WHERE tournament_id = ? AND user_id = ?").run(id, user);
+      },
+      [](const Caller& to) { to.ok(); });
+}
+
+namespace {
+// True when `user` organises the tournament and it is open; else false, with the refusal in `code` and `message`.
+bool organiser_of_open(Db& db, const std::string& id, std::int64_t user, const std::string& act,
+                       wire::ErrorCode& code, std::string& message) {
+  std::string status;
+  std::int64_t organiser = 0;
+  bool priv = false, entered = false;
+  auto& q = db.prepare(
+      "SELECT status, organiser_id, private, EXISTS (SELECT 1 FROM tournament_entrants e WHERE e.tournament_id = t.id"
+      " AND e.user_id = ?) FROM tournaments t WHERE id = ?");
+  q.bind_all(user, id);
+  while (q.step()) {
+    status = q.text(0);
+    organiser = q.integer(1);
+    priv = q.integer(2) != 0;
+    entered = q.integer(3) != 0;
+  }
+  if (status.empty() || (priv && organiser != user && !entered)) {
+    code = wire::NOT_FOUND;
+    message = "There is no tournament '" + id + "'.";
+  } else if (organiser != user) {
+    code = wire::FORBIDDEN;
+    message = "Only the tournament's organiser can " + act + " it.";
+  } else if (status != "open") {
+    code = wire::CONFLICT;
+    message = status == "cancelled" ? "The tournament was cancelled." : "The tournament has already started.";
+  } else {
+    return true;
+  }
+  return false;
+}
+}  // namespace
+
+void Tournaments::start(const Caller& c, const wire::StartTournament& req) {
+  const std::string id = req.tournament_id();
+  if (bad_id(id)) return no_such_tournament(c, id);
+  change(
+      c, "start",
+      [this, id, user = c.user_id](Db& db, Outcome& out) {
+        if (!organiser_of_open(db, id, user, "start", out.code, out.message)) return;
+        start_in(db, id, out);
+      },
+      [this, id](const Caller& to) { reply_with(to, id); });
+}
+
+void Tournaments::cancel(const Caller& c, const wire::CancelTournament& req) {
+  const std::string id = req.tournament_id();
+  if (bad_id(id)) return no_such_tournament(c, id);
+  change(
+      c, "cancellation",
+      [id, user = c.user_id](Db& db, Outcome& out) {
+        if (!organiser_of_open(db, id, user, "cancel", out.code, out.message)) return;
+        db.prepare("UPDATE tournaments SET status = 'cancelled' WHERE id = ?").run(id);
+      },
+      [id](const Caller& to) {
+        log::info("tournament cancelled", {{"tournament", id}, {"by", to.name}});
+        to.ok();
+      });
+}
+
+void Tournaments::announce(const std::string& id, const std::vector<std::string>& game_ids) {
+  auto d = describe(id, false);
+  if (!d) return;
+  log::info("tournament started", {{"tournament", id},
+                                   {"entrants", std::to_string(d->entrants.size())},
+                                   {"games", std::to_string(game_ids.size())}});
+  // The tournament first, then each game's turn notice; mail to those with no connection following turns.
+  std::vector<std::pair<std::int64_t, std::string>> away;
+  for (const auto& [user, name] : d->entrants) {
+    wire::ServerMessage m;
+    *m.mutable_tournament_started() = as_seen_by(*d, user);
+    if (!games_.tell_followers(user, encode(m))) away.emplace_back(user, name);
+  }
+  auto your_move = games_.announce_started(game_ids);
+  for (const auto& [user, name] : away) mailer_.tournament_started(user, name, d->tournament, your_move[user]);
+}
+
+std::optional<Tournaments::Described> Tournaments::describe(const std::string& id, bool details) {
+  return storage_.read([&](Db& db) -> std::optional<Described> {
+    // One read transaction: the tournament, its entrants and its games at the same commit.
+    db.exec("BEGIN");
+    struct End {
+      Db& db;
+      ~End() {
+        try {
+          db.exec("COMMIT");
+        } catch (...) {
+        }
+      }
+    } end{db};
+    Described d;
+    auto& t = d.tournament;
+    bool found = false;
+    auto& q = db.prepare(
+        "SELECT t.name, u.name, t.scenario, t.options, t.move_seconds, t.max_players, t.private, t.invite_code, t.status,"
+        " t.created_unix, t.started_unix, t.organiser_id FROM tournaments t JOIN users u ON u.id = t.organiser_id"
+        " WHERE t.id = ?");
+    q.bind_all(id);
+    while (q.step()) {
+      found = true;
+      t.set_tournament_id(id);
+      t.set_name(q.text(0));
+      t.set_organiser(q.text(1));
+      t.set_scenario(q.text(2));
+      for (const auto& o : split_options(q.text(3))) t.add_options(o);
+      t.set_move_seconds(q.integer(4));
+      t.set_max_players(static_cast<int>(q.integer(5)));
+      t.set_private_(q.integer(6) != 0);
+      d.invite = q.text(7);
+      t.set_status(q.text(8));
+      t.set_created_unix(q.integer(9));
+      t.set_started_unix(q.integer(10));
+      d.organiser = q.integer(11);
+    }
+    if (!found) return std::nullopt;
+    auto& e = db.prepare(
+        "SELECT e.user_id, u.name FROM tournament_entrants e JOIN users u ON u.id = e.user_id"
+        " WHERE e.tournament_id = ? ORDER BY e.joined_unix, e.user_id");
+    e.bind_all(id);
+    while (e.step()) d.entrants.emplace_back(e.integer(0), e.text(1));
+    t.set_entrants(static_cast<int>(d.entrants.size()));
+    if (t.status() == "open" || t.status() == "cancelled") {
+      for (const auto& [user, name] : d.entrants) t.add_standings()->set_player(name);
+      return d;
+    }
+    std::vector<wire::GameSummary> games;
+    auto& g = db.prepare(
+        "SELECT g.id, COALESCE(s.name, ''), COALESCE(d.name, ''), g.status, g.result, g.move_seconds, g.deadline_unix,"
+        " g.private, (SELECT COALESCE(MAX(version), 0) FROM orders o WHERE o.game_id = g.id)"
+        " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id"
+        " WHERE g.tournament_id = ? ORDER BY g.rowid");
+    g.bind_all(id);
+    while (g.step()) {
+      wire::GameSummary s;
+      s.set_game_id(g.text(0));
+      s.set_scenario(t.scenario());
+      *s.mutable_options() = t.options();
+      s.set_soviet(g.text(1));
+      s.set_german(g.text(2));
+      s.set_status(g.text(3));
+      s.set_result(g.text(4));
+      s.set_move_seconds(g.integer(5));
+      if (s.status() == "playing") s.set_deadline_unix(g.integer(6));
+      s.set_private_(g.integer(7) != 0);
+      s.set_version(g.integer(8));
+      s.set_tournament_id(id);
+      games.push_back(std::move(s));
+    }
+    if (!games.empty() && std::all_of(games.begin(), games.end(), [](const auto& x) { return x.status() == "finished"; })) {
+      t.set_status("finished");
+    }
+    std::vector<std::string> names;
+    for (const auto& [user, name] : d.entrants) names.push_back(name);
+    for (auto& s : standings(names, games)) *t.add_standings() = std::move(s);
+    if (details) {
+      for (auto& s : games) *t.add_games() = std::move(s);
+    }
+    return d;
+  });
+}
+
+bool Tournaments::visible(const Described& d, std::int64_t user) {
+  if (!d.tournament.private_() || d.organiser == user) return true;
+  return std::any_of(d.entrants.begin(), d.entrants.end(), [&](const auto& e) { return e.first == user; });
+}
+
+wire::Tournament Tournaments::as_seen_by(const Described& d, std::int64_t user) {
+  wire::Tournament t = d.tournament;
+  t.set_entered(std::any_of(d.entrants.begin(), d.entrants.end(), [&](const auto& e) { return e.first == user; }));
+  if (d.organiser == user) t.set_invite_code(d.invite);
+  return t;
+}
+
+void Tournaments::reply_with(const Caller& c, const std::string& id) {
+  auto d = describe(id, true);
+  if (!d || !visible(*d, c.user_id)) return no_such_tournament(c, id);
+  wire::ServerMessage m;
+  *m.mutable_tournament() = as_seen_by(*d, c.user_id);
+  c.reply(std::move(m));
+}
+
+void Tournaments::get(const Caller& c, const wire::GetTournament& req) {
+  if (bad_id(req.tournament_id())) return no_such_tournament(c, req.tournament_id());
+  reply_with(c, req.tournament_id());
+}
+
+void Tournaments::list(const Caller& c) {
+  const auto ids = storage_.read([&](Db& db) {
+    std::vector<std::string> out;
+    auto& q = db.prepare(
+        "SELECT id, created_unix FROM tournaments WHERE status IN ('open', 'playing') AND private = 0"
+        " UNION SELECT id, created_unix FROM tournaments WHERE organiser_id = ?"
+        " UNION SELECT t.id, t.created_unix FROM tournament_entrants e JOIN tournaments t ON t.id = e.tournament_id"
+        " WHERE e.user_id = ? ORDER BY 2 DESC LIMIT 100");
+    q.bind_all(c.user_id, c.user_id);
+    while (q.step()) out.push_back(q.text(0));
+    return out;
+  });
+  wire::ServerMessage m;
+  auto* list = m.mutable_tournament_list();
+  for (const auto& id : ids) {
+    auto d = describe(id, false);
+    if (!d || !visible(*d, c.user_id)) continue;
+    auto t = as_seen_by(*d, c.user_id);
+    t.clear_standings();
+    *list->add_tournaments() = std::move(t);
+  }
+  c.reply(std::move(m));
+}
+
+}  // namespace counterattack::server

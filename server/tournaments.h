@@ -1,0 +1,87 @@
+// Tournaments: a round robin in which every pair of entrants plays two games,
+// one with each side. Entry while open; a start (when full, or by the
+// organiser) that creates every game at once, in one transaction; standings
+// read from the games' results. The games themselves are GameService's.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "games.h"
+#include "mailer.h"
+#include "peer.h"
+#include "ruleset.h"
+#include "storage.h"
+#include "wire.pb.h"
+
+namespace counterattack::server {
+
+class Tournaments {
+ public:
+  // `post` runs a job on a network thread (reads, and loading the games a start created).
+  Tournaments(Storage& storage, Rulesets rulesets, const Config& config, Mailer& mailer, GameService& games,
+              std::function<void(std::function<void()>)> post);
+
+  void create(const Caller& c, const wire::CreateTournament& req);
+  void list(const Caller& c);
+  void get(const Caller& c, const wire::GetTournament& req);
+  void join(const Caller& c, const wire::JoinTournament& req);
+  void leave(const Caller& c, const wire::LeaveTournament& req);
+  void start(const Caller& c, const wire::StartTournament& req);
+  void cancel(const Caller& c, const wire::CancelTournament& req);
+
+ private:
+  // What a write decided, read by its done callback: a refusal, or the games a start created.
+  struct Outcome {
+    wire::ErrorCode code = wire::ERROR_UNSPECIFIED;
+    std::string message;
+    std::string started_tournament;
+    std::vector<std::string> started_games;
+    void refuse(wire::ErrorCode c, std::string m) {
+      code = c;
+      message = std::move(m);
+    }
+  };
+  // Runs `op` in the writer's transaction; then answers the caller: the refusal
+  // the op recorded, INTERNAL when the write failed, else `answer` (on a network thread).
+  void change(const Caller& c, const std::string& what, std::function<void(Db&, Outcome&)> op,
+              std::function<void(const Caller&)> answer);
+  // Within a write: creates the games of every pair of entrants and marks the tournament playing.
+  void start_in(Db& db, const std::string& id, Outcome& out);
+  // After a start is durable: loads its games and tells the entrants.
+  void announce(const std::string& id, const std::vector<std::string>& game_ids);
+  // A tournament as stored, with its standings (and its games when `details`);
+  // nothing when there is no such tournament.
+  struct Described {
+    wire::Tournament tournament;  // as nobody in particular sees it
+    std::int64_t organiser = 0;
+    std::string invite;
+    std::vector<std::pair<std::int64_t, std::string>> entrants;  // user id, name; in order of entry
+  };
+  std::optional<Described> describe(const std::string& id, bool details);
+  // Private tournaments are seen by their organiser and entrants only.
+  static bool visible(const Described& d, std::int64_t user);
+  // With `entered`, and the invite code for its organiser.
+  static wire::Tournament as_seen_by(const Described& d, std::int64_t user);
+  void reply_with(const Caller& c, const std::string& id);
+
+  Storage& storage_;
+  Rulesets rulesets_;
+  const Config& config_;
+  Mailer& mailer_;
+  GameService& games_;
+  std::function<void(std::function<void()>)> post_;
+};
+
+// The standings of a round robin from its entrants (in order of entry) and its
+// games; a game's result counts only once it is finished.
+std::vector<wire::Standing> standings(const std::vector<std::string>& entrants,
+                                      const std::vector<wire::GameSummary>& games);
+
+}  // namespace counterattack::server

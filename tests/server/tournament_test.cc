@@ -1,0 +1,304 @@
+// Tournaments through the real server: entry, the start that makes every game
+// of the round robin at once, standings that follow the games' results, and
+// refusals that change nothing.
+#include <algorithm>
+#include <set>
+
+#include "fixture.h"
+
+namespace counterattack::server::testing {
+namespace {
+
+class ServerTournament : public ServerTest {};
+
+constexpr std::int64_t kDay = 86400;
+
+wire::ClientMessage create(const std::string& name, int max_players, bool enter = true, bool is_private = false,
+                           std::int64_t move_seconds = kDay) {
+  wire::ClientMessage m;
+  auto* c = m.mutable_create_tournament();
+  c->set_name(name);
+  c->set_max_players(max_players);
+  c->set_enter(enter);
+  c->set_private_(is_private);
+  c->set_move_seconds(move_seconds);
+  return m;
+}
+
+wire::ClientMessage join(const std::string& id, const std::string& invite = "") {
+  wire::ClientMessage m;
+  m.mutable_join_tournament()->set_tournament_id(id);
+  m.mutable_join_tournament()->set_invite_code(invite);
+  return m;
+}
+
+wire::ClientMessage get(const std::string& id) {
+  wire::ClientMessage m;
+  m.mutable_get_tournament()->set_tournament_id(id);
+  return m;
+}
+
+wire::ClientMessage start(const std::string& id) {
+  wire::ClientMessage m;
+  m.mutable_start_tournament()->set_tournament_id(id);
+  return m;
+}
+
+wire::ClientMessage leave(const std::string& id) {
+  wire::ClientMessage m;
+  m.mutable_leave_tournament()->set_tournament_id(id);
+  return m;
+}
+
+wire::ClientMessage cancel(const std::string& id) {
+  wire::ClientMessage m;
+  m.mutable_cancel_tournament()->set_tournament_id(id);
+  return m;
+}
+
+wire::ClientMessage list() {
+  wire::ClientMessage m;
+  m.mutable_list_tournaments();
+  return m;
+}
+
+wire::ErrorCode code_of(const wire::ServerMessage& m) { return m.has_error() ? m.error().code() : wire::ERROR_UNSPECIFIED; }
+
+// The game of the tournament in which `soviet` plays the Soviet side against `german`.
+std::string game_of(const wire::Tournament& t, const std::string& soviet, const std::string& german) {
+  for (const auto& g : t.games()) {
+    if (g.soviet() == soviet && g.german() == german) return g.game_id();
+  }
+  ADD_FAILURE() << "no game " << soviet << " against " << german;
+  return "";
+}
+
+const wire::Standing* standing_of(const wire::Tournament& t, const std::string& player) {
+  for (const auto& s : t.standings()) {
+    if (s.player() == player) return &s;
+  }
+  ADD_FAILURE() << player << " is not in the standings";
+  return nullptr;
+}
+
+void resign(Client& c, const std::string& game_id) {
+  wire::ClientMessage m;
+  m.mutable_resign()->set_game_id(game_id);
+  auto r = c.request(m);
+  EXPECT_TRUE(r.has_ok()) << r.DebugString();
+}
+
+void agree_draw(Client& offers, Client& accepts, const std::string& game_id) {
+  wire::ClientMessage offer;
+  offer.mutable_offer_draw()->set_game_id(game_id);
+  EXPECT_TRUE(offers.request(offer).has_ok());
+  wire::ClientMessage answer;
+  answer.mutable_answer_draw()->set_game_id(game_id);
+  answer.mutable_answer_draw()->set_accept(true);
+  auto r = accepts.request(answer);
+  EXPECT_TRUE(r.has_ok()) << r.DebugString();
+}
+
+TEST_F(ServerTournament, ThreeEntrantsPlayEachOtherWithBothSidesAndTheStandingsFollowTheResults) {
+  auto alice = user("alice"), bob = user("bob"), carol = user("carol");
+  wire::ClientMessage follow;
+  follow.mutable_follow_turns();
+  ASSERT_TRUE(carol->request(follow).has_ok());
+
+  auto created = alice->request(create("Warsaw Cup", 3));
+  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
+  const auto& t0 = created.tournament();
+  const std::string id = t0.tournament_id();
+  EXPECT_EQ(t0.name(), "Warsaw Cup");
+  EXPECT_EQ(t0.organiser(), "alice");
+  EXPECT_EQ(t0.status(), "open");
+  EXPECT_EQ(t0.entrants(), 1);
+  EXPECT_TRUE(t0.entered());
+  EXPECT_EQ(t0.move_seconds(), kDay);
+
+  auto joined = bob->request(join(id));
+  ASSERT_TRUE(joined.has_tournament()) << joined.DebugString();
+  EXPECT_EQ(joined.tournament().status(), "open");
+  EXPECT_EQ(joined.tournament().entrants(), 2);
+
+  // Open and public: carol finds it in the list.
+  auto listed = carol->request(list());
+  ASSERT_TRUE(listed.has_tournament_list());
+  ASSERT_EQ(listed.tournament_list().tournaments_size(), 1);
+  EXPECT_EQ(listed.tournament_list().tournaments(0).tournament_id(), id);
+  EXPECT_FALSE(listed.tournament_list().tournaments(0).entered());
+
+  // The third entrant fills it: it starts at once, with every pair playing both sides.
+  auto full = carol->request(join(id));
+  ASSERT_TRUE(full.has_tournament()) << full.DebugString();
+  const wire::Tournament t = full.tournament();
+  EXPECT_EQ(t.status(), "playing");
+  EXPECT_GT(t.started_unix(), 0);
+  ASSERT_EQ(t.games_size(), 6);
+  std::set<std::pair<std::string, std::string>> pairs;
+  for (const auto& g : t.games()) {
+    pairs.emplace(g.soviet(), g.german());
+    EXPECT_EQ(g.status(), "playing");
+    EXPECT_EQ(g.tournament_id(), id);
+    EXPECT_EQ(g.move_seconds(), kDay);
+    EXPECT_GT(g.deadline_unix(), 0);
+  }
+  EXPECT_EQ(pairs.size(), 6u) << "each ordered pair once";
+  ASSERT_EQ(t.standings_size(), 3);
+  for (const auto& s : t.standings()) {
+    EXPECT_EQ(s.rank(), 1);
+    EXPECT_EQ(s.to_play(), 4);
+    EXPECT_EQ(s.points(), 0);
+  }
+
+  // carol follows her turns: told of the start, then of each game that waits for her.
+  EXPECT_TRUE(carol->wait_for([&](const wire::ServerMessage& m) {
+    return m.has_tournament_started() && m.tournament_started().tournament_id() == id;
+  }));
+  ASSERT_TRUE(carol->ping().has_pong());
+  auto turns = carol->take_all([](const wire::ServerMessage& m) { return m.has_your_turn(); });
+  EXPECT_EQ(turns.size(), 2u) << "she moves first in the two games where she plays the side that opens";
+  for (const auto& m : turns) EXPECT_EQ(m.your_turn().tournament_id(), id);
+
+  // The games are ordinary games: a player's list names their tournament.
+  wire::ClientMessage mine;
+  mine.mutable_my_games();
+  auto my = bob->request(mine);
+  ASSERT_EQ(my.game_list().games_size(), 4);
+  for (const auto& g : my.game_list().games()) EXPECT_EQ(g.tournament_id(), id);
+
+  // alice beats bob twice and carol once, and draws with her once; bob and carol draw twice.
+  resign(*bob, game_of(t, "alice", "bob"));
+  resign(*bob, game_of(t, "bob", "alice"));
+  resign(*carol, game_of(t, "carol", "alice"));
+  agree_draw(*alice, *carol, game_of(t, "alice", "carol"));
+  agree_draw(*bob, *carol, game_of(t, "bob", "carol"));
+  ASSERT_FALSE(HasFailure());
+  auto during = alice->request(get(id));
+  ASSERT_TRUE(during.has_tournament());
+  EXPECT_EQ(during.tournament().status(), "playing");
+  EXPECT_EQ(during.tournament().standings(0).player(), "alice");
+  EXPECT_EQ(during.tournament().standings(0).to_play(), 0);
+  agree_draw(*carol, *bob, game_of(t, "carol", "bob"));
+  ASSERT_FALSE(HasFailure());
+
+  auto after = bob->request(get(id));
+  ASSERT_TRUE(after.has_tournament());
+  const auto& done = after.tournament();
+  EXPECT_EQ(done.status(), "finished");
+  ASSERT_EQ(done.standings_size(), 3);
+  EXPECT_EQ(done.standings(0).player(), "alice");
+  EXPECT_EQ(done.standings(1).player(), "carol");
+  EXPECT_EQ(done.standings(2).player(), "bob");
+  const auto* a = standing_of(done, "alice");
+  const auto* b = standing_of(done, "bob");
+  const auto* c = standing_of(done, "carol");
+  ASSERT_TRUE(a && b && c);
+  EXPECT_EQ(a->points(), 3.5);
+  EXPECT_EQ(a->won(), 3);
+  EXPECT_EQ(a->drawn(), 1);
+  EXPECT_EQ(a->lost(), 0);
+  EXPECT_EQ(c->points(), 1.5);
+  EXPECT_EQ(b->points(), 1.0);
+  EXPECT_EQ(b->lost(), 2);
+  EXPECT_EQ(a->rank(), 1);
+  EXPECT_EQ(c->rank(), 2);
+  EXPECT_EQ(b->rank(), 3);
+  // Sonneborn-Berger: bob's 1 twice, carol's 1.5 once and half of it once.
+  EXPECT_EQ(a->tiebreak(), 2 * 1.0 + 1.5 + 0.75);
+  for (const auto& s : done.standings()) EXPECT_EQ(s.to_play(), 0);
+}
+
+TEST_F(ServerTournament, RefusedRequestsSayWhyAndChangeNothing) {
+  auto alice = user("alice"), bob = user("bob"), eve = user("eve");
+  for (const auto& bad : {create("W", 4), create("Warsaw\nCup", 4), create(" Warsaw", 4), create("Warsaw Cup", 1),
+                          create("Warsaw Cup", 9), create("Warsaw Cup", 4, true, false, 0)}) {
+    auto r = alice->request(bad);
+    EXPECT_EQ(code_of(r), wire::BAD_REQUEST) << r.DebugString();
+    EXPECT_FALSE(r.error().message().empty());
+  }
+  EXPECT_EQ(alice->request(list()).tournament_list().tournaments_size(), 0);
+  EXPECT_EQ(code_of(bob->request(join("nosuchthing"))), wire::NOT_FOUND);
+  EXPECT_EQ(code_of(bob->request(get(std::string(65, 'x')))), wire::NOT_FOUND);
+
+  // An organiser who does not play: not among the entrants.
+  auto open = alice->request(create("Club night", 4, false));
+  ASSERT_TRUE(open.has_tournament());
+  const std::string id = open.tournament().tournament_id();
+  EXPECT_EQ(open.tournament().entrants(), 0);
+  EXPECT_FALSE(open.tournament().entered());
+  EXPECT_EQ(code_of(alice->request(start(id))), wire::CONFLICT) << "no one has entered";
+  ASSERT_TRUE(bob->request(join(id)).has_tournament());
+  EXPECT_EQ(code_of(bob->request(join(id))), wire::CONFLICT) << "twice";
+  EXPECT_EQ(code_of(bob->request(start(id))), wire::FORBIDDEN) << "only the organiser starts it";
+  EXPECT_EQ(code_of(bob->request(cancel(id))), wire::FORBIDDEN);
+  EXPECT_EQ(code_of(alice->request(start(id))), wire::CONFLICT) << "one entrant is not a tournament";
+  EXPECT_EQ(alice->request(get(id)).tournament().status(), "open");
+  EXPECT_EQ(code_of(eve->request(leave(id))), wire::NOT_FOUND) << "eve has not entered";
+  EXPECT_TRUE(bob->request(leave(id)).has_ok());
+  EXPECT_EQ(alice->request(get(id)).tournament().entrants(), 0);
+  ASSERT_TRUE(bob->request(join(id)).has_tournament()) << "back in";
+  ASSERT_TRUE(eve->request(join(id)).has_tournament());
+  auto started = alice->request(start(id));
+  ASSERT_TRUE(started.has_tournament()) << started.DebugString();
+  EXPECT_EQ(started.tournament().status(), "playing");
+  EXPECT_EQ(started.tournament().games_size(), 2);
+  for (const auto& g : started.tournament().games()) EXPECT_NE(g.soviet(), "alice");
+  EXPECT_EQ(code_of(bob->request(leave(id))), wire::CONFLICT) << "resign the games instead";
+  EXPECT_EQ(code_of(alice->request(join(id))), wire::CONFLICT) << "started";
+  EXPECT_EQ(code_of(alice->request(cancel(id))), wire::CONFLICT);
+  EXPECT_EQ(code_of(alice->request(start(id))), wire::CONFLICT);
+
+  // Private: entered only with the code, and unseen by others; cancelled: closed.
+  auto secret = alice->request(create("Invitational", 3, true, true));
+  ASSERT_TRUE(secret.has_tournament());
+  const std::string sid = secret.tournament().tournament_id();
+  const std::string code = secret.tournament().invite_code();
+  EXPECT_EQ(code.size(), 10u);
+  EXPECT_EQ(code_of(bob->request(get(sid))), wire::NOT_FOUND);
+  EXPECT_EQ(code_of(bob->request(join(sid))), wire::FORBIDDEN);
+  EXPECT_EQ(code_of(bob->request(join(sid, "wrongcode2"))), wire::FORBIDDEN);
+  auto in = bob->request(join(sid, code));
+  ASSERT_TRUE(in.has_tournament()) << in.DebugString();
+  EXPECT_EQ(in.tournament().invite_code(), "") << "the code is the organiser's to give";
+  const auto eves = eve->request(list());
+  for (const auto& t : eves.tournament_list().tournaments()) EXPECT_NE(t.tournament_id(), sid);
+  EXPECT_TRUE(alice->request(cancel(sid)).has_ok());
+  EXPECT_EQ(code_of(eve->request(join(sid, code))), wire::CONFLICT);
+  EXPECT_EQ(bob->request(get(sid)).tournament().status(), "cancelled");
+
+  // An organiser's tournaments that have not started are bounded.
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(eve->request(create("Eve's " + std::to_string(i), 4)).has_tournament());
+  EXPECT_EQ(code_of(eve->request(create("One too many", 4))), wire::CONFLICT);
+}
+
+// The start is one transaction: after a crash, the tournament and all its games
+// are there, and the games are played like any other.
+TEST_F(ServerTournament, AStartedTournamentAndItsGamesSurviveACrash) {
+  auto alice = user("alice"), bob = user("bob");
+  auto created = alice->request(create("Crash Cup", 2));
+  ASSERT_TRUE(created.has_tournament());
+  const std::string id = created.tournament().tournament_id();
+  auto started = bob->request(join(id));
+  ASSERT_TRUE(started.has_tournament()) << started.DebugString();
+  ASSERT_EQ(started.tournament().games_size(), 2);
+  const std::string game = game_of(started.tournament(), "alice", "bob");
+
+  server_->kill9();
+  restart();
+  alice = login_as("alice");
+  bob = login_as("bob");
+  auto again = alice->request(get(id));
+  ASSERT_TRUE(again.has_tournament()) << again.DebugString();
+  EXPECT_EQ(again.tournament().status(), "playing");
+  ASSERT_EQ(again.tournament().games_size(), 2);
+  EXPECT_EQ(game_of(again.tournament(), "alice", "bob"), game);
+  auto [soviet, german] = watch_as_players(*alice, *bob, game);
+  ASSERT_FALSE(HasFailure());
+  const auto stats = play(soviet, german, nullptr, 5);
+  EXPECT_EQ(stats.accepted, 5);
+  EXPECT_TRUE(soviet.problems.empty() && german.problems.empty());
+}
+
+}  // namespace
+}  // namespace counterattack::server::testing
