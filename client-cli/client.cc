@@ -4,7 +4,9 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
@@ -250,6 +252,137 @@ std::string describe_account(const wire::Account& a) {
     return "A code was mailed to " + a.email() + ": `email confirm CODE` starts turn notices there.";
   }
   return "Turn notices go to " + a.email() + " while you are away (`email off` stops them).";
+}
+
+std::optional<wire::ClientMessage> tournament_request(const std::vector<std::string>& words, std::string* why) {
+  static const char* kUsage =
+      "tournament [list] | tournament new NAME [--players N] [--time 3d] [--private] [--organise-only] [--option KEY]\n"
+      "tournament show|start|cancel|leave ID | tournament join ID [INVITE]";
+  auto usage = [&](const std::string& first) -> std::optional<wire::ClientMessage> {
+    if (why) *why = first.empty() ? kUsage : first + "\n" + kUsage;
+    return std::nullopt;
+  };
+  wire::ClientMessage m;
+  const std::string verb = words.empty() ? "list" : words[0];
+  if (verb == "list" && words.size() <= 1) {
+    m.mutable_list_tournaments();
+    return m;
+  }
+  if (verb == "new") {
+    auto* c = m.mutable_create_tournament();
+    c->set_max_players(4);
+    c->set_move_seconds(3 * 86400);
+    c->set_enter(true);
+    std::string name;
+    for (std::size_t i = 1; i < words.size(); ++i) {
+      const std::string& w = words[i];
+      const bool has_value = i + 1 < words.size();
+      if (w == "--players" && has_value) {
+        const std::string& n = words[++i];
+        if (n.empty() || n.size() > 3 || !std::all_of(n.begin(), n.end(), ::isdigit)) return usage("--players takes a number.");
+        c->set_max_players(std::stoi(n));
+      } else if (w == "--time" && has_value) {
+        const auto seconds = parse_duration(words[++i]);
+        if (!seconds) return usage("--time takes a number and a unit: 3d, 12h or 90m.");
+        c->set_move_seconds(*seconds);
+      } else if (w == "--option" && has_value) {
+        c->add_options(words[++i]);
+      } else if (w == "--private") {
+        c->set_private_(true);
+      } else if (w == "--organise-only" || w == "--organize-only") {
+        c->set_enter(false);
+      } else if (w.rfind("--", 0) == 0) {
+        return usage("Unknown or incomplete " + w + ".");
+      } else {
+        name += (name.empty() ? "" : " ") + w;
+      }
+    }
+    if (name.empty()) return usage("Name the tournament.");
+    c->set_name(name);
+    return m;
+  }
+  if (words.size() < 2) return usage("");
+  const std::string& id = words[1];
+  if (verb == "join" && words.size() <= 3) {
+    m.mutable_join_tournament()->set_tournament_id(id);
+    if (words.size() == 3) m.mutable_join_tournament()->set_invite_code(words[2]);
+    return m;
+  }
+  if (words.size() != 2) return usage("");
+  if (verb == "show") {
+    m.mutable_get_tournament()->set_tournament_id(id);
+  } else if (verb == "leave") {
+    m.mutable_leave_tournament()->set_tournament_id(id);
+  } else if (verb == "start") {
+    m.mutable_start_tournament()->set_tournament_id(id);
+  } else if (verb == "cancel") {
+    m.mutable_cancel_tournament()->set_tournament_id(id);
+  } else {
+    return usage("");
+  }
+  return m;
+}
+
+namespace {
+// 3.5 as "3.5", 2 as "2".
+std::string points_text(double p) {
+  const int halves = static_cast<int>(p * 2 + 0.5);
+  return std::to_string(halves / 2) + (halves % 2 ? ".5" : "");
+}
+}  // namespace
+
+std::string tournament_line(const wire::Tournament& t) {
+  std::string s = t.tournament_id() + "  " + t.status() + "  \"" + t.name() + "\"  organiser: " + t.organiser() + "  " +
+                  std::to_string(t.entrants()) + "/" + std::to_string(t.max_players()) + " players  " +
+                  format_duration(t.move_seconds()) + " per move";
+  if (t.private_()) s += "  private";
+  if (t.entered()) s += "  you play";
+  if (!t.invite_code().empty()) s += "  invite: " + t.invite_code();
+  return s;
+}
+
+std::string describe_tournament(const wire::Tournament& t) {
+  std::string s = tournament_line(t) + "\n";
+  if (t.options_size()) {
+    s += "Optional rules:";
+    for (const auto& o : t.options()) s += " " + o;
+    s += "\n";
+  }
+  const bool started = t.status() == "playing" || t.status() == "finished";
+  if (!started) {
+    s += "Entrants:";
+    if (t.standings().empty()) s += " none yet";
+    for (const auto& e : t.standings()) s += " " + e.player();
+    s += "\n";
+    if (t.status() == "open") {
+      s += "Every pair of entrants plays two games, one with each side; it starts when full";
+      s += " or when the organiser starts it (`tournament start " + t.tournament_id() + "`).\n";
+    }
+    return s;
+  }
+  char row[160];
+  std::snprintf(row, sizeof row, "%4s  %-24s %6s %4s %5s %4s %7s %9s\n", "#", "player", "points", "won", "drawn", "lost",
+                "to play", "tie-break");
+  s += row;
+  for (const auto& e : t.standings()) {
+    std::snprintf(row, sizeof row, "%4d  %-24s %6s %4d %5d %4d %7d %9.2f\n", e.rank(), e.player().c_str(),
+                  points_text(e.points()).c_str(), e.won(), e.drawn(), e.lost(), e.to_play(), e.tiebreak());
+    s += row;
+  }
+  if (t.status() == "finished" && !t.standings().empty()) {
+    std::string winners;
+    for (const auto& e : t.standings()) {
+      if (e.rank() == 1) winners += (winners.empty() ? "" : " and ") + e.player();
+    }
+    s += "Won by " + winners + ".\n";
+  }
+  if (t.games_size()) s += "Games:\n";
+  for (const auto& g : t.games()) {
+    s += "  " + g.game_id() + "  " + g.soviet() + " (Soviet) against " + g.german() + " (German)  ";
+    s += g.status() == "finished" ? g.result() : std::to_string(g.version()) + " orders played";
+    s += "\n";
+  }
+  return s;
 }
 
 }  // namespace counterattack::cli

@@ -92,6 +92,14 @@ std::string describe_clock(const wire::GameSummary& g, std::int64_t now_unix = 0
 std::optional<wire::ClientMessage> email_request(const std::vector<std::string>& words, std::string* why);
 // What an Account answer says about turn notices by mail.
 std::string describe_account(const wire::Account& a);
+// The request for `tournament WORDS...`: nothing or `list`, `new NAME... [--players N]
+// [--time 3d] [--private] [--organise-only] [--option KEY]`, `show ID`, `join ID [CODE]`,
+// `leave ID`, `start ID`, `cancel ID`. Nothing, with the usage in `why`, for other words.
+std::optional<wire::ClientMessage> tournament_request(const std::vector<std::string>& words, std::string* why);
+// One line for a tournament in a list.
+std::string tournament_line(const wire::Tournament& t);
+// A tournament with its standings and games, as a table.
+std::string describe_tournament(const wire::Tournament& t);
 // A fresh random idempotency key.
 std::string new_idempotency_key();
 // Whether to draw with ANSI colour on standard output.

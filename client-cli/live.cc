@@ -277,7 +277,7 @@ namespace {
 const std::vector<std::string>& shell_words() {
   static const std::vector<std::string> w = {
       "help",     "show", "map",   "at",   "full", "stack", "log",    "hand",    "units",
-      "decision", "chat", "games", "open", "join", "new",   "resign", "draw", "email", "refresh", "quit"};
+      "decision", "chat", "games", "open", "join", "new",   "resign", "draw", "email", "tournament", "refresh", "quit"};
   return w;
 }
 
@@ -411,6 +411,10 @@ class Shell {
       if (!m) break;
       if (game_ && game_->handle(*m)) any = true;
       if (!game_ && m->has_your_turn()) out(describe_turn(m->your_turn()));
+      if (m->has_tournament_started()) {
+        out("The tournament \"" + m->tournament_started().name() + "\" has started: `tournament show " +
+            m->tournament_started().tournament_id() + "`.");
+      }
       if (m->has_game_ended() && !(game_ && m->game_ended().game_id() == game_->id())) {
         const auto& e = m->game_ended();  // another game of yours, ended while you were elsewhere
         out("Game " + e.game_id() + " is over: " + e.result() + (e.reason().empty() ? "." : " (" + e.reason() + ")."));
@@ -617,6 +621,17 @@ class Shell {
       if (!m) return out(why);
       auto reply = s_.call(*m, &why);
       out(reply ? describe_account(reply->account()) : why);
+    } else if (cmd == "tournament" || cmd == "tournaments") {
+      std::string why;
+      auto m = tournament_request({w.begin() + 1, w.end()}, &why);
+      if (!m) return out(why);
+      auto reply = s_.call(*m, &why);
+      if (!reply) return out(why);
+      if (reply->has_tournament()) return out(describe_tournament(reply->tournament()));
+      if (!reply->has_tournament_list()) return out("Done.");
+      std::string text;
+      for (const auto& t : reply->tournament_list().tournaments()) text += tournament_line(t) + "\n";
+      out(text.empty() ? "No tournaments: `tournament new NAME --players 4 --time 3d` creates one." : text);
     } else if (cmd == "refresh") {
       if (need_game()) {
         std::string why;
@@ -655,6 +670,7 @@ class Shell {
          "  games | open GAME | join GAME [INVITE] | new soviet|german|random [private] [3d|12h|90m]\n"
          "  draw offer|accept|decline | resign yes | refresh | quit\n"
          "  email [ADDRESS | confirm CODE | off]   turn notices by mail while you are away\n"
+         "  tournament [new NAME [--players N] [--time 3d] [--private] | show|join|leave|start|cancel ID]\n"
          "Tab completes commands, unit ids, hexes and chits; up and down arrows recall earlier "
          "lines.";
     out(t);

@@ -177,6 +177,18 @@ int main(int argc, char** argv) {
   auto* email = app.add_subcommand(
       "email", "Turn notices by e-mail while you are away: show, set ADDRESS, confirm CODE, or off");
   email->add_option("WORDS", email_words, "ADDRESS | confirm CODE | off (nothing: show)");
+  auto* tournament = app.add_subcommand(
+      "tournament",
+      "Tournaments: list; new NAME [--players N] [--time 3d] [--private] [--organise-only]; show, join, leave, start or cancel ID");
+  std::vector<std::string> tournament_words;
+  std::string players, tournament_time;
+  bool organise_only = false;
+  tournament->add_option("WORDS", tournament_words, "list | new NAME... | show|join|leave|start|cancel ID [INVITE]");
+  tournament->add_option("--players", players, "new: the most entrants (default 4); it starts when full");
+  tournament->add_option("--time", tournament_time, "new: time per move, e.g. 3d (the default) or 12h");
+  tournament->add_flag("--private", priv, "new: entered only with the invite code");
+  tournament->add_flag("--organise-only,--organize-only", organise_only, "new: organise without playing");
+  tournament->add_option("--option", options, "new: an optional rule by key (repeatable)");
   auto* fingerprint = app.add_subcommand(
       "fingerprint", "Print the SHA-256 fingerprint of the server's certificate, to pin it");
 
@@ -256,6 +268,39 @@ int main(int argc, char** argv) {
                 << std::endl;
     else
       std::cout << cli::describe_account(a) << std::endl;
+    return cli::kOk;
+  }
+
+  if (*tournament) {
+    // The flags back into words: the shell types them the same way.
+    auto words = tournament_words;
+    if (!players.empty()) words.insert(words.end(), {"--players", players});
+    if (!tournament_time.empty()) words.insert(words.end(), {"--time", tournament_time});
+    if (priv) words.push_back("--private");
+    if (organise_only) words.push_back("--organise-only");
+    for (const auto& o : options) words.insert(words.end(), {"--option", o});
+    auto m = cli::tournament_request(words, &why);
+    if (!m) return fail(g, why, cli::kUsage);
+    if (!s.connect_and_resume(&why)) return fail(g, why);
+    auto reply = s.call(*m, &why);
+    if (!reply) return fail(g, why);
+    if (reply->has_tournament_list()) {
+      if (g.json) {
+        std::cout << cli::to_json(reply->tournament_list()) << std::endl;
+      } else if (reply->tournament_list().tournaments().empty()) {
+        std::cout << "No tournaments (counterattack tournament new NAME --players 4 --time 3d creates one)." << std::endl;
+      } else {
+        for (const auto& t : reply->tournament_list().tournaments()) std::cout << cli::tournament_line(t) << "\n";
+      }
+    } else if (reply->has_tournament()) {
+      std::cout << (g.json ? cli::to_json(reply->tournament()) + "\n" : cli::describe_tournament(reply->tournament()))
+                << std::flush;
+    } else if (g.json) {
+      std::cout << "{\"ok\":true}" << std::endl;
+    } else {
+      std::cout << (m->has_leave_tournament() ? "You have left the tournament." : "The tournament is cancelled.")
+                << std::endl;
+    }
     return cli::kOk;
   }
 

@@ -218,10 +218,14 @@ void Mailer::tournament_started(std::int64_t user_id, const std::string& player,
   const std::string to = address_of(user_id);
   if (to.empty()) return;
   const int opponents = t.entrants() - 1;
+  const std::int64_t per_move = t.move_seconds();
+  const std::string clock = per_move % 86400 == 0 ? std::to_string(per_move / 86400) + (per_move == 86400 ? " day" : " days")
+                            : per_move % 3600 == 0 ? std::to_string(per_move / 3600) + (per_move == 3600 ? " hour" : " hours")
+                                                   : std::to_string(per_move / 60) + " minutes";
   std::string body = "Hello " + player + ",\n\nthe tournament \"" + t.name() + "\" (" + t.tournament_id() +
-                     ") has started: you play " + std::to_string(2 * opponents) + " games, one with each side against each of your " +
-                     std::to_string(opponents) + (opponents == 1 ? " opponent" : " opponents") + ", with " +
-                     std::to_string(t.move_seconds() / 3600) + " hours per move.\n\n";
+                     ") has started: you play " + std::to_string(2 * opponents) + " games, one with each side against " +
+                     (opponents == 1 ? std::string("the other entrant") : "each of the other " + std::to_string(opponents) + " entrants") +
+                     ", with " + clock + " per move.\n\n";
   if (!your_move.empty()) {
     body += "It is your move in these games now:\n";
     for (const auto& g : your_move) {

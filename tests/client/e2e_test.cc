@@ -510,5 +510,54 @@ TEST_F(TwoPlayers, TheEmailCommandSaysWhatTheServerCanDo) {
   EXPECT_NE((bad.out + bad.err).find("email confirm CODE"), std::string::npos) << bad.out << bad.err;
 }
 
+// A tournament from the command line: made, entered (which starts it, being
+// full), its standings and games shown, and a game of it played by the same
+// commands as any other.
+TEST_F(TwoPlayers, ATournamentIsMadeEnteredAndShownFromTheCommandLine) {
+  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
+  ASSERT_EQ(cli(bob_, {"register", "bob"}, "password-of-bob\n").code, 0);
+  auto none = cli(bob_, {"tournament"});
+  EXPECT_EQ(none.code, 0) << none.err;
+  EXPECT_NE(none.out.find("No tournaments"), std::string::npos) << none.out;
+  auto bad = cli(alice_, {"tournament", "new", "Autumn", "Cup", "--players"});
+  EXPECT_EQ(bad.code, 2);
+  auto made = cli(alice_, {"--json", "tournament", "new", "Autumn", "Cup", "--players", "2", "--time", "2d"});
+  ASSERT_EQ(made.code, 0) << made.err;
+  const auto t = json::parse(made.out);
+  EXPECT_EQ(t.value("name", ""), "Autumn Cup");
+  EXPECT_EQ(t.value("status", ""), "open");
+  const std::string id = t.value("tournament_id", "");
+  ASSERT_FALSE(id.empty()) << made.out;
+
+  auto listed = cli(bob_, {"tournament", "list"});
+  EXPECT_EQ(listed.code, 0) << listed.err;
+  EXPECT_NE(listed.out.find(id + "  open  \"Autumn Cup\"  organiser: alice  1/2 players  2d per move"), std::string::npos)
+      << listed.out;
+
+  auto joined = cli(bob_, {"tournament", "join", id});
+  ASSERT_EQ(joined.code, 0) << joined.err;
+  EXPECT_NE(joined.out.find(id + "  playing"), std::string::npos) << joined.out;
+  EXPECT_NE(joined.out.find("alice (Soviet) against bob (German)"), std::string::npos) << joined.out;
+  EXPECT_NE(joined.out.find("bob (Soviet) against alice (German)"), std::string::npos) << joined.out;
+
+  // Its games are in each player's list, and resigning one shows in the standings.
+  auto shown = cli(alice_, {"--json", "tournament", "show", id});
+  ASSERT_EQ(shown.code, 0) << shown.err;
+  std::string alices_soviet_game;
+  const auto shown_json = json::parse(shown.out);
+  for (const auto& g : shown_json["games"]) {
+    if (g.value("soviet", "") == "alice") alices_soviet_game = g.value("game_id", "");
+  }
+  ASSERT_FALSE(alices_soviet_game.empty()) << shown.out;
+  auto games = cli(alice_, {"games"});
+  EXPECT_NE(games.out.find(alices_soviet_game), std::string::npos) << games.out;
+  ASSERT_EQ(cli(bob_, {"resign", alices_soviet_game, "--yes"}).code, 0);
+  auto standings = cli(bob_, {"tournament", "show", id});
+  EXPECT_NE(standings.out.find("   1  alice                         1    1     0    0       1"), std::string::npos)
+      << standings.out;
+  EXPECT_NE(standings.out.find("Soviet victory"), std::string::npos) << standings.out;
+  EXPECT_EQ(cli(bob_, {"tournament", "cancel", id}).code, 1) << "only the organiser, and only before the start";
+}
+
 }  // namespace
 }  // namespace counterattack::cli

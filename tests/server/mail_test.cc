@@ -271,6 +271,45 @@ TEST_F(ServerMail, APlayerAwayIsRemindedBeforeTheTimeRunsOutAndToldHowTheGameEnd
   EXPECT_NE(body_of(*told).find("The German player resigned."), std::string::npos) << told->data;
 }
 
+// A tournament starts many games at once: an entrant who is away gets one mail
+// naming the games that wait for them, not one mail per game.
+TEST_F(ServerMail, AnEntrantAwayIsMailedOnceWhenTheirTournamentStarts) {
+  auto alice = user("alice"), bob = user("bob");
+  std::size_t mails = confirm_address(*alice, sink_, "alice@example.org");
+  ASSERT_FALSE(HasFailure());
+  wire::ClientMessage create;
+  auto* c = create.mutable_create_tournament();
+  c->set_name("Summer Cup");
+  c->set_max_players(2);
+  c->set_enter(true);
+  c->set_move_seconds(86400);
+  auto created = alice->request(create);
+  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
+  wire::ClientMessage join;
+  join.mutable_join_tournament()->set_tournament_id(created.tournament().tournament_id());
+  auto started = bob->request(join);
+  ASSERT_TRUE(started.has_tournament()) << started.DebugString();
+  ASSERT_EQ(started.tournament().games_size(), 2);
+
+  auto all = sink_.wait_for(++mails);
+  ASSERT_EQ(all.size(), mails);
+  EXPECT_EQ(all.back().to, "alice@example.org");
+  EXPECT_EQ(all.back().header("Subject"), "The tournament \"Summer Cup\" has started");
+  const std::string body = body_of(all.back());
+  // She moves first in exactly one of the two games: the one where she plays the side that opens.
+  int named = 0;
+  for (const auto& g : started.tournament().games()) named += body.find(g.game_id() + " against bob") != std::string::npos;
+  EXPECT_EQ(named, 1) << body;
+  for (const std::string& said : std::vector<std::string>{"you play 2 games", "Answer by", "tournament show", "email off"}) {
+    EXPECT_NE(body.find(said), std::string::npos) << said << " in\n" << body;
+  }
+  // Nothing else for her: bob's own code is the next mail.
+  ASSERT_TRUE(bob->request(set_email("bob@example.org")).has_account());
+  all = sink_.wait_for(++mails);
+  ASSERT_EQ(all.size(), mails);
+  EXPECT_EQ(all.back().to, "bob@example.org") << "alice was mailed again: " << all.back().data;
+}
+
 TEST_F(ServerMail, MailWaitsInTheOutboxUntilTheMailServerTakesIt) {
   restart({}, mail_settings("smtp://127.0.0.1:1"));  // nothing listens there
   auto alice = user("alice");
