@@ -160,18 +160,7 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
   std::vector<RejectionRow> rejections;
   bool found = false;
   try {
-    found = storage_.read([&](Db& db) {
-      // One read transaction: every table seen at the same commit.
-      db.exec("BEGIN");
-      struct End {
-        Db& db;
-        ~End() {
-          try {
-            db.exec("COMMIT");
-          } catch (...) {
-          }
-        }
-      } end{db};
+    found = storage_.read_together([&](Db& db) {
       auto& q = db.prepare(
           "SELECT g.scenario, g.options, g.seed, g.seed_commitment, g.creator_id, COALESCE(g.soviet_id, 0),"
           " COALESCE(g.german_id, 0), g.private, g.invite_code, g.status, g.result, g.result_reason, g.created_unix,"

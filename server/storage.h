@@ -125,6 +125,24 @@ class Storage {
     return f(*reader_);
   }
 
+  // read() inside one read transaction: every table is seen at the same commit.
+  template <typename F>
+  auto read_together(F&& f) {
+    return read([&](Db& db) {
+      db.exec("BEGIN");
+      struct End {
+        Db& db;
+        ~End() {
+          try {
+            db.exec("COMMIT");
+          } catch (...) {
+          }
+        }
+      } end{db};
+      return f(db);
+    });
+  }
+
   // Queues a write. `op` runs on the writer thread inside the shared
   // transaction, in a savepoint of its own (if it throws, only its changes are
   // undone and done(false) follows). `done(ok)` runs on the syncer thread once

@@ -353,18 +353,8 @@ void Tournaments::announce(const std::string& id, const std::vector<std::string>
 }
 
 std::optional<Tournaments::Described> Tournaments::describe(const std::string& id, bool details) {
-  return storage_.read([&](Db& db) -> std::optional<Described> {
-    // One read transaction: the tournament, its entrants and its games at the same commit.
-    db.exec("BEGIN");
-    struct End {
-      Db& db;
-      ~End() {
-        try {
-          db.exec("COMMIT");
-        } catch (...) {
-        }
-      }
-    } end{db};
+  // The tournament, its entrants and its games, seen at the same commit.
+  return storage_.read_together([&](Db& db) -> std::optional<Described> {
     Described d;
     auto& t = d.tournament;
     bool found = false;
