@@ -279,7 +279,7 @@ std::optional<wire::ClientMessage> tournament_request(const std::vector<std::str
       const bool has_value = i + 1 < words.size();
       if (w == "--players" && has_value) {
         const std::string& n = words[++i];
-        if (n.empty() || n.size() > 3 || !std::all_of(n.begin(), n.end(), ::isdigit)) return usage("--players takes a number.");
+        if (n.empty() || n.size() > 3 || !std::all_of(n.begin(), n.end(), [](unsigned char ch) { return std::isdigit(ch) != 0; })) return usage("--players takes a number.");
         c->set_max_players(std::stoi(n));
       } else if (w == "--time" && has_value) {
         const auto seconds = parse_duration(words[++i]);

@@ -670,7 +670,8 @@ class Shell {
          "  games | open GAME | join GAME [INVITE] | new soviet|german|random [private] [3d|12h|90m]\n"
          "  draw offer|accept|decline | resign yes | refresh | quit\n"
          "  email [ADDRESS | confirm CODE | off]   turn notices by mail while you are away\n"
-         "  tournament [new NAME [--players N] [--time 3d] [--private] | show|join|leave|start|cancel ID]\n"
+         "  tournament [list] | tournament new NAME [--players N] [--time 3d] [--private] [--organise-only]\n"
+         "    [--option KEY] | tournament show|join|leave|start|cancel ID [INVITE]\n"
          "Tab completes commands, unit ids, hexes and chits; up and down arrows recall earlier "
          "lines.";
     out(t);

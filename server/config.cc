@@ -124,7 +124,7 @@ const std::map<std::string, Setter>& setters() {
       {"delta_history", number(&Config::delta_history, 1, 100000)},
       {"recent_events", number(&Config::recent_events, 0, 100000)},
       {"chat_history", number(&Config::chat_history, 0, 100000)},
-      {"tournament_max_players", number(&Config::tournament_max_players, 2, 32)},
+      {"tournament_max_players", number(&Config::tournament_max_players, 2, 12)},
       {"open_tournaments_per_user", number(&Config::open_tournaments_per_user, 0, 1000)},
       {"chat_messages_per_minute", number(&Config::chat_messages_per_minute, 1, 1000000)},
       {"refused_orders_per_minute", number(&Config::refused_orders_per_minute, 1, 1000000)},

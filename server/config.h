@@ -57,8 +57,8 @@ struct Config {
   std::int64_t min_move_seconds = 3600;
   std::int64_t max_move_seconds = 30 * 86400;
 
-  // Tournaments: a round robin of n entrants makes n(n-1) games.
-  int tournament_max_players = 8;
+  // Tournaments: a round robin of n entrants makes n(n-1) games, all at once.
+  int tournament_max_players = 8;             // at most 12 (132 games)
   int open_tournaments_per_user = 5;          // organised and not yet started
 
   // Storage and games

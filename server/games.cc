@@ -422,9 +422,9 @@ std::map<std::int64_t, std::vector<wire::GameSummary>> GameService::announce_sta
     if (!g) continue;
     std::lock_guard lock(g->mu);
     const game::Side now = g->committed_decider;
-    if (now == game::SOVIET || now == game::GERMAN) {
+    if (g->status == Game::Status::Playing && (now == game::SOVIET || now == game::GERMAN)) {
       const int seat = now == game::SOVIET ? 0 : 1;
-      your_move[g->user[seat]].push_back(summary(*g, seat));
+      if (away(*g, seat)) your_move[g->user[seat]].push_back(summary(*g, seat));
     }
     notify_turn(*g, game::SIDE_UNSPECIFIED, false);
   }

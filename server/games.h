@@ -147,8 +147,8 @@ class GameService {
 
   // Games a tournament has just created, stored as playing: loads them, and
   // tells each player to decide on the connections that follow turns. A player
-  // who is away is not mailed for each game (the tournament's mail names them);
-  // returns, by user, the games in which it is that user's move.
+  // who is away is not mailed for each game: returns, by such user, the games
+  // that wait for them, for the tournament's one mail to name.
   std::map<std::int64_t, std::vector<wire::GameSummary>> announce_started(const std::vector<std::string>& ids);
   // Delivers a frame to each connection of the user that follows turns; false when there is none.
   bool tell_followers(std::int64_t user_id, const Frame& frame);

@@ -221,7 +221,8 @@ void Mailer::tournament_started(std::int64_t user_id, const std::string& player,
   const std::int64_t per_move = t.move_seconds();
   const std::string clock = per_move % 86400 == 0 ? std::to_string(per_move / 86400) + (per_move == 86400 ? " day" : " days")
                             : per_move % 3600 == 0 ? std::to_string(per_move / 3600) + (per_move == 3600 ? " hour" : " hours")
-                                                   : std::to_string(per_move / 60) + " minutes";
+                            : per_move % 60 == 0   ? std::to_string(per_move / 60) + (per_move == 60 ? " minute" : " minutes")
+                                                   : std::to_string(per_move) + " seconds";
   std::string body = "Hello " + player + ",\n\nthe tournament \"" + t.name() + "\" (" + t.tournament_id() +
                      ") has started: you play " + std::to_string(2 * opponents) + " games, one with each side against " +
                      (opponents == 1 ? std::string("the other entrant") : "each of the other " + std::to_string(opponents) + " entrants") +

@@ -236,14 +236,14 @@ void Tournaments::join(const Caller& c, const wire::JoinTournament& req) {
           count = q.integer(5);
         }
         if (!found) return out.refuse(wire::NOT_FOUND, "There is no tournament '" + id + "'.");
-        if (priv && user != organiser && code != invite) {
-          return out.refuse(wire::FORBIDDEN, "This tournament is private: entering it needs its invite code.");
-        }
         auto& mine = db.prepare("SELECT COUNT(*) FROM tournament_entrants WHERE tournament_id = ? AND user_id = ?");
         std::int64_t entered = 0;
         mine.bind_all(id, user);
         while (mine.step()) entered = mine.integer(0);
         if (entered > 0) return out.refuse(wire::CONFLICT, "You have already entered this tournament.");
+        if (priv && user != organiser && code != invite) {
+          return out.refuse(wire::FORBIDDEN, "This tournament is private: entering it needs its invite code.");
+        }
         if (status == "cancelled") return out.refuse(wire::CONFLICT, "The tournament was cancelled.");
         if (status != "open") return out.refuse(wire::CONFLICT, "The tournament has already started.");
         if (count >= max) return out.refuse(wire::CONFLICT, "The tournament is full.");
@@ -267,6 +267,7 @@ void Tournaments::leave(const Caller& c, const wire::LeaveTournament& req) {
         q.bind_all(id, user);
         while (q.step()) status = q.text(0);
         if (status.empty()) return out.refuse(wire::NOT_FOUND, "You have not entered a tournament '" + id + "'.");
+        if (status == "cancelled") return out.refuse(wire::CONFLICT, "The tournament was cancelled.");
         if (status != "open") {
           return out.refuse(wire::CONFLICT, "The tournament has started: resign its games instead.");
         }
@@ -341,15 +342,17 @@ void Tournaments::announce(const std::string& id, const std::vector<std::string>
   log::info("tournament started", {{"tournament", id},
                                    {"entrants", std::to_string(d->entrants.size())},
                                    {"games", std::to_string(game_ids.size())}});
-  // The tournament first, then each game's turn notice; mail to those with no connection following turns.
-  std::vector<std::pair<std::int64_t, std::string>> away;
+  // The tournament first, then each game's turn notice; one mail to each
+  // entrant who was away when a game of theirs was announced.
   for (const auto& [user, name] : d->entrants) {
     wire::ServerMessage m;
     *m.mutable_tournament_started() = as_seen_by(*d, user);
-    if (!games_.tell_followers(user, encode(m))) away.emplace_back(user, name);
+    games_.tell_followers(user, encode(m));
   }
-  auto your_move = games_.announce_started(game_ids);
-  for (const auto& [user, name] : away) mailer_.tournament_started(user, name, d->tournament, your_move[user]);
+  const auto away = games_.announce_started(game_ids);
+  for (const auto& [user, name] : d->entrants) {
+    if (auto it = away.find(user); it != away.end()) mailer_.tournament_started(user, name, d->tournament, it->second);
+  }
 }
 
 std::optional<Tournaments::Described> Tournaments::describe(const std::string& id, bool details) {
@@ -469,6 +472,8 @@ void Tournaments::list(const Caller& c) {
     auto d = describe(id, false);
     if (!d || !visible(*d, c.user_id)) continue;
     auto t = as_seen_by(*d, c.user_id);
+    // Finished public tournaments are listed to their own players and organiser only.
+    if (t.status() == "finished" && !t.entered() && d->organiser != c.user_id) continue;
     t.clear_standings();
     *list->add_tournaments() = std::move(t);
   }

@@ -261,11 +261,15 @@ TEST_F(ServerTournament, RefusedRequestsSayWhyAndChangeNothing) {
   auto in = bob->request(join(sid, code));
   ASSERT_TRUE(in.has_tournament()) << in.DebugString();
   EXPECT_EQ(in.tournament().invite_code(), "") << "the code is the organiser's to give";
+  EXPECT_EQ(code_of(bob->request(join(sid))), wire::CONFLICT) << "in already: the code is not asked again";
   const auto eves = eve->request(list());
   for (const auto& t : eves.tournament_list().tournaments()) EXPECT_NE(t.tournament_id(), sid);
   EXPECT_TRUE(alice->request(cancel(sid)).has_ok());
   EXPECT_EQ(code_of(eve->request(join(sid, code))), wire::CONFLICT);
   EXPECT_EQ(bob->request(get(sid)).tournament().status(), "cancelled");
+  const auto left = bob->request(leave(sid));
+  EXPECT_EQ(code_of(left), wire::CONFLICT);
+  EXPECT_EQ(left.error().message(), "The tournament was cancelled.");
 
   // An organiser's tournaments that have not started are bounded.
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(eve->request(create("Eve's " + std::to_string(i), 4)).has_tournament());
