@@ -354,16 +354,23 @@ bool GameService::away(Game& g, int seat) {
   return std::none_of(it, end, [](const auto& e) { return !e.second.second.expired(); });
 }
 
+std::vector<std::pair<std::uint64_t, std::shared_ptr<Peer>>> GameService::followers(std::int64_t user_id) {
+  std::vector<std::pair<std::uint64_t, std::shared_ptr<Peer>>> out;
+  std::lock_guard lock(online_mu_);
+  auto [it, end] = online_.equal_range(user_id);
+  for (; it != end; ++it) {
+    if (auto p = it->second.second.lock()) out.emplace_back(it->second.first, std::move(p));
+  }
+  return out;
+}
+
 std::vector<std::shared_ptr<Peer>> GameService::followers_elsewhere(Game& g, int seat) {
   const auto watching = [&](std::uint64_t pid) {
     return std::any_of(g.subscribers.begin(), g.subscribers.end(), [&](const auto& sub) { return sub.peer_id == pid; });
   };
   std::vector<std::shared_ptr<Peer>> to;
-  std::lock_guard lock(online_mu_);
-  auto [it, end] = online_.equal_range(g.user[seat]);
-  for (; it != end; ++it) {
-    if (watching(it->second.first)) continue;
-    if (auto p = it->second.second.lock()) to.push_back(std::move(p));
+  for (auto& [pid, p] : followers(g.user[seat])) {
+    if (!watching(pid)) to.push_back(std::move(p));
   }
   return to;
 }
@@ -395,9 +402,9 @@ void GameService::remind_if_late(Game& g) {
   mailer_.deadline_near(g.user[seat], summary(g, seat));
 }
 
-void GameService::notify_turn(Game& g, game::Side was, bool mail) {
+bool GameService::notify_turn(Game& g, game::Side was, bool mail) {
   const game::Side now = g.committed_decider;
-  if (g.status != Game::Status::Playing || now == was || (now != game::SOVIET && now != game::GERMAN)) return;
+  if (g.status != Game::Status::Playing || now == was || (now != game::SOVIET && now != game::GERMAN)) return false;
   const int seat = now == game::SOVIET ? 0 : 1;
   if (away(g, seat)) {
     // One mail per game until the player looks at it again.
@@ -405,14 +412,15 @@ void GameService::notify_turn(Game& g, game::Side was, bool mail) {
       g.mailed[seat] = true;
       if (mail) mailer_.your_turn(g.user[seat], summary(g, seat));
     }
-    return;
+    return true;
   }
   const auto to = followers_elsewhere(g, seat);
-  if (to.empty()) return;
+  if (to.empty()) return false;
   wire::ServerMessage m;
   *m.mutable_your_turn() = summary(g, seat);
   const Frame frame = encode(m);
   for (const auto& p : to) p->deliver(frame);
+  return false;
 }
 
 std::map<std::int64_t, std::vector<wire::GameSummary>> GameService::announce_started(const std::vector<std::string>& ids) {
@@ -421,26 +429,17 @@ std::map<std::int64_t, std::vector<wire::GameSummary>> GameService::announce_sta
     auto g = find(id);
     if (!g) continue;
     std::lock_guard lock(g->mu);
-    const game::Side now = g->committed_decider;
-    if (g->status == Game::Status::Playing && (now == game::SOVIET || now == game::GERMAN)) {
-      const int seat = now == game::SOVIET ? 0 : 1;
-      if (away(*g, seat)) your_move[g->user[seat]].push_back(summary(*g, seat));
+    if (notify_turn(*g, game::SIDE_UNSPECIFIED, false)) {
+      const int seat = g->committed_decider == game::SOVIET ? 0 : 1;
+      your_move[g->user[seat]].push_back(summary(*g, seat));
     }
-    notify_turn(*g, game::SIDE_UNSPECIFIED, false);
   }
   return your_move;
 }
 
 bool GameService::tell_followers(std::int64_t user_id, const Frame& frame) {
-  std::vector<std::shared_ptr<Peer>> to;
-  {
-    std::lock_guard lock(online_mu_);
-    auto [it, end] = online_.equal_range(user_id);
-    for (; it != end; ++it) {
-      if (auto p = it->second.second.lock()) to.push_back(std::move(p));
-    }
-  }
-  for (const auto& p : to) p->deliver(frame);
+  const auto to = followers(user_id);
+  for (const auto& [id, p] : to) p->deliver(frame);
   return !to.empty();
 }
 

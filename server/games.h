@@ -174,9 +174,12 @@ class GameService {
   // that player's connections that follow turns and do not watch the game, or,
   // when no connection of the player follows turns or watches it, a mail.
   // `mail` false: a player away is marked as mailed instead (a mail of its own names the game).
-  void notify_turn(Game& g, game::Side was, bool mail = true);
+  // True when the player to decide was away.
+  bool notify_turn(Game& g, game::Side was, bool mail = true);
   // The player of a seat has no connection watching the game or following turns.
   bool away(Game& g, int seat);
+  // The user's live connections that follow turns, with their peer ids.
+  std::vector<std::pair<std::uint64_t, std::shared_ptr<Peer>>> followers(std::int64_t user_id);
   // The seat's connections that follow turns and do not watch the game.
   std::vector<std::shared_ptr<Peer>> followers_elsewhere(Game& g, int seat);
   // Each player but `actor` who does not watch the game is told it is over: on

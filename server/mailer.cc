@@ -166,9 +166,12 @@ std::string Mailer::opening(const wire::GameSummary& game, const std::string& wh
          std::to_string(game.turn()) + ", you play the " + (soviet ? "Soviet" : "German") + " side).\n\n";
 }
 
+std::string Mailer::command(const std::string& words) const {
+  return "`counterattack" + (config_.public_url.empty() ? "" : " --server " + config_.public_url) + " " + words + "`";
+}
+
 std::string Mailer::how_to_answer(const wire::GameSummary& game) const {
-  const std::string where = config_.public_url.empty() ? "" : " --server " + config_.public_url;
-  std::string text = "To answer, run `counterattack" + where + " play " + game.game_id() + "`, or type `open " +
+  std::string text = "To answer, run " + command("play " + game.game_id()) + ", or type `open " +
                      game.game_id() + "` in the counterattack shell.\n";
   if (game.deadline_unix() > 0) {
     const std::time_t t = static_cast<std::time_t>(game.deadline_unix());
@@ -182,6 +185,14 @@ std::string Mailer::how_to_answer(const wire::GameSummary& game) const {
 }
 
 namespace {
+// "3 days", "12 hours", "90 minutes", "45 seconds": the largest unit that divides it.
+std::string duration_words(std::int64_t seconds) {
+  for (const auto& [unit, name] : {std::pair<std::int64_t, const char*>{86400, "day"}, {3600, "hour"}, {60, "minute"}}) {
+    if (seconds % unit == 0) return std::to_string(seconds / unit) + " " + name + (seconds == unit ? "" : "s");
+  }
+  return std::to_string(seconds) + (seconds == 1 ? " second" : " seconds");
+}
+
 const char* kFooter =
     "\nYou get these mails while you are away from your games; to receive none, remove your address:\n"
     "`counterattack email off`.\n";
@@ -218,15 +229,10 @@ void Mailer::tournament_started(std::int64_t user_id, const std::string& player,
   const std::string to = address_of(user_id);
   if (to.empty()) return;
   const int opponents = t.entrants() - 1;
-  const std::int64_t per_move = t.move_seconds();
-  const std::string clock = per_move % 86400 == 0 ? std::to_string(per_move / 86400) + (per_move == 86400 ? " day" : " days")
-                            : per_move % 3600 == 0 ? std::to_string(per_move / 3600) + (per_move == 3600 ? " hour" : " hours")
-                            : per_move % 60 == 0   ? std::to_string(per_move / 60) + (per_move == 60 ? " minute" : " minutes")
-                                                   : std::to_string(per_move) + " seconds";
   std::string body = "Hello " + player + ",\n\nthe tournament \"" + t.name() + "\" (" + t.tournament_id() +
                      ") has started: you play " + std::to_string(2 * opponents) + " games, one with each side against " +
                      (opponents == 1 ? std::string("the other entrant") : "each of the other " + std::to_string(opponents) + " entrants") +
-                     ", with " + clock + " per move.\n\n";
+                     ", with " + duration_words(t.move_seconds()) + " per move.\n\n";
   if (!your_move.empty()) {
     body += "It is your move in these games now:\n";
     for (const auto& g : your_move) {
@@ -236,8 +242,7 @@ void Mailer::tournament_started(std::int64_t user_id, const std::string& player,
     }
     body += "\n" + how_to_answer(your_move.front());
   }
-  const std::string where = config_.public_url.empty() ? "" : " --server " + config_.public_url;
-  body += "The standings: `counterattack" + where + " tournament show " + t.tournament_id() + "`.\n" + kFooter;
+  body += "The standings: " + command("tournament show " + t.tournament_id()) + ".\n" + kFooter;
   queue(to, "The tournament \"" + t.name() + "\" has started", body);
 }
 

@@ -58,6 +58,8 @@ class Mailer {
   std::string address_of(std::int64_t user_id);
   // "Hello NAME,\n\n" and the sentence naming the game, the opponent, the turn and the side.
   static std::string opening(const wire::GameSummary& game, const std::string& what);
+  // A client command to type, in backquotes: with --server when the public URL is known.
+  std::string command(const std::string& words) const;
   std::string how_to_answer(const wire::GameSummary& game) const;
   void loop();
   // One message to the SMTP server; the reason in `error` when it was not taken.

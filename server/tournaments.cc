@@ -276,10 +276,8 @@ void Tournaments::leave(const Caller& c, const wire::LeaveTournament& req) {
       [](const Caller& to) { to.ok(); });
 }
 
-namespace {
-// True when `user` organises the tournament and it is open; else false, with the refusal in `code` and `message`.
-bool organiser_of_open(Db& db, const std::string& id, std::int64_t user, const std::string& act,
-                       wire::ErrorCode& code, std::string& message) {
+bool Tournaments::organiser_of_open(Db& db, const std::string& id, std::int64_t user, const std::string& act,
+                                    Outcome& out) {
   std::string status;
   std::int64_t organiser = 0;
   bool priv = false, entered = false;
@@ -294,20 +292,16 @@ bool organiser_of_open(Db& db, const std::string& id, std::int64_t user, const s
     entered = q.integer(3) != 0;
   }
   if (status.empty() || (priv && organiser != user && !entered)) {
-    code = wire::NOT_FOUND;
-    message = "There is no tournament '" + id + "'.";
+    out.refuse(wire::NOT_FOUND, "There is no tournament '" + id + "'.");
   } else if (organiser != user) {
-    code = wire::FORBIDDEN;
-    message = "Only the tournament's organiser can " + act + " it.";
+    out.refuse(wire::FORBIDDEN, "Only the tournament's organiser can " + act + " it.");
   } else if (status != "open") {
-    code = wire::CONFLICT;
-    message = status == "cancelled" ? "The tournament was cancelled." : "The tournament has already started.";
+    out.refuse(wire::CONFLICT, status == "cancelled" ? "The tournament was cancelled." : "The tournament has already started.");
   } else {
     return true;
   }
   return false;
 }
-}  // namespace
 
 void Tournaments::start(const Caller& c, const wire::StartTournament& req) {
   const std::string id = req.tournament_id();
@@ -315,7 +309,7 @@ void Tournaments::start(const Caller& c, const wire::StartTournament& req) {
   change(
       c, "start",
       [this, id, user = c.user_id](Db& db, Outcome& out) {
-        if (!organiser_of_open(db, id, user, "start", out.code, out.message)) return;
+        if (!organiser_of_open(db, id, user, "start", out)) return;
         start_in(db, id, out);
       },
       [this, id](const Caller& to) { reply_with(to, id); });
@@ -327,7 +321,7 @@ void Tournaments::cancel(const Caller& c, const wire::CancelTournament& req) {
   change(
       c, "cancellation",
       [id, user = c.user_id](Db& db, Outcome& out) {
-        if (!organiser_of_open(db, id, user, "cancel", out.code, out.message)) return;
+        if (!organiser_of_open(db, id, user, "cancel", out)) return;
         db.prepare("UPDATE tournaments SET status = 'cancelled' WHERE id = ?").run(id);
       },
       [id](const Caller& to) {

@@ -52,6 +52,8 @@ class Tournaments {
   // the op recorded, INTERNAL when the write failed, else `answer` (on a network thread).
   void change(const Caller& c, const std::string& what, std::function<void(Db&, Outcome&)> op,
               std::function<void(const Caller&)> answer);
+  // Within a write: true when `user` organises the tournament and it is open, else the refusal is in `out`.
+  static bool organiser_of_open(Db& db, const std::string& id, std::int64_t user, const std::string& act, Outcome& out);
   // Within a write: creates the games of every pair of entrants and marks the tournament playing.
   void start_in(Db& db, const std::string& id, Outcome& out);
   // After a start is durable: loads its games and tells the entrants.
