@@ -385,4 +385,157 @@ std::string describe_tournament(const wire::Tournament& t) {
   return s;
 }
 
+std::optional<wire::ClientMessage> new_game_request(const std::vector<std::string>& words, std::string* why) {
+  auto refuse = [&](const std::string& text) -> std::optional<wire::ClientMessage> {
+    if (why) *why = text;
+    return std::nullopt;
+  };
+  auto side_of = [](const std::string& w) -> std::optional<wire::SideChoice> {
+    if (w == "soviet") return wire::CHOOSE_SOVIET;
+    if (w == "german") return wire::CHOOSE_GERMAN;
+    if (w == "random") return wire::CHOOSE_RANDOM;
+    return std::nullopt;
+  };
+  wire::ClientMessage m;
+  auto* c = m.mutable_create_game();
+  c->set_side(wire::CHOOSE_RANDOM);
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    const bool has_value = i + 1 < words.size();
+    if (w == "--side" && has_value) {
+      const auto side = side_of(words[++i]);
+      if (!side) return refuse("--side takes soviet, german or random.");
+      c->set_side(*side);
+    } else if (w == "--time" && has_value) {
+      const auto seconds = parse_duration(words[++i]);
+      if (!seconds) return refuse("--time takes a number and a unit: 3d, 12h, 90m or 45s.");
+      c->set_move_seconds(*seconds);
+    } else if (w == "--option" && has_value) {
+      c->add_options(words[++i]);
+    } else if (w == "private" || w == "--private") {
+      c->set_private_(true);
+    } else if (w == "casual" || w == "--casual") {
+      c->set_casual(true);
+    } else if (const auto side = side_of(w)) {
+      c->set_side(*side);
+    } else if (const auto seconds = parse_duration(w)) {
+      c->set_move_seconds(*seconds);
+    } else if (w.rfind("--", 0) == 0) {
+      return refuse("Unknown or incomplete " + w + ".");
+    } else {
+      c->add_options(w);  // the server knows the optional rules and refuses the others
+    }
+  }
+  return m;
+}
+
+std::string rating_text(const wire::Rating& r) {
+  return std::to_string(r.rating()) + (r.provisional() ? "?" : "");
+}
+
+std::string seat_text(const wire::GameSummary& g, bool soviet) {
+  const std::string& name = soviet ? g.soviet() : g.german();
+  if (name.empty()) return "(open)";
+  if (!(soviet ? g.has_soviet_rating() : g.has_german_rating())) return name;  // a server without ratings
+  std::string s = name + " (" + rating_text(soviet ? g.soviet_rating() : g.german_rating());
+  // A game withdrawn before anyone joined has an open seat and changed nothing.
+  if (g.rated() && g.status() == "finished" && !g.soviet().empty() && !g.german().empty()) {
+    const int change = soviet ? g.soviet_rating_change() : g.german_rating_change();
+    s += std::string(", ") + (change >= 0 ? "+" : "") + std::to_string(change);
+  }
+  return s + ")";
+}
+
+std::string rating_changes_text(const wire::GameEnded& e) {
+  if (!e.rated() || (e.soviet_rating_change() == 0 && e.german_rating_change() == 0)) return "";
+  const auto signed_text = [](int x) { return (x >= 0 ? "+" : "") + std::to_string(x); };
+  return "Ratings: Soviet " + signed_text(e.soviet_rating_change()) + ", German " + signed_text(e.german_rating_change());
+}
+
+std::string game_line(const wire::GameSummary& g) {
+  std::string s = g.game_id() + "  " + g.status();
+  s += "  Soviet: " + seat_text(g, true);
+  s += "  German: " + seat_text(g, false);
+  if (g.turn() > 0) s += "  turn " + std::to_string(g.turn());
+  if (!g.your_side().empty()) s += "  you: " + g.your_side();
+  if (g.status() == "playing" && g.to_decide() != game::SIDE_UNSPECIFIED) {
+    s += "  to decide: " + std::string(g.to_decide() == game::SOVIET ? "soviet" : "german");
+  }
+  if (g.private_()) s += "  private";
+  // A server that sends no ratings has no rated games either: nothing to tell apart.
+  if (!g.rated() && (g.has_soviet_rating() || g.has_german_rating())) s += "  casual";
+  if (const auto clock = describe_clock(g); !clock.empty()) s += "  " + clock;
+  if (g.options_size()) {
+    s += "  options:";
+    for (const auto& o : g.options()) s += " " + o;
+  }
+  if (!g.result().empty()) s += "  " + g.result();
+  return s;
+}
+
+std::optional<wire::ClientMessage> rating_request(const std::vector<std::string>& words, std::string* why) {
+  if (words.size() > 1 || (words.size() == 1 && words[0].rfind("-", 0) == 0)) {
+    if (why) *why = "rating [NAME]: a player's rating, yours without NAME";
+    return std::nullopt;
+  }
+  wire::ClientMessage m;
+  auto* r = m.mutable_get_rating();
+  if (!words.empty()) r->set_name(words[0]);
+  return m;
+}
+
+std::optional<wire::ClientMessage> ratings_request(const std::vector<std::string>& words, std::string* why) {
+  if (!words.empty()) {
+    if (why) *why = "ratings: the rated players, best first";
+    return std::nullopt;
+  }
+  wire::ClientMessage m;
+  m.mutable_list_ratings();
+  return m;
+}
+
+namespace {
+// A day as YYYY-MM-DD, in UTC so that every player reads the same date.
+std::string utc_date(std::int64_t unix) {
+  const std::time_t t = static_cast<std::time_t>(unix);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+}  // namespace
+
+std::string describe_rating(const wire::PlayerRating& p) {
+  const auto& r = p.rating();
+  std::string s = p.name() + ": " + std::to_string(r.rating()) + " ±" + std::to_string(r.deviation()) +
+                  (r.provisional() ? " (provisional)" : "") + "\n";
+  if (p.games() == 0) return s + "No rated games yet.\n";
+  s += "Rated games: " + std::to_string(p.games()) + " (" + std::to_string(p.wins()) + " won, " +
+       std::to_string(p.draws()) + " drawn, " + std::to_string(p.losses()) + " lost)\n";
+  if (p.rank() > 0)
+    s += "Rank: " + std::to_string(p.rank()) + "\n";
+  else if (r.provisional())
+    s += "Rank: none while provisional\n";
+  if (p.last_game_unix() > 0) s += "Last rated game: " + utc_date(p.last_game_unix()) + "\n";
+  return s;
+}
+
+std::string ratings_table(const wire::RatingList& l) {
+  if (l.players().empty()) return "Nobody has a rating yet: players are listed once a rated game of theirs has ended.\n";
+  char row[160];
+  // printf pads by bytes: "±", two bytes in one column, gets a width of 6 for 5 columns.
+  std::snprintf(row, sizeof row, "%4s  %-24s %6s  %6s %6s  %s\n", "#", "player", "rating", "±", "games", "W/D/L");
+  std::string s = row;
+  for (const auto& p : l.players()) {
+    const std::string rank = p.rank() > 0 ? std::to_string(p.rank()) : "-";
+    const std::string wdl = std::to_string(p.wins()) + "/" + std::to_string(p.draws()) + "/" + std::to_string(p.losses());
+    // The "?" of a provisional rating hangs after the digits, which stay in line.
+    std::snprintf(row, sizeof row, "%4s  %-24s %6d%c %5d %6d  %s\n", rank.c_str(), p.name().c_str(), p.rating().rating(),
+                  p.rating().provisional() ? '?' : ' ', p.rating().deviation(), p.games(), wdl.c_str());
+    s += row;
+  }
+  return s;
+}
+
 }  // namespace counterattack::cli

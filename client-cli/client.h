@@ -100,6 +100,29 @@ std::optional<wire::ClientMessage> tournament_request(const std::vector<std::str
 std::string tournament_line(const wire::Tournament& t);
 // A tournament with its standings and games, as a table.
 std::string describe_tournament(const wire::Tournament& t);
+// The request for `new WORDS...`: soviet|german|random, private, casual, a time
+// per move (3d, 12h, 90m) and option keys, as the shell takes them; the
+// subcommand's --side X, --private, --casual, --time T and --option KEY too.
+// Nothing, with the reason in `why`, for a time it cannot read.
+std::optional<wire::ClientMessage> new_game_request(const std::vector<std::string>& words, std::string* why);
+// One line for a game in a list: its players with their ratings, status, turn, clock, result.
+std::string game_line(const wire::GameSummary& g);
+// A seated player as a list shows them: "alice (1523)", "bob (1500?)" while
+// provisional, "alice (1535, +12)" once a rated game has ended; "(open)".
+std::string seat_text(const wire::GameSummary& g, bool soviet);
+// "Ratings: Soviet +12, German -12" for a rated game's end; "" otherwise.
+std::string rating_changes_text(const wire::GameEnded& e);
+// A rating as a number: "1523", or "1500?" while provisional.
+std::string rating_text(const wire::Rating& r);
+// The request for `rating [NAME]` (the words after "rating"); nothing, with the
+// usage in `why`, for other words.
+std::optional<wire::ClientMessage> rating_request(const std::vector<std::string>& words, std::string* why);
+// The request for `ratings` (the words after it: none).
+std::optional<wire::ClientMessage> ratings_request(const std::vector<std::string>& words, std::string* why);
+// A player's rating, record, rank and last rated game, a few lines.
+std::string describe_rating(const wire::PlayerRating& p);
+// The rating list as a table, or a sentence when it is empty.
+std::string ratings_table(const wire::RatingList& l);
 // A fresh random idempotency key.
 std::string new_idempotency_key();
 // Whether to draw with ANSI colour on standard output.

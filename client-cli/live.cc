@@ -81,6 +81,7 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
       ended_ = true;
       std::string text = "The game is over: " + m.game_ended().result();
       if (!m.game_ended().reason().empty()) text += " (" + m.game_ended().reason() + ")";
+      if (const auto changes = rating_changes_text(m.game_ended()); !changes.empty()) text += ". " + changes;
       if (!m.game_ended().seed_hex().empty())
         text +=
             ". Dice seed: " + m.game_ended().seed_hex() + " (export the game to check every die).";
@@ -277,7 +278,7 @@ namespace {
 const std::vector<std::string>& shell_words() {
   static const std::vector<std::string> w = {
       "help",     "show", "map",   "at",   "full", "stack", "log",    "hand",    "units",
-      "decision", "chat", "games", "open", "join", "new",   "resign", "draw", "email", "tournament", "refresh", "quit"};
+      "decision", "chat", "games", "open", "join", "new",   "resign", "draw", "email", "tournament", "rating", "ratings", "refresh", "quit"};
   return w;
 }
 
@@ -632,6 +633,15 @@ class Shell {
       std::string text;
       for (const auto& t : reply->tournament_list().tournaments()) text += tournament_line(t) + "\n";
       out(text.empty() ? "No tournaments: `tournament new NAME --players 4 --time 3d` creates one." : text);
+    } else if (cmd == "rating" || cmd == "ratings") {
+      std::string why;
+      const std::vector<std::string> words(w.begin() + 1, w.end());
+      auto m = cmd == "rating" ? rating_request(words, &why) : ratings_request(words, &why);
+      if (!m) return out(why);
+      auto reply = s_.call(*m, &why);
+      if (!reply) return out(why);
+      if (reply->has_player_rating()) return out(describe_rating(reply->player_rating()));
+      out(reply->has_rating_list() ? ratings_table(reply->rating_list()) : "The server answered with something other than ratings.");
     } else if (cmd == "refresh") {
       if (need_game()) {
         std::string why;
@@ -667,11 +677,12 @@ class Shell {
          "  log [N]                          the game log (the last N events)\n"
          "  hand | units | decision          your event chits, your units, what is asked now\n"
          "  chat TEXT                        a message to your opponent\n"
-         "  games | open GAME | join GAME [INVITE] | new soviet|german|random [private] [3d|12h|90m]\n"
+         "  games | open GAME | join GAME [INVITE] | new soviet|german|random [private] [casual] [3d|12h|90m]\n"
          "  draw offer|accept|decline | resign yes | refresh | quit\n"
          "  email [ADDRESS | confirm CODE | off]   turn notices by mail while you are away\n"
          "  tournament [list] | tournament new NAME [--players N] [--time 3d] [--private] [--organise-only]\n"
          "    [--option KEY] | tournament show|join|leave|start|cancel ID [INVITE]\n"
+         "  rating [NAME] | ratings           a player's rating (yours without NAME); the rated players\n"
          "Tab completes commands, unit ids, hexes and chits; up and down arrows recall earlier "
          "lines.";
     out(t);
@@ -733,15 +744,7 @@ class Shell {
     std::string t = "Your games:\n";
     if (reply->game_list().games().empty())
       t += "  none (new soviet|german|random creates one; join GAME joins one)\n";
-    for (const auto& g : reply->game_list().games()) {
-      const std::string clock = describe_clock(g);
-      t += "  " + g.game_id() + "  " + g.status() + "  Soviet " +
-           (g.soviet().empty() ? "(open)" : g.soviet()) + ", German " +
-           (g.german().empty() ? "(open)" : g.german()) + ", turn " + std::to_string(g.turn()) +
-           (g.your_side().empty() ? "" : ", you play " + g.your_side()) +
-           (clock.empty() ? "" : ", " + clock) +
-           (g.result().empty() ? "" : ", " + g.result()) + "\n";
-    }
+    for (const auto& g : reply->game_list().games()) t += "  " + game_line(g) + "\n";
     out(t);
   }
 
@@ -781,25 +784,13 @@ class Shell {
   }
 
   void create(const std::vector<std::string>& w) {
-    wire::ClientMessage m;
-    auto* c = m.mutable_create_game();
-    c->set_side(wire::CHOOSE_RANDOM);
-    for (size_t i = 1; i < w.size(); ++i) {
-      if (w[i] == "soviet")
-        c->set_side(wire::CHOOSE_SOVIET);
-      else if (w[i] == "german")
-        c->set_side(wire::CHOOSE_GERMAN);
-      else if (w[i] == "random")
-        c->set_side(wire::CHOOSE_RANDOM);
-      else if (w[i] == "private")
-        c->set_private_(true);
-      else if (auto seconds = parse_duration(w[i]))
-        c->set_move_seconds(*seconds);
-      else
-        c->add_options(w[i]);
-    }
     std::string why;
-    auto reply = s_.call(m, &why);
+    auto m = new_game_request({w.begin() + 1, w.end()}, &why);
+    if (!m) {
+      out(why + "\nnew [soviet|german|random] [private] [casual] [3d|12h|90m] [OPTION...]");
+      return;
+    }
+    auto reply = s_.call(*m, &why);
     if (!reply) {
       out(why);
       return;

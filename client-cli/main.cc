@@ -56,25 +56,6 @@ cli::RenderOptions render_options(const cli::GlobalOptions& g) {
   return ro;
 }
 
-std::string summary_line(const wire::GameSummary& g) {
-  std::string s = g.game_id() + "  " + g.status();
-  s += "  Soviet: " + (g.soviet().empty() ? std::string("(open)") : g.soviet());
-  s += "  German: " + (g.german().empty() ? std::string("(open)") : g.german());
-  if (g.turn() > 0) s += "  turn " + std::to_string(g.turn());
-  if (!g.your_side().empty()) s += "  you: " + g.your_side();
-  if (g.status() == "playing" && g.to_decide() != game::SIDE_UNSPECIFIED) {
-    s += "  to decide: " + std::string(g.to_decide() == game::SOVIET ? "soviet" : "german");
-  }
-  if (g.private_()) s += "  private";
-  if (const auto clock = cli::describe_clock(g); !clock.empty()) s += "  " + clock;
-  if (g.options_size()) {
-    s += "  options:";
-    for (const auto& o : g.options()) s += " " + o;
-  }
-  if (!g.result().empty()) s += "  " + g.result();
-  return s;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -117,6 +98,8 @@ int main(int argc, char** argv) {
   create->add_option("--side", side, "Your side: soviet, german or random")
       ->check(CLI::IsMember({"soviet", "german", "random"}));
   create->add_flag("--private", priv, "Only a player with the invite code can join");
+  bool casual = false;
+  create->add_flag("--casual", casual, "Unrated: the result leaves both players' ratings as they are");
   std::string time_per_move;
   create->add_option("--time", time_per_move,
                      "Time per move, e.g. 3d, 12h or 90m: a player who lets it run out loses (default: untimed)");
@@ -189,6 +172,10 @@ int main(int argc, char** argv) {
   tournament->add_flag("--private", priv, "new: entered only with the invite code");
   tournament->add_flag("--organise-only,--organize-only", organise_only, "new: organise without playing");
   tournament->add_option("--option", options, "new: an optional rule by key (repeatable)");
+  std::vector<std::string> rating_words;
+  auto* rating = app.add_subcommand("rating", "A player's rating, record and rank (yours without NAME)");
+  rating->add_option("NAME", rating_words, "Player name");
+  auto* ratings = app.add_subcommand("ratings", "The rated players, best first");
   auto* fingerprint = app.add_subcommand(
       "fingerprint", "Print the SHA-256 fingerprint of the server's certificate, to pin it");
 
@@ -304,6 +291,23 @@ int main(int argc, char** argv) {
     return cli::kOk;
   }
 
+  if (*rating || *ratings) {
+    auto m = *rating ? cli::rating_request(rating_words, &why) : cli::ratings_request({}, &why);
+    if (!m) return fail(g, why, cli::kUsage);
+    if (!s.connect_and_resume(&why)) return fail(g, why);
+    auto reply = s.call(*m, &why);
+    if (!reply) return fail(g, why);
+    if (reply->has_player_rating()) {
+      std::cout << (g.json ? cli::to_json(reply->player_rating()) + "\n" : cli::describe_rating(reply->player_rating()));
+    } else if (reply->has_rating_list()) {
+      std::cout << (g.json ? cli::to_json(reply->rating_list()) + "\n" : cli::ratings_table(reply->rating_list()));
+    } else {
+      return fail(g, "The server answered with something other than ratings.");
+    }
+    std::cout << std::flush;
+    return cli::kOk;
+  }
+
   if (*fingerprint) {
     cli::GlobalOptions g2 = g;
     g2.insecure = true;
@@ -347,6 +351,17 @@ int main(int argc, char** argv) {
     if (!r.ok()) return fail(g, r.error, cli::kUsage);
     parsed = *r.order;
   }
+  std::optional<wire::ClientMessage> create_message;
+  if (*create) {
+    // The flags back into words: the shell types them the same way.
+    std::vector<std::string> words = {"--side", side};
+    if (priv) words.push_back("--private");
+    if (casual) words.push_back("--casual");
+    if (!time_per_move.empty()) words.insert(words.end(), {"--time", time_per_move});
+    for (const auto& o : options) words.insert(words.end(), {"--option", o});
+    create_message = cli::new_game_request(words, &why);
+    if (!create_message) return fail(g, why, cli::kUsage);
+  }
   if (*resign && !yes && ::isatty(STDIN_FILENO)) {
     std::cerr << "Resign game " << game_id << "? [y/N] " << std::flush;
     std::string answer;
@@ -385,28 +400,16 @@ int main(int argc, char** argv) {
     if (!open_only) {
       std::cout << "Your games:\n";
       if (mine.games().empty()) std::cout << "  none\n";
-      for (const auto& x : mine.games()) std::cout << "  " << summary_line(x) << "\n";
+      for (const auto& x : mine.games()) std::cout << "  " << cli::game_line(x) << "\n";
     }
     std::cout << "Open games:\n";
     if (open.games().empty()) std::cout << "  none (counterattack new --side soviet creates one)\n";
-    for (const auto& x : open.games()) std::cout << "  " << summary_line(x) << "\n";
+    for (const auto& x : open.games()) std::cout << "  " << cli::game_line(x) << "\n";
     return cli::kOk;
   }
 
   if (*create) {
-    wire::ClientMessage m;
-    auto* c = m.mutable_create_game();
-    c->set_side(side == "soviet"   ? wire::CHOOSE_SOVIET
-                : side == "german" ? wire::CHOOSE_GERMAN
-                                   : wire::CHOOSE_RANDOM);
-    c->set_private_(priv);
-    for (const auto& o : options) c->add_options(o);
-    if (!time_per_move.empty()) {
-      const auto seconds = cli::parse_duration(time_per_move);
-      if (!seconds) return fail(g, "--time takes a number and a unit: 3d, 12h, 90m or 45s.", cli::kUsage);
-      c->set_move_seconds(*seconds);
-    }
-    auto reply = s.call(m, &why);
+    auto reply = s.call(*create_message, &why);
     if (!reply) return fail(g, why);
     if (!reply->has_game_created()) return fail(g, "The server did not create a game.");
     const auto& gc = reply->game_created();

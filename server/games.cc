@@ -86,15 +86,19 @@ Frame game_ended_frame(const Game& g) {
   e->set_result(g.result);
   e->set_reason(g.reason);
   e->set_seed_hex(seed_hex(g));
+  e->set_rated(g.rated);
+  e->set_soviet_rating_change(g.rating_change[0]);
+  e->set_german_rating_change(g.rating_change[1]);
   return encode(m);
 }
 
-GameService::GameService(Storage& storage, Rulesets rulesets, const Config& config, Mailer& mailer,
+GameService::GameService(Storage& storage, Rulesets rulesets, const Config& config, Mailer& mailer, Ratings& ratings,
                          std::function<void(std::function<void()>)> post)
     : storage_(storage),
       rulesets_(std::move(rulesets)),
       config_(config),
       mailer_(mailer),
+      ratings_(ratings),
       post_(std::move(post)),
       chat_by_user_(config.chat_messages_per_minute, std::chrono::minutes(1)),
       refusals_by_user_(config.refused_orders_per_minute, std::chrono::minutes(1)) {}
@@ -161,12 +165,13 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
   bool found = false;
   try {
     found = storage_.read_together([&](Db& db) {
-      auto& q = db.prepare(
+      static const std::string sql =
           "SELECT g.scenario, g.options, g.seed, g.seed_commitment, g.creator_id, COALESCE(g.soviet_id, 0),"
           " COALESCE(g.german_id, 0), g.private, g.invite_code, g.status, g.result, g.result_reason, g.created_unix,"
           " COALESCE(s.name, ''), COALESCE(d.name, ''), g.move_seconds, g.deadline_unix,"
-          " g.tournament_id"
-          " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id WHERE g.id = ?");
+          " g.tournament_id, g.rated, " + std::string(kRatingChangeColumns) +
+          " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id WHERE g.id = ?";
+      auto& q = db.prepare(sql.c_str());
       q.bind_all(id);
       bool any = false;
       while (q.step()) {
@@ -189,6 +194,9 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
         g->move_seconds = q.integer(15);
         g->deadline_unix = q.integer(16);
         g->tournament_id = q.text(17);
+        g->rated = q.integer(18) != 0;
+        g->rating_change[0] = static_cast<int>(q.integer(19));
+        g->rating_change[1] = static_cast<int>(q.integer(20));
       }
       if (!any) return false;
       auto& s = db.prepare("SELECT version, state, dice FROM snapshots WHERE game_id = ? ORDER BY version DESC LIMIT 1");
@@ -313,7 +321,17 @@ wire::GameSummary GameService::summary(const Game& g, int your_side) const {
   s.set_move_seconds(g.move_seconds);
   if (g.status == Game::Status::Playing) s.set_deadline_unix(g.committed_deadline);
   s.set_tournament_id(g.tournament_id);
+  add_ratings(s, g.scenario, g.user, g.rated, g.rating_change);
   return s;
+}
+
+void GameService::add_ratings(wire::GameSummary& s, const std::string& scenario, const std::int64_t (&user)[2],
+                              bool rated, const int (&change)[2]) const {
+  s.set_rated(rated);
+  if (user[0] != 0) *s.mutable_soviet_rating() = ratings_.current(user[0], scenario);
+  if (user[1] != 0) *s.mutable_german_rating() = ratings_.current(user[1], scenario);
+  s.set_soviet_rating_change(change[0]);
+  s.set_german_rating_change(change[1]);
 }
 
 void GameService::push_summary(Game& g) {
@@ -789,8 +807,9 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
   if (g->move_seconds > 0 && decider != deciding && !finished) g->deadline_unix = new_deadline = unix_now() + g->move_seconds;
   ++g->pending;
   const std::int64_t deadline_after = g->deadline_unix;
+  auto rating = std::make_shared<std::optional<Ratings::Change>>();
   storage_.write(
-      [g, v, side, key, row, snapshot, finished, new_deadline](Db& db) {
+      [g, v, side, key, row, snapshot, finished, new_deadline, rating](Db& db) {
         if (g->broken) throw std::runtime_error("game " + g->id + " is being reloaded");
         try {
           db.prepare(
@@ -801,17 +820,14 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
             db.prepare("INSERT OR REPLACE INTO snapshots (game_id, version, state, dice) VALUES (?, ?, ?, ?)")
                 .run(g->id, v, Blob{row->state}, Blob{row->dice});
           }
-          if (finished) {
-            db.prepare("UPDATE games SET status = 'finished', result = ?, result_reason = ?, deadline_unix = 0, updated_unix = ? WHERE id = ?")
-                .run(row->result, row->reason, unix_now(), g->id);
-          }
+          if (finished) *rating = store_end(db, g->id, row->result, row->reason);
           if (new_deadline > 0) db.prepare("UPDATE games SET deadline_unix = ? WHERE id = ?").run(new_deadline, g->id);
         } catch (...) {
           g->broken = true;  // later orders of this game must not be stored after a gap
           throw;
         }
       },
-      [this, g, c, k, v, decider, turn, finished, deadline_after](bool ok) {
+      [this, g, c, k, v, decider, turn, finished, deadline_after, rating](bool ok) {
         std::lock_guard l(g->mu);
         --g->pending;
         if (!ok) {
@@ -835,6 +851,7 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
         if (g->committed_deadline != deadline_after) g->reminded = false;
         g->committed_deadline = deadline_after;
         if (auto r = g->keys.find(k); r != g->keys.end()) r->second.committed = true;
+        if (*rating) rated_end(*g, **rating);
         wire::ServerMessage ack;
         auto* oa = ack.mutable_order_accepted();
         oa->set_game_id(g->id);

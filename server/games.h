@@ -19,6 +19,7 @@
 #include "config.h"
 #include "mailer.h"
 #include "peer.h"
+#include "ratings.h"
 #include "recent_attempts.h"
 #include "ruleset.h"
 #include "storage.h"
@@ -45,12 +46,14 @@ struct Game {
   std::int64_t created_unix = 0;
   std::int64_t move_seconds = 0;  // time per move; 0: untimed
   std::string tournament_id;      // empty unless a tournament's game
+  bool rated = false;             // its end moves the players' ratings
 
   // Seats: [0] Soviet, [1] German; 0 while open.
   std::int64_t user[2] = {0, 0};
   std::string name[2];
   Status status = Status::Open;
   std::string result, reason;
+  int rating_change[2] = {0, 0};  // a finished rated game's, once durable
   // When the player to decide loses by time, at `head` (enforced) and at
   // `committed` (what players are told); 0 when untimed or not playing.
   std::int64_t deadline_unix = 0, committed_deadline = 0;
@@ -115,7 +118,7 @@ struct Game {
 class GameService {
  public:
   // `post` runs a job on a network thread (reads that must not hold the writer).
-  GameService(Storage& storage, Rulesets rulesets, const Config& config, Mailer& mailer,
+  GameService(Storage& storage, Rulesets rulesets, const Config& config, Mailer& mailer, Ratings& ratings,
               std::function<void(std::function<void()>)> post);
 
   // Lobby (lobby.cc)
@@ -167,6 +170,9 @@ class GameService {
 
   // Called with g->mu held.
   wire::GameSummary summary(const Game& g, int your_side) const;
+  // The players' ratings now (user 0: an open seat), and a finished rated game's changes.
+  void add_ratings(wire::GameSummary& s, const std::string& scenario, const std::int64_t (&user)[2], bool rated,
+                   const int (&change)[2]) const;
   void push_summary(Game& g);
   void flush(Game& g);
   void broadcast(Game& g, const Frame& frame);
@@ -188,6 +194,11 @@ class GameService {
   // A mail to the player to decide, if away, when a quarter of the time per move is left.
   void remind_if_late(Game& g);
   void end_game(Game& g, const std::string& result, const std::string& reason);
+  // Within a write: stores the game's end, and its players' new ratings when it is rated.
+  static std::optional<Ratings::Change> store_end(Db& db, const std::string& id, const std::string& result,
+                                                  const std::string& reason);
+  // Once that write is durable: the new ratings are read from now on, and the game shows its changes.
+  void rated_end(Game& g, const Ratings::Change& change);
   // With g->mu held: the player to decide has let the time per move run out.
   static bool overdue(const Game& g);
   // Ends an overdue game on time, once nothing is left to store before it;
@@ -208,6 +219,7 @@ class GameService {
   Rulesets rulesets_;
   const Config& config_;
   Mailer& mailer_;
+  Ratings& ratings_;
   std::function<void(std::function<void()>)> post_;
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<Game>> games_;
@@ -225,6 +237,15 @@ class GameService {
   std::unordered_multimap<std::int64_t, std::pair<std::uint64_t, std::weak_ptr<Peer>>> online_;
 };
 
+// Two columns for a query on `games g`: the rounded rating changes of its
+// Soviet and German players, 0 when the game changed none.
+inline constexpr const char* kRatingChangeColumns =
+    "COALESCE((SELECT ROUND(r.after) - ROUND(r.before) FROM rating_changes r"
+    " WHERE r.game_id = g.id AND r.user_id = g.soviet_id), 0),"
+    " COALESCE((SELECT ROUND(r.after) - ROUND(r.before) FROM rating_changes r"
+    " WHERE r.game_id = g.id AND r.user_id = g.german_id), 0)";
+// The rules of a scenario; nullptr, with a sentence naming the known ones in `why`, when unknown.
+std::shared_ptr<const Ruleset> ruleset_of(const Rulesets& rulesets, const std::string& scenario, std::string* why);
 // NOT_FOUND for a game that does not exist, or that the caller may not know of.
 void no_such_game(const Caller& c, const std::string& game_id);
 // The caller's side (0 Soviet, 1 German) in g; otherwise answers NOT_FOUND

@@ -30,16 +30,21 @@ std::vector<std::string> split_options(const std::string& joined) {
   return out;
 }
 
+std::shared_ptr<const Ruleset> ruleset_of(const Rulesets& rulesets, const std::string& scenario, std::string* why) {
+  if (auto it = rulesets.find(scenario); it != rulesets.end()) return it->second;
+  std::string known;
+  for (const auto& [name, r] : rulesets) known += (known.empty() ? "" : ", ") + name;
+  *why = "Unknown scenario '" + scenario + "' (known: " + known + ").";
+  return nullptr;
+}
+
 void GameService::create(const Caller& c, const wire::CreateGame& req) {
   const std::string scenario = req.scenario().empty() ? "counterattack" : req.scenario();
-  auto rs = rulesets_.find(scenario);
-  if (rs == rulesets_.end()) {
-    std::string known;
-    for (const auto& [name, r] : rulesets_) known += (known.empty() ? "" : ", ") + name;
-    return c.error(wire::BAD_REQUEST, "Unknown scenario '" + scenario + "' (known: " + known + ").");
-  }
+  std::string why;
+  const auto rules = ruleset_of(rulesets_, scenario, &why);
+  if (!rules) return c.error(wire::BAD_REQUEST, why);
   std::vector<std::string> options(req.options().begin(), req.options().end());
-  if (auto why = rs->second->check_options(options); !why.empty()) return c.error(wire::BAD_REQUEST, why);
+  if (why = rules->check_options(options); !why.empty()) return c.error(wire::BAD_REQUEST, why);
   int side = 0;
   switch (req.side()) {
     case wire::CHOOSE_SOVIET: side = 0; break;
@@ -59,7 +64,8 @@ void GameService::create(const Caller& c, const wire::CreateGame& req) {
   g->scenario = scenario;
   g->move_seconds = move_seconds;
   g->options = options;
-  g->rules = rs->second;
+  g->rules = rules;
+  g->rated = !req.casual();
   randombytes_buf(g->seed.data(), g->seed.size());
   g->commitment = Accounts::sha256_hex(std::string_view(reinterpret_cast<const char*>(g->seed.data()), g->seed.size()));
   g->is_private = req.private_();
@@ -86,11 +92,11 @@ void GameService::create(const Caller& c, const wire::CreateGame& req) {
       [g, opts = join_options(options)](Db& db) {
         db.prepare(
               "INSERT INTO games (id, scenario, options, seed, seed_commitment, creator_id, soviet_id, german_id, private,"
-              " invite_code, status, created_unix, updated_unix, move_seconds)"
-              " VALUES (?, ?, ?, ?, ?, ?, NULLIF(?, 0), NULLIF(?, 0), ?, ?, 'open', ?, ?, ?)")
+              " invite_code, status, created_unix, updated_unix, move_seconds, rated)"
+              " VALUES (?, ?, ?, ?, ?, ?, NULLIF(?, 0), NULLIF(?, 0), ?, ?, 'open', ?, ?, ?, ?)")
             .run(g->id, g->scenario, opts, Blob{std::string_view(reinterpret_cast<const char*>(g->seed.data()), g->seed.size())},
                  g->commitment, g->creator, g->user[0], g->user[1], g->is_private ? 1 : 0, g->invite, g->created_unix,
-                 g->created_unix, g->move_seconds);
+                 g->created_unix, g->move_seconds, g->rated ? 1 : 0);
       },
       [this, g, c, side](bool ok) {
         std::lock_guard l(g->mu);
@@ -130,22 +136,26 @@ void GameService::list_open(const Caller& c) {
 void GameService::my_games(const Caller& c) {
   struct Row {
     std::string id, scenario, options, soviet, german, status, result, commitment, tournament_id;
-    bool is_private;
-    std::int64_t version;
-    int side;
+    bool is_private, rated;
+    std::int64_t version, user[2];
+    int side, change[2];
   };
   const auto rows = storage_.read([&](Db& db) {
     std::vector<Row> out;
-    auto& q = db.prepare(
+    static const std::string sql =
         "SELECT g.id, g.scenario, g.options, COALESCE(s.name, ''), COALESCE(d.name, ''), g.status, g.result,"
         " g.seed_commitment, g.private, (SELECT COALESCE(MAX(version), 0) FROM orders o WHERE o.game_id = g.id),"
-        " CASE WHEN g.soviet_id = ? THEN 0 ELSE 1 END, g.tournament_id"
+        " CASE WHEN g.soviet_id = ? THEN 0 ELSE 1 END, g.tournament_id, g.rated, COALESCE(g.soviet_id, 0),"
+        " COALESCE(g.german_id, 0), " + std::string(kRatingChangeColumns) +
         " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id"
-        " WHERE g.soviet_id = ? OR g.german_id = ? ORDER BY g.updated_unix DESC LIMIT 200");
+        " WHERE g.soviet_id = ? OR g.german_id = ? ORDER BY g.updated_unix DESC LIMIT 200";
+    auto& q = db.prepare(sql.c_str());
     q.bind_all(c.user_id, c.user_id, c.user_id);
     while (q.step()) {
       out.push_back(Row{q.text(0), q.text(1), q.text(2), q.text(3), q.text(4), q.text(5), q.text(6), q.text(7),
-                        q.text(11), q.integer(8) != 0, q.integer(9), static_cast<int>(q.integer(10))});
+                        q.text(11), q.integer(8) != 0, q.integer(12) != 0, q.integer(9),
+                        {q.integer(13), q.integer(14)}, static_cast<int>(q.integer(10)),
+                        {static_cast<int>(q.integer(15)), static_cast<int>(q.integer(16))}});
     }
     return out;
   });
@@ -176,6 +186,7 @@ void GameService::my_games(const Caller& c) {
     s->set_result(r.result);
     s->set_seed_commitment(r.commitment);
     s->set_your_side(r.side == 0 ? "soviet" : "german");
+    add_ratings(*s, r.scenario, r.user, r.rated, r.change);
     s->set_tournament_id(r.tournament_id);
   }
   c.reply(std::move(m));
@@ -258,12 +269,9 @@ void GameService::finish(const std::shared_ptr<Game>& g, const std::optional<Cal
   const int offer = g->draw_offer;
   end_game(*g, result, reason);
   ++g->pending;
-  storage_.write(
-      [g, result, reason](Db& db) {
-        db.prepare("UPDATE games SET status = 'finished', result = ?, result_reason = ?, deadline_unix = 0, updated_unix = ? WHERE id = ?")
-            .run(result, reason, unix_now(), g->id);
-      },
-      [this, g, c, actor, before, offer, what](bool ok) {
+  auto rating = std::make_shared<std::optional<Ratings::Change>>();
+  storage_.write([g, result, reason, rating](Db& db) { *rating = store_end(db, g->id, result, reason); },
+      [this, g, c, actor, before, offer, what, rating](bool ok) {
         std::lock_guard l(g->mu);
         --g->pending;
         if (!ok) {
@@ -274,11 +282,25 @@ void GameService::finish(const std::shared_ptr<Game>& g, const std::optional<Cal
           if (c) c->error(wire::INTERNAL, "The " + what + " could not be stored; try again.");
           return;
         }
+        if (*rating) rated_end(*g, **rating);
         log::info("game finished", {{"game", g->id}, {"result", g->result}, {"reason", g->reason}});
         if (c) c->ok();
         tell_game_over(*g, actor);
         broadcast(*g, game_ended_frame(*g));
       });
+}
+
+std::optional<Ratings::Change> GameService::store_end(Db& db, const std::string& id, const std::string& result,
+                                                     const std::string& reason) {
+  db.prepare("UPDATE games SET status = 'finished', result = ?, result_reason = ?, deadline_unix = 0, updated_unix = ? WHERE id = ?")
+      .run(result, reason, unix_now(), id);
+  return Ratings::record(db, id);
+}
+
+void GameService::rated_end(Game& g, const Ratings::Change& change) {
+  ratings_.committed(change);
+  g.rating_change[0] = change.change[0];
+  g.rating_change[1] = change.change[1];
 }
 
 bool GameService::overdue(const Game& g) {

@@ -139,14 +139,15 @@ int main(int argc, char** argv) {
   net::io_context ioc(cfg.threads);
   Mailer mailer(*storage, cfg);
   Accounts accounts(*storage, cfg, mailer);
-  GameService games(*storage, rulesets, cfg, mailer, [&ioc](std::function<void()> job) { net::post(ioc, std::move(job)); });
+  Ratings ratings(*storage, rulesets);
+  GameService games(*storage, rulesets, cfg, mailer, ratings, [&ioc](std::function<void()> job) { net::post(ioc, std::move(job)); });
   games.preload();
   Tournaments tournaments(*storage, rulesets, cfg, mailer, games,
                           [&ioc](std::function<void()> job) { net::post(ioc, std::move(job)); });
   accounts.purge_expired();
   SessionRegistry sessions;
   ConnectionCaps caps(cfg.max_connections, cfg.max_connections_per_address, cfg.trusted_proxies);
-  Hub hub{cfg, accounts, games, tournaments, sessions, caps};
+  Hub hub{cfg, accounts, games, tournaments, ratings, sessions, caps};
 
   auto listener = std::make_shared<Listener>(ioc, cfg.plain ? nullptr : &tls, hub);
   if (!listener->open({address, port}, error)) return die(error);

@@ -472,6 +472,8 @@ class WsSession : public Connection {
       case M::kLeaveTournament: return hub_.tournaments.leave(caller(rid), msg.leave_tournament());
       case M::kStartTournament: return hub_.tournaments.start(caller(rid), msg.start_tournament());
       case M::kCancelTournament: return hub_.tournaments.cancel(caller(rid), msg.cancel_tournament());
+      case M::kGetRating: return hub_.ratings.get(caller(rid), msg.get_rating());
+      case M::kListRatings: return hub_.ratings.list(caller(rid), msg.list_ratings());
       default: return send_error(rid, wire::BAD_REQUEST, "Unknown request.");
     }
   }

@@ -14,6 +14,7 @@
 #include <mutex>
 
 #include "accounts.h"
+#include "ratings.h"
 #include "config.h"
 #include "connection_caps.h"
 #include "games.h"
@@ -47,6 +48,7 @@ struct Hub {
   Accounts& accounts;
   GameService& games;
   Tournaments& tournaments;
+  Ratings& ratings;
   SessionRegistry& sessions;
   ConnectionCaps& caps;
 };

@@ -33,6 +33,7 @@ void Stmt::check(int rc) const {
 }
 
 void Stmt::bind(int i, std::int64_t v) { check(sqlite3_bind_int64(st_, i, v)); }
+void Stmt::bind(int i, double v) { check(sqlite3_bind_double(st_, i, v)); }
 void Stmt::bind(int i, std::string_view v) {
   check(sqlite3_bind_text64(st_, i, v.data(), v.size(), SQLITE_TRANSIENT, SQLITE_UTF8));
 }
@@ -55,6 +56,7 @@ bool Stmt::step() {
 }
 
 std::int64_t Stmt::integer(int col) const { return sqlite3_column_int64(st_, col); }
+double Stmt::real(int col) const { return sqlite3_column_double(st_, col); }
 std::string Stmt::text(int col) const {
   const auto* p = sqlite3_column_text(st_, col);
   return p ? std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(st_, col))) : "";

@@ -33,7 +33,7 @@ struct Blob {
   std::string_view bytes;
 };
 
-// A prepared statement. Arguments bind by position: integers, text, Blob.
+// A prepared statement. Arguments bind by position: integers, reals, text, Blob.
 class Stmt {
  public:
   Stmt(sqlite3* db, const char* sql);
@@ -60,6 +60,7 @@ class Stmt {
   void reset();
 
   std::int64_t integer(int col) const;
+  double real(int col) const;
   std::string text(int col) const;
   std::string blob(int col) const;
 
@@ -67,6 +68,7 @@ class Stmt {
   void bind(int i, std::int64_t v);
   void bind(int i, int v) { bind(i, static_cast<std::int64_t>(v)); }
   void bind(int i, std::uint64_t v) { bind(i, static_cast<std::int64_t>(v)); }
+  void bind(int i, double v);
   void bind(int i, std::string_view v);
   void bind(int i, const std::string& v) { bind(i, std::string_view(v)); }
   void bind(int i, const char* v) { bind(i, std::string_view(v)); }

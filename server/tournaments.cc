@@ -130,10 +130,11 @@ void Tournaments::change(const Caller& c, const std::string& what, std::function
 void Tournaments::create(const Caller& c, const wire::CreateTournament& req) {
   if (auto why = check_name(req.name()); !why.empty()) return c.error(wire::BAD_REQUEST, why);
   const std::string scenario = req.scenario().empty() ? "counterattack" : req.scenario();
-  auto rs = rulesets_.find(scenario);
-  if (rs == rulesets_.end()) return c.error(wire::BAD_REQUEST, "Unknown scenario '" + scenario + "'.");
+  std::string why;
+  const auto rules = ruleset_of(rulesets_, scenario, &why);
+  if (!rules) return c.error(wire::BAD_REQUEST, why);
   std::vector<std::string> options(req.options().begin(), req.options().end());
-  if (auto why = rs->second->check_options(options); !why.empty()) return c.error(wire::BAD_REQUEST, why);
+  if (why = rules->check_options(options); !why.empty()) return c.error(wire::BAD_REQUEST, why);
   if (req.move_seconds() < config_.min_move_seconds || req.move_seconds() > config_.max_move_seconds) {
     return c.error(wire::BAD_REQUEST, "A tournament's time per move is from " + std::to_string(config_.min_move_seconds) +
                                           " to " + std::to_string(config_.max_move_seconds) + " seconds.");
@@ -202,8 +203,8 @@ void Tournaments::start_in(Db& db, const std::string& id, Outcome& out) {
       const std::string game_id = random_code(10);
       db.prepare(
             "INSERT INTO games (id, scenario, options, seed, seed_commitment, creator_id, soviet_id, german_id, private,"
-            " invite_code, status, created_unix, updated_unix, move_seconds, deadline_unix, tournament_id)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '', 'playing', ?, ?, ?, ?, ?)")
+            " invite_code, status, created_unix, updated_unix, move_seconds, deadline_unix, tournament_id, rated)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '', 'playing', ?, ?, ?, ?, ?, 1)")
           .run(game_id, scenario, options, Blob{bytes}, Accounts::sha256_hex(bytes), organiser, entrants[i], entrants[j],
                priv ? 1 : 0, now, now, seconds, now + seconds, id);
       out.started_games.push_back(game_id);

@@ -559,5 +559,127 @@ TEST_F(TwoPlayers, ATournamentIsMadeEnteredAndShownFromTheCommandLine) {
   EXPECT_EQ(cli(bob_, {"tournament", "cancel", id}).code, 1) << "only the organiser, and only before the start";
 }
 
+// The line of a game in `games`' text.
+std::string line_of(const std::string& text, const std::string& game) {
+  const auto at = text.find("  " + game + "  ");
+  if (at == std::string::npos) return {};
+  return text.substr(at, text.find('\n', at) - at);
+}
+
+// "1662" or "1662?" (provisional), as the lists show a rating given as JSON.
+std::string rating_text_of(const json& r) {
+  return std::to_string(r.value("rating", 0)) + (r.value("provisional", false) ? "?" : "");
+}
+
+// Ratings from the command line: bob resigns a rated game, which moves
+// alice's rating up and his down, as `rating`, `ratings` and `games` show;
+// then a game made with --casual and resigned the same way changes nothing.
+TEST_F(TwoPlayers, ARatedGameMovesBothRatingsAndACasualOneLeavesThem) {
+  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
+  ASSERT_EQ(cli(bob_, {"register", "bob"}, "password-of-bob\n").code, 0);
+  auto fresh = cli(alice_, {"rating"});
+  EXPECT_EQ(fresh.code, 0) << fresh.err;
+  EXPECT_EQ(fresh.out, "alice: 1500 ±350 (provisional)\nNo rated games yet.\n");
+  auto nobody = cli(bob_, {"ratings"});
+  EXPECT_EQ(nobody.code, 0) << nobody.err;
+  EXPECT_NE(nobody.out.find("Nobody has a rating yet"), std::string::npos) << nobody.out;
+  EXPECT_EQ(cli(bob_, {"rating", "alice", "bob"}).code, 2);
+
+  // alice plays the Soviet side; bob joins and resigns.
+  auto play_resigned_by_bob = [&](const std::vector<std::string>& flags) {
+    std::vector<std::string> args = {"--json", "new", "--side", "soviet"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    auto created = cli(alice_, args);
+    EXPECT_EQ(created.code, 0) << created.err;
+    const std::string game = json::parse(created.out).value("game_id", "");
+    EXPECT_EQ(cli(bob_, {"join", game}).code, 0);
+    EXPECT_EQ(cli(bob_, {"resign", game, "--yes"}).code, 0);
+    return game;
+  };
+  auto rating_of = [&](const std::string& name) {
+    auto r = cli(alice_, {"--json", "rating", name});
+    EXPECT_EQ(r.code, 0) << r.err;
+    return json::parse(r.out);
+  };
+  const std::string rated = play_resigned_by_bob({});
+  ASSERT_FALSE(rated.empty());
+
+  const json alice = rating_of("alice"), bob = rating_of("bob");
+  EXPECT_GT(alice["rating"].value("rating", 0), 1500) << alice.dump();
+  EXPECT_LT(bob["rating"].value("rating", 0), 1500) << bob.dump();
+  EXPECT_EQ(alice.value("wins", 0), 1) << alice.dump();
+  EXPECT_EQ(bob.value("losses", 0), 1) << bob.dump();
+  auto own = cli(alice_, {"rating"});
+  EXPECT_EQ(own.code, 0) << own.err;
+  const std::string headline = "alice: " + std::to_string(alice["rating"].value("rating", 0)) + " ±" +
+                               std::to_string(alice["rating"].value("deviation", 0));
+  EXPECT_EQ(own.out.rfind(headline, 0), 0u) << own.out;
+  EXPECT_NE(own.out.find("Rated games: 1 (1 won, 0 drawn, 0 lost)"), std::string::npos) << own.out;
+  EXPECT_NE(own.out.find("Last rated game: "), std::string::npos) << own.out;
+  auto bobs = cli(alice_, {"rating", "bob"});
+  EXPECT_NE(bobs.out.find("Rated games: 1 (0 won, 0 drawn, 1 lost)"), std::string::npos) << bobs.out;
+
+  // The list: the winner above the loser.
+  auto table = cli(bob_, {"ratings"});
+  EXPECT_EQ(table.code, 0) << table.err;
+  const auto alice_row = table.out.find("  alice  "), bob_row = table.out.find("  bob  ");
+  ASSERT_NE(alice_row, std::string::npos) << table.out;
+  ASSERT_NE(bob_row, std::string::npos) << table.out;
+  EXPECT_LT(alice_row, bob_row) << table.out;
+  EXPECT_NE(table.out.find(rating_text_of(alice["rating"]), alice_row), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("1/0/0"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("0/0/1"), std::string::npos) << table.out;
+  auto list = cli(bob_, {"--json", "ratings"});
+  ASSERT_EQ(list.code, 0) << list.err;
+  const json players = json::parse(list.out).value("players", json::array());
+  ASSERT_EQ(players.size(), 2u) << list.out;
+  EXPECT_EQ(players[0].value("name", ""), "alice");
+  EXPECT_EQ(players[1].value("name", ""), "bob");
+
+  // The game list shows what the game changed.
+  auto mine = cli(alice_, {"--json", "games"});
+  ASSERT_EQ(mine.code, 0) << mine.err;
+  json summary;
+  const json listed = json::parse(mine.out);
+  for (const auto& g : listed.at("mine")) {
+    if (g.value("game_id", "") == rated) summary = g;
+  }
+  ASSERT_FALSE(summary.is_null()) << mine.out;
+  EXPECT_TRUE(summary.value("rated", false)) << summary.dump();
+  const int won = summary.value("soviet_rating_change", 0), lost = summary.value("german_rating_change", 0);
+  EXPECT_GT(won, 0) << summary.dump();
+  EXPECT_LT(lost, 0) << summary.dump();
+  auto games = cli(alice_, {"games"});
+  EXPECT_NE(line_of(games.out, rated).find("Soviet: alice (" + rating_text_of(summary["soviet_rating"]) + ", +" +
+                                           std::to_string(won) + ")  German: bob (" +
+                                           rating_text_of(summary["german_rating"]) + ", " + std::to_string(lost) + ")"),
+            std::string::npos)
+      << games.out;
+
+  // A casual game, shown so, leaves both ratings as they were.
+  const std::string casual = play_resigned_by_bob({"--casual"});
+  ASSERT_FALSE(casual.empty());
+  const json alice_after = rating_of("alice"), bob_after = rating_of("bob");
+  EXPECT_EQ(alice_after["rating"].value("rating", 0), alice["rating"].value("rating", 0)) << alice_after.dump();
+  EXPECT_EQ(bob_after["rating"].value("rating", 0), bob["rating"].value("rating", 0)) << bob_after.dump();
+  EXPECT_EQ(alice_after.value("games", 0), 1) << alice_after.dump();
+  EXPECT_EQ(bob_after.value("games", 0), 1) << bob_after.dump();
+  games = cli(bob_, {"games"});
+  const std::string casual_line = line_of(games.out, casual);
+  EXPECT_NE(casual_line.find("  casual"), std::string::npos) << games.out;
+  EXPECT_NE(casual_line.find("Soviet: alice (" + rating_text_of(alice["rating"]) + ")  German: bob (" +
+                             rating_text_of(bob["rating"]) + ")"),
+            std::string::npos)
+      << games.out;
+  EXPECT_EQ(line_of(games.out, rated).find("casual"), std::string::npos) << games.out;
+
+  // The shell takes the same words.
+  auto shell = cli(bob_, {"play"}, "rating alice\nratings\nquit\n");
+  EXPECT_EQ(shell.code, 0) << shell.err;
+  EXPECT_NE(shell.out.find("alice: " + std::to_string(alice["rating"].value("rating", 0)) + " ±"), std::string::npos)
+      << shell.out;
+  EXPECT_NE(shell.out.find("W/D/L"), std::string::npos) << shell.out;
+}
+
 }  // namespace
 }  // namespace counterattack::cli

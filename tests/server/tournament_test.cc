@@ -165,7 +165,10 @@ TEST_F(ServerTournament, ThreeEntrantsPlayEachOtherWithBothSidesAndTheStandingsF
   mine.mutable_my_games();
   auto my = bob->request(mine);
   ASSERT_EQ(my.game_list().games_size(), 4);
-  for (const auto& g : my.game_list().games()) EXPECT_EQ(g.tournament_id(), id);
+  for (const auto& g : my.game_list().games()) {
+    EXPECT_EQ(g.tournament_id(), id);
+    EXPECT_TRUE(g.rated()) << "a tournament's games count for the ratings";
+  }
 
   // alice beats bob twice and carol once, and draws with her once; bob and carol draw twice.
   resign(*bob, game_of(t, "alice", "bob"));
@@ -207,6 +210,15 @@ TEST_F(ServerTournament, ThreeEntrantsPlayEachOtherWithBothSidesAndTheStandingsF
   // Sonneborn-Berger: bob's 1 twice, carol's 1.5 once and half of it once.
   EXPECT_EQ(a->tiebreak(), 2 * 1.0 + 1.5 + 0.75);
   for (const auto& s : done.standings()) EXPECT_EQ(s.to_play(), 0);
+
+  // The ratings list follows the tournament's order.
+  wire::ClientMessage ratings;
+  ratings.mutable_list_ratings();
+  auto rated = carol->request(ratings);
+  ASSERT_EQ(rated.rating_list().players_size(), 3) << rated.DebugString();
+  EXPECT_EQ(rated.rating_list().players(0).name(), "alice");
+  EXPECT_EQ(rated.rating_list().players(0).games(), 4);
+  EXPECT_EQ(rated.rating_list().players(2).name(), "bob");
 }
 
 TEST_F(ServerTournament, RefusedRequestsSayWhyAndChangeNothing) {

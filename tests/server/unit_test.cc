@@ -22,6 +22,8 @@
 #include "listener.h"
 #include "proxy_protocol.h"
 #include "recent_attempts.h"
+#include "glicko2.h"
+#include "ratings.h"
 #include "ruleset.h"
 #include "storage.h"
 #include "tournaments.h"
@@ -612,6 +614,34 @@ TEST(ServerUnit, RulesetReplaysFromSeedAndFromSnapshot) {
   EXPECT_TRUE(MessageDifferencer::Equals(a->view(game::VIEWER_OMNISCIENT), restored->view(game::VIEWER_OMNISCIENT)));
   EXPECT_FALSE(a->result().empty());
   EXPECT_EQ(rules->restore("garbage", std::string(32, 'x')), nullptr);
+}
+
+// Glickman's own example ("Example of the Glicko-2 system"): a 1500 player,
+// deviation 200, beats a 1400 (30) and loses to a 1550 (100) and a 1700 (300).
+TEST(ServerUnit, Glicko2MatchesGlickmansWorkedExample) {
+  const glicko2::Rating player{1500, 200, 0.06};
+  const auto r = glicko2::rate(player, {{{1400, 30, 0.06}, 1}, {{1550, 100, 0.06}, 0}, {{1700, 300, 0.06}, 0}}, 0.5);
+  EXPECT_NEAR(r.rating, 1464.06, 0.01);
+  EXPECT_NEAR(r.deviation, 151.52, 0.01);
+  EXPECT_NEAR(r.volatility, 0.05999, 0.00001);
+}
+
+TEST(ServerUnit, Glicko2TimeAwayWidensTheDeviationOnly) {
+  const glicko2::Rating player{1620, 60, 0.06};
+  const auto later = glicko2::idle(player, 10);
+  EXPECT_EQ(later.rating, 1620);
+  EXPECT_EQ(later.volatility, 0.06);
+  EXPECT_NEAR(later.deviation, std::sqrt(60.0 * 60 + 10 * (0.06 * 173.7178) * (0.06 * 173.7178)), 1e-9);
+  // A period without games is the same as time away for one period.
+  EXPECT_NEAR(glicko2::rate(player, {}, 0.5).deviation, glicko2::idle(player, 1).deviation, 1e-9);
+}
+
+TEST(ServerUnit, RatingsAreProvisionalAboveADeviationOf110) {
+  EXPECT_TRUE(Ratings::to_wire({1500, 110.6, 0.06}).provisional());
+  EXPECT_FALSE(Ratings::to_wire({1500, 110, 0.06}).provisional());
+  const auto w = Ratings::to_wire({1523.5, 87.4, 0.06});
+  EXPECT_EQ(w.rating(), 1524);
+  EXPECT_EQ(w.deviation(), 87);
 }
 
 }  // namespace

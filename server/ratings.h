@@ -1,0 +1,80 @@
+// Ratings: a Glicko-2 rating per player and scenario. Each rated game is one
+// rating period for both players, and its end moves both ratings in the
+// transaction that stores the end. Between games the deviation grows with the
+// time away, so a rating unused for long is trusted less.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "glicko2.h"
+#include "peer.h"
+#include "ruleset.h"
+#include "storage.h"
+#include "wire.pb.h"
+
+namespace counterattack::server {
+
+// A player's standing in one scenario.
+struct PlayerStanding {
+  glicko2::Rating rating;
+  int games = 0, wins = 0, draws = 0, losses = 0;
+  std::int64_t updated_unix = 0;  // the last rated game's end; 0: none yet
+};
+
+class Ratings {
+ public:
+  Ratings(Storage& storage, Rulesets rulesets);
+
+  // What a rated game's end changed.
+  struct Change {
+    std::string scenario;
+    std::int64_t user[2] = {0, 0};  // Soviet, German
+    PlayerStanding after[2];
+    int change[2] = {0, 0};  // rounded rating after minus rounded rating before
+  };
+  // Within the write that stores a game's end (its row already says
+  // finished): when the game is rated and was played between two players,
+  // rates both and records what changed; otherwise nothing.
+  static std::optional<Change> record(Db& db, const std::string& game_id);
+  // Once that write is durable: later reads see the new ratings.
+  void committed(const Change& change);
+
+  // A player's rating now, as the wire shows it.
+  wire::Rating current(std::int64_t user_id, const std::string& scenario);
+
+  void get(const Caller& c, const wire::GetRating& req);
+  void list(const Caller& c, const wire::ListRatings& req);
+
+  // Rounded, with provisional marked.
+  static wire::Rating to_wire(const glicko2::Rating& r);
+
+ private:
+  // The scenario a request names ("counterattack" when empty); empty when unknown (and answered).
+  std::string scenario_of(const Caller& c, const std::string& requested) const;
+  // A standing read from the database: none yet gives the starting rating.
+  static PlayerStanding read(Db& db, std::int64_t user_id, const std::string& scenario);
+  // Every player with rated games in the scenario: those whose rating is
+  // established now first, by rating (their place is their rank), then the provisional.
+  struct Rated {
+    std::string name;
+    PlayerStanding standing;
+    bool established = false;
+  };
+  static std::vector<Rated> everyone(Db& db, const std::string& scenario);
+  static constexpr std::size_t kListed = 100;
+
+  Storage& storage_;
+  Rulesets rulesets_;
+  // Read through, by (user, scenario). A commit's new ratings replace what is
+  // here under the same lock a miss reads under, so no older read can land after them.
+  std::mutex mu_;
+  std::map<std::pair<std::int64_t, std::string>, PlayerStanding> cache_;
+};
+
+}  // namespace counterattack::server

@@ -1,0 +1,224 @@
+// Ratings as the player reads them: after the names in game lists, from
+// `rating [NAME]` and `ratings`, and the words that ask for them or for a
+// casual game.
+#include <gtest/gtest.h>
+
+#include "client.h"
+
+namespace counterattack::cli {
+namespace {
+
+wire::Rating rating(int value, int deviation, bool provisional) {
+  wire::Rating r;
+  r.set_rating(value);
+  r.set_deviation(deviation);
+  r.set_provisional(provisional);
+  return r;
+}
+
+// alice (Soviet, established 1523) against bob (German, provisional 1500), rated, playing.
+wire::GameSummary rated_game() {
+  wire::GameSummary g;
+  g.set_game_id("g7k2");
+  g.set_status("playing");
+  g.set_soviet("alice");
+  g.set_german("bob");
+  g.set_turn(3);
+  g.set_rated(true);
+  *g.mutable_soviet_rating() = rating(1523, 80, false);
+  *g.mutable_german_rating() = rating(1500, 350, true);
+  return g;
+}
+
+TEST(GameList, ShowsEachSeatedPlayersRatingAfterTheNameWithAQuestionMarkWhileProvisional) {
+  const std::string line = game_line(rated_game());
+  EXPECT_EQ(line, "g7k2  playing  Soviet: alice (1523)  German: bob (1500?)  turn 3") << line;
+}
+
+TEST(GameList, ShowsWhatAFinishedRatedGameChangedForEachPlayer) {
+  auto g = rated_game();
+  g.set_status("finished");
+  g.set_your_side("soviet");
+  g.set_result("Soviet victory");
+  *g.mutable_soviet_rating() = rating(1535, 78, false);
+  *g.mutable_german_rating() = rating(1338, 290, true);
+  g.set_soviet_rating_change(12);
+  g.set_german_rating_change(-162);
+  EXPECT_EQ(game_line(g),
+            "g7k2  finished  Soviet: alice (1535, +12)  German: bob (1338?, -162)  turn 3  you: soviet  Soviet victory");
+}
+
+TEST(GameList, ShowsAChangeOfNothingAfterAnEvenDraw) {
+  auto g = rated_game();
+  g.set_status("finished");
+  g.set_result("Draw");
+  EXPECT_NE(game_line(g).find("Soviet: alice (1523, +0)  German: bob (1500?, +0)"), std::string::npos) << game_line(g);
+}
+
+TEST(GameList, MarksACasualGameAndShowsNoChangeForIt) {
+  auto g = rated_game();
+  g.set_rated(false);
+  g.set_status("finished");
+  g.set_result("German victory");
+  const std::string line = game_line(g);
+  EXPECT_NE(line.find("Soviet: alice (1523)  German: bob (1500?)"), std::string::npos) << line;
+  EXPECT_NE(line.find("  casual"), std::string::npos) << line;
+  EXPECT_EQ(game_line(rated_game()).find("casual"), std::string::npos) << "a rated game is not marked";
+}
+
+TEST(GameList, ShowsAnOpenSeatWithoutARating) {
+  wire::GameSummary g;
+  g.set_game_id("q1");
+  g.set_status("open");
+  g.set_soviet("alice");
+  g.set_rated(true);
+  *g.mutable_soviet_rating() = rating(1500, 350, true);
+  EXPECT_EQ(game_line(g), "q1  open  Soviet: alice (1500?)  German: (open)");
+}
+
+TEST(GameList, ShowsNoChangeForAGameWithdrawnBeforeAnyoneJoined) {
+  wire::GameSummary g;
+  g.set_game_id("q1");
+  g.set_status("finished");
+  g.set_soviet("alice");
+  g.set_rated(true);
+  g.set_result("Cancelled");
+  *g.mutable_soviet_rating() = rating(1500, 350, true);
+  EXPECT_EQ(game_line(g), "q1  finished  Soviet: alice (1500?)  German: (open)  Cancelled");
+}
+
+TEST(GameList, FromAServerWithoutRatingsShowsTheNamesAloneAndNothingCasual) {
+  wire::GameSummary g;
+  g.set_game_id("old");
+  g.set_status("playing");
+  g.set_soviet("alice");
+  g.set_german("bob");
+  g.set_turn(1);
+  EXPECT_EQ(game_line(g), "old  playing  Soviet: alice  German: bob  turn 1");
+}
+
+wire::PlayerRating player(const std::string& name, wire::Rating r, int wins, int draws, int losses, int rank) {
+  wire::PlayerRating p;
+  p.set_name(name);
+  p.set_scenario("counterattack");
+  *p.mutable_rating() = r;
+  p.set_wins(wins);
+  p.set_draws(draws);
+  p.set_losses(losses);
+  p.set_games(wins + draws + losses);
+  p.set_rank(rank);
+  return p;
+}
+
+TEST(GameOver, TellsWhatARatedGameChangedAndNothingForACasualOne) {
+  wire::GameEnded e;
+  e.set_rated(true);
+  e.set_soviet_rating_change(162);
+  e.set_german_rating_change(-162);
+  EXPECT_EQ(rating_changes_text(e), "Ratings: Soviet +162, German -162");
+  e.set_rated(false);
+  EXPECT_EQ(rating_changes_text(e), "");
+}
+
+TEST(PlayerRating, ShowsAProvisionalRatingWithItsDeviationRecordAndLastGameButNoRank) {
+  auto p = player("alice", rating(1523, 88, true), 2, 0, 1, 0);
+  p.set_last_game_unix(1795435200);  // 2026-11-23 12:00 UTC
+  EXPECT_EQ(describe_rating(p),
+            "alice: 1523 ±88 (provisional)\n"
+            "Rated games: 3 (2 won, 0 drawn, 1 lost)\n"
+            "Rank: none while provisional\n"
+            "Last rated game: 2026-11-23\n");
+}
+
+TEST(PlayerRating, ShowsAnEstablishedRatingWithItsRank) {
+  auto p = player("bob", rating(1611, 74, false), 20, 3, 8, 4);
+  p.set_last_game_unix(1795435200);
+  EXPECT_EQ(describe_rating(p),
+            "bob: 1611 ±74\n"
+            "Rated games: 31 (20 won, 3 drawn, 8 lost)\n"
+            "Rank: 4\n"
+            "Last rated game: 2026-11-23\n");
+}
+
+TEST(PlayerRating, SaysANewcomerHasNoRatedGamesYet) {
+  EXPECT_EQ(describe_rating(player("carol", rating(1500, 350, true), 0, 0, 0, 0)),
+            "carol: 1500 ±350 (provisional)\n"
+            "No rated games yet.\n");
+}
+
+TEST(RatingList, IsATableWithRankedPlayersFirstAndProvisionalOnesUnranked) {
+  wire::RatingList l;
+  l.set_scenario("counterattack");
+  *l.add_players() = player("bob", rating(1611, 74, false), 20, 3, 8, 1);
+  *l.add_players() = player("a_very_long_name_of_24ch", rating(1580, 101, false), 9, 1, 2, 2);
+  *l.add_players() = player("alice", rating(1662, 290, true), 1, 0, 0, 0);
+  *l.add_players() = player("dan", rating(1338, 290, true), 0, 0, 1, 0);
+  // The "±" heads the deviations' column: it is one column wide, two bytes long.
+  EXPECT_EQ(ratings_table(l),
+            "   #  player                   rating      ±  games  W/D/L\n"
+            "   1  bob                        1611     74     31  20/3/8\n"
+            "   2  a_very_long_name_of_24ch   1580    101     12  9/1/2\n"
+            "   -  alice                      1662?   290      1  1/0/0\n"
+            "   -  dan                        1338?   290      1  0/0/1\n");
+}
+
+TEST(RatingList, SaysSoWhenNobodyHasARatingYet) {
+  EXPECT_EQ(ratings_table(wire::RatingList()),
+            "Nobody has a rating yet: players are listed once a rated game of theirs has ended.\n");
+}
+
+TEST(RatingWords, RatingAloneAsksForYourOwnAndANameForThatPlayers) {
+  std::string why;
+  auto own = rating_request({}, &why);
+  ASSERT_TRUE(own && own->has_get_rating());
+  EXPECT_EQ(own->get_rating().name(), "");
+  auto bob = rating_request({"bob"}, &why);
+  ASSERT_TRUE(bob && bob->has_get_rating());
+  EXPECT_EQ(bob->get_rating().name(), "bob");
+  EXPECT_FALSE(rating_request({"bob", "carol"}, &why));
+  EXPECT_NE(why.find("rating [NAME]"), std::string::npos) << why;
+}
+
+TEST(RatingWords, RatingsAsksForTheListAndTakesNoMoreWords) {
+  std::string why;
+  auto list = ratings_request({}, &why);
+  ASSERT_TRUE(list && list->has_list_ratings());
+  EXPECT_FALSE(ratings_request({"top"}, &why));
+  EXPECT_NE(why.find("ratings"), std::string::npos) << why;
+}
+
+TEST(NewGameWords, AGameIsRatedUnlessCasualIsAskedFor) {
+  std::string why;
+  auto rated = new_game_request({"soviet"}, &why);
+  ASSERT_TRUE(rated) << why;
+  EXPECT_FALSE(rated->create_game().casual());
+  EXPECT_EQ(rated->create_game().side(), wire::CHOOSE_SOVIET);
+  auto casual = new_game_request({"german", "casual", "3d", "private"}, &why);  // as the shell takes them
+  ASSERT_TRUE(casual) << why;
+  EXPECT_TRUE(casual->create_game().casual());
+  EXPECT_TRUE(casual->create_game().private_());
+  EXPECT_EQ(casual->create_game().side(), wire::CHOOSE_GERMAN);
+  EXPECT_EQ(casual->create_game().move_seconds(), 3 * 86400);
+  EXPECT_EQ(casual->create_game().options_size(), 0) << "casual is no optional rule";
+}
+
+TEST(NewGameWords, TheSubcommandsFlagsGiveTheSameGame) {
+  std::string why;
+  auto m = new_game_request({"--side", "random", "--casual", "--time", "12h", "--option", "limited_bonus"}, &why);
+  ASSERT_TRUE(m) << why;
+  const auto& c = m->create_game();
+  EXPECT_TRUE(c.casual());
+  EXPECT_FALSE(c.private_());
+  EXPECT_EQ(c.side(), wire::CHOOSE_RANDOM);
+  EXPECT_EQ(c.move_seconds(), 12 * 3600);
+  ASSERT_EQ(c.options_size(), 1);
+  EXPECT_EQ(c.options(0), "limited_bonus");
+  EXPECT_FALSE(new_game_request({"--time", "soon"}, &why));
+  EXPECT_EQ(why, "--time takes a number and a unit: 3d, 12h, 90m or 45s.");
+  EXPECT_FALSE(new_game_request({"--side", "polish"}, &why));
+  EXPECT_FALSE(new_game_request({"--casaul"}, &why));
+  EXPECT_NE(why.find("--casaul"), std::string::npos) << why;
+}
+
+}  // namespace
+}  // namespace counterattack::cli

@@ -1,0 +1,245 @@
+// Ratings through the real server: a rated game's end moves both players'
+// Glicko-2 ratings, in whatever way it ends; a casual or withdrawn game moves
+// none; the rating list ranks established ratings; all of it survives a restart.
+#include "fixture.h"
+
+namespace counterattack::server::testing {
+namespace {
+
+class ServerRating : public ServerTest {};
+
+wire::PlayerRating rating_of(Client& c, const std::string& name = "") {
+  wire::ClientMessage m;
+  m.mutable_get_rating()->set_name(name);
+  auto r = c.request(m);
+  EXPECT_TRUE(r.has_player_rating()) << r.DebugString();
+  return r.player_rating();
+}
+
+wire::RatingList rating_list(Client& c) {
+  wire::ClientMessage m;
+  m.mutable_list_ratings();
+  auto r = c.request(m);
+  EXPECT_TRUE(r.has_rating_list()) << r.DebugString();
+  return r.rating_list();
+}
+
+void resign(Client& c, const std::string& game_id) {
+  wire::ClientMessage m;
+  m.mutable_resign()->set_game_id(game_id);
+  auto r = c.request(m);
+  EXPECT_TRUE(r.has_ok()) << r.DebugString();
+}
+
+wire::GameSummary summary_in(Client& c, const std::string& game_id) {
+  wire::ClientMessage m;
+  m.mutable_my_games();
+  auto r = c.request(m);
+  for (const auto& g : r.game_list().games()) {
+    if (g.game_id() == game_id) return g;
+  }
+  ADD_FAILURE() << "no game " << game_id << " in " << r.DebugString();
+  return {};
+}
+
+// A casual game when `casual`: created by `soviet`, joined by `german`.
+std::string new_game(Client& soviet, Client& german, bool casual) {
+  wire::ClientMessage m;
+  m.mutable_create_game()->set_side(wire::CHOOSE_SOVIET);
+  m.mutable_create_game()->set_casual(casual);
+  auto created = soviet.request(m);
+  EXPECT_TRUE(created.has_game_created()) << created.DebugString();
+  EXPECT_EQ(created.game_created().game().rated(), !casual);
+  const std::string id = created.game_created().game().game_id();
+  EXPECT_TRUE(german.join(id).has_game());
+  return id;
+}
+
+TEST_F(ServerRating, ANewPlayerHasTheStartingRatingAndIsProvisional) {
+  auto alice = user("alice");
+  const auto r = rating_of(*alice);
+  EXPECT_EQ(r.name(), "alice");
+  EXPECT_EQ(r.scenario(), "counterattack");
+  EXPECT_EQ(r.rating().rating(), 1500);
+  EXPECT_EQ(r.rating().deviation(), 350);
+  EXPECT_TRUE(r.rating().provisional());
+  EXPECT_EQ(r.games(), 0);
+  EXPECT_EQ(r.rank(), 0);
+  EXPECT_EQ(r.last_game_unix(), 0);
+  EXPECT_EQ(rating_list(*alice).players_size(), 0) << "only players with rated games are listed";
+
+  // An open game in the lobby shows its creator's rating, for choosing an opponent.
+  ASSERT_TRUE(alice->create_game(wire::CHOOSE_SOVIET).has_game_created());
+  auto bob = user("bob");
+  wire::ClientMessage list;
+  list.mutable_list_games();
+  auto open = bob->request(list);
+  ASSERT_EQ(open.game_list().games_size(), 1);
+  EXPECT_TRUE(open.game_list().games(0).rated());
+  EXPECT_EQ(open.game_list().games(0).soviet_rating().rating(), 1500);
+  EXPECT_TRUE(open.game_list().games(0).soviet_rating().provisional());
+  EXPECT_FALSE(open.game_list().games(0).has_german_rating()) << "the seat is open";
+}
+
+TEST_F(ServerRating, AResignationMovesTheWinnerUpAndTheLoserDownByTheSameAmount) {
+  auto alice = user("alice"), bob = user("bob");
+  const std::string id = new_game(*alice, *bob, false);
+  ASSERT_TRUE(bob->watch(id).has_game());
+  resign(*bob, id);
+
+  const auto a = rating_of(*bob, "alice"), b = rating_of(*bob);
+  EXPECT_GT(a.rating().rating(), 1500);
+  EXPECT_LT(b.rating().rating(), 1500);
+  EXPECT_EQ(a.rating().rating() - 1500, 1500 - b.rating().rating()) << "equal players, equal stakes";
+  EXPECT_LT(a.rating().deviation(), 350) << "a result makes the rating surer";
+  EXPECT_TRUE(a.rating().provisional());
+  EXPECT_EQ(a.games(), 1);
+  EXPECT_EQ(a.wins(), 1);
+  EXPECT_EQ(b.losses(), 1);
+  EXPECT_GT(a.last_game_unix(), 0);
+
+  // The game shows what it changed, in the lists and in its end.
+  const auto g = summary_in(*alice, id);
+  EXPECT_TRUE(g.rated());
+  EXPECT_EQ(g.soviet_rating_change(), a.rating().rating() - 1500);
+  EXPECT_EQ(g.german_rating_change(), b.rating().rating() - 1500);
+  EXPECT_EQ(g.soviet_rating().rating(), a.rating().rating());
+  auto ended = bob->wait_for([&](const wire::ServerMessage& m) { return m.has_game_ended(); });
+  ASSERT_TRUE(ended);
+  EXPECT_TRUE(ended->game_ended().rated());
+  EXPECT_EQ(ended->game_ended().soviet_rating_change(), g.soviet_rating_change());
+  EXPECT_EQ(ended->game_ended().german_rating_change(), g.german_rating_change());
+
+  // Both are listed, provisional, so unranked; the winner first.
+  const auto list = rating_list(*alice);
+  ASSERT_EQ(list.players_size(), 2);
+  EXPECT_EQ(list.players(0).name(), "alice");
+  EXPECT_EQ(list.players(1).name(), "bob");
+  for (const auto& p : list.players()) EXPECT_EQ(p.rank(), 0);
+}
+
+TEST_F(ServerRating, ADrawBetweenUnequalPlayersMovesThemTowardsEachOther) {
+  auto alice = user("alice"), bob = user("bob");
+  resign(*bob, new_game(*alice, *bob, false));
+  const int a0 = rating_of(*alice).rating().rating(), b0 = rating_of(*bob).rating().rating();
+  wire::ClientMessage offer;
+  const std::string id = new_game(*alice, *bob, false);
+  offer.mutable_offer_draw()->set_game_id(id);
+  ASSERT_TRUE(alice->request(offer).has_ok());
+  wire::ClientMessage answer;
+  answer.mutable_answer_draw()->set_game_id(id);
+  answer.mutable_answer_draw()->set_accept(true);
+  ASSERT_TRUE(bob->request(answer).has_ok());
+  const auto a = rating_of(*alice), b = rating_of(*bob);
+  EXPECT_LT(a.rating().rating(), a0);
+  EXPECT_GT(b.rating().rating(), b0);
+  EXPECT_EQ(a.draws(), 1);
+  EXPECT_EQ(b.draws(), 1);
+  EXPECT_EQ(a.games(), 2);
+}
+
+TEST_F(ServerRating, CasualAndWithdrawnGamesLeaveRatingsAsTheyAre) {
+  auto alice = user("alice"), bob = user("bob");
+  const std::string casual = new_game(*alice, *bob, true);
+  resign(*bob, casual);
+  EXPECT_FALSE(summary_in(*alice, casual).rated());
+  EXPECT_EQ(summary_in(*alice, casual).soviet_rating_change(), 0);
+
+  auto open = alice->create_game(wire::CHOOSE_GERMAN);
+  ASSERT_TRUE(open.has_game_created());
+  resign(*alice, open.game_created().game().game_id());
+
+  for (auto* c : {alice.get(), bob.get()}) {
+    const auto r = rating_of(*c);
+    EXPECT_EQ(r.rating().rating(), 1500);
+    EXPECT_EQ(r.rating().deviation(), 350);
+    EXPECT_EQ(r.games(), 0);
+  }
+  EXPECT_EQ(rating_list(*alice).players_size(), 0);
+}
+
+TEST_F(ServerRating, AGamePlayedToItsEndByOrdersRatesItsResult) {
+  auto alice = user("alice"), bob = user("bob");
+  const std::string id = start_game(*alice, *bob);
+  auto [soviet, german] = watch_as_players(*alice, *bob, id);
+  const auto st = play(soviet, german, nullptr, 100000);
+  ASSERT_TRUE(st.over);
+  const auto g = summary_in(*alice, id);
+  ASSERT_EQ(g.status(), "finished");
+  const auto a = rating_of(*alice), b = rating_of(*bob);
+  EXPECT_EQ(a.games(), 1);
+  EXPECT_EQ(b.games(), 1);
+  if (g.result() == "Soviet victory") {
+    EXPECT_GT(a.rating().rating(), b.rating().rating());
+    EXPECT_EQ(a.wins(), 1);
+  } else if (g.result() == "German victory") {
+    EXPECT_LT(a.rating().rating(), b.rating().rating());
+    EXPECT_EQ(b.wins(), 1);
+  } else {
+    EXPECT_EQ(a.rating().rating(), 1500);
+    EXPECT_EQ(a.draws(), 1);
+  }
+  EXPECT_EQ(g.soviet_rating_change(), a.rating().rating() - 1500);
+}
+
+TEST_F(ServerRating, ManyGamesMakeARatingEstablishedAndRankedAndItSurvivesARestart) {
+  auto alice = user("alice"), bob = user("bob"), carol = user("carol");
+  resign(*carol, new_game(*alice, *carol, false));
+  // alice and bob play until alice's rating is established; she wins two in three.
+  int games = 0;
+  while (rating_of(*alice).rating().provisional() && games < 60) {
+    const std::string id = games % 2 ? new_game(*alice, *bob, false) : new_game(*bob, *alice, false);
+    resign(games % 3 == 2 ? *alice : *bob, id);
+    ++games;
+    ASSERT_FALSE(HasFailure());
+  }
+  ASSERT_FALSE(rating_of(*alice).rating().provisional()) << "still provisional after " << games << " games";
+  const auto a = rating_of(*carol, "alice");
+  EXPECT_EQ(a.rank(), 1) << "ranked among established ratings";
+  EXPECT_LE(a.rating().deviation(), 110);
+
+  const auto list = rating_list(*carol);
+  ASSERT_EQ(list.players_size(), 3);
+  EXPECT_EQ(list.players(0).name(), "alice");
+  EXPECT_EQ(list.players(0).rank(), 1);
+  // carol played one game: provisional, listed after the established, unranked.
+  EXPECT_EQ(list.players(2).name(), "carol");
+  EXPECT_EQ(list.players(2).rank(), 0);
+  EXPECT_TRUE(list.players(2).rating().provisional());
+
+  restart();
+  auto again = login_as("carol");
+  const auto b = rating_of(*again, "alice");
+  EXPECT_EQ(b.rating().rating(), a.rating().rating());
+  EXPECT_EQ(b.rating().deviation(), a.rating().deviation());
+  EXPECT_EQ(b.games(), a.games());
+  EXPECT_EQ(rating_list(*again).players(0).name(), "alice");
+}
+
+TEST_F(ServerRating, RefusedRequestsSayWhy) {
+  auto alice = user("alice");
+  wire::ClientMessage nobody;
+  nobody.mutable_get_rating()->set_name("nobody");
+  auto r = alice->request(nobody);
+  ASSERT_TRUE(r.has_error());
+  EXPECT_EQ(r.error().code(), wire::NOT_FOUND);
+  wire::ClientMessage get, list_chess;
+  get.mutable_get_rating()->set_scenario("chess");
+  list_chess.mutable_list_ratings()->set_scenario("chess");
+  for (const auto& m : {get, list_chess}) {
+    r = alice->request(m);
+    ASSERT_TRUE(r.has_error());
+    EXPECT_EQ(r.error().code(), wire::BAD_REQUEST);
+    EXPECT_NE(r.error().message().find("Unknown scenario 'chess'"), std::string::npos) << r.error().message();
+  }
+
+  auto anonymous = connect();
+  wire::ClientMessage list;
+  list.mutable_list_ratings();
+  r = anonymous->request(list);
+  ASSERT_TRUE(r.has_error());
+  EXPECT_EQ(r.error().code(), wire::UNAUTHENTICATED);
+}
+
+}  // namespace
+}  // namespace counterattack::server::testing
