@@ -385,6 +385,20 @@ std::string describe_tournament(const wire::Tournament& t) {
   return s;
 }
 
+std::string tournament_end_notice(const wire::Tournament& t) {
+  std::vector<std::string> first;
+  for (const auto& s : t.standings()) {
+    if (s.rank() == 1) first.push_back(s.player());
+  }
+  std::string winners;
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    winners += (i == 0 ? "" : i + 1 == first.size() ? " and " : ", ") + first[i];
+  }
+  return "The tournament \"" + t.name() + "\" is over: " +
+         (first.size() == 1 ? winners + " won" : winners + " share the first place") +
+         ". The final standings: `tournament show " + t.tournament_id() + "`.";
+}
+
 std::optional<wire::ClientMessage> new_game_request(const std::vector<std::string>& words, std::string* why) {
   auto refuse = [&](const std::string& text) -> std::optional<wire::ClientMessage> {
     if (why) *why = text;

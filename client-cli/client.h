@@ -98,6 +98,8 @@ std::string describe_account(const wire::Account& a);
 std::optional<wire::ClientMessage> tournament_request(const std::vector<std::string>& words, std::string* why);
 // One line for a tournament in a list.
 std::string tournament_line(const wire::Tournament& t);
+// "The tournament "X" is over: alice won. ..." for a finished tournament's push.
+std::string tournament_end_notice(const wire::Tournament& t);
 // A tournament with its standings and games, as a table.
 std::string describe_tournament(const wire::Tournament& t);
 // The request for `new WORDS...`: soviet|german|random, private, casual, a time

@@ -291,6 +291,10 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
     }, nullptr);
   }
   g->committed_deadline = g->deadline_unix;
+  // The syncer's callbacks build this game's summaries: its players' ratings are read now.
+  for (int s = 0; s < 2; ++s) {
+    if (g->user[s] != 0) ratings_.warm(g->user[s], g->scenario);
+  }
   for (int s = 0; s < 2; ++s) g->views[s] = g->match->seat_view(viewer_of(static_cast<Seat>(s)));
   log::info("game loaded", {{"game", id},
                             {"version", std::to_string(version)},
@@ -851,7 +855,7 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
         if (g->committed_deadline != deadline_after) g->reminded = false;
         g->committed_deadline = deadline_after;
         if (auto r = g->keys.find(k); r != g->keys.end()) r->second.committed = true;
-        if (*rating) rated_end(*g, **rating);
+        if (finished) ended_durably(*g, *rating);
         wire::ServerMessage ack;
         auto* oa = ack.mutable_order_accepted();
         oa->set_game_id(g->id);

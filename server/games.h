@@ -156,6 +156,9 @@ class GameService {
   // Delivers a frame to each connection of the user that follows turns; false when there is none.
   bool tell_followers(std::int64_t user_id, const Frame& frame);
 
+  // Called, with the game's id of its tournament, once a tournament game's end is durable.
+  void on_tournament_game_end(std::function<void(const std::string& tournament_id)> f) { tournament_game_end_ = std::move(f); }
+
   // The caller's connection is told of turns in the user's games that it does not watch.
   void follow_turns(const Caller& c);
   // Ends that, when the connection logs out or closes.
@@ -197,8 +200,9 @@ class GameService {
   // Within a write: stores the game's end, and its players' new ratings when it is rated.
   static std::optional<Ratings::Change> store_end(Db& db, const std::string& id, const std::string& result,
                                                   const std::string& reason);
-  // Once that write is durable: the new ratings are read from now on, and the game shows its changes.
-  void rated_end(Game& g, const Ratings::Change& change);
+  // Once that write is durable: the new ratings are read from now on, the
+  // game shows its changes, and its tournament, if any, looks whether it is over.
+  void ended_durably(Game& g, const std::optional<Ratings::Change>& change);
   // With g->mu held: the player to decide has let the time per move run out.
   static bool overdue(const Game& g);
   // Ends an overdue game on time, once nothing is left to store before it;
@@ -221,6 +225,7 @@ class GameService {
   Mailer& mailer_;
   Ratings& ratings_;
   std::function<void(std::function<void()>)> post_;
+  std::function<void(const std::string&)> tournament_game_end_;
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<Game>> games_;
   // Finished games nobody watches, kept for a while: watching one again, or

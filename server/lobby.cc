@@ -60,6 +60,7 @@ void GameService::create(const Caller& c, const wire::CreateGame& req) {
                                           " to " + std::to_string(config_.max_move_seconds) + " seconds.");
   }
 
+  ratings_.warm(c.user_id, scenario);  // here, not in the syncer's callback that answers
   auto g = std::make_shared<Game>();
   g->scenario = scenario;
   g->move_seconds = move_seconds;
@@ -195,6 +196,7 @@ void GameService::my_games(const Caller& c) {
 void GameService::join(const Caller& c, const wire::JoinGame& req) {
   auto g = find(req.game_id());
   if (!g) return no_such_game(c, req.game_id());
+  ratings_.warm(c.user_id, g->scenario);  // here, not in the syncer's callback that answers
   std::lock_guard lock(g->mu);
   if (g->side_of(c.user_id) >= 0) return c.error(wire::CONFLICT, "You are already in this game.");
   if (g->is_private && req.invite_code() != g->invite) {
@@ -282,7 +284,7 @@ void GameService::finish(const std::shared_ptr<Game>& g, const std::optional<Cal
           if (c) c->error(wire::INTERNAL, "The " + what + " could not be stored; try again.");
           return;
         }
-        if (*rating) rated_end(*g, **rating);
+        ended_durably(*g, *rating);
         log::info("game finished", {{"game", g->id}, {"result", g->result}, {"reason", g->reason}});
         if (c) c->ok();
         tell_game_over(*g, actor);
@@ -297,10 +299,13 @@ std::optional<Ratings::Change> GameService::store_end(Db& db, const std::string&
   return Ratings::record(db, id);
 }
 
-void GameService::rated_end(Game& g, const Ratings::Change& change) {
-  ratings_.committed(change);
-  g.rating_change[0] = change.change[0];
-  g.rating_change[1] = change.change[1];
+void GameService::ended_durably(Game& g, const std::optional<Ratings::Change>& change) {
+  if (change) {
+    ratings_.committed(*change);
+    g.rating_change[0] = change->change[0];
+    g.rating_change[1] = change->change[1];
+  }
+  if (!g.tournament_id.empty() && tournament_game_end_) tournament_game_end_(g.tournament_id);
 }
 
 bool GameService::overdue(const Game& g) {

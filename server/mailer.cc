@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <ctime>
 #include <future>
 #include <optional>
@@ -244,6 +245,21 @@ void Mailer::tournament_started(std::int64_t user_id, const std::string& player,
   }
   body += "The standings: " + command("tournament show " + t.tournament_id()) + ".\n" + kFooter;
   queue(to, "The tournament \"" + t.name() + "\" has started", body);
+}
+
+void Mailer::tournament_finished(std::int64_t user_id, const std::string& player, const wire::Tournament& t) {
+  const std::string to = address_of(user_id);
+  if (to.empty()) return;
+  std::string body = "Hello " + player + ",\n\nthe tournament \"" + t.name() + "\" (" + t.tournament_id() +
+                     ") is over: every game has been played. The final standings:\n\n";
+  for (const auto& s : t.standings()) {
+    char points[16];
+    std::snprintf(points, sizeof points, "%g", s.points());
+    body += "  " + std::to_string(s.rank()) + ". " + s.player() + "  " + points + (s.points() == 1 ? " point" : " points") +
+            (s.player() == player ? "  (you)" : "") + "\n";
+  }
+  body += "\nEvery game and the tie-break: " + command("tournament show " + t.tournament_id()) + ".\n" + kFooter;
+  queue(to, "The tournament \"" + t.name() + "\" is over", body);
 }
 
 void Mailer::loop() {

@@ -52,6 +52,8 @@ class Mailer {
   // A tournament the player entered has started; `your_move`: its games that wait for them.
   void tournament_started(std::int64_t user_id, const std::string& player, const wire::Tournament& t,
                           const std::vector<wire::GameSummary>& your_move);
+  // A tournament the player entered or organises is over: its final standings.
+  void tournament_finished(std::int64_t user_id, const std::string& player, const wire::Tournament& t);
 
  private:
   enum class Sent { Taken, Refused, Unreachable };

@@ -134,14 +134,18 @@ void Ratings::committed(const Change& change) {
 }
 
 wire::Rating Ratings::current(std::int64_t user_id, const std::string& scenario) {
-  std::lock_guard lock(mu_);
-  auto it = cache_.find({user_id, scenario});
-  if (it == cache_.end()) {
-    const auto s = storage_.read([&](Db& db) { return read(db, user_id, scenario); });
-    it = cache_.emplace(std::pair{user_id, scenario}, s).first;
+  const std::pair<std::int64_t, std::string> key{user_id, scenario};
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = cache_.find(key); it != cache_.end()) return to_wire(aged(it->second, unix_now()));
   }
-  return to_wire(aged(it->second, unix_now()));
+  // Read without the lock; a commit's ratings that landed meanwhile are newer and stay.
+  const auto s = storage_.read([&](Db& db) { return read(db, user_id, scenario); });
+  std::lock_guard lock(mu_);
+  return to_wire(aged(cache_.emplace(key, s).first->second, unix_now()));
 }
+
+void Ratings::warm(std::int64_t user_id, const std::string& scenario) { current(user_id, scenario); }
 
 std::string Ratings::scenario_of(const Caller& c, const std::string& requested) const {
   std::string why;

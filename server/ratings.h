@@ -45,8 +45,11 @@ class Ratings {
   // Once that write is durable: later reads see the new ratings.
   void committed(const Change& change);
 
-  // A player's rating now, as the wire shows it.
+  // A player's rating now, as the wire shows it. Reads the database the first
+  // time only: warm() it from a network thread for a player whose game's
+  // summaries the syncer's callbacks will build.
   wire::Rating current(std::int64_t user_id, const std::string& scenario);
+  void warm(std::int64_t user_id, const std::string& scenario);
 
   void get(const Caller& c, const wire::GetRating& req);
   void list(const Caller& c, const wire::ListRatings& req);
@@ -72,7 +75,7 @@ class Ratings {
   Storage& storage_;
   Rulesets rulesets_;
   // Read through, by (user, scenario). A commit's new ratings replace what is
-  // here under the same lock a miss reads under, so no older read can land after them.
+  // here; a miss's read never does, so no older read can land after them.
   std::mutex mu_;
   std::map<std::pair<std::int64_t, std::string>, PlayerStanding> cache_;
 };

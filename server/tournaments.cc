@@ -105,7 +105,51 @@ Tournaments::Tournaments(Storage& storage, Rulesets rulesets, const Config& conf
       config_(config),
       mailer_(mailer),
       games_(games),
-      post_(std::move(post)) {}
+      post_(std::move(post)) {
+  games_.on_tournament_game_end([this](const std::string& id) { game_ended(id); });
+  // Ends that were stored without being announced (the server stopped in between).
+  const auto missed = storage_.read([](Db& db) {
+    std::vector<std::string> out;
+    auto& q = db.prepare(
+        "SELECT id FROM tournaments t WHERE status = 'playing' AND finished_unix = 0"
+        " AND NOT EXISTS (SELECT 1 FROM games g WHERE g.tournament_id = t.id AND g.status != 'finished')");
+    q.bind_all();
+    while (q.step()) out.push_back(q.text(0));
+    return out;
+  });
+  for (const auto& id : missed) game_ended(id);
+}
+
+void Tournaments::game_ended(const std::string& id) {
+  auto over = std::make_shared<bool>(false);
+  storage_.write(
+      [id, over](Db& db) {
+        // Only the write that finds every game over marks the end, so it is announced once.
+        db.prepare(
+              "UPDATE tournaments SET finished_unix = ? WHERE id = ? AND status = 'playing' AND finished_unix = 0"
+              " AND NOT EXISTS (SELECT 1 FROM games WHERE tournament_id = ? AND status != 'finished')")
+            .run(unix_now(), id, id);
+        *over = db.changes() == 1;
+      },
+      [this, id, over](bool ok) {
+        if (ok && *over) post_([this, id] { announce_end(id); });
+      });
+}
+
+void Tournaments::announce_end(const std::string& id) {
+  auto d = describe(id, false);
+  if (!d) return;
+  log::info("tournament finished", {{"tournament", id}, {"entrants", std::to_string(d->entrants.size())}});
+  auto told = d->entrants;
+  if (std::none_of(told.begin(), told.end(), [&](const auto& e) { return e.first == d->organiser; })) {
+    told.emplace_back(d->organiser, d->tournament.organiser());
+  }
+  for (const auto& [user, name] : told) {
+    wire::ServerMessage m;
+    *m.mutable_tournament_finished() = as_seen_by(*d, user);
+    if (!games_.tell_followers(user, encode(m))) mailer_.tournament_finished(user, name, m.tournament_finished());
+  }
+}
 
 void Tournaments::change(const Caller& c, const std::string& what, std::function<void(Db&, Outcome&)> op,
                          std::function<void(const Caller&)> answer) {

@@ -58,6 +58,11 @@ class Tournaments {
   void start_in(Db& db, const std::string& id, Outcome& out);
   // After a start is durable: loads its games and tells the entrants.
   void announce(const std::string& id, const std::vector<std::string>& game_ids);
+  // A game of the tournament has ended: when it was the last, marks the end and then announces it.
+  void game_ended(const std::string& id);
+  // Tells the entrants and the organiser that the tournament is over: on the
+  // connections that follow turns, or by mail when they have none.
+  void announce_end(const std::string& id);
   // A tournament as stored, with its standings (and its games when `details`);
   // nothing when there is no such tournament.
   struct Described {

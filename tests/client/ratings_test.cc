@@ -120,6 +120,23 @@ TEST(GameOver, TellsWhatARatedGameChangedAndNothingForACasualOne) {
   EXPECT_EQ(rating_changes_text(e), "");
 }
 
+TEST(TournamentNotice, NamesTheWinnerOrThoseWhoShareTheFirstPlace) {
+  wire::Tournament t;
+  t.set_tournament_id("kn9qwt9by4");
+  t.set_name("Warsaw Cup");
+  for (const auto& [player, rank] : std::vector<std::pair<std::string, int>>{{"alice", 1}, {"carol", 2}, {"bob", 3}}) {
+    auto* s = t.add_standings();
+    s->set_player(player);
+    s->set_rank(rank);
+  }
+  EXPECT_EQ(tournament_end_notice(t),
+            "The tournament \"Warsaw Cup\" is over: alice won. The final standings: `tournament show kn9qwt9by4`.");
+  t.mutable_standings(1)->set_rank(1);
+  t.mutable_standings(2)->set_rank(1);
+  EXPECT_EQ(tournament_end_notice(t), "The tournament \"Warsaw Cup\" is over: alice, carol and bob share the first place. "
+                                      "The final standings: `tournament show kn9qwt9by4`.");
+}
+
 TEST(PlayerRating, ShowsAProvisionalRatingWithItsDeviationRecordAndLastGameButNoRank) {
   auto p = player("alice", rating(1523, 88, true), 2, 0, 1, 0);
   p.set_last_game_unix(1795435200);  // 2026-11-23 12:00 UTC

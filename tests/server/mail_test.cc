@@ -7,6 +7,7 @@
 
 #include "fixture.h"
 #include "smtp_sink.h"
+#include "storage.h"
 
 namespace counterattack::server::testing {
 namespace {
@@ -308,6 +309,66 @@ TEST_F(ServerMail, AnEntrantAwayIsMailedOnceWhenTheirTournamentStarts) {
   all = sink_.wait_for(++mails);
   ASSERT_EQ(all.size(), mails);
   EXPECT_EQ(all.back().to, "bob@example.org") << "alice was mailed again: " << all.back().data;
+}
+
+TEST_F(ServerMail, AnEntrantAwayIsMailedTheFinalStandingsWhenTheirTournamentEnds) {
+  auto alice = user("alice"), bob = user("bob");
+  std::size_t mails = confirm_address(*alice, sink_, "alice@example.org");
+  ASSERT_FALSE(HasFailure());
+  wire::ClientMessage create;
+  auto* c = create.mutable_create_tournament();
+  c->set_name("Summer Cup");
+  c->set_max_players(2);
+  c->set_enter(true);
+  c->set_move_seconds(86400);
+  auto created = alice->request(create);
+  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
+  wire::ClientMessage join;
+  join.mutable_join_tournament()->set_tournament_id(created.tournament().tournament_id());
+  auto started = bob->request(join);
+  ASSERT_EQ(started.tournament().games_size(), 2) << started.DebugString();
+  mails = sink_.wait_for(mails + 1).size();  // the start
+
+  // bob resigns both games: alice is mailed each end, then the tournament's.
+  for (const auto& g : started.tournament().games()) {
+    wire::ClientMessage resign;
+    resign.mutable_resign()->set_game_id(g.game_id());
+    ASSERT_TRUE(bob->request(resign).has_ok());
+  }
+  auto all = sink_.wait_for(mails + 3);
+  ASSERT_EQ(all.size(), mails + 3);
+  const auto& last = all.back();
+  EXPECT_EQ(last.to, "alice@example.org");
+  EXPECT_EQ(last.header("Subject"), "The tournament \"Summer Cup\" is over");
+  const std::string body = body_of(last);
+  for (const std::string& said : std::vector<std::string>{"1. alice  2 points  (you)", "2. bob  0 points", "tournament show",
+                                                         "email off"}) {
+    EXPECT_NE(body.find(said), std::string::npos) << said << " in\n" << body;
+  }
+  // Said once: nothing more for her after bob's own code.
+  ASSERT_TRUE(bob->request(set_email("bob@example.org")).has_account());
+  all = sink_.wait_for(mails + 4);
+  ASSERT_EQ(all.size(), mails + 4);
+  EXPECT_EQ(all.back().to, "bob@example.org") << "alice was mailed again: " << all.back().data;
+
+  // A server stopped between the last game's end and the tournament's is told at its next start.
+  server_->kill9();
+  {
+    std::string err;
+    Db db(server_->data_dir() + "/counterattack.db", false, err);
+    ASSERT_TRUE(db.ok()) << err;
+    db.exec("UPDATE tournaments SET finished_unix = 0");
+  }
+  restart({}, mail_settings(sink_.url()));
+  // (bob's code may come again too: the kill can come before its sending is stored.)
+  const auto told_again = [&] {
+    const auto now = sink_.mails();
+    return std::count_if(now.begin() + static_cast<std::ptrdiff_t>(mails + 4), now.end(), [](const auto& m) {
+             return m.to == "alice@example.org" && m.header("Subject") == "The tournament \"Summer Cup\" is over";
+           }) == 1;
+  };
+  for (int i = 0; i < 200 && !told_again(); ++i) std::this_thread::sleep_for(50ms);
+  EXPECT_TRUE(told_again());
 }
 
 TEST_F(ServerMail, MailWaitsInTheOutboxUntilTheMailServerTakesIt) {

@@ -184,7 +184,9 @@ TEST_F(ServerRating, AGamePlayedToItsEndByOrdersRatesItsResult) {
 
 TEST_F(ServerRating, ManyGamesMakeARatingEstablishedAndRankedAndItSurvivesARestart) {
   auto alice = user("alice"), bob = user("bob"), carol = user("carol");
-  resign(*carol, new_game(*alice, *carol, false));
+  const std::string first = new_game(*alice, *carol, false);
+  resign(*carol, first);
+  const auto first_summary = summary_in(*carol, first);
   // alice and bob play until alice's rating is established; she wins two in three.
   int games = 0;
   while (rating_of(*alice).rating().provisional() && games < 60) {
@@ -209,6 +211,12 @@ TEST_F(ServerRating, ManyGamesMakeARatingEstablishedAndRankedAndItSurvivesAResta
 
   restart();
   auto again = login_as("carol");
+  // The game's changes are read back with it, and the players' ratings now.
+  const auto reread = summary_in(*again, first);
+  EXPECT_EQ(reread.soviet_rating_change(), first_summary.soviet_rating_change());
+  EXPECT_EQ(reread.german_rating_change(), first_summary.german_rating_change());
+  EXPECT_EQ(reread.soviet_rating().rating(), a.rating().rating());
+  EXPECT_FALSE(reread.soviet_rating().provisional());
   const auto b = rating_of(*again, "alice");
   EXPECT_EQ(b.rating().rating(), a.rating().rating());
   EXPECT_EQ(b.rating().deviation(), a.rating().deviation());

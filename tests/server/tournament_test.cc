@@ -185,6 +185,17 @@ TEST_F(ServerTournament, ThreeEntrantsPlayEachOtherWithBothSidesAndTheStandingsF
   agree_draw(*carol, *bob, game_of(t, "carol", "bob"));
   ASSERT_FALSE(HasFailure());
 
+  // The last game's end ends the tournament: carol, following her turns, is told once, with the final standings.
+  auto over = carol->wait_for([](const wire::ServerMessage& m) { return m.has_tournament_finished(); });
+  ASSERT_TRUE(over);
+  EXPECT_EQ(over->tournament_finished().tournament_id(), id);
+  EXPECT_EQ(over->tournament_finished().status(), "finished");
+  ASSERT_EQ(over->tournament_finished().standings_size(), 3);
+  EXPECT_EQ(over->tournament_finished().standings(0).player(), "alice");
+  EXPECT_TRUE(over->tournament_finished().entered());
+  ASSERT_TRUE(carol->ping().has_pong());
+  EXPECT_TRUE(carol->take_all([](const wire::ServerMessage& m) { return m.has_tournament_finished(); }).empty());
+
   auto after = bob->request(get(id));
   ASSERT_TRUE(after.has_tournament());
   const auto& done = after.tournament();
