@@ -209,15 +209,15 @@ int main(int argc, char** argv) {
     wait_drained();
   });
 
+  // The main thread only waits: it keeps the process's name, which pidof,
+  // pkill and top show, while the network threads are named for top -H.
   std::vector<std::thread> threads;
-  log::name_thread("ca-net");
-  for (int i = 1; i < cfg.threads; ++i) {
+  for (int i = 0; i < cfg.threads; ++i) {
     threads.emplace_back([&ioc] {
       log::name_thread("ca-net");
       ioc.run();
     });
   }
-  ioc.run();
   for (auto& t : threads) t.join();
   accounts.stop();
   mailer.stop();  // before the storage: it waits for its outbox writes

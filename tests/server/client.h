@@ -32,6 +32,7 @@ class ServerProcess {
   ~ServerProcess();
   bool started() const { return port_ > 0; }
   int port() const { return port_; }
+  int pid() const { return pid_; }
   const std::string& data_dir() const { return data_dir_; }
   std::string log() const;
   bool alive();

@@ -1,5 +1,7 @@
 // The lobby and the rest of a game's life: chat channels, draws, resignation,
 // my games, and a graceful shutdown.
+#include <fstream>
+
 #include "fixture.h"
 
 namespace counterattack::server::testing {
@@ -251,6 +253,15 @@ TEST_F(ServerLobby, DrawsResignationsAndMyGames) {
   }
   auto carols = carol->request(mine);
   ASSERT_EQ(carols.game_list().games_size(), 2);
+}
+
+// An operator finds the server by its name (pidof, pkill, top): only its
+// threads have names of their own.
+TEST_F(ServerShutdown, TheProcessKeepsItsNameForTheOperatorsTools) {
+  std::ifstream comm("/proc/" + std::to_string(server_->pid()) + "/comm");
+  std::string name;
+  std::getline(comm, name);
+  EXPECT_EQ(name, "counterattackd");
 }
 
 TEST_F(ServerShutdown, SigtermSaysGoodbyeAndExitsCleanly) {
