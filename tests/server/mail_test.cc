@@ -272,23 +272,28 @@ TEST_F(ServerMail, APlayerAwayIsRemindedBeforeTheTimeRunsOutAndToldHowTheGameEnd
   EXPECT_NE(body_of(*told).find("The German player resigned."), std::string::npos) << told->data;
 }
 
-// A tournament starts many games at once: an entrant who is away gets one mail
-// naming the games that wait for them, not one mail per game.
-TEST_F(ServerMail, AnEntrantAwayIsMailedOnceWhenTheirTournamentStarts) {
-  auto alice = user("alice"), bob = user("bob");
-  std::size_t mails = confirm_address(*alice, sink_, "alice@example.org");
-  ASSERT_FALSE(HasFailure());
+// "Summer Cup", made and entered by `organiser`, started by `second` joining it: the answer to the join.
+wire::ServerMessage two_player_tournament(Client& organiser, Client& second) {
   wire::ClientMessage create;
   auto* c = create.mutable_create_tournament();
   c->set_name("Summer Cup");
   c->set_max_players(2);
   c->set_enter(true);
   c->set_move_seconds(86400);
-  auto created = alice->request(create);
-  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
+  auto created = organiser.request(create);
+  EXPECT_TRUE(created.has_tournament()) << created.DebugString();
   wire::ClientMessage join;
   join.mutable_join_tournament()->set_tournament_id(created.tournament().tournament_id());
-  auto started = bob->request(join);
+  return second.request(join);
+}
+
+// A tournament starts many games at once: an entrant who is away gets one mail
+// naming the games that wait for them, not one mail per game.
+TEST_F(ServerMail, AnEntrantAwayIsMailedOnceWhenTheirTournamentStarts) {
+  auto alice = user("alice"), bob = user("bob");
+  std::size_t mails = confirm_address(*alice, sink_, "alice@example.org");
+  ASSERT_FALSE(HasFailure());
+  const auto started = two_player_tournament(*alice, *bob);
   ASSERT_TRUE(started.has_tournament()) << started.DebugString();
   ASSERT_EQ(started.tournament().games_size(), 2);
 
@@ -315,17 +320,7 @@ TEST_F(ServerMail, AnEntrantAwayIsMailedTheFinalStandingsWhenTheirTournamentEnds
   auto alice = user("alice"), bob = user("bob");
   std::size_t mails = confirm_address(*alice, sink_, "alice@example.org");
   ASSERT_FALSE(HasFailure());
-  wire::ClientMessage create;
-  auto* c = create.mutable_create_tournament();
-  c->set_name("Summer Cup");
-  c->set_max_players(2);
-  c->set_enter(true);
-  c->set_move_seconds(86400);
-  auto created = alice->request(create);
-  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
-  wire::ClientMessage join;
-  join.mutable_join_tournament()->set_tournament_id(created.tournament().tournament_id());
-  auto started = bob->request(join);
+  const auto started = two_player_tournament(*alice, *bob);
   ASSERT_EQ(started.tournament().games_size(), 2) << started.DebugString();
   mails = sink_.wait_for(mails + 1).size();  // the start
 
