@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "gathering_vfs.h"
 #include "log.h"
 
 namespace counterattack::server {
@@ -66,9 +67,9 @@ std::string Stmt::blob(int col) const {
   return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(st_, col))) : "";
 }
 
-Db::Db(const std::string& path, bool create, std::string& error) {
+Db::Db(const std::string& path, bool create, std::string& error, const char* vfs) {
   const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX;
-  if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+  if (sqlite3_open_v2(path.c_str(), &db_, flags, vfs) != SQLITE_OK) {
     error = "cannot open database " + path + ": " + (db_ ? sqlite3_errmsg(db_) : "out of memory");
     sqlite3_close(db_);
     db_ = nullptr;
@@ -134,14 +135,16 @@ std::unique_ptr<Storage> Storage::open(const std::string& path, const std::strin
   const auto dir = std::filesystem::path(path).parent_path();
   if (!dir.empty()) std::filesystem::create_directories(dir, ec);
   std::unique_ptr<Storage> s(new Storage());
-  s->writer_db_ = std::make_unique<Db>(path, true, error);
+  s->writer_db_ = std::make_unique<Db>(path, true, error, gathering_vfs());
   if (!s->writer_db_->ok()) return nullptr;
   try {
     Db& db = *s->writer_db_;
     db.exec("PRAGMA journal_mode=WAL");
     // Commits never wait for the disk on the writer thread; with "full" the
-    // syncer flushes the WAL before any write is reported done.
-    db.exec("PRAGMA synchronous=NORMAL");
+    // syncer flushes the WAL before any write is reported done. These two
+    // settings let the gathering VFS tell a commit's sync from the others.
+    db.exec("PRAGMA synchronous=FULL");
+    db.exec("PRAGMA checkpoint_fullfsync=ON");
     s->durable_ = synchronous != "normal";
     db.exec("PRAGMA wal_autocheckpoint=0");  // the checkpointer thread does it
     db.exec("PRAGMA foreign_keys=ON");

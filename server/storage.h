@@ -82,7 +82,8 @@ class Stmt {
 // One connection with its statements prepared once.
 class Db {
  public:
-  Db(const std::string& path, bool create, std::string& error);
+  // `vfs` names a registered SQLite VFS; null is the default one.
+  Db(const std::string& path, bool create, std::string& error, const char* vfs = nullptr);
   ~Db();
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;

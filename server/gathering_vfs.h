@@ -1,0 +1,25 @@
+// A SQLite VFS over the default one that gathers a transaction's writes to the
+// write-ahead log and hands them to the kernel in one call when the commit
+// asks for its sync.
+//
+// SQLite writes each WAL frame as two calls (its 24-byte header, then the
+// page), so a commit of n pages costs 2n system calls, and on a virtual
+// machine each call is dear. Gathered, a commit costs one. What reaches the
+// file is the same bytes at the same offsets, and all of it is in the file
+// before SQLite publishes the commit to other connections (it does that after
+// the sync), so readers and crash recovery see exactly what they would have.
+//
+// The commit's own sync stops there: it does not wait for the disk, because
+// Storage's syncer thread flushes the WAL before any write is acknowledged.
+// Every other sync (the WAL header when the log restarts, a checkpoint's) is
+// passed on and really waits. To tell them apart the connection runs with
+// `synchronous=FULL` and `checkpoint_fullfsync=ON`: SQLite then asks a commit
+// for SQLITE_SYNC_NORMAL and every other WAL sync for SQLITE_SYNC_FULL.
+#pragma once
+
+namespace counterattack::server {
+
+// The VFS's name for sqlite3_open_v2, registered (not as the default) on first use.
+const char* gathering_vfs();
+
+}  // namespace counterattack::server
