@@ -532,6 +532,14 @@ std::string describe_rating(const wire::PlayerRating& p) {
   else if (r.provisional())
     s += "Rank: none while provisional\n";
   if (p.last_game_unix() > 0) s += "Last rated game: " + utc_date(p.last_game_unix()) + "\n";
+  if (!p.recent().empty()) s += "Recent rated games, newest first:\n";
+  for (const auto& g : p.recent()) {
+    const std::string did = g.result() == "win" ? "won" : g.result() == "draw" ? "drew" : "lost";
+    const std::string change = (g.change() >= 0 ? "+" : "") + std::to_string(g.change());
+    s += "  " + utc_date(g.ended_unix()) + "  " + did + " as " + (g.side() == game::GERMAN ? "German" : "Soviet") +
+         " against " + (g.opponent().empty() ? "(nobody)" : g.opponent()) + ": " + std::to_string(g.rating_after()) + " (" +
+         change + "), game " + g.game_id() + "\n";
+  }
   return s;
 }
 

@@ -173,9 +173,9 @@ int main(int argc, char** argv) {
   tournament->add_flag("--organise-only,--organize-only", organise_only, "new: organise without playing");
   tournament->add_option("--option", options, "new: an optional rule by key (repeatable)");
   std::vector<std::string> rating_words;
-  auto* rating = app.add_subcommand("rating", "A player's rating, record and rank (yours without NAME)");
+  auto* rating = app.add_subcommand("rating", "A player's rating, record, rank and recent rated games (yours without NAME; with NAME no login is needed)");
   rating->add_option("NAME", rating_words, "Player name");
-  auto* ratings = app.add_subcommand("ratings", "The rated players, best first");
+  auto* ratings = app.add_subcommand("ratings", "The rated players, best first (no login needed)");
   auto* fingerprint = app.add_subcommand(
       "fingerprint", "Print the SHA-256 fingerprint of the server's certificate, to pin it");
 
@@ -294,7 +294,9 @@ int main(int argc, char** argv) {
   if (*rating || *ratings) {
     auto m = *rating ? cli::rating_request(rating_words, &why) : cli::ratings_request({}, &why);
     if (!m) return fail(g, why, cli::kUsage);
-    if (!s.connect_and_resume(&why)) return fail(g, why);
+    // Ratings are public: a named player's, and the list, need no login.
+    const bool public_request = *ratings || !rating_words.empty();
+    if (!(s.logged_in() || !public_request ? s.connect_and_resume(&why) : s.connect(&why))) return fail(g, why);
     auto reply = s.call(*m, &why);
     if (!reply) return fail(g, why);
     if (reply->has_player_rating()) {

@@ -181,6 +181,34 @@ std::vector<Ratings::Rated> Ratings::everyone(Db& db, const std::string& scenari
   return out;
 }
 
+std::vector<wire::RatedGame> Ratings::recent_games(Db& db, std::int64_t user, const std::string& scenario) {
+  std::vector<wire::RatedGame> out;
+  auto& q = db.prepare(
+      "SELECT g.id, g.soviet_id = rc.user_id, COALESCE(o.name, ''), g.result, rc.before, rc.after, g.updated_unix"
+      " FROM rating_changes rc JOIN games g ON g.id = rc.game_id"
+      " LEFT JOIN users o ON o.id = CASE WHEN g.soviet_id = rc.user_id THEN g.german_id ELSE g.soviet_id END"
+      " WHERE rc.user_id = ? AND g.scenario = ? ORDER BY g.updated_unix DESC, g.rowid DESC LIMIT ?");
+  q.bind_all(user, scenario, static_cast<std::int64_t>(kRecent));
+  while (q.step()) {
+    wire::RatedGame g;
+    g.set_game_id(q.text(0));
+    const bool soviet = q.integer(1) != 0;
+    g.set_side(soviet ? game::SOVIET : game::GERMAN);
+    g.set_opponent(q.text(2));
+    const std::string result = q.text(3);
+    if (result == "Draw") {
+      g.set_result("draw");
+    } else {
+      g.set_result((result == "Soviet victory") == soviet ? "win" : "loss");
+    }
+    g.set_rating_after(rounded(q.real(5)));
+    g.set_change(rounded(q.real(5)) - rounded(q.real(4)));
+    g.set_ended_unix(q.integer(6));
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
 void Ratings::get(const Caller& c, const wire::GetRating& req) {
   const std::string scenario = scenario_of(c, req.scenario());
   if (scenario.empty()) return;
@@ -189,6 +217,7 @@ void Ratings::get(const Caller& c, const wire::GetRating& req) {
     std::string name;  // empty: no such player
     PlayerStanding standing;
     int rank = 0;
+    std::vector<wire::RatedGame> recent;
   };
   const auto f = storage_.read_together([&](Db& db) {
     Found out;
@@ -203,6 +232,7 @@ void Ratings::get(const Caller& c, const wire::GetRating& req) {
     for (std::size_t i = 0; i < all.size() && all[i].established; ++i) {
       if (all[i].name == out.name) out.rank = static_cast<int>(i) + 1;
     }
+    out.recent = recent_games(db, user, scenario);
     return out;
   });
   if (f.name.empty()) return c.error(wire::NOT_FOUND, "There is no player '" + name + "'.");
@@ -212,6 +242,7 @@ void Ratings::get(const Caller& c, const wire::GetRating& req) {
   p->set_scenario(scenario);
   describe(f.standing, unix_now(), p);
   p->set_rank(f.rank);
+  for (const auto& g : f.recent) *p->add_recent() = g;
   c.reply(std::move(m));
 }
 

@@ -71,6 +71,9 @@ class Ratings {
   };
   static std::vector<Rated> everyone(Db& db, const std::string& scenario);
   static constexpr std::size_t kListed = 100;
+  // A player's last rated games in the scenario, newest first.
+  static std::vector<wire::RatedGame> recent_games(Db& db, std::int64_t user, const std::string& scenario);
+  static constexpr std::size_t kRecent = 10;
 
   Storage& storage_;
   Rulesets rulesets_;

@@ -441,6 +441,13 @@ class WsSession : public Connection {
         watched_.erase(msg.unwatch().game_id());
         return games.unwatch(caller(rid), msg.unwatch());
       case M::kGetLog: return games.get_log(caller(rid), msg.get_log());
+      // Ratings are public, as on a club's notice board.
+      case M::kGetRating:
+        if (user_id_ == 0 && msg.get_rating().name().empty()) {
+          return send_error(rid, wire::UNAUTHENTICATED, "Log in first, or name a player.");
+        }
+        return hub_.ratings.get(caller(rid), msg.get_rating());
+      case M::kListRatings: return hub_.ratings.list(caller(rid), msg.list_ratings());
       default: break;
     }
     if (user_id_ == 0) return send_error(rid, wire::UNAUTHENTICATED, "Log in first (Register, Login or Resume).");
@@ -472,8 +479,6 @@ class WsSession : public Connection {
       case M::kLeaveTournament: return hub_.tournaments.leave(caller(rid), msg.leave_tournament());
       case M::kStartTournament: return hub_.tournaments.start(caller(rid), msg.start_tournament());
       case M::kCancelTournament: return hub_.tournaments.cancel(caller(rid), msg.cancel_tournament());
-      case M::kGetRating: return hub_.ratings.get(caller(rid), msg.get_rating());
-      case M::kListRatings: return hub_.ratings.list(caller(rid), msg.list_ratings());
       default: return send_error(rid, wire::BAD_REQUEST, "Unknown request.");
     }
   }

@@ -616,8 +616,24 @@ TEST_F(TwoPlayers, ARatedGameMovesBothRatingsAndACasualOneLeavesThem) {
   EXPECT_EQ(own.out.rfind(headline, 0), 0u) << own.out;
   EXPECT_NE(own.out.find("Rated games: 1 (1 won, 0 drawn, 0 lost)"), std::string::npos) << own.out;
   EXPECT_NE(own.out.find("Last rated game: "), std::string::npos) << own.out;
+  EXPECT_NE(own.out.find("won as Soviet against bob: " + std::to_string(alice["rating"].value("rating", 0)) + " (+" +
+                         std::to_string(alice["rating"].value("rating", 0) - 1500) + "), game " + rated),
+            std::string::npos)
+      << own.out;
   auto bobs = cli(alice_, {"rating", "bob"});
   EXPECT_NE(bobs.out.find("Rated games: 1 (0 won, 0 drawn, 1 lost)"), std::string::npos) << bobs.out;
+  EXPECT_NE(bobs.out.find("lost as German against alice"), std::string::npos) << bobs.out;
+
+  // Ratings are public: someone who never logged in reads them too, but has no rating of their own.
+  const Player visitor{"visitor", temp_dir("visitor"), ""};
+  auto seen = cli(visitor, {"rating", "alice"});
+  EXPECT_EQ(seen.code, 0) << seen.err;
+  EXPECT_EQ(seen.out, own.out);
+  EXPECT_EQ(cli(visitor, {"ratings"}).code, 0);
+  auto self = cli(visitor, {"rating"});
+  EXPECT_NE(self.code, 0);
+  EXPECT_NE(self.err.find("not logged in"), std::string::npos) << self.err;
+  fs::remove_all(visitor.config);
 
   // The list: the winner above the loser.
   auto table = cli(bob_, {"ratings"});

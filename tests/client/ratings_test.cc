@@ -157,6 +157,35 @@ TEST(PlayerRating, ShowsAnEstablishedRatingWithItsRank) {
             "Last rated game: 2026-11-23\n");
 }
 
+TEST(PlayerRating, ListsTheRecentRatedGamesNewestFirst) {
+  auto p = player("bob", rating(1611, 74, false), 20, 3, 8, 4);
+  p.set_last_game_unix(1795435200);
+  auto* lost = p.add_recent();
+  lost->set_game_id("k2m9x4q7ab");
+  lost->set_side(game::GERMAN);
+  lost->set_opponent("alice");
+  lost->set_result("loss");
+  lost->set_rating_after(1611);
+  lost->set_change(-14);
+  lost->set_ended_unix(1795435200);
+  auto* drawn = p.add_recent();
+  drawn->set_game_id("p8c3v6n1zd");
+  drawn->set_side(game::SOVIET);
+  drawn->set_opponent("carol");
+  drawn->set_result("draw");
+  drawn->set_rating_after(1625);
+  drawn->set_change(0);
+  drawn->set_ended_unix(1795348800);
+  EXPECT_EQ(describe_rating(p),
+            "bob: 1611 ±74\n"
+            "Rated games: 31 (20 won, 3 drawn, 8 lost)\n"
+            "Rank: 4\n"
+            "Last rated game: 2026-11-23\n"
+            "Recent rated games, newest first:\n"
+            "  2026-11-23  lost as German against alice: 1611 (-14), game k2m9x4q7ab\n"
+            "  2026-11-22  drew as Soviet against carol: 1625 (+0), game p8c3v6n1zd\n");
+}
+
 TEST(PlayerRating, SaysANewcomerHasNoRatedGamesYet) {
   EXPECT_EQ(describe_rating(player("carol", rating(1500, 350, true), 0, 0, 0, 0)),
             "carol: 1500 ±350 (provisional)\n"

@@ -1,6 +1,8 @@
 // Ratings through the real server: a rated game's end moves both players'
 // Glicko-2 ratings, in whatever way it ends; a casual or withdrawn game moves
 // none; the rating list ranks established ratings; all of it survives a restart.
+#include <google/protobuf/util/message_differencer.h>
+
 #include "fixture.h"
 
 namespace counterattack::server::testing {
@@ -241,12 +243,54 @@ TEST_F(ServerRating, RefusedRequestsSayWhy) {
     EXPECT_NE(r.error().message().find("Unknown scenario 'chess'"), std::string::npos) << r.error().message();
   }
 
+  // Without logging in there is no "yourself" to look up.
   auto anonymous = connect();
-  wire::ClientMessage list;
-  list.mutable_list_ratings();
-  r = anonymous->request(list);
+  wire::ClientMessage mine;
+  mine.mutable_get_rating();
+  r = anonymous->request(mine);
   ASSERT_TRUE(r.has_error());
   EXPECT_EQ(r.error().code(), wire::UNAUTHENTICATED);
+}
+
+TEST_F(ServerRating, ARatingShowsTheLastRatedGamesNewestFirstAndAnyoneMayReadIt) {
+  auto alice = user("alice"), bob = user("bob");
+  const std::string won = new_game(*alice, *bob, false);  // alice Soviet: bob resigns
+  resign(*bob, won);
+  const std::string lost = new_game(*bob, *alice, false);  // alice German: she resigns
+  resign(*alice, lost);
+  resign(*bob, new_game(*alice, *bob, true));  // casual: not in the history
+
+  const auto a = rating_of(*alice);
+  ASSERT_EQ(a.recent_size(), 2);
+  const auto& last = a.recent(0);
+  EXPECT_EQ(last.game_id(), lost);
+  EXPECT_EQ(last.side(), game::GERMAN);
+  EXPECT_EQ(last.opponent(), "bob");
+  EXPECT_EQ(last.result(), "loss");
+  EXPECT_LT(last.change(), 0);
+  EXPECT_EQ(last.rating_after(), a.rating().rating());
+  EXPECT_GT(last.ended_unix(), 0);
+  const auto& first = a.recent(1);
+  EXPECT_EQ(first.game_id(), won);
+  EXPECT_EQ(first.side(), game::SOVIET);
+  EXPECT_EQ(first.result(), "win");
+  EXPECT_EQ(first.change(), first.rating_after() - 1500);
+  EXPECT_EQ(last.rating_after(), first.rating_after() + last.change());
+  EXPECT_EQ(rating_of(*alice, "bob").recent(0).result(), "win");
+  EXPECT_EQ(rating_list(*alice).players(0).recent_size(), 0) << "the list leaves the histories out";
+
+  // Ratings are public: a visitor who has not logged in reads the same.
+  auto visitor = connect();
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(rating_of(*visitor, "alice"), a));
+  EXPECT_EQ(rating_list(*visitor).players_size(), 2);
+
+  // At most the last ten.
+  for (int i = 0; i < 10; ++i) resign(*bob, new_game(*alice, *bob, false));
+  const auto many = rating_of(*visitor, "alice");
+  EXPECT_EQ(many.games(), 12);
+  ASSERT_EQ(many.recent_size(), 10);
+  for (const auto& g : many.recent()) EXPECT_EQ(g.result(), "win");
+  EXPECT_EQ(many.recent(0).rating_after(), many.rating().rating());
 }
 
 }  // namespace
