@@ -2,8 +2,9 @@
 
 #include <sqlite3.h>
 
-#include <cstring>
+#include <atomic>
 #include <mutex>
+#include <new>
 #include <string>
 
 namespace counterattack::server {
@@ -11,8 +12,12 @@ namespace counterattack::server {
 namespace {
 
 constexpr const char* kName = "counterattack-gathering";
-// The unix VFS writes at most 128 KiB - 1 in one call; a longer run goes out in parts.
+// The unix VFS cuts the length of one write to its low 17 bits, so a run must
+// stay under 128 KiB; a single write longer than a run goes out as it comes.
 constexpr size_t kMostGathered = 64 << 10;
+static_assert(kMostGathered <= 0x1ffff);
+
+std::atomic<std::uint64_t> g_writes_in{0}, g_writes_out{0};
 
 sqlite3_vfs* g_base = nullptr;
 
@@ -28,8 +33,11 @@ struct File {
 File* self(sqlite3_file* f) { return reinterpret_cast<File*>(f); }
 sqlite3_file* real(sqlite3_file* f) { return self(f)->real; }
 
+// Writes the pending run. A failed write drops it all the same: SQLite then
+// fails the statement or commit it belongs to, and never publishes it.
 int release(File* f) {
   if (!f->gathered || f->gathered->empty()) return SQLITE_OK;
+  g_writes_out.fetch_add(1, std::memory_order_relaxed);
   const int rc = f->real->pMethods->xWrite(f->real, f->gathered->data(), static_cast<int>(f->gathered->size()), f->run_start);
   f->gathered->clear();
   return rc;
@@ -52,12 +60,22 @@ int x_read(sqlite3_file* p, void* out, int n, sqlite3_int64 at) {
 int x_write(sqlite3_file* p, const void* in, int n, sqlite3_int64 at) {
   File* f = self(p);
   if (!f->wal) return f->real->pMethods->xWrite(f->real, in, n, at);
+  g_writes_in.fetch_add(1, std::memory_order_relaxed);
   auto& run = *f->gathered;
-  if (!run.empty() && (at != f->run_start + static_cast<sqlite3_int64>(run.size()) || run.size() + static_cast<size_t>(n) > kMostGathered)) {
+  const size_t size = static_cast<size_t>(n);
+  if (!run.empty() && (at != f->run_start + static_cast<sqlite3_int64>(run.size()) || run.size() + size > kMostGathered)) {
     if (const int rc = release(f); rc != SQLITE_OK) return rc;
   }
+  if (size > kMostGathered) {
+    g_writes_out.fetch_add(1, std::memory_order_relaxed);
+    return f->real->pMethods->xWrite(f->real, in, n, at);
+  }
   if (run.empty()) f->run_start = at;
-  run.append(static_cast<const char*>(in), static_cast<size_t>(n));
+  try {
+    run.append(static_cast<const char*>(in), size);
+  } catch (const std::bad_alloc&) {
+    return SQLITE_IOERR_NOMEM;  // never an exception through SQLite's frames
+  }
   return SQLITE_OK;
 }
 
@@ -87,7 +105,12 @@ int x_file_control(sqlite3_file* p, int op, void* arg) {
   return real(p)->pMethods->xFileControl(real(p), op, arg);
 }
 int x_sector_size(sqlite3_file* p) { return real(p)->pMethods->xSectorSize(real(p)); }
-int x_device_characteristics(sqlite3_file* p) { return real(p)->pMethods->xDeviceCharacteristics(real(p)); }
+// Always powersafe overwrite: otherwise SQLite pads a commit to a sector and
+// syncs in the middle of its last frame, and the rest of that frame would stay
+// gathered while the commit is published.
+int x_device_characteristics(sqlite3_file* p) {
+  return real(p)->pMethods->xDeviceCharacteristics(real(p)) | SQLITE_IOCAP_POWERSAFE_OVERWRITE;
+}
 int x_shm_map(sqlite3_file* p, int page, int size, int extend, void volatile** out) {
   return real(p)->pMethods->xShmMap(real(p), page, size, extend, out);
 }
@@ -102,7 +125,7 @@ int x_unfetch(sqlite3_file* p, sqlite3_int64 at, void* page) { return real(p)->p
 
 // The version of the table follows the base file's, so that SQLite never
 // calls a method the base file lacks.
-sqlite3_io_methods methods_of_version(int version) {
+constexpr sqlite3_io_methods methods_of_version(int version) {
   sqlite3_io_methods m{};
   m.iVersion = version;
   m.xClose = x_close;
@@ -130,7 +153,7 @@ sqlite3_io_methods methods_of_version(int version) {
   return m;
 }
 
-const sqlite3_io_methods kMethods[3] = {methods_of_version(1), methods_of_version(2), methods_of_version(3)};
+constexpr sqlite3_io_methods kMethods[3] = {methods_of_version(1), methods_of_version(2), methods_of_version(3)};
 
 int x_open(sqlite3_vfs*, sqlite3_filename name, sqlite3_file* p, int flags, int* out_flags) {
   File* f = self(p);
@@ -142,7 +165,13 @@ int x_open(sqlite3_vfs*, sqlite3_filename name, sqlite3_file* p, int flags, int*
   const int rc = g_base->xOpen(g_base, name, f->real, flags, out_flags);
   if (rc != SQLITE_OK || !f->real->pMethods) return rc;
   const int version = f->real->pMethods->iVersion < 1 ? 1 : (f->real->pMethods->iVersion > 3 ? 3 : f->real->pMethods->iVersion);
-  if (f->wal) f->gathered = new std::string();
+  if (f->wal) {
+    f->gathered = new (std::nothrow) std::string();
+    if (!f->gathered) {
+      f->real->pMethods->xClose(f->real);
+      return SQLITE_NOMEM;
+    }
+  }
   f->base.pMethods = &kMethods[version - 1];
   return SQLITE_OK;
 }
@@ -164,6 +193,10 @@ int x_current_time_int64(sqlite3_vfs*, sqlite3_int64* out) { return g_base->xCur
 sqlite3_vfs g_vfs{};
 
 }  // namespace
+
+GatheringStats gathering_vfs_stats() {
+  return {g_writes_in.load(std::memory_order_relaxed), g_writes_out.load(std::memory_order_relaxed)};
+}
 
 const char* gathering_vfs() {
   static std::once_flag once;

@@ -14,12 +14,22 @@
 // Every other sync (the WAL header when the log restarts, a checkpoint's) is
 // passed on and really waits. To tell them apart the connection runs with
 // `synchronous=FULL` and `checkpoint_fullfsync=ON`: SQLite then asks a commit
-// for SQLITE_SYNC_NORMAL and every other WAL sync for SQLITE_SYNC_FULL.
+// for SQLITE_SYNC_NORMAL and every other WAL sync for SQLITE_SYNC_FULL. The
+// VFS reports powersafe overwrite, so that SQLite never pads a commit with a
+// sync in the middle of its last frame.
 #pragma once
+
+#include <cstdint>
 
 namespace counterattack::server {
 
 // The VFS's name for sqlite3_open_v2, registered (not as the default) on first use.
 const char* gathering_vfs();
+
+// Since the start: the WAL writes SQLite asked for, and the writes made for them.
+struct GatheringStats {
+  std::uint64_t asked = 0, made = 0;
+};
+GatheringStats gathering_vfs_stats();
 
 }  // namespace counterattack::server

@@ -493,17 +493,18 @@ TEST(ServerUnit, StorageReportsWritesDoneOnlyOnceTheWalIsOnDisk) {
 }
 
 // The writer's connection hands SQLite's WAL writes to the kernel gathered,
-// one run per commit. Another connection must still find every committed page
-// in the file, through transactions larger than a run, pages spilled from a
-// small cache and written again, and the log restarting after checkpoints; and
-// the database must check whole afterwards.
+// one run per commit. A reader on another thread must find every commit it
+// sees whole in the file, through transactions larger than a run, pages
+// spilled from a small cache and written again, the log restarting after
+// checkpoints, and a database opened without powersafe overwrite (where SQLite
+// would pad commits); the database must check whole afterwards, and Storage's
+// writer must gather too.
 TEST(ServerUnit, GatheredWalWritesAreInTheFileBeforeAnotherConnectionSeesTheCommit) {
   const std::string dir = make_temp_dir("gathering");
-  const std::string path = dir + "/db.sqlite";
   std::string err;
-  auto blob_of = [](int round, int size) {
+  auto blob_of = [](std::int64_t round, std::int64_t size) {
     std::string b(static_cast<size_t>(size), '\0');
-    for (int i = 0; i < size; ++i) b[static_cast<size_t>(i)] = static_cast<char>((round * 31 + i * 7) & 0xff);
+    for (std::int64_t i = 0; i < size; ++i) b[static_cast<size_t>(i)] = static_cast<char>((round * 31 + i * 7) & 0xff);
     return b;
   };
   auto rows_of = [](Db& db) {
@@ -513,43 +514,101 @@ TEST(ServerUnit, GatheredWalWritesAreInTheFileBeforeAnotherConnectionSeesTheComm
     while (q.step()) rows.emplace_back(q.integer(0), q.integer(1), q.blob(2), q.integer(3));
     return rows;
   };
-  {
-    Db writer(path, true, err, gathering_vfs());
-    ASSERT_TRUE(writer.ok()) << err;
-    writer.exec("PRAGMA journal_mode=WAL");
-    writer.exec("PRAGMA synchronous=FULL");
-    writer.exec("PRAGMA checkpoint_fullfsync=ON");
-    writer.exec("PRAGMA wal_autocheckpoint=0");
-    writer.exec("PRAGMA cache_size=8");  // pages: a large transaction spills before its commit
-    writer.exec("CREATE TABLE t (round INTEGER PRIMARY KEY, size INTEGER, body BLOB, touched INTEGER)");
-    Db reader(path, false, err);
-    ASSERT_TRUE(reader.ok()) << err;
-    for (int round = 1; round <= 40; ++round) {
-      const int size = round % 4 == 0 ? 300000 : 100 * round;  // some far past one run of writes
-      writer.exec("BEGIN IMMEDIATE");
-      writer.prepare("INSERT INTO t (round, size, body, touched) VALUES (?, ?, ?, 0)").run(round, size, Blob{blob_of(round, size)});
-      writer.prepare("UPDATE t SET touched = touched + 1").run();  // pages written earlier in this transaction, again
-      writer.prepare("UPDATE t SET touched = touched + 1 WHERE round = ?").run(round);
-      writer.exec("COMMIT");
-      const auto rows = rows_of(reader);
-      ASSERT_EQ(rows.size(), static_cast<size_t>(round));
-      for (const auto& [r, sz, body, touched] : rows) {
-        ASSERT_EQ(body, blob_of(static_cast<int>(r), static_cast<int>(sz))) << "round " << r << " read after commit " << round;
-        ASSERT_EQ(touched, round - r + 2);
+  constexpr int kRounds = 40;
+  for (const std::string name : {"plain.sqlite", "padded.sqlite"}) {
+    const std::string path = dir + "/" + name;
+    const std::string open_as = name == "plain.sqlite" ? path : "file:" + path + "?psow=0";
+    const auto before = gathering_vfs_stats();
+    {
+      Db writer(open_as, true, err, gathering_vfs());
+      ASSERT_TRUE(writer.ok()) << err;
+      writer.exec("PRAGMA journal_mode=WAL");
+      writer.exec("PRAGMA synchronous=FULL");
+      writer.exec("PRAGMA checkpoint_fullfsync=ON");
+      writer.exec("PRAGMA wal_autocheckpoint=0");
+      writer.exec("PRAGMA cache_size=8");  // pages: a large transaction spills before its commit
+      writer.exec("CREATE TABLE t (round INTEGER PRIMARY KEY, size INTEGER, body BLOB, touched INTEGER)");
+      std::atomic<bool> done{false}, hold{false}, holding{false};  // a restart waits for readers to stand aside
+      std::atomic<bool> failed{false};
+      std::atomic<int> reads{0};
+      std::thread reader([&] {
+        std::string why;
+        Db db(path, false, why);
+        failed = !db.ok();
+        EXPECT_FALSE(failed) << why;
+        while (!done && !failed) {
+          holding = hold.load();
+          if (holding) {
+            std::this_thread::yield();
+            continue;
+          }
+          try {
+            const auto rows = rows_of(db);
+            const auto n = static_cast<std::int64_t>(rows.size());
+            for (const auto& [r, sz, body, touched] : rows) {
+              if (body != blob_of(r, sz) || touched != n - r + 2) {
+                ADD_FAILURE() << name << ": round " << r << " read wrong with " << n << " rounds committed";
+                failed = true;
+                break;
+              }
+            }
+            ++reads;
+          } catch (const DbError& e) {
+            ADD_FAILURE() << name << ": " << e.what();
+            failed = true;
+          }
+        }
+      });
+      Db checkpointer(path, false, err);
+      ASSERT_TRUE(checkpointer.ok()) << err;
+      checkpointer.exec("SELECT count(*) FROM sqlite_master");  // a connection checkpoints once it has read
+      for (int round = 1; round <= kRounds; ++round) {
+        const int size = round % 4 == 0 ? 300000 : 100 * round;  // some far past one run of writes
+        writer.exec("BEGIN IMMEDIATE");
+        writer.prepare("INSERT INTO t (round, size, body, touched) VALUES (?, ?, ?, 0)").run(round, size, Blob{blob_of(round, size)});
+        writer.prepare("UPDATE t SET touched = touched + 1").run();  // pages written earlier in this transaction, again
+        writer.prepare("UPDATE t SET touched = touched + 1 WHERE round = ?").run(round);
+        writer.exec("COMMIT");
+        if (round % 10 == 0) {
+          hold = true;
+          while (!holding && !failed) std::this_thread::yield();
+          EXPECT_GE(checkpointer.checkpoint(SQLITE_CHECKPOINT_RESTART), 0);  // the writer starts the log afresh
+          hold = false;
+        }
       }
-      if (round % 10 == 0) {
-        EXPECT_GE(reader.checkpoint(SQLITE_CHECKPOINT_RESTART), 0);  // the writer starts the log afresh
-      }
+      const int so_far = reads;
+      while (reads < so_far + 2 && !failed) std::this_thread::yield();  // a whole read after the last commit
+      done = true;
+      reader.join();
     }
+    const auto after = gathering_vfs_stats();
+    EXPECT_LT(2 * (after.made - before.made), after.asked - before.asked) << name << ": the writes were gathered";
+    Db check(path, false, err);
+    ASSERT_TRUE(check.ok()) << err;
+    auto& q = check.prepare("PRAGMA integrity_check");
+    q.bind_all();
+    std::string verdict;
+    while (q.step()) verdict += q.text(0);
+    EXPECT_EQ(verdict, "ok") << name;
+    EXPECT_EQ(rows_of(check).size(), static_cast<size_t>(kRounds)) << name;
   }
-  Db check(path, false, err);
-  ASSERT_TRUE(check.ok()) << err;
-  auto& q = check.prepare("PRAGMA integrity_check");
-  q.bind_all();
-  std::string verdict;
-  while (q.step()) verdict += q.text(0);
-  EXPECT_EQ(verdict, "ok");
-  EXPECT_EQ(rows_of(check).size(), 40u);
+
+  const auto before = gathering_vfs_stats();
+  {
+    auto s = Storage::open(dir + "/storage.sqlite", "full", err);
+    ASSERT_TRUE(s) << err;
+    std::promise<void> all;
+    for (int i = 0; i < 100; ++i) {
+      s->write([i](Db& db) { db.prepare("INSERT INTO users (name, password_hash, created_unix) VALUES (?, 'x', 0)").run("g" + std::to_string(i)); },
+               [&, i](bool ok) {
+                 EXPECT_TRUE(ok);
+                 if (i == 99) all.set_value();
+               });
+    }
+    all.get_future().wait();
+  }
+  const auto after = gathering_vfs_stats();
+  EXPECT_LT(2 * (after.made - before.made), after.asked - before.asked) << "Storage's writer gathers";
   std::filesystem::remove_all(dir);
 }
 
