@@ -218,6 +218,27 @@ std::string format_duration(std::int64_t seconds) {
   return part(s, "s");
 }
 
+namespace {
+// A day as YYYY-MM-DD, in UTC so that every player reads the same date.
+std::string utc_date(std::int64_t unix) {
+  const std::time_t t = static_cast<std::time_t>(unix);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+// A moment as YYYY-MM-DD HH:MM UTC.
+std::string utc_time(std::int64_t unix) {
+  const std::time_t t = static_cast<std::time_t>(unix);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
+  return buf;
+}
+}  // namespace
+
 std::string describe_clock(const wire::GameSummary& g, std::int64_t now_unix) {
   if (g.move_seconds() <= 0) return "";
   std::string text = format_duration(g.move_seconds()) + " per move";
@@ -252,6 +273,41 @@ std::string describe_account(const wire::Account& a) {
     return "A code was mailed to " + a.email() + ": `email confirm CODE` starts turn notices there.";
   }
   return "Turn notices go to " + a.email() + " while you are away (`email off` stops them).";
+}
+
+std::optional<wire::ClientMessage> vacation_request(const std::vector<std::string>& words, std::string* why) {
+  wire::ClientMessage m;
+  if (words.empty()) {
+    m.mutable_get_account();
+    return m;
+  }
+  if (words.size() == 1 && words[0] == "end") {
+    m.mutable_end_vacation();
+    return m;
+  }
+  if (words.size() == 2 && words[0] == "start") {
+    // "7" or "7d": whole days.
+    std::string n = words[1];
+    if (!n.empty() && (n.back() == 'd' || n.back() == 'D')) n.pop_back();
+    if (!n.empty() && n.size() <= 3 && std::all_of(n.begin(), n.end(), [](unsigned char ch) { return std::isdigit(ch); })) {
+      m.mutable_start_vacation()->set_days(std::stoi(n));
+      return m;
+    }
+  }
+  if (why) *why = "vacation | vacation start DAYS | vacation end";
+  return std::nullopt;
+}
+
+std::string describe_vacation(const wire::Vacation& v, std::int64_t now_unix) {
+  if (v.days_per_year() <= 0) return "This server gives no vacation time.";
+  if (now_unix == 0) now_unix = static_cast<std::int64_t>(std::time(nullptr));
+  const std::string left = std::to_string(v.days_left()) + " of " + std::to_string(v.days_per_year()) +
+                           " vacation days left (in any 365 days)";
+  if (v.until_unix() > now_unix) {
+    return "On vacation until " + utc_time(v.until_unix()) + " (" + format_duration(v.until_unix() - now_unix) +
+           " from now): your clocks in timed games stand still. " + left + "; `vacation end` ends it now.";
+  }
+  return "Not on vacation; " + left + ". `vacation start DAYS` holds your clocks in timed games.";
 }
 
 std::optional<wire::ClientMessage> tournament_request(const std::vector<std::string>& words, std::string* why) {
@@ -452,6 +508,9 @@ std::string seat_text(const wire::GameSummary& g, bool soviet) {
   if (name.empty()) return "(open)";
   if (!(soviet ? g.has_soviet_rating() : g.has_german_rating())) return name;  // a server without ratings
   std::string s = name + " (" + rating_text(soviet ? g.soviet_rating() : g.german_rating());
+  if (const auto away = soviet ? g.soviet_vacation_until() : g.german_vacation_until(); away > 0) {
+    s += ", on vacation until " + utc_date(away);
+  }
   // A game withdrawn before anyone joined has an open seat and changed nothing.
   if (g.rated() && g.status() == "finished" && !g.soviet().empty() && !g.german().empty()) {
     const int change = soviet ? g.soviet_rating_change() : g.german_rating_change();
@@ -508,17 +567,6 @@ std::optional<wire::ClientMessage> ratings_request(const std::vector<std::string
   return m;
 }
 
-namespace {
-// A day as YYYY-MM-DD, in UTC so that every player reads the same date.
-std::string utc_date(std::int64_t unix) {
-  const std::time_t t = static_cast<std::time_t>(unix);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-  return buf;
-}
-}  // namespace
 
 std::string describe_rating(const wire::PlayerRating& p) {
   const auto& r = p.rating();

@@ -92,6 +92,11 @@ std::string describe_clock(const wire::GameSummary& g, std::int64_t now_unix = 0
 std::optional<wire::ClientMessage> email_request(const std::vector<std::string>& words, std::string* why);
 // What an Account answer says about turn notices by mail.
 std::string describe_account(const wire::Account& a);
+// The request for `vacation`, `vacation start DAYS` or `vacation end` (the
+// words after "vacation"); nothing, with the usage in `why`, for other words.
+std::optional<wire::ClientMessage> vacation_request(const std::vector<std::string>& words, std::string* why);
+// What an Account answer says about vacation. `now_unix` 0: the clock's.
+std::string describe_vacation(const wire::Vacation& v, std::int64_t now_unix = 0);
 // The request for `tournament WORDS...`: nothing or `list`, `new NAME... [--players N]
 // [--time 3d] [--private] [--organise-only] [--option KEY]`, `show ID`, `join ID [CODE]`,
 // `leave ID`, `start ID`, `cancel ID`. Nothing, with the usage in `why`, for other words.

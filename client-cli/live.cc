@@ -278,7 +278,7 @@ namespace {
 const std::vector<std::string>& shell_words() {
   static const std::vector<std::string> w = {
       "help",     "show", "map",   "at",   "full", "stack", "log",    "hand",    "units",
-      "decision", "chat", "games", "open", "join", "new",   "resign", "draw", "email", "tournament", "rating", "ratings", "refresh", "quit"};
+      "decision", "chat", "games", "open", "join", "new",   "resign", "draw", "email", "vacation", "tournament", "rating", "ratings", "refresh", "quit"};
   return w;
 }
 
@@ -623,6 +623,12 @@ class Shell {
       if (!m) return out(why);
       auto reply = s_.call(*m, &why);
       out(reply ? describe_account(reply->account()) : why);
+    } else if (cmd == "vacation") {
+      std::string why;
+      auto m = vacation_request({w.begin() + 1, w.end()}, &why);
+      if (!m) return out(why);
+      auto reply = s_.call(*m, &why);
+      out(reply ? describe_vacation(reply->account().vacation()) : why);
     } else if (cmd == "tournament" || cmd == "tournaments") {
       std::string why;
       auto m = tournament_request({w.begin() + 1, w.end()}, &why);
@@ -681,6 +687,7 @@ class Shell {
          "  games | open GAME | join GAME [INVITE] | new soviet|german|random [private] [casual] [3d|12h|90m]\n"
          "  draw offer|accept|decline | resign yes | refresh | quit\n"
          "  email [ADDRESS | confirm CODE | off]   turn notices by mail while you are away\n"
+         "  vacation [start DAYS | end]      your clocks in timed games stand still while you are away\n"
          "  tournament [list] | tournament new NAME [--players N] [--time 3d] [--private] [--organise-only]\n"
          "    [--option KEY] | tournament show|join|leave|start|cancel ID [INVITE]\n"
          "  rating [NAME] | ratings           a player's rating (yours without NAME); the rated players\n"

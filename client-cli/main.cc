@@ -160,6 +160,10 @@ int main(int argc, char** argv) {
   auto* email = app.add_subcommand(
       "email", "Turn notices by e-mail while you are away: show, set ADDRESS, confirm CODE, or off");
   email->add_option("WORDS", email_words, "ADDRESS | confirm CODE | off (nothing: show)");
+  std::vector<std::string> vacation_words;
+  auto* vacation = app.add_subcommand(
+      "vacation", "Vacation: your clocks in timed games stand still; show, start DAYS, or end");
+  vacation->add_option("WORDS", vacation_words, "start DAYS | end (nothing: show)");
   auto* tournament = app.add_subcommand(
       "tournament",
       "Tournaments: list; new NAME [--players N] [--time 3d] [--private] [--organise-only]; show, join, leave, start or cancel ID");
@@ -255,6 +259,20 @@ int main(int argc, char** argv) {
                 << std::endl;
     else
       std::cout << cli::describe_account(a) << std::endl;
+    return cli::kOk;
+  }
+
+  if (*vacation) {
+    auto m = cli::vacation_request(vacation_words, &why);
+    if (!m) return fail(g, why, cli::kUsage);
+    if (!s.connect_and_resume(&why)) return fail(g, why);
+    auto reply = s.call(*m, &why);
+    if (!reply) return fail(g, why);
+    const auto& v = reply->account().vacation();
+    if (g.json)
+      std::cout << cli::to_json(v) << std::endl;
+    else
+      std::cout << cli::describe_vacation(v) << std::endl;
     return cli::kOk;
   }
 

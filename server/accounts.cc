@@ -92,10 +92,11 @@ void WorkQueue::stop() {
   threads_.clear();
 }
 
-Accounts::Accounts(Storage& storage, const Config& config, Mailer& mailer)
+Accounts::Accounts(Storage& storage, const Config& config, Mailer& mailer, const Vacations& vacations)
     : storage_(storage),
       config_(config),
       mailer_(mailer),
+      vacations_(vacations),
       hashing_(1),
       login_failures_by_name_(config.login_failures_per_name, std::chrono::seconds(config.login_window_seconds)),
       login_failures_by_address_(config.login_failures_per_address, std::chrono::seconds(config.login_window_seconds)),
@@ -296,14 +297,17 @@ void Accounts::get_account(std::int64_t user_id, std::function<void(wire::Server
     return 0;
   });
   a->set_mail_enabled(mailer_.enabled());
+  *a->mutable_vacation() = vacations_.describe(user_id);
   done(std::move(m));
 }
 
 namespace {
 
-wire::ServerMessage account_message(const std::string& name, const std::string& email, bool confirmed, bool enabled) {
+wire::ServerMessage account_message(const std::string& name, const std::string& email, bool confirmed, bool enabled,
+                                    wire::Vacation vacation) {
   wire::ServerMessage m;
   auto* a = m.mutable_account();
+  *a->mutable_vacation() = std::move(vacation);
   a->set_name(name);
   a->set_email(email);
   a->set_email_confirmed(confirmed);
@@ -353,7 +357,7 @@ void Accounts::set_email(std::int64_t user_id, const std::string& name, const st
                         "If you did not ask for this, ignore this mail: nothing more will be sent.\n");
           log::info("e-mail address set", {{"user_id", std::to_string(user_id)}});
         }
-        done(account_message(name, address, false, true));
+        done(account_message(name, address, false, true, vacations_.describe(user_id)));
       });
 }
 
@@ -404,7 +408,7 @@ void Accounts::confirm_email(std::int64_t user_id, const std::string& name, cons
         if (!*confirmed) return done(error_message(wire::CONFLICT, "The address changed meanwhile; confirm the new one."));
         mailer_.confirmed(user_id, email);
         log::info("e-mail address confirmed", {{"user_id", std::to_string(user_id)}});
-        done(account_message(name, email, true, true));
+        done(account_message(name, email, true, true, vacations_.describe(user_id)));
       });
 }
 

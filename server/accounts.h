@@ -15,6 +15,7 @@
 #include "mailer.h"
 #include "recent_attempts.h"
 #include "storage.h"
+#include "vacations.h"
 #include "wire.pb.h"
 
 namespace counterattack::server {
@@ -48,7 +49,7 @@ struct AuthResult {
 
 class Accounts {
  public:
-  Accounts(Storage& storage, const Config& config, Mailer& mailer);
+  Accounts(Storage& storage, const Config& config, Mailer& mailer, const Vacations& vacations);
   ~Accounts();
 
   // "" when acceptable, else the sentence to show.
@@ -86,6 +87,7 @@ class Accounts {
   Storage& storage_;
   const Config& config_;
   Mailer& mailer_;
+  const Vacations& vacations_;
   WorkQueue hashing_;
   std::string dummy_hash_;  // verified against for unknown names, so timing tells nothing
 

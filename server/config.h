@@ -56,6 +56,8 @@ struct Config {
   // Time per move: the bounds a game's creator chooses within.
   std::int64_t min_move_seconds = 3600;
   std::int64_t max_move_seconds = 30 * 86400;
+  // Vacation: whole days a player's clocks stand still, per 365 days; 0: none.
+  int vacation_days_per_year = 30;
 
   // Tournaments: a round robin of n entrants makes n(n-1) games, all at once.
   int tournament_max_players = 8;             // at most 12 (132 games)

@@ -93,12 +93,13 @@ Frame game_ended_frame(const Game& g) {
 }
 
 GameService::GameService(Storage& storage, Rulesets rulesets, const Config& config, Mailer& mailer, Ratings& ratings,
-                         std::function<void(std::function<void()>)> post)
+                         Vacations& vacations, std::function<void(std::function<void()>)> post)
     : storage_(storage),
       rulesets_(std::move(rulesets)),
       config_(config),
       mailer_(mailer),
       ratings_(ratings),
+      vacations_(vacations),
       post_(std::move(post)),
       chat_by_user_(config.chat_messages_per_minute, std::chrono::minutes(1)),
       refusals_by_user_(config.refused_orders_per_minute, std::chrono::minutes(1)) {}
@@ -326,6 +327,10 @@ wire::GameSummary GameService::summary(const Game& g, int your_side) const {
   if (g.status == Game::Status::Playing) s.set_deadline_unix(g.committed_deadline);
   s.set_tournament_id(g.tournament_id);
   add_ratings(s, g.scenario, g.user, g.rated, g.rating_change);
+  if (g.status == Game::Status::Playing) {
+    s.set_soviet_vacation_until(vacations_.until(g.user[0]));
+    s.set_german_vacation_until(vacations_.until(g.user[1]));
+  }
   return s;
 }
 
@@ -451,6 +456,7 @@ std::map<std::int64_t, std::vector<wire::GameSummary>> GameService::announce_sta
     auto g = find(id);
     if (!g) continue;
     std::lock_guard lock(g->mu);
+    hold_clock_for_vacation(g);  // created with a clock from now, whoever decides first
     if (notify_turn(*g, game::SIDE_UNSPECIFIED, false)) {
       const int seat = g->committed_decider == game::SOVIET ? 0 : 1;
       your_move[g->user[seat]].push_back(summary(*g, seat));
@@ -808,7 +814,9 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
   const int turn = g->match->turn();
   // The time per move starts afresh for a player each time the decision passes to them.
   std::int64_t new_deadline = 0;
-  if (g->move_seconds > 0 && decider != deciding && !finished) g->deadline_unix = new_deadline = unix_now() + g->move_seconds;
+  if (g->move_seconds > 0 && decider != deciding && !finished) {
+    g->deadline_unix = new_deadline = clock_start(*g, decider == game::SOVIET ? 0 : 1) + g->move_seconds;
+  }
   ++g->pending;
   const std::int64_t deadline_after = g->deadline_unix;
   auto rating = std::make_shared<std::optional<Ratings::Change>>();

@@ -23,6 +23,7 @@
 #include "recent_attempts.h"
 #include "ruleset.h"
 #include "storage.h"
+#include "vacations.h"
 #include "wire.pb.h"
 
 namespace counterattack::server {
@@ -119,7 +120,7 @@ class GameService {
  public:
   // `post` runs a job on a network thread (reads that must not hold the writer).
   GameService(Storage& storage, Rulesets rulesets, const Config& config, Mailer& mailer, Ratings& ratings,
-              std::function<void(std::function<void()>)> post);
+              Vacations& vacations, std::function<void(std::function<void()>)> post);
 
   // Lobby (lobby.cc)
   void create(const Caller& c, const wire::CreateGame& req);
@@ -139,6 +140,12 @@ class GameService {
   void get_log(const Caller& c, const wire::GetLog& req);
   // Forgets a closed connection's subscriptions.
   void drop_peer(std::uint64_t peer_id, const std::vector<std::string>& game_ids);
+
+  // Vacations (vacations.cc): the player's clocks stand still from now for
+  // req.days, or start again now. Refusals answer `c`; `done` runs once the
+  // change is durable, to answer it.
+  void start_vacation(const Caller& c, const wire::StartVacation& req, std::function<void()> done);
+  void end_vacation(const Caller& c, std::function<void()> done);
 
   // Loads every game not finished (each load logs its version and state hash).
   void preload();
@@ -212,6 +219,15 @@ class GameService {
   // `actor` ended it (0: nobody): everyone else is told.
   void finish(const std::shared_ptr<Game>& g, const std::optional<Caller>& c, std::int64_t actor,
               const std::string& result, const std::string& reason, const std::string& what);
+  // Moves by `shift` seconds the clocks of the caller's timed games that wait
+  // for them, with `begin` (the vacation in memory) done while every such game
+  // is held and `store` in the same write; `undo` takes `begin` back if that fails.
+  void move_clocks(const Caller& c, std::int64_t shift, const std::function<void()>& begin,
+                   std::function<void(Db&)> store, std::function<void()> undo, std::function<void()> done);
+  // A clock just started for a player on vacation starts at the vacation's end.
+  void hold_clock_for_vacation(const std::shared_ptr<Game>& g);
+  // When a clock that starts now for the player of `seat` starts.
+  std::int64_t clock_start(const Game& g, int seat) const { return vacations_.clock_start(g.user[seat]); }
   void compute_version(Game& g, const std::vector<game::Event>& events);
   void send_catch_up(Game& g, const Caller& c, Seat seat, Frame snapshot);
   void send_log(Game& g, const Caller& c);
@@ -224,6 +240,8 @@ class GameService {
   const Config& config_;
   Mailer& mailer_;
   Ratings& ratings_;
+  Vacations& vacations_;
+  std::mutex vacation_mu_;  // one vacation change at a time; taken before any game's mu
   std::function<void(std::function<void()>)> post_;
   std::function<void(const std::string&)> tournament_game_end_;
   std::mutex mu_;

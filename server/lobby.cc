@@ -212,7 +212,9 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
   g->user[seat] = c.user_id;
   g->name[seat] = c.name;
   g->status = Game::Status::Playing;
-  if (g->move_seconds > 0) g->deadline_unix = unix_now() + g->move_seconds;  // the first player's clock starts
+  if (g->move_seconds > 0) {  // the first player's clock starts
+    g->deadline_unix = clock_start(*g, g->match->decider() == game::SOVIET ? 0 : 1) + g->move_seconds;
+  }
   ++g->pending;
   storage_.write(
       [g, seat, uid = c.user_id, deadline = g->deadline_unix](Db& db) {

@@ -138,9 +138,11 @@ int main(int argc, char** argv) {
 
   net::io_context ioc(cfg.threads);
   Mailer mailer(*storage, cfg);
-  Accounts accounts(*storage, cfg, mailer);
+  Vacations vacations(*storage, cfg);
+  vacations.load();
+  Accounts accounts(*storage, cfg, mailer, vacations);
   Ratings ratings(*storage, rulesets);
-  GameService games(*storage, rulesets, cfg, mailer, ratings, [&ioc](std::function<void()> job) { net::post(ioc, std::move(job)); });
+  GameService games(*storage, rulesets, cfg, mailer, ratings, vacations, [&ioc](std::function<void()> job) { net::post(ioc, std::move(job)); });
   games.preload();
   Tournaments tournaments(*storage, rulesets, cfg, mailer, games,
                           [&ioc](std::function<void()> job) { net::post(ioc, std::move(job)); });

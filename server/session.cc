@@ -461,6 +461,14 @@ class WsSession : public Connection {
       case M::kConfirmEmail:
         return hub_.accounts.confirm_email(user_id_, user_name_, msg.confirm_email().code(),
                                            [c = caller(rid)](wire::ServerMessage m) { c.reply(std::move(m)); });
+      case M::kStartVacation:
+      case M::kEndVacation: {
+        auto answer = [&accounts = hub_.accounts, c = caller(rid), uid = user_id_] {
+          accounts.get_account(uid, [c](wire::ServerMessage m) { c.reply(std::move(m)); });
+        };
+        if (msg.has_start_vacation()) return games.start_vacation(caller(rid), msg.start_vacation(), answer);
+        return games.end_vacation(caller(rid), answer);
+      }
       case M::kCreateGame: return games.create(caller(rid), msg.create_game());
       case M::kJoinGame: return games.join(caller(rid), msg.join_game());
       case M::kMyGames: return games.my_games(caller(rid));

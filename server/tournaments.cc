@@ -165,8 +165,10 @@ void Tournaments::change(const Caller& c, const std::string& what, std::function
         if (!ok) return c.error(wire::INTERNAL, "The " + what + " could not be stored; try again.");
         // Reads and loading games are not for the thread that reports commits.
         post_([this, c, out, answer] {
-          if (!out->started_games.empty()) announce(out->started_tournament, out->started_games);
-          answer(c);
+          if (out->started_games.empty()) return answer(c);
+          announce(out->started_tournament, out->started_games);
+          // The answer follows the clocks that the games' announcement held for entrants on vacation.
+          storage_.write({}, [this, c, answer](bool) { post_([c, answer] { answer(c); }); });
         });
       });
 }

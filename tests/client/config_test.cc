@@ -120,5 +120,41 @@ TEST(TimePerMove, TypedAndShownAsPeopleWriteIt) {
   EXPECT_EQ(describe_clock(g, 1000000), "3d per move, 1d 2h left");
 }
 
+TEST(Vacation, TypedAndShownAsPeopleWriteIt) {
+  std::string why;
+  EXPECT_TRUE(vacation_request({}, &why)->has_get_account());
+  EXPECT_EQ(vacation_request({"start", "7"}, &why)->start_vacation().days(), 7);
+  EXPECT_EQ(vacation_request({"start", "10d"}, &why)->start_vacation().days(), 10);
+  EXPECT_TRUE(vacation_request({"end"}, &why)->has_end_vacation());
+  for (const std::vector<std::string>& bad :
+       std::vector<std::vector<std::string>>{{"start"}, {"start", "x"}, {"start", "-3"}, {"start", "2w"}, {"soon"}, {"end", "now"}}) {
+    why.clear();
+    EXPECT_FALSE(vacation_request(bad, &why));
+    EXPECT_EQ(why, "vacation | vacation start DAYS | vacation end");
+  }
+  wire::Vacation v;
+  EXPECT_EQ(describe_vacation(v), "This server gives no vacation time.");
+  v.set_days_per_year(30);
+  v.set_days_left(30);
+  EXPECT_EQ(describe_vacation(v, 1000000),
+            "Not on vacation; 30 of 30 vacation days left (in any 365 days). `vacation start DAYS` holds your clocks in "
+            "timed games.");
+  v.set_days_left(25);
+  v.set_started_unix(1000000);
+  v.set_until_unix(1000000 + 5 * 86400);
+  EXPECT_EQ(describe_vacation(v, 1000000 + 3600),
+            "On vacation until 1970-01-17 13:46 UTC (4d 23h from now): your clocks in timed games stand still. 25 of 30 "
+            "vacation days left (in any 365 days); `vacation end` ends it now.");
+
+  wire::GameSummary g;
+  g.set_soviet("alice");
+  g.set_german("bob");
+  g.mutable_soviet_rating()->set_rating(1523);
+  g.mutable_german_rating()->set_rating(1500);
+  g.set_soviet_vacation_until(1000000 + 5 * 86400);
+  EXPECT_EQ(seat_text(g, true), "alice (1523, on vacation until 1970-01-17)");
+  EXPECT_EQ(seat_text(g, false), "bob (1500)");
+}
+
 }  // namespace
 }  // namespace counterattack::cli

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -508,6 +509,46 @@ TEST_F(TwoPlayers, TheEmailCommandSaysWhatTheServerCanDo) {
   auto bad = cli(alice_, {"email", "confirm"});
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE((bad.out + bad.err).find("email confirm CODE"), std::string::npos) << bad.out << bad.err;
+}
+
+// Vacation from the command line: alice goes away for five days, which her
+// opponent's list of games shows, and comes back early.
+TEST_F(TwoPlayers, AVacationHoldsTheClocksAndShowsInTheOpponentsList) {
+  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
+  ASSERT_EQ(cli(bob_, {"register", "bob"}, "password-of-bob\n").code, 0);
+  auto created = cli(alice_, {"--json", "new", "--side", "soviet", "--time", "3d"});
+  ASSERT_EQ(created.code, 0) << created.err;
+  const std::string game = json::parse(created.out).value("game_id", "");
+  ASSERT_EQ(cli(bob_, {"join", game}).code, 0);
+
+  auto shown = cli(alice_, {"vacation"});
+  EXPECT_EQ(shown.code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("Not on vacation; 30 of 30 vacation days left (in any 365 days)."), std::string::npos)
+      << shown.out;
+  auto away = cli(alice_, {"vacation", "start", "5"});
+  ASSERT_EQ(away.code, 0) << away.err;
+  EXPECT_NE(away.out.find("On vacation until "), std::string::npos) << away.out;
+  EXPECT_NE(away.out.find("(5d from now): your clocks in timed games stand still. 25 of 30"), std::string::npos)
+      << away.out;
+  auto as_json = cli(alice_, {"--json", "vacation"});
+  ASSERT_EQ(as_json.code, 0) << as_json.err;
+  const auto until = std::stoll(json::parse(as_json.out).value("until_unix", std::string("0")));
+  ASSERT_GT(until, 0) << as_json.out;
+  const std::time_t t = static_cast<std::time_t>(until);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char day[16];
+  std::strftime(day, sizeof day, "%Y-%m-%d", &tm);
+  auto games = cli(bob_, {"games"});
+  EXPECT_NE(games.out.find("alice (1500?, on vacation until " + std::string(day) + ")"), std::string::npos)
+      << games.out;
+
+  EXPECT_EQ(cli(alice_, {"vacation", "start", "5"}).code, 1) << "already away";
+  EXPECT_EQ(cli(alice_, {"vacation", "soon"}).code, 2);
+  auto back = cli(alice_, {"vacation", "end"});
+  ASSERT_EQ(back.code, 0) << back.err;
+  EXPECT_NE(back.out.find("Not on vacation; 29 of 30"), std::string::npos) << back.out;
+  EXPECT_EQ(cli(bob_, {"games"}).out.find("on vacation"), std::string::npos);
 }
 
 // A tournament from the command line: made, entered (which starts it, being

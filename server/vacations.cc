@@ -1,0 +1,215 @@
+// Vacations: the allowance, and the clocks that stand still meanwhile.
+#include "vacations.h"
+
+#include <algorithm>
+#include <ctime>
+
+#include "games.h"
+#include "log.h"
+
+namespace counterattack::server {
+
+void Vacations::load() {
+  const auto now = unix_now();
+  auto rows = storage_.read([&](Db& db) {
+    std::vector<std::pair<std::int64_t, Running>> out;
+    auto& q = db.prepare("SELECT user_id, start_unix, end_unix FROM vacations WHERE end_unix > ?");
+    q.bind_all(now);
+    while (q.step()) out.emplace_back(q.integer(0), Running{q.integer(1), q.integer(2)});
+    return out;
+  });
+  std::lock_guard lock(mu_);
+  for (auto& [user, r] : rows) running_[user] = r;
+}
+
+std::optional<Vacations::Running> Vacations::running(std::int64_t user_id) const {
+  std::lock_guard lock(mu_);
+  auto it = running_.find(user_id);
+  if (it == running_.end() || it->second.until <= unix_now()) return std::nullopt;
+  return it->second;
+}
+
+std::int64_t Vacations::until(std::int64_t user_id) const {
+  const auto r = running(user_id);
+  return r ? r->until : 0;
+}
+
+std::int64_t Vacations::clock_start(std::int64_t user_id) const { return std::max(unix_now(), until(user_id)); }
+
+void Vacations::set(std::int64_t user_id, Running r) {
+  std::lock_guard lock(mu_);
+  running_[user_id] = r;
+}
+
+void Vacations::clear(std::int64_t user_id) {
+  std::lock_guard lock(mu_);
+  running_.erase(user_id);
+}
+
+int Vacations::days_taken(Db& db, std::int64_t user_id, std::int64_t now) {
+  auto& q = db.prepare("SELECT COALESCE(SUM(days), 0) FROM vacations WHERE user_id = ? AND start_unix > ?");
+  q.bind_all(user_id, now - kYear);
+  int days = 0;
+  while (q.step()) days = static_cast<int>(q.integer(0));
+  return days;
+}
+
+int Vacations::days_used(std::int64_t start, std::int64_t end) {
+  return static_cast<int>(std::max<std::int64_t>(1, (end - start + kDay - 1) / kDay));
+}
+
+wire::Vacation Vacations::describe(std::int64_t user_id) const {
+  wire::Vacation v;
+  const auto now = unix_now();
+  v.set_days_per_year(config_.vacation_days_per_year);
+  const int taken = storage_.read([&](Db& db) { return days_taken(db, user_id, now); });
+  v.set_days_left(std::max(0, config_.vacation_days_per_year - taken));
+  if (const auto r = running(user_id)) {
+    v.set_started_unix(r->start);
+    v.set_until_unix(r->until);
+  }
+  return v;
+}
+
+namespace {
+
+std::string utc_time(std::int64_t unix) {
+  const std::time_t t = static_cast<std::time_t>(unix);
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char out[32];
+  std::strftime(out, sizeof out, "%Y-%m-%d %H:%M UTC", &utc);
+  return out;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// The clocks
+// ---------------------------------------------------------------------------
+
+void GameService::start_vacation(const Caller& c, const wire::StartVacation& req, std::function<void()> done) {
+  const int allowance = config_.vacation_days_per_year;
+  if (allowance == 0) return c.error(wire::UNAVAILABLE, "This server gives no vacation time.");
+  if (req.days() < 1 || req.days() > allowance) {
+    return c.error(wire::BAD_REQUEST, "A vacation is 1 to " + std::to_string(allowance) + " days.");
+  }
+  std::lock_guard op(vacation_mu_);
+  const auto now = unix_now();
+  if (const auto r = vacations_.running(c.user_id)) {
+    return c.error(wire::CONFLICT, "You are on vacation until " + utc_time(r->until) + " already; end it first.");
+  }
+  const int left = allowance - storage_.read([&](Db& db) { return Vacations::days_taken(db, c.user_id, now); });
+  if (req.days() > left) {
+    return c.error(wire::CONFLICT, (left <= 0 ? std::string("You have no vacation days left")
+                                              : "You have " + std::to_string(left) + " vacation day" + (left == 1 ? "" : "s") + " left") +
+                                       " (" + std::to_string(allowance) + " in any 365 days).");
+  }
+  const Vacations::Running v{now, now + req.days() * Vacations::kDay};
+  move_clocks(
+      c, v.until - now, [&] { vacations_.set(c.user_id, v); },
+      [user = c.user_id, v, days = req.days()](Db& db) {
+        db.prepare("INSERT INTO vacations (user_id, start_unix, end_unix, days) VALUES (?, ?, ?, ?)")
+            .run(user, v.start, v.until, days);
+      },
+      [this, user = c.user_id] { vacations_.clear(user); }, std::move(done));
+}
+
+void GameService::end_vacation(const Caller& c, std::function<void()> done) {
+  std::lock_guard op(vacation_mu_);
+  const auto now = unix_now();
+  const auto r = vacations_.running(c.user_id);
+  if (!r) return c.error(wire::CONFLICT, "You are not on vacation.");
+  move_clocks(
+      c, now - r->until, [&] { vacations_.clear(c.user_id); },
+      [user = c.user_id, v = *r, now](Db& db) {
+        db.prepare("UPDATE vacations SET end_unix = ?, days = ? WHERE user_id = ? AND start_unix = ?")
+            .run(now, Vacations::days_used(v.start, now), user, v.start);
+      },
+      [this, user = c.user_id, v = *r] { vacations_.set(user, v); }, std::move(done));
+}
+
+void GameService::move_clocks(const Caller& c, std::int64_t shift, const std::function<void()>& begin,
+                              std::function<void(Db&)> store, std::function<void()> undo, std::function<void()> done) {
+  const auto ids = storage_.read([&](Db& db) {
+    std::vector<std::string> out;
+    auto& q = db.prepare(
+        "SELECT id FROM games WHERE status = 'playing' AND move_seconds > 0 AND (soviet_id = ? OR german_id = ?) ORDER BY id");
+    q.bind_all(c.user_id, c.user_id);
+    while (q.step()) out.push_back(q.text(0));
+    return out;
+  });
+  std::vector<std::shared_ptr<Game>> games;
+  for (const auto& id : ids) {
+    if (auto g = find(id)) games.push_back(std::move(g));
+  }
+  // Every game held at once (in the order of their ids, as nothing else holds two):
+  // an order in one of them is decided before or after the change, never during.
+  std::vector<std::unique_lock<std::mutex>> held;
+  for (auto& g : games) held.emplace_back(g->mu);
+  begin();
+  struct Moved {
+    std::shared_ptr<Game> g;
+    std::int64_t deadline;
+  };
+  auto moved = std::make_shared<std::vector<Moved>>();
+  for (auto& g : games) {
+    if (g->status != Game::Status::Playing || g->broken || g->deadline_unix == 0) continue;
+    if (g->user[g->match->decider() == game::SOVIET ? 0 : 1] != c.user_id) continue;
+    g->deadline_unix += shift;
+    ++g->pending;
+    moved->push_back({g, g->deadline_unix});
+  }
+  storage_.write(
+      [store = std::move(store), moved](Db& db) {
+        store(db);
+        for (const auto& m : *moved) {
+          // A game being reloaded reads its clock from its log's last stored state.
+          if (m.g->broken) continue;
+          db.prepare("UPDATE games SET deadline_unix = ? WHERE id = ? AND status = 'playing'").run(m.deadline, m.g->id);
+        }
+      },
+      [this, c, shift, moved, undo = std::move(undo), done = std::move(done)](bool ok) {
+        if (!ok) undo();
+        for (const auto& m : *moved) {
+          std::lock_guard lock(m.g->mu);
+          --m.g->pending;
+          if (!ok) {
+            if (m.g->deadline_unix == m.deadline) m.g->deadline_unix -= shift;
+            continue;
+          }
+          if (m.g->committed_deadline != m.deadline) m.g->reminded = false;
+          m.g->committed_deadline = m.deadline;
+          push_summary(*m.g);
+        }
+        if (!ok) return c.error(wire::INTERNAL, "The vacation could not be stored; try again.");
+        log::info(shift > 0 ? "vacation started" : "vacation ended",
+                  {{"user_id", std::to_string(c.user_id)}, {"clocks_moved", std::to_string(moved->size())}});
+        done();
+      });
+}
+
+void GameService::hold_clock_for_vacation(const std::shared_ptr<Game>& g) {
+  if (g->status != Game::Status::Playing || g->move_seconds == 0 || g->deadline_unix == 0 || g->broken) return;
+  const auto until = vacations_.until(g->user[g->match->decider() == game::SOVIET ? 0 : 1]);
+  if (until == 0 || g->deadline_unix >= until + g->move_seconds) return;
+  const auto was = g->deadline_unix;
+  g->deadline_unix = until + g->move_seconds;
+  ++g->pending;
+  storage_.write(
+      [id = g->id, d = g->deadline_unix](Db& db) {
+        db.prepare("UPDATE games SET deadline_unix = ? WHERE id = ? AND status = 'playing'").run(d, id);
+      },
+      [this, g, was, d = g->deadline_unix](bool ok) {
+        std::lock_guard lock(g->mu);
+        --g->pending;
+        if (!ok) {
+          if (g->deadline_unix == d) g->deadline_unix = was;
+          return;
+        }
+        g->committed_deadline = d;
+        push_summary(*g);
+      });
+}
+
+}  // namespace counterattack::server
