@@ -219,24 +219,17 @@ std::string format_duration(std::int64_t seconds) {
 }
 
 namespace {
-// A day as YYYY-MM-DD, in UTC so that every player reads the same date.
-std::string utc_date(std::int64_t unix) {
-  const std::time_t t = static_cast<std::time_t>(unix);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-  return buf;
-}
-// A moment as YYYY-MM-DD HH:MM UTC.
-std::string utc_time(std::int64_t unix) {
+// A moment in UTC, so that every player reads the same: "%Y-%m-%d" for a day.
+std::string utc_text(std::int64_t unix, const char* format) {
   const std::time_t t = static_cast<std::time_t>(unix);
   std::tm tm{};
   ::gmtime_r(&t, &tm);
   char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
+  std::strftime(buf, sizeof buf, format, &tm);
   return buf;
 }
+std::string utc_date(std::int64_t unix) { return utc_text(unix, "%Y-%m-%d"); }
+std::string utc_time(std::int64_t unix) { return utc_text(unix, "%Y-%m-%d %H:%M UTC"); }
 }  // namespace
 
 std::string describe_clock(const wire::GameSummary& g, std::int64_t now_unix) {

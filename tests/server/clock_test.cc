@@ -20,18 +20,6 @@ wire::ServerMessage create_timed(Client& c, std::int64_t move_seconds) {
   return c.request(m);
 }
 
-// The game's summary as its player's MyGames gives it.
-wire::GameSummary summary_of(Client& c, const std::string& id) {
-  wire::ClientMessage m;
-  m.mutable_my_games();
-  const auto reply = c.request(m);
-  for (const auto& g : reply.game_list().games()) {
-    if (g.game_id() == id) return g;
-  }
-  ADD_FAILURE() << "game " << id << " is not among the player's games";
-  return {};
-}
-
 TEST_F(ServerClock, TheTimePerMoveIsZeroOrWithinTheServersBounds) {
   auto alice = user("alice");
   for (std::int64_t bad : {-60, 1, 3599, 31 * 86400}) {
@@ -60,7 +48,7 @@ TEST_F(ServerClock, AnOrderThatPassesTheDecisionGivesTheOtherPlayerAFreshDeadlin
   auto [soviet, german] = watch_as_players(*alice, *bob, id);
   ASSERT_FALSE(HasFailure());
   const game::Side first = soviet.view.decision().side();
-  const auto first_deadline = summary_of(*alice, id).deadline_unix();
+  const auto first_deadline = summary_in_my_games(*alice, id).deadline_unix();
   std::this_thread::sleep_for(1100ms);  // so that a fresh deadline differs from the first
   int serial = 0;
   std::int64_t last_sent = 0;  // when the order that passed the decision was sent, at the latest
@@ -69,7 +57,7 @@ TEST_F(ServerClock, AnOrderThatPassesTheDecisionGivesTheOtherPlayerAFreshDeadlin
     play(soviet, german, nullptr, 1, "o" + std::to_string(serial++) + "-");
     ASSERT_FALSE(HasFailure());
   }
-  const auto after = summary_of(*alice, id);
+  const auto after = summary_in_my_games(*alice, id);
   ASSERT_NE(after.to_decide(), first);
   EXPECT_GT(after.deadline_unix(), first_deadline);
   EXPECT_GE(after.deadline_unix(), last_sent + 3600) << "the whole time per move, from when the decision passed";
@@ -78,7 +66,7 @@ TEST_F(ServerClock, AnOrderThatPassesTheDecisionGivesTheOtherPlayerAFreshDeadlin
   restart();
   auto again = connect();
   ASSERT_TRUE(again->login("alice").has_session());
-  const auto reloaded = summary_of(*again, id);
+  const auto reloaded = summary_in_my_games(*again, id);
   EXPECT_EQ(reloaded.status(), "playing");
   EXPECT_EQ(reloaded.move_seconds(), 3600);
   EXPECT_EQ(reloaded.deadline_unix(), after.deadline_unix());
@@ -91,7 +79,7 @@ TEST_F(ServerClock, APlayerWhoLetsTheTimeRunOutLosesTheGameButNotForTimeTheServe
   ASSERT_TRUE(created.has_game_created()) << created.DebugString();
   const std::string id = created.game_created().game().game_id();
   ASSERT_TRUE(bob->join(id).has_game());
-  const auto deadline = summary_of(*alice, id).deadline_unix();
+  const auto deadline = summary_in_my_games(*alice, id).deadline_unix();
   ASSERT_GT(deadline, 0);
 
   // Killed, and down until the deadline has passed: the clock comes back from the
@@ -104,7 +92,7 @@ TEST_F(ServerClock, APlayerWhoLetsTheTimeRunOutLosesTheGameButNotForTimeTheServe
   bob = connect();
   ASSERT_TRUE(alice->login("alice").has_session());
   ASSERT_TRUE(bob->login("bob").has_session());
-  const auto resumed = summary_of(*alice, id);
+  const auto resumed = summary_in_my_games(*alice, id);
   EXPECT_EQ(resumed.status(), "playing") << "not lost for time the server was down";
   EXPECT_GE(resumed.deadline_unix(), restarted + 12);
   ASSERT_TRUE(alice->watch(id).has_game());
@@ -126,7 +114,7 @@ TEST_F(ServerClock, APlayerWhoLetsTheTimeRunOutLosesTheGameButNotForTimeTheServe
   Client& decider = late == game::SOVIET ? *alice : *bob;
   auto r = decider.submit(id, "too-late", done_order());
   EXPECT_EQ(r.error().code(), wire::CONFLICT) << r.DebugString();
-  const auto final_summary = summary_of(*alice, id);
+  const auto final_summary = summary_in_my_games(*alice, id);
   EXPECT_EQ(final_summary.status(), "finished");
   EXPECT_EQ(final_summary.deadline_unix(), 0);
 }

@@ -57,6 +57,17 @@ bool Player::wait_version(std::int64_t v, Millis timeout) {
   }
 }
 
+wire::GameSummary summary_in_my_games(Client& c, const std::string& game_id) {
+  wire::ClientMessage m;
+  m.mutable_my_games();
+  const auto reply = c.request(m);
+  for (const auto& g : reply.game_list().games()) {
+    if (g.game_id() == game_id) return g;
+  }
+  ADD_FAILURE() << "game " << game_id << " is not among the player's games";
+  return {};
+}
+
 void ServerTest::SetUp() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   dir_ = make_temp_dir(info->name());

@@ -68,6 +68,9 @@ std::pair<Player, Player> watch_as_players(Client& soviet, Client& german, const
 // participant (players and the optional spectator) must receive every version.
 PlayStats play(Player& soviet, Player& german, Player* spectator, int max_orders, const std::string& key_prefix = "k");
 
+// A game's summary as its player's MyGames gives it (a test failure when it is not there).
+wire::GameSummary summary_in_my_games(Client& c, const std::string& game_id);
+
 // Hex SHA-256.
 std::string sha256_hex(const std::string& bytes);
 std::string from_hex(const std::string& hex);

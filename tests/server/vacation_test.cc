@@ -34,17 +34,6 @@ wire::Vacation vacation_of(Client& c) {
   return reply.account().vacation();
 }
 
-wire::GameSummary summary_of(Client& c, const std::string& id) {
-  wire::ClientMessage m;
-  m.mutable_my_games();
-  const auto reply = c.request(m);
-  for (const auto& g : reply.game_list().games()) {
-    if (g.game_id() == id) return g;
-  }
-  ADD_FAILURE() << "game " << id << " is not among the player's games";
-  return {};
-}
-
 std::string create_timed(Client& c, std::int64_t move_seconds) {
   wire::ClientMessage m;
   m.mutable_create_game()->set_side(wire::CHOOSE_SOVIET);
@@ -62,7 +51,7 @@ TEST_F(ServerVacation, AVacationHoldsTheClockThatWaitsForThePlayerAndEndingItEar
   auto alice = user("alice"), bob = user("bob");
   const std::string id = create_timed(*alice, 3600);
   ASSERT_TRUE(bob->join(id).has_game());
-  const auto before = summary_of(*alice, id);
+  const auto before = summary_in_my_games(*alice, id);
   const game::Side first = before.to_decide();
   ASSERT_TRUE(first == game::SOVIET || first == game::GERMAN);
   Client& decider = first == game::SOVIET ? *alice : *bob;
@@ -83,7 +72,7 @@ TEST_F(ServerVacation, AVacationHoldsTheClockThatWaitsForThePlayerAndEndingItEar
   EXPECT_EQ(v.days_left(), 27) << "charged in full when it starts";
 
   // The clock that waits for the player stands still for the whole vacation.
-  const auto held = summary_of(decider, id);
+  const auto held = summary_in_my_games(decider, id);
   EXPECT_EQ(held.deadline_unix(), before.deadline_unix() + 3 * kDay);
   EXPECT_EQ(vacation_until(held, first), v.until_unix());
   EXPECT_EQ(vacation_until(held, first == game::SOVIET ? game::GERMAN : game::SOVIET), 0);
@@ -98,7 +87,7 @@ TEST_F(ServerVacation, AVacationHoldsTheClockThatWaitsForThePlayerAndEndingItEar
   restart();
   auto again = login_as(first == game::SOVIET ? "alice" : "bob");
   EXPECT_EQ(vacation_of(*again).until_unix(), v.until_unix());
-  EXPECT_EQ(summary_of(*again, id).deadline_unix(), held.deadline_unix());
+  EXPECT_EQ(summary_in_my_games(*again, id).deadline_unix(), held.deadline_unix());
 
   // Back early: the clock runs on from where it stood, and the days not used go back.
   std::this_thread::sleep_for(1100ms);
@@ -107,7 +96,7 @@ TEST_F(ServerVacation, AVacationHoldsTheClockThatWaitsForThePlayerAndEndingItEar
   ASSERT_TRUE(ended.has_account()) << ended.DebugString();
   EXPECT_EQ(ended.account().vacation().until_unix(), 0);
   EXPECT_EQ(ended.account().vacation().days_left(), 29) << "a day begun is a day used";
-  const auto resumed = summary_of(*again, id);
+  const auto resumed = summary_in_my_games(*again, id);
   EXPECT_GE(resumed.deadline_unix(), before.deadline_unix() + 1) << "the time away is not the player's";
   EXPECT_LE(resumed.deadline_unix(), before.deadline_unix() + (back - asked) + 1);
   EXPECT_EQ(vacation_until(resumed, first), 0);
@@ -121,7 +110,7 @@ TEST_F(ServerVacation, ADecisionThatPassesToAPlayerOnVacationGetsItsWholeTimeFro
   ASSERT_TRUE(a.has_account() && b.has_account()) << a.DebugString() << b.DebugString();
   const std::string id = create_timed(*alice, 3600);
   ASSERT_TRUE(bob->join(id).has_game());
-  const auto start = summary_of(*alice, id);
+  const auto start = summary_in_my_games(*alice, id);
   const game::Side first = start.to_decide();
   const auto& first_vacation = (first == game::SOVIET ? a : b).account().vacation();
   const auto& second_vacation = (first == game::SOVIET ? b : a).account().vacation();
@@ -137,14 +126,14 @@ TEST_F(ServerVacation, ADecisionThatPassesToAPlayerOnVacationGetsItsWholeTimeFro
     play(soviet, german, nullptr, 1, "o" + std::to_string(serial++) + "-");
     ASSERT_FALSE(HasFailure());
   }
-  const auto passed = summary_of(*alice, id);
+  const auto passed = summary_in_my_games(*alice, id);
   ASSERT_NE(passed.to_decide(), first);
   EXPECT_EQ(passed.deadline_unix(), second_vacation.until_unix() + 3600);
 
   // Its player comes back at once: the whole time per move from now.
   const auto asked = now_unix();
   ASSERT_TRUE(end_vacation(first == game::SOVIET ? *bob : *alice).has_account());
-  const auto back = summary_of(*alice, id);
+  const auto back = summary_in_my_games(*alice, id);
   EXPECT_GE(back.deadline_unix(), asked + 3600);
   EXPECT_LE(back.deadline_unix(), now_unix() + 3600);
 }
@@ -192,7 +181,7 @@ TEST_F(ServerVacation, AClockHeldByAVacationDoesNotRunOutAndRunsAgainWhenItEnds)
   auto alice = user("alice"), bob = user("bob");
   const std::string id = create_timed(*alice, 3);
   ASSERT_TRUE(bob->join(id).has_game());
-  const game::Side first = summary_of(*alice, id).to_decide();
+  const game::Side first = summary_in_my_games(*alice, id).to_decide();
   Client& decider = first == game::SOVIET ? *alice : *bob;
   Client& other = first == game::SOVIET ? *bob : *alice;
   ASSERT_TRUE(start_vacation(decider, 1).has_account());
@@ -201,7 +190,7 @@ TEST_F(ServerVacation, AClockHeldByAVacationDoesNotRunOutAndRunsAgainWhenItEnds)
   // Well past the time per move: nothing ends while the player is away.
   std::this_thread::sleep_for(4500ms);
   EXPECT_FALSE(other.wait_for([](const wire::ServerMessage& m) { return m.has_game_ended(); }, 10ms));
-  EXPECT_EQ(summary_of(other, id).status(), "playing");
+  EXPECT_EQ(summary_in_my_games(other, id).status(), "playing");
 
   // Back: the clock runs from where it stood, and runs out.
   ASSERT_TRUE(end_vacation(decider).has_account());
