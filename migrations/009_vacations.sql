@@ -10,3 +10,7 @@ CREATE TABLE vacations (
   days INTEGER NOT NULL           -- charged to the allowance
 );
 CREATE INDEX vacations_by_user ON vacations(user_id, start_unix);
+
+-- The end of the vacation that holds the clock of a game's player to decide
+-- (0: none): ending that vacation early gives back only what it added.
+ALTER TABLE games ADD COLUMN held_until INTEGER NOT NULL DEFAULT 0;

@@ -340,12 +340,13 @@ void Accounts::set_email(std::int64_t user_id, const std::string& name, const st
   const std::string code_hash = code.empty() ? "" : sha256_hex(code);
   const std::int64_t expires = code.empty() ? 0 : unix_now() + kEmailCodeSeconds;
   mailer_.forget(user_id);  // an address being replaced gets no more notices
+  auto vacation = vacations_.describe(user_id);  // read here: not on the thread that reports commits
   storage_.write(
       [user_id, address, code_hash, expires](Db& db) {
         db.prepare("UPDATE users SET email = ?, email_confirmed = 0, email_code_hash = ?, email_code_expires_unix = ? WHERE id = ?")
             .run(address, code_hash, expires, user_id);
       },
-      [this, user_id, name, address, code, done = std::move(done)](bool ok) {
+      [this, user_id, name, address, code, vacation = std::move(vacation), done = std::move(done)](bool ok) {
         if (!ok) return done(error_message(wire::INTERNAL, "The address could not be stored; try again."));
         // Again, in commit order: a confirmation stored just before may have put the old one back.
         mailer_.forget(user_id);
@@ -357,7 +358,7 @@ void Accounts::set_email(std::int64_t user_id, const std::string& name, const st
                         "If you did not ask for this, ignore this mail: nothing more will be sent.\n");
           log::info("e-mail address set", {{"user_id", std::to_string(user_id)}});
         }
-        done(account_message(name, address, false, true, vacations_.describe(user_id)));
+        done(account_message(name, address, false, true, vacation));
       });
 }
 
@@ -397,18 +398,19 @@ void Accounts::confirm_email(std::int64_t user_id, const std::string& name, cons
     return done(error_message(wire::BAD_REQUEST, "That code has expired; set the address again for a new one."));
   }
   auto confirmed = std::make_shared<bool>(false);
+  auto vacation = vacations_.describe(user_id);
   storage_.write(
       [user_id, h = row.code_hash, confirmed](Db& db) {
         // Only the address that code was mailed to: a change meanwhile made a new code.
         db.prepare("UPDATE users SET email_confirmed = 1, email_code_hash = '' WHERE id = ? AND email_code_hash = ?").run(user_id, h);
         *confirmed = db.changes() == 1;
       },
-      [this, user_id, name, email = row.email, confirmed, done = std::move(done)](bool ok) {
+      [this, user_id, name, email = row.email, confirmed, vacation = std::move(vacation), done = std::move(done)](bool ok) {
         if (!ok) return done(error_message(wire::INTERNAL, "The confirmation could not be stored; try again."));
         if (!*confirmed) return done(error_message(wire::CONFLICT, "The address changed meanwhile; confirm the new one."));
         mailer_.confirmed(user_id, email);
         log::info("e-mail address confirmed", {{"user_id", std::to_string(user_id)}});
-        done(account_message(name, email, true, true, vacations_.describe(user_id)));
+        done(account_message(name, email, true, true, vacation));
       });
 }
 

@@ -170,7 +170,7 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
           "SELECT g.scenario, g.options, g.seed, g.seed_commitment, g.creator_id, COALESCE(g.soviet_id, 0),"
           " COALESCE(g.german_id, 0), g.private, g.invite_code, g.status, g.result, g.result_reason, g.created_unix,"
           " COALESCE(s.name, ''), COALESCE(d.name, ''), g.move_seconds, g.deadline_unix,"
-          " g.tournament_id, g.rated, " + std::string(kRatingChangeColumns) +
+          " g.tournament_id, g.rated, g.held_until, " + std::string(kRatingChangeColumns) +
           " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id WHERE g.id = ?";
       auto& q = db.prepare(sql.c_str());
       q.bind_all(id);
@@ -196,8 +196,9 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
         g->deadline_unix = q.integer(16);
         g->tournament_id = q.text(17);
         g->rated = q.integer(18) != 0;
-        g->rating_change[0] = static_cast<int>(q.integer(19));
-        g->rating_change[1] = static_cast<int>(q.integer(20));
+        g->held_until = q.integer(19);
+        g->rating_change[0] = static_cast<int>(q.integer(20));
+        g->rating_change[1] = static_cast<int>(q.integer(21));
       }
       if (!any) return false;
       auto& s = db.prepare("SELECT version, state, dice FROM snapshots WHERE game_id = ? ORDER BY version DESC LIMIT 1");
@@ -291,6 +292,9 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
       db.prepare("UPDATE games SET deadline_unix = ? WHERE id = ? AND status = 'playing'").run(d, id);
     }, nullptr);
   }
+  // A clock its player's vacation should hold and does not: one begun while
+  // the game was out of memory, or a tournament's stored before it was held.
+  if (hold_clock(*g)) store_held_clock(g);
   g->committed_deadline = g->deadline_unix;
   // The syncer's callbacks build this game's summaries: its players' ratings are read now.
   for (int s = 0; s < 2; ++s) {
@@ -456,7 +460,7 @@ std::map<std::int64_t, std::vector<wire::GameSummary>> GameService::announce_sta
     auto g = find(id);
     if (!g) continue;
     std::lock_guard lock(g->mu);
-    hold_clock_for_vacation(g);  // created with a clock from now, whoever decides first
+    if (hold_clock(*g)) store_held_clock(g);  // created with a clock from now, whoever decides first
     if (notify_turn(*g, game::SIDE_UNSPECIFIED, false)) {
       const int seat = g->committed_decider == game::SOVIET ? 0 : 1;
       your_move[g->user[seat]].push_back(summary(*g, seat));
@@ -815,13 +819,15 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
   // The time per move starts afresh for a player each time the decision passes to them.
   std::int64_t new_deadline = 0;
   if (g->move_seconds > 0 && decider != deciding && !finished) {
-    g->deadline_unix = new_deadline = clock_start(*g, decider == game::SOVIET ? 0 : 1) + g->move_seconds;
+    start_clock(*g, decider == game::SOVIET ? 0 : 1);
+    new_deadline = g->deadline_unix;
   }
+  const std::int64_t held_until = g->held_until;
   ++g->pending;
   const std::int64_t deadline_after = g->deadline_unix;
   auto rating = std::make_shared<std::optional<Ratings::Change>>();
   storage_.write(
-      [g, v, side, key, row, snapshot, finished, new_deadline, rating](Db& db) {
+      [g, v, side, key, row, snapshot, finished, new_deadline, held_until, rating](Db& db) {
         if (g->broken) throw std::runtime_error("game " + g->id + " is being reloaded");
         try {
           db.prepare(
@@ -833,7 +839,9 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
                 .run(g->id, v, Blob{row->state}, Blob{row->dice});
           }
           if (finished) *rating = store_end(db, g->id, row->result, row->reason);
-          if (new_deadline > 0) db.prepare("UPDATE games SET deadline_unix = ? WHERE id = ?").run(new_deadline, g->id);
+          if (new_deadline > 0) {
+            db.prepare("UPDATE games SET deadline_unix = ?, held_until = ? WHERE id = ?").run(new_deadline, held_until, g->id);
+          }
         } catch (...) {
           g->broken = true;  // later orders of this game must not be stored after a gap
           throw;

@@ -58,6 +58,8 @@ struct Game {
   // When the player to decide loses by time, at `head` (enforced) and at
   // `committed` (what players are told); 0 when untimed or not playing.
   std::int64_t deadline_unix = 0, committed_deadline = 0;
+  // At `head`: the end of the decider's vacation that holds their clock (0: not held).
+  std::int64_t held_until = 0;
 
   // Play. `head` counts orders applied in memory; `committed` those durable,
   // which is all any client has been told about.
@@ -219,15 +221,23 @@ class GameService {
   // `actor` ended it (0: nobody): everyone else is told.
   void finish(const std::shared_ptr<Game>& g, const std::optional<Caller>& c, std::int64_t actor,
               const std::string& result, const std::string& reason, const std::string& what);
-  // Moves by `shift` seconds the clocks of the caller's timed games that wait
-  // for them, with `begin` (the vacation in memory) done while every such game
-  // is held and `store` in the same write; `undo` takes `begin` back if that fails.
-  void move_clocks(const Caller& c, std::int64_t shift, const std::function<void()>& begin,
-                   std::function<void(Db&)> store, std::function<void()> undo, std::function<void()> done);
-  // A clock just started for a player on vacation starts at the vacation's end.
-  void hold_clock_for_vacation(const std::shared_ptr<Game>& g);
-  // When a clock that starts now for the player of `seat` starts.
-  std::int64_t clock_start(const Game& g, int seat) const { return vacations_.clock_start(g.user[seat]); }
+  // A vacation starting or ending: `begin` puts it in memory; then each of the
+  // caller's timed games in play is held while `adjust` moves its clock (true:
+  // moved), and `store` writes the vacation with the moved clocks. When that
+  // fails, `undo` takes `begin` back and the clocks move back.
+  void change_vacation(const Caller& c, const std::function<void()>& begin, const std::function<bool(Game&)>& adjust,
+                       std::function<void(Db&)> store, std::function<void()> undo,
+                       std::function<void(const Caller&)> refused, std::function<void()> done);
+  // With g.mu held: the decider's clock waits for the end of their running
+  // vacation, if it does not yet: the time it had when the vacation began (or
+  // all of it, if it started later) runs from then. True when it moved.
+  bool hold_clock(Game& g);
+  // Stores a clock that hold_clock moved outside a vacation's own change (a game
+  // just made by a tournament, or loaded).
+  void store_held_clock(const std::shared_ptr<Game>& g);
+  // With g.mu held: the clock of the player of `seat` starts now, or at the end
+  // of their vacation; sets deadline_unix and held_until.
+  void start_clock(Game& g, int seat);
   void compute_version(Game& g, const std::vector<game::Event>& events);
   void send_catch_up(Game& g, const Caller& c, Seat seat, Frame snapshot);
   void send_log(Game& g, const Caller& c);

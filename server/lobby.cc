@@ -212,15 +212,13 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
   g->user[seat] = c.user_id;
   g->name[seat] = c.name;
   g->status = Game::Status::Playing;
-  if (g->move_seconds > 0) {  // the first player's clock starts
-    g->deadline_unix = clock_start(*g, g->match->decider() == game::SOVIET ? 0 : 1) + g->move_seconds;
-  }
+  if (g->move_seconds > 0) start_clock(*g, g->match->decider() == game::SOVIET ? 0 : 1);  // the first player's
   ++g->pending;
   storage_.write(
-      [g, seat, uid = c.user_id, deadline = g->deadline_unix](Db& db) {
-        db.prepare(seat == 0 ? "UPDATE games SET soviet_id = ?, status = 'playing', deadline_unix = ?, updated_unix = ? WHERE id = ? AND status = 'open'"
-                             : "UPDATE games SET german_id = ?, status = 'playing', deadline_unix = ?, updated_unix = ? WHERE id = ? AND status = 'open'")
-            .run(uid, deadline, unix_now(), g->id);
+      [g, seat, uid = c.user_id, deadline = g->deadline_unix, held = g->held_until](Db& db) {
+        db.prepare(seat == 0 ? "UPDATE games SET soviet_id = ?, status = 'playing', deadline_unix = ?, held_until = ?, updated_unix = ? WHERE id = ? AND status = 'open'"
+                             : "UPDATE games SET german_id = ?, status = 'playing', deadline_unix = ?, held_until = ?, updated_unix = ? WHERE id = ? AND status = 'open'")
+            .run(uid, deadline, held, unix_now(), g->id);
         if (db.changes() != 1) throw std::runtime_error("game is not open");
       },
       [this, g, c, seat](bool ok) {
@@ -230,7 +228,7 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
           g->user[seat] = 0;
           g->name[seat].clear();
           g->status = Game::Status::Open;
-          g->deadline_unix = 0;
+          g->deadline_unix = g->held_until = 0;
           return c.error(wire::INTERNAL, "Joining could not be stored; try again.");
         }
         g->committed_deadline = g->deadline_unix;

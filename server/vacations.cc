@@ -34,8 +34,6 @@ std::int64_t Vacations::until(std::int64_t user_id) const {
   return r ? r->until : 0;
 }
 
-std::int64_t Vacations::clock_start(std::int64_t user_id) const { return std::max(unix_now(), until(user_id)); }
-
 void Vacations::set(std::int64_t user_id, Running r) {
   std::lock_guard lock(mu_);
   running_[user_id] = r;
@@ -99,20 +97,31 @@ void GameService::start_vacation(const Caller& c, const wire::StartVacation& req
   if (const auto r = vacations_.running(c.user_id)) {
     return c.error(wire::CONFLICT, "You are on vacation until " + utc_time(r->until) + " already; end it first.");
   }
+  const auto too_many = [allowance](int left) {
+    return (left <= 0 ? std::string("You have no vacation days left")
+                      : "You have " + std::to_string(left) + " vacation day" + (left == 1 ? "" : "s") + " left") +
+           " (" + std::to_string(allowance) + " in any 365 days).";
+  };
   const int left = allowance - storage_.read([&](Db& db) { return Vacations::days_taken(db, c.user_id, now); });
-  if (req.days() > left) {
-    return c.error(wire::CONFLICT, (left <= 0 ? std::string("You have no vacation days left")
-                                              : "You have " + std::to_string(left) + " vacation day" + (left == 1 ? "" : "s") + " left") +
-                                       " (" + std::to_string(allowance) + " in any 365 days).");
-  }
+  if (req.days() > left) return c.error(wire::CONFLICT, too_many(left));
   const Vacations::Running v{now, now + req.days() * Vacations::kDay};
-  move_clocks(
-      c, v.until - now, [&] { vacations_.set(c.user_id, v); },
-      [user = c.user_id, v, days = req.days()](Db& db) {
+  // Judged again where the writes are in order: a request sent before this one
+  // was stored may have taken days meanwhile.
+  auto left_then = std::make_shared<int>(left);
+  change_vacation(
+      c, [&] { vacations_.set(c.user_id, v); }, [this](Game& g) { return hold_clock(g); },
+      [user = c.user_id, v, days = req.days(), allowance, left_then](Db& db) {
+        *left_then = allowance - Vacations::days_taken(db, user, v.start);
+        if (days > *left_then) throw std::runtime_error("vacation allowance used up");
         db.prepare("INSERT INTO vacations (user_id, start_unix, end_unix, days) VALUES (?, ?, ?, ?)")
             .run(user, v.start, v.until, days);
       },
-      [this, user = c.user_id] { vacations_.clear(user); }, std::move(done));
+      [this, user = c.user_id] { vacations_.clear(user); },
+      [left_then, too_many, days = req.days()](const Caller& to) {
+        if (days > *left_then) return to.error(wire::CONFLICT, too_many(*left_then));
+        to.error(wire::INTERNAL, "The vacation could not be stored; try again.");
+      },
+      std::move(done));
 }
 
 void GameService::end_vacation(const Caller& c, std::function<void()> done) {
@@ -120,96 +129,143 @@ void GameService::end_vacation(const Caller& c, std::function<void()> done) {
   const auto now = unix_now();
   const auto r = vacations_.running(c.user_id);
   if (!r) return c.error(wire::CONFLICT, "You are not on vacation.");
-  move_clocks(
-      c, now - r->until, [&] { vacations_.clear(c.user_id); },
-      [user = c.user_id, v = *r, now](Db& db) {
-        db.prepare("UPDATE vacations SET end_unix = ?, days = ? WHERE user_id = ? AND start_unix = ?")
-            .run(now, Vacations::days_used(v.start, now), user, v.start);
+  change_vacation(
+      c, [&] { vacations_.clear(c.user_id); },
+      [this, v = *r, now](Game& g) {
+        // Only what this vacation added, and only its part not used.
+        if (g.held_until != v.until) return false;
+        g.deadline_unix = std::max(now, g.deadline_unix - (v.until - now));
+        g.held_until = 0;
+        return true;
       },
-      [this, user = c.user_id, v = *r] { vacations_.set(user, v); }, std::move(done));
+      [user = c.user_id, v = *r, now](Db& db) {
+        db.prepare("UPDATE vacations SET end_unix = ?, days = ? WHERE user_id = ? AND start_unix = ? AND end_unix = ?")
+            .run(now, Vacations::days_used(v.start, now), user, v.start, v.until);
+      },
+      [this, user = c.user_id, v = *r] { vacations_.set(user, v); },
+      [](const Caller& to) { to.error(wire::INTERNAL, "The end of the vacation could not be stored; try again."); },
+      std::move(done));
 }
 
-void GameService::move_clocks(const Caller& c, std::int64_t shift, const std::function<void()>& begin,
-                              std::function<void(Db&)> store, std::function<void()> undo, std::function<void()> done) {
-  const auto ids = storage_.read([&](Db& db) {
+void GameService::change_vacation(const Caller& c, const std::function<void()>& begin,
+                                  const std::function<bool(Game&)>& adjust, std::function<void(Db&)> store,
+                                  std::function<void()> undo, std::function<void(const Caller&)> refused,
+                                  std::function<void()> done) {
+  // In memory first: from here on every clock that starts or is held sees the
+  // change, so a game found below that already did is left as it is.
+  begin();
+  // The player's games: those stored as playing, and those in memory whose
+  // start is not stored yet.
+  auto ids = storage_.read([&](Db& db) {
     std::vector<std::string> out;
     auto& q = db.prepare(
-        "SELECT id FROM games WHERE status = 'playing' AND move_seconds > 0 AND (soviet_id = ? OR german_id = ?) ORDER BY id");
+        "SELECT id FROM games WHERE status = 'playing' AND move_seconds > 0 AND (soviet_id = ? OR german_id = ?)");
     q.bind_all(c.user_id, c.user_id);
     while (q.step()) out.push_back(q.text(0));
     return out;
   });
+  std::vector<std::shared_ptr<Game>> all;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [id, g] : games_) all.push_back(g);
+  }
+  for (const auto& g : all) {
+    if (g->move_seconds == 0) continue;  // fixed at creation
+    std::lock_guard lock(g->mu);
+    if (g->side_of(c.user_id) >= 0 && g->status == Game::Status::Playing) ids.push_back(g->id);
+  }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   std::vector<std::shared_ptr<Game>> games;
   for (const auto& id : ids) {
     if (auto g = find(id)) games.push_back(std::move(g));
   }
-  // Every game held at once (in the order of their ids, as nothing else holds two):
-  // an order in one of them is decided before or after the change, never during.
+  // Every game held at once (in the order of their ids, as nothing else holds
+  // two) while the write is queued: an order in one of them is stored before
+  // the change or after it, never across it.
   std::vector<std::unique_lock<std::mutex>> held;
   for (auto& g : games) held.emplace_back(g->mu);
-  begin();
   struct Moved {
     std::shared_ptr<Game> g;
-    std::int64_t deadline;
+    std::int64_t deadline, held_until, was_deadline, was_held_until;
   };
   auto moved = std::make_shared<std::vector<Moved>>();
   for (auto& g : games) {
-    if (g->status != Game::Status::Playing || g->broken || g->deadline_unix == 0) continue;
-    if (g->user[g->match->decider() == game::SOVIET ? 0 : 1] != c.user_id) continue;
-    g->deadline_unix += shift;
+    const auto was_deadline = g->deadline_unix, was_held_until = g->held_until;
+    if (g->status != Game::Status::Playing || g->broken || g->deadline_unix == 0 ||
+        g->user[g->match->decider() == game::SOVIET ? 0 : 1] != c.user_id || !adjust(*g)) {
+      continue;
+    }
     ++g->pending;
-    moved->push_back({g, g->deadline_unix});
+    moved->push_back({g, g->deadline_unix, g->held_until, was_deadline, was_held_until});
   }
   storage_.write(
       [store = std::move(store), moved](Db& db) {
         store(db);
         for (const auto& m : *moved) {
-          // A game being reloaded reads its clock from its log's last stored state.
+          // A game being reloaded reads its clock from its log's last stored state, and is held then.
           if (m.g->broken) continue;
-          db.prepare("UPDATE games SET deadline_unix = ? WHERE id = ? AND status = 'playing'").run(m.deadline, m.g->id);
+          db.prepare("UPDATE games SET deadline_unix = ?, held_until = ? WHERE id = ? AND status = 'playing'")
+              .run(m.deadline, m.held_until, m.g->id);
         }
       },
-      [this, c, shift, moved, undo = std::move(undo), done = std::move(done)](bool ok) {
+      [this, c, games, moved, undo = std::move(undo), refused = std::move(refused), done = std::move(done)](bool ok) {
         if (!ok) undo();
         for (const auto& m : *moved) {
           std::lock_guard lock(m.g->mu);
           --m.g->pending;
           if (!ok) {
-            if (m.g->deadline_unix == m.deadline) m.g->deadline_unix -= shift;
+            if (m.g->deadline_unix == m.deadline && m.g->held_until == m.held_until) {
+              m.g->deadline_unix = m.was_deadline;
+              m.g->held_until = m.was_held_until;
+            }
             continue;
           }
           if (m.g->committed_deadline != m.deadline) m.g->reminded = false;
           m.g->committed_deadline = m.deadline;
-          push_summary(*m.g);
         }
-        if (!ok) return c.error(wire::INTERNAL, "The vacation could not be stored; try again.");
-        log::info(shift > 0 ? "vacation started" : "vacation ended",
+        if (!ok) return refused(c);
+        // Every game of the player shows whether they are away.
+        for (const auto& g : games) {
+          std::lock_guard lock(g->mu);
+          push_summary(*g);
+        }
+        log::info(std::string("vacation ") + (vacations_.running(c.user_id) ? "started" : "ended"),
                   {{"user_id", std::to_string(c.user_id)}, {"clocks_moved", std::to_string(moved->size())}});
-        done();
+        // The answer reads the account: not on the thread that reports commits.
+        post_(done);
       });
 }
 
-void GameService::hold_clock_for_vacation(const std::shared_ptr<Game>& g) {
-  if (g->status != Game::Status::Playing || g->move_seconds == 0 || g->deadline_unix == 0 || g->broken) return;
-  const auto until = vacations_.until(g->user[g->match->decider() == game::SOVIET ? 0 : 1]);
-  if (until == 0 || g->deadline_unix >= until + g->move_seconds) return;
-  const auto was = g->deadline_unix;
-  g->deadline_unix = until + g->move_seconds;
+bool GameService::hold_clock(Game& g) {
+  if (g.status != Game::Status::Playing || g.move_seconds == 0 || g.deadline_unix == 0 || g.broken) return false;
+  const auto v = vacations_.running(g.user[g.match->decider() == game::SOVIET ? 0 : 1]);
+  if (!v || g.held_until == v->until) return false;
+  const auto started = std::max(v->start, g.deadline_unix - g.move_seconds);
+  g.deadline_unix += std::max<std::int64_t>(0, v->until - started);
+  g.held_until = v->until;
+  return true;
+}
+
+void GameService::store_held_clock(const std::shared_ptr<Game>& g) {
   ++g->pending;
   storage_.write(
-      [id = g->id, d = g->deadline_unix](Db& db) {
-        db.prepare("UPDATE games SET deadline_unix = ? WHERE id = ? AND status = 'playing'").run(d, id);
+      [id = g->id, d = g->deadline_unix, h = g->held_until](Db& db) {
+        db.prepare("UPDATE games SET deadline_unix = ?, held_until = ? WHERE id = ? AND status = 'playing'").run(d, h, id);
       },
-      [this, g, was, d = g->deadline_unix](bool ok) {
+      [this, g, d = g->deadline_unix](bool ok) {
         std::lock_guard lock(g->mu);
         --g->pending;
-        if (!ok) {
-          if (g->deadline_unix == d) g->deadline_unix = was;
-          return;
-        }
+        if (!ok) return;  // held in memory all the same; the next load holds it again
         g->committed_deadline = d;
         push_summary(*g);
       });
+}
+
+void GameService::start_clock(Game& g, int seat) {
+  const auto v = vacations_.running(g.user[seat]);
+  g.held_until = v ? v->until : 0;
+  g.deadline_unix = std::max(unix_now(), g.held_until) + g.move_seconds;
 }
 
 }  // namespace counterattack::server

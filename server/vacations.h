@@ -31,8 +31,6 @@ class Vacations {
   std::optional<Running> running(std::int64_t user_id) const;
   // When the player's running vacation ends; 0 when there is none.
   std::int64_t until(std::int64_t user_id) const;
-  // When a clock that would start now for the player starts: at the end of their vacation.
-  std::int64_t clock_start(std::int64_t user_id) const;
   void set(std::int64_t user_id, Running r);
   void clear(std::int64_t user_id);
 

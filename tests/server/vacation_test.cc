@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "fixture.h"
+#include "storage.h"
 
 namespace counterattack::server::testing {
 namespace {
@@ -57,6 +58,12 @@ TEST_F(ServerVacation, AVacationHoldsTheClockThatWaitsForThePlayerAndEndingItEar
   Client& decider = first == game::SOVIET ? *alice : *bob;
   Client& other = first == game::SOVIET ? *bob : *alice;
   ASSERT_TRUE(other.watch(id).has_game());
+
+  // The opponent's vacation leaves a clock that waits for the player as it is.
+  ASSERT_TRUE(start_vacation(other, 2).has_account());
+  EXPECT_EQ(summary_in_my_games(decider, id).deadline_unix(), before.deadline_unix());
+  ASSERT_TRUE(end_vacation(other).has_account());
+  EXPECT_EQ(summary_in_my_games(decider, id).deadline_unix(), before.deadline_unix());
 
   const auto fresh = vacation_of(decider);
   EXPECT_EQ(fresh.days_per_year(), 30);
@@ -179,12 +186,14 @@ TEST_F(ServerVacation, ATournamentStartedWhileAnEntrantIsAwayStartsTheirClocksAt
 TEST_F(ServerVacation, AClockHeldByAVacationDoesNotRunOutAndRunsAgainWhenItEnds) {
   restart({}, "min_move_seconds = 1\n");
   auto alice = user("alice"), bob = user("bob");
+  // Both away when the game starts: whoever decides first, their clock waits.
+  ASSERT_TRUE(start_vacation(*alice, 1).has_account());
+  ASSERT_TRUE(start_vacation(*bob, 1).has_account());
   const std::string id = create_timed(*alice, 3);
   ASSERT_TRUE(bob->join(id).has_game());
   const game::Side first = summary_in_my_games(*alice, id).to_decide();
   Client& decider = first == game::SOVIET ? *alice : *bob;
   Client& other = first == game::SOVIET ? *bob : *alice;
-  ASSERT_TRUE(start_vacation(decider, 1).has_account());
   ASSERT_TRUE(other.watch(id).has_game());
 
   // Well past the time per move: nothing ends while the player is away.
@@ -192,12 +201,41 @@ TEST_F(ServerVacation, AClockHeldByAVacationDoesNotRunOutAndRunsAgainWhenItEnds)
   EXPECT_FALSE(other.wait_for([](const wire::ServerMessage& m) { return m.has_game_ended(); }, 10ms));
   EXPECT_EQ(summary_in_my_games(other, id).status(), "playing");
 
-  // Back: the clock runs from where it stood, and runs out.
+  // Back: the clock runs, and runs out.
   ASSERT_TRUE(end_vacation(decider).has_account());
   auto ended = other.wait_for([](const wire::ServerMessage& m) { return m.has_game_ended(); }, 15s);
   ASSERT_TRUE(ended) << "the clock did not run again";
   EXPECT_EQ(ended->game_ended().reason(),
             first == game::SOVIET ? "The Soviet player ran out of time." : "The German player ran out of time.");
+}
+
+TEST_F(ServerVacation, AClockLeftRunningForAPlayerOnVacationIsHeldWhenItsGameLoads) {
+  auto alice = user("alice"), bob = user("bob");
+  ASSERT_TRUE(start_vacation(*alice, 3).has_account());
+  const auto away = start_vacation(*bob, 3);
+  ASSERT_TRUE(away.has_account());
+  const std::string id = create_timed(*alice, 3600);
+  ASSERT_TRUE(bob->join(id).has_game());
+  const auto held = summary_in_my_games(*alice, id);
+  const auto first_until = vacation_until(held, held.to_decide());
+  EXPECT_EQ(held.deadline_unix(), first_until + 3600);
+
+  // A kill that left the clock as it was before the hold (as when a tournament's
+  // games were stored and the server died before holding them).
+  server_.reset();
+  {
+    std::string err;
+    Db db(dir_ + "/counterattack.db", false, err);
+    ASSERT_TRUE(db.ok()) << err;
+    db.prepare("UPDATE games SET deadline_unix = ?, held_until = 0 WHERE id = ?").run(now_unix() + 3600, id);
+  }
+  restart();
+  auto again = login_as("alice");
+  EXPECT_EQ(summary_in_my_games(*again, id).deadline_unix(), first_until + 3600);
+  // Held once: a second restart leaves it.
+  restart();
+  again = login_as("alice");
+  EXPECT_EQ(summary_in_my_games(*again, id).deadline_unix(), first_until + 3600);
 }
 
 TEST_F(ServerVacation, RefusalsSayWhyAndChangeNothing) {
