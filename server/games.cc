@@ -21,8 +21,6 @@ std::string hash_hex(std::uint64_t h) {
 }
 
 game::Side side_enum(int side) { return side == 0 ? game::SOVIET : game::GERMAN; }
-// The seat (0 Soviet, 1 German) of a side as the log stores it (game::Side).
-int seat_of_stored(std::int64_t side) { return side == game::SOVIET ? 0 : 1; }
 
 // Code points, for the chat limit (protobuf has already checked the UTF-8).
 std::size_t code_points(const std::string& s) {
@@ -259,7 +257,7 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
   for (const auto& row : orders) {
     wire::LoggedOrder entry;
     if (!entry.ParseFromString(row.entry)) return fail("order " + std::to_string(row.version) + " does not decode");
-    g->keys[{seat_of_stored(row.side), row.key}] = Game::KeyRecord{entry.order().SerializeAsString(), true, row.version, {}, true};
+    g->keys[{seat_of_side(row.side), row.key}] = Game::KeyRecord{entry.order().SerializeAsString(), true, row.version, {}, true};
     if (row.version <= version) continue;
     if (row.version != version + 1) return fail("order " + std::to_string(version + 1) + " is missing");
     const Applied a = g->match->apply(entry.side(), entry.order());
@@ -278,23 +276,23 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
     rec.version = r.at;
     rec.rejection.ParseFromString(r.rejection);
     rec.committed = true;
-    g->keys.emplace(std::make_pair(seat_of_stored(r.side), r.key), std::move(rec));
+    g->keys.emplace(std::make_pair(seat_of_side(r.side), r.key), std::move(rec));
   }
   g->head = g->committed = version;
   g->committed_decider = g->match->decider();
   g->committed_turn = g->match->turn();
+  bool clock_moved = false;
   if (g->status == Game::Status::Playing && g->deadline_unix > 0 && g->deadline_unix <= unix_now()) {
     // It passed while the game was not loaded (the server was down, or the game
     // was being read again): that time is not the player's. A little is given
     // back, and stored, so that each later load does not give it again.
     g->deadline_unix = unix_now() + std::min<std::int64_t>(g->move_seconds, kDeadlineGraceSeconds);
-    storage_.write([id, d = g->deadline_unix](Db& db) {
-      db.prepare("UPDATE games SET deadline_unix = ? WHERE id = ? AND status = 'playing'").run(d, id);
-    }, nullptr);
+    clock_moved = true;
   }
   // A clock its player's vacation should hold and does not: one begun while
   // the game was out of memory, or a tournament's stored before it was held.
-  if (hold_clock(*g)) store_held_clock(g);
+  if (hold_clock(*g)) clock_moved = true;
+  if (clock_moved) store_clock(g);
   g->committed_deadline = g->deadline_unix;
   // The syncer's callbacks build this game's summaries: its players' ratings are read now.
   for (int s = 0; s < 2; ++s) {
@@ -427,7 +425,7 @@ void GameService::remind_if_late(Game& g) {
   if (4 * (g.committed_deadline - unix_now()) > g.move_seconds) return;
   const game::Side decider = g.committed_decider;
   if (decider != game::SOVIET && decider != game::GERMAN) return;
-  const int seat = decider == game::SOVIET ? 0 : 1;
+  const int seat = seat_of_side(decider);
   if (!mailer_.has_address(g.user[seat]) || !away(g, seat)) return;
   g.reminded = true;
   mailer_.deadline_near(g.user[seat], summary(g, seat));
@@ -436,7 +434,7 @@ void GameService::remind_if_late(Game& g) {
 bool GameService::notify_turn(Game& g, game::Side was, bool mail) {
   const game::Side now = g.committed_decider;
   if (g.status != Game::Status::Playing || now == was || (now != game::SOVIET && now != game::GERMAN)) return false;
-  const int seat = now == game::SOVIET ? 0 : 1;
+  const int seat = seat_of_side(now);
   if (away(g, seat)) {
     // One mail per game until the player looks at it again.
     if (!g.mailed[seat] && mailer_.has_address(g.user[seat])) {
@@ -460,9 +458,9 @@ std::map<std::int64_t, std::vector<wire::GameSummary>> GameService::announce_sta
     auto g = find(id);
     if (!g) continue;
     std::lock_guard lock(g->mu);
-    if (hold_clock(*g)) store_held_clock(g);  // created with a clock from now, whoever decides first
+    if (hold_clock(*g)) store_clock(g);  // created with a clock from now, whoever decides first
     if (notify_turn(*g, game::SIDE_UNSPECIFIED, false)) {
-      const int seat = g->committed_decider == game::SOVIET ? 0 : 1;
+      const int seat = seat_of_side(g->committed_decider);
       your_move[g->user[seat]].push_back(summary(*g, seat));
     }
   }
@@ -819,7 +817,7 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
   // The time per move starts afresh for a player each time the decision passes to them.
   std::int64_t new_deadline = 0;
   if (g->move_seconds > 0 && decider != deciding && !finished) {
-    start_clock(*g, decider == game::SOVIET ? 0 : 1);
+    start_clock(*g, seat_of_side(decider));
     new_deadline = g->deadline_unix;
   }
   const std::int64_t held_until = g->held_until;

@@ -232,9 +232,9 @@ class GameService {
   // vacation, if it does not yet: the time it had when the vacation began (or
   // all of it, if it started later) runs from then. True when it moved.
   bool hold_clock(Game& g);
-  // Stores a clock that hold_clock moved outside a vacation's own change (a game
-  // just made by a tournament, or loaded).
-  void store_held_clock(const std::shared_ptr<Game>& g);
+  // Stores a clock moved outside an order or a vacation's own change (a game
+  // just made by a tournament and held, or loaded and held or given time back).
+  void store_clock(const std::shared_ptr<Game>& g);
   // With g.mu held: the clock of the player of `seat` starts now, or at the end
   // of their vacation; sets deadline_unix and held_until.
   void start_clock(Game& g, int seat);
@@ -284,6 +284,8 @@ void no_such_game(const Caller& c, const std::string& game_id);
 // The caller's side (0 Soviet, 1 German) in g; otherwise answers NOT_FOUND
 // (a private game) or FORBIDDEN with `forbidden`, and returns -1.
 int seat_of(const Caller& c, const Game& g, const std::string& game_id, const std::string& forbidden);
+// The seat (0 Soviet, 1 German) of a side (game::Side, or as the log stores it).
+inline int seat_of_side(std::int64_t side) { return side == game::SOVIET ? 0 : 1; }
 // Ids and invite codes people can read aloud: no 0/o, 1/l.
 std::string random_code(std::size_t n);
 // Optional rule keys as the games table stores them: comma-separated.

@@ -212,7 +212,7 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
   g->user[seat] = c.user_id;
   g->name[seat] = c.name;
   g->status = Game::Status::Playing;
-  if (g->move_seconds > 0) start_clock(*g, g->match->decider() == game::SOVIET ? 0 : 1);  // the first player's
+  if (g->move_seconds > 0) start_clock(*g, seat_of_side(g->match->decider()));  // the first player's
   ++g->pending;
   storage_.write(
       [g, seat, uid = c.user_id, deadline = g->deadline_unix, held = g->held_until](Db& db) {

@@ -193,7 +193,7 @@ void GameService::change_vacation(const Caller& c, const std::function<void()>& 
   for (auto& g : games) {
     const auto was_deadline = g->deadline_unix, was_held_until = g->held_until;
     if (g->status != Game::Status::Playing || g->broken || g->deadline_unix == 0 ||
-        g->user[g->match->decider() == game::SOVIET ? 0 : 1] != c.user_id || !adjust(*g)) {
+        g->user[seat_of_side(g->match->decider())] != c.user_id || !adjust(*g)) {
       continue;
     }
     ++g->pending;
@@ -239,7 +239,7 @@ void GameService::change_vacation(const Caller& c, const std::function<void()>& 
 
 bool GameService::hold_clock(Game& g) {
   if (g.status != Game::Status::Playing || g.move_seconds == 0 || g.deadline_unix == 0 || g.broken) return false;
-  const auto v = vacations_.running(g.user[g.match->decider() == game::SOVIET ? 0 : 1]);
+  const auto v = vacations_.running(g.user[seat_of_side(g.match->decider())]);
   if (!v || g.held_until == v->until) return false;
   const auto started = std::max(v->start, g.deadline_unix - g.move_seconds);
   g.deadline_unix += std::max<std::int64_t>(0, v->until - started);
@@ -247,7 +247,7 @@ bool GameService::hold_clock(Game& g) {
   return true;
 }
 
-void GameService::store_held_clock(const std::shared_ptr<Game>& g) {
+void GameService::store_clock(const std::shared_ptr<Game>& g) {
   ++g->pending;
   storage_.write(
       [id = g->id, d = g->deadline_unix, h = g->held_until](Db& db) {
@@ -256,7 +256,7 @@ void GameService::store_held_clock(const std::shared_ptr<Game>& g) {
       [this, g, d = g->deadline_unix](bool ok) {
         std::lock_guard lock(g->mu);
         --g->pending;
-        if (!ok) return;  // held in memory all the same; the next load holds it again
+        if (!ok) return;  // moved in memory all the same; the next load moves it again
         g->committed_deadline = d;
         push_summary(*g);
       });
