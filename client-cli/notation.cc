@@ -51,6 +51,7 @@ const std::vector<Usage>& usages() {
       {"model", "model reroll | model reactivate UNIT... | model noncontiguous | model division"},
       {"reroll", "reroll (FM Model re-rolls this combat's die)"},
       {"noreroll", "noreroll (keep the die)"},
+      {"undo", "undo (take back your last order, while it revealed nothing)"},
   };
   return u;
 }
@@ -118,6 +119,9 @@ class Parser {
       ok = model(*o.mutable_use_model());
     else if (word_ == "reroll" || word_ == "noreroll") {
       o.mutable_reroll()->set_reroll(word_ == "reroll");
+      ok = end();
+    } else if (word_ == "undo") {
+      o.mutable_undo();
       ok = end();
     } else {
       r.error = "'" + w_[0] + "' is not an order. Orders: ";
@@ -575,6 +579,9 @@ std::string format_order(const game::Order& o) {
       break;
     case game::Order::kDone:
       add("done");
+      break;
+    case game::Order::kUndo:
+      add("undo");
       break;
     case game::Order::kOverrun:
       add("overrun");

@@ -633,6 +633,11 @@ std::string render_decision(const game::View& v, const RenderOptions& o) {
     }
     const std::string hint = decision_hint(d);
     if (!hint.empty()) out += wrap("  Answer: " + hint, o.width, "    ");
+    if (d.takebacks() > 0) {
+      out += wrap("  undo takes back your last order (" + std::to_string(d.takebacks()) +
+                      (d.takebacks() == 1 ? " order may" : " orders may") + " be taken back).",
+                  o.width, "    ");
+    }
   } else {
     const std::string head = "Waiting for the " + side_word(d.side()) + " player:";
     const std::string text = wrap(head + " " + d.prompt(), o.width, "  ");

@@ -21,6 +21,7 @@ struct Order {
     ActivateCorps, Move, PreparedDefense, LiftPreparedDefense, PlaceReserve, RemoveReserve,
     BreakContact, PlayEvent, Recover, SuppressUprising, ChooseUnits, Done,
     Overrun, Barrage, Attack, DefensiveSupport, TakeLosses, Retreat, Advance, UseModel, Reroll,
+    Undo,  // takes back the decider's last order (GameState::takeback)
   };
   Kind kind = Kind::Done;
   std::vector<std::int16_t> units;
@@ -79,7 +80,11 @@ class Engine {
 
   Decision decision(const GameState& s) const;
 
-  // Checks an order in full; nothing changes when it is rejected.
+  // Checks an order in full; nothing changes when it is rejected. An Undo
+  // takes back the decider's last order while GameState::takeback holds it:
+  // orders that move, prepare, place reserves or end a step are kept there
+  // until one rolls a die, shows the decider an enemy stack, or passes the
+  // decision to the other side.
   Outcome apply(GameState& s, Side who, const Order& order, Prng& rng) const;
 
   // Orders the decider may give now: every kind, with one representative path
@@ -118,9 +123,12 @@ class Engine {
                                                              const std::vector<std::int16_t>& group) const;
   // "German 2", "Administrative": the phase as the log names it.
   std::string phase_name(const GameState& s) const;
+  // The locations of enemy stacks the viewer may inspect now (7), ascending.
+  std::vector<Loc> inspected_enemy_stacks(const GameState& s, Side viewer) const;
 
  private:
   game::StackView stack_proto(const ViewModel& v, const StackSight& st) const;
+  Outcome take_back(GameState& s, Side who) const;
 
   std::shared_ptr<const Scenario> sc_;
   std::vector<int> location_rank_;  // the canonical order of stacks, by location

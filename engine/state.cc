@@ -1,5 +1,7 @@
 #include "state.h"
 
+#include <algorithm>
+
 namespace counterattack {
 
 const char* step_name(Step s) {
@@ -195,12 +197,17 @@ std::string encode_state(const GameState& s) {
   sink.out.reserve(1024);
   Writer w(sink);
   write_state(w, s);
+  if (!s.takeback.empty()) {
+    w.u(s.takeback.before.size());
+    for (const auto& before : s.takeback.before) write_state(w, *before);
+  }
   return std::move(sink.out);
 }
 
-bool decode_state(const Scenario& sc, const std::string& bytes, GameState& out) {
-  Reader r(bytes);
-  GameState s;
+namespace {
+
+// One position; the caller checks that the bytes end where they should.
+bool read_state(Reader& r, const Scenario& sc, GameState& s) {
   if (r.u() != kFormatVersion) return false;
   s.options = static_cast<std::uint32_t>(r.u());
   s.turn = static_cast<std::uint8_t>(r.u());
@@ -281,11 +288,34 @@ bool decode_state(const Scenario& sc, const std::string& bytes, GameState& out) 
   const auto len = r.u();
   if (!r.ok || len > 4096) return false;
   s.result_reason = r.raw(static_cast<size_t>(len));
+  if (!r.ok) return false;
+  return s.result <= Result::Draw && s.uprising <= Uprising::Ongoing;
+}
+
+}  // namespace
+
+bool decode_state(const Scenario& sc, const std::string& bytes, GameState& out) {
+  Reader r(bytes);
+  GameState s;
+  if (!read_state(r, sc, s)) return false;
+  if (!r.done()) {
+    const auto n = r.u();
+    if (!r.ok || n == 0 || n > kMaxTakebacks) return false;
+    for (std::uint64_t k = 0; k < n; ++k) {
+      auto before = std::make_shared<GameState>();
+      if (!read_state(r, sc, *before)) return false;
+      s.takeback.before.push_back(std::move(before));
+    }
+  }
   if (!r.ok || !r.done()) return false;
-  if (s.result > Result::Draw || s.uprising > Uprising::Ongoing) return false;
   if (encode_state(s) != bytes) return false;  // canonical: only our own encoding decodes
   out = std::move(s);
   return true;
+}
+
+bool operator==(const Takeback& a, const Takeback& b) {
+  return std::equal(a.before.begin(), a.before.end(), b.before.begin(), b.before.end(),
+                    [](const auto& x, const auto& y) { return *x == *y; });
 }
 
 std::uint64_t state_hash(const GameState& s) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,17 @@ struct PendingBreak {
   friend bool operator==(const PendingBreak&, const PendingBreak&) = default;
 };
 
+struct GameState;
+
+// The orders the decider may still take back: the state before each, the
+// latest last. Shared and immutable, so that copying a state stays cheap.
+struct Takeback {
+  std::vector<std::shared_ptr<const GameState>> before;
+  bool empty() const { return before.empty(); }
+  friend bool operator==(const Takeback& a, const Takeback& b);  // by the states, not the pointers
+};
+constexpr size_t kMaxTakebacks = 64;  // the oldest beyond this can no longer be taken back
+
 struct GameState {
   std::uint32_t options = 0;
   std::uint8_t turn = 1;
@@ -145,6 +157,9 @@ struct GameState {
   Result result = Result::Ongoing;
   std::string result_reason;
 
+  // Not part of the position: state_hash leaves it out, encode_state keeps it.
+  Takeback takeback;
+
   friend bool operator==(const GameState&, const GameState&) = default;
 
   // --- Convenience ---
@@ -158,10 +173,12 @@ struct GameState {
 };
 
 // Canonical byte encoding: the same state always encodes to the same bytes.
+// The takeback states follow the position, only when there are any, so a
+// state without them encodes as it did before takebacks existed.
 std::string encode_state(const GameState& s);
 // Decodes bytes made by encode_state; false if they are not a state of this scenario.
 bool decode_state(const Scenario& sc, const std::string& bytes, GameState& out);
-// 64-bit hash of the canonical encoding.
+// 64-bit hash of the canonical encoding of the position (without takebacks).
 std::uint64_t state_hash(const GameState& s);
 
 }  // namespace counterattack

@@ -57,6 +57,7 @@ struct DecisionSight {
   std::string prompt;
   int count = 0;
   std::vector<int> candidates;  // engine numbering; only for the decider's own view
+  int takebacks = 0;            // orders the decider may take back; only in their own view
   bool operator==(const DecisionSight&) const = default;
 };
 

@@ -195,6 +195,9 @@ bool Engine::from_proto(const game::Order& in, Order& out, Rejection& why) const
       out.kind = K::Reroll;
       out.yes = in.reroll().reroll();
       return true;
+    case game::Order::kUndo:
+      out.kind = K::Undo;
+      return true;
     case game::Order::KIND_NOT_SET:
       break;
   }
@@ -326,6 +329,9 @@ game::Order Engine::to_proto(const Order& in) const {
     }
     case K::Reroll:
       out.mutable_reroll()->set_reroll(in.yes);
+      break;
+    case K::Undo:
+      out.mutable_undo();
       break;
   }
   return out;

@@ -24,6 +24,30 @@ Decision Engine::decision(const GameState& s) const {
   return r.decision();
 }
 
+namespace {
+
+// Orders a player may take back: they reveal nothing by themselves. Whether
+// one is kept depends on what it led to (Engine::apply). These rules are part
+// of replaying every stored log that has an Undo: keeping fewer orders later
+// would refuse such an Undo on replay, so a change needs a new game option.
+bool may_take_back(Order::Kind k) {
+  using K = Order::Kind;
+  switch (k) {
+    case K::ActivateCorps:
+    case K::Move:
+    case K::PreparedDefense:
+    case K::LiftPreparedDefense:
+    case K::PlaceReserve:
+    case K::RemoveReserve:
+    case K::Done:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 Outcome Engine::apply(GameState& s, Side who, const Order& order, Prng& rng) const {
   Outcome out;
   {
@@ -33,9 +57,48 @@ Outcome Engine::apply(GameState& s, Side who, const Order& order, Prng& rng) con
       return out;
     }
   }
+  if (order.kind == Order::Kind::Undo) return take_back(s, who);
+  std::shared_ptr<GameState> before;
+  if (may_take_back(order.kind)) {
+    before = std::make_shared<GameState>(s);
+    before->takeback = {};
+  }
+  Takeback trail = std::move(s.takeback);
+  s.takeback = {};
+  const Prng::State dice = rng.state();
   Rules r(*this, s, &rng, &out.events);
   r.execute(order);
   out.accepted = true;
+  // Kept only while undoing it would hide nothing learnt: no die, no chit, no
+  // newly inspected stack, and the other side has not been asked anything;
+  // and only within one turn's activation phases, so that a turn's end
+  // (reinforcements, the administrative phase) is never undone.
+  if (before && rng.state() == dice && s.step != Step::GameOver && s.in_activation() && s.turn == before->turn &&
+      decision(s).side == who) {
+    const auto inspected = inspected_enemy_stacks(*before, who), now = inspected_enemy_stacks(s, who);
+    if (std::includes(inspected.begin(), inspected.end(), now.begin(), now.end())) {
+      trail.before.push_back(std::move(before));
+      if (trail.before.size() > kMaxTakebacks) trail.before.erase(trail.before.begin());
+      s.takeback = std::move(trail);
+    }
+  }
+  return out;
+}
+
+// Checked by Rules::check: the decider's, with an order kept to take back.
+Outcome Engine::take_back(GameState& s, Side who) const {
+  Takeback trail = std::move(s.takeback);
+  GameState back = *trail.before.back();
+  trail.before.pop_back();
+  back.takeback = std::move(trail);
+  s = std::move(back);
+  Outcome out;
+  out.accepted = true;
+  game::Event ev;
+  ev.set_kind(game::Event::TAKEN_BACK);
+  ev.set_audience(game::AUDIENCE_ALL);
+  ev.set_text(std::string(side_name(who)) + " takes back an order.");
+  out.events.push_back(std::move(ev));
   return out;
 }
 
@@ -557,6 +620,12 @@ std::optional<Rejection> Rules::check(Side who, const Order& o) const {
     if (m < 0 || static_cast<size_t>(m) >= marker_count) return reject(game::MALFORMED, "Unknown artillery or Stuka marker.");
   }
   if (o.chit >= 0 && static_cast<size_t>(o.chit) >= sc_.events.size()) return reject(game::MALFORMED, "Unknown event chit.");
+  if (o.kind == K::Undo) {
+    if (!s_.takeback.empty()) return std::nullopt;
+    return reject(game::NOT_ALLOWED,
+                  "There is no order to take back: a die, a chit, an inspected enemy stack or the other "
+                  "side's decision since fixes what came before.");
+  }
   auto wrong = [&](const char* expected) {
     return reject(game::WRONG_ORDER_KIND, std::string("Now the ") + side_name(d.side) + " player must answer: " + expected + ".");
   };
@@ -756,6 +825,7 @@ void Rules::execute(const Order& o) {
     case K::Advance: do_advance(o); break;
     case K::UseModel: do_use_model(o); break;
     case K::Reroll: do_reroll(o.yes); break;
+    case K::Undo: break;  // Engine::apply takes back instead of executing
     case K::Done:
       if (before == Step::Recovery) {
         after_recovery();

@@ -29,7 +29,38 @@ const char* marker_state(MarkerState m) {
   return "?";
 }
 
+// An enemy stack at `l` may be inspected (7): one of the viewer's units is
+// next to it. `here` has bit 0 set where the viewer has a unit.
+bool next_to_own(const Scenario& sc, const std::vector<std::uint8_t>& here, Loc l) {
+  if (sc.is_hex(l)) {
+    for (Loc nb : sc.hexes[static_cast<size_t>(l)].nb) {
+      if (nb >= 0 && (here[static_cast<size_t>(nb)] & 1)) return true;
+    }
+  } else if (l == sc.warsaw()) {
+    for (const auto& b : sc.praga_bridges) {
+      if (here[static_cast<size_t>(b.hex)] & 1) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
+
+std::vector<Loc> Engine::inspected_enemy_stacks(const GameState& s, Side viewer) const {
+  const Scenario& sc = *sc_;
+  std::vector<std::uint8_t> here(static_cast<size_t>(sc.location_count()), 0);
+  for (size_t u = 0; u < s.units.size(); ++u) {
+    if (sc.units[u].side == viewer && sc.on_board(s.units[u].loc)) here[static_cast<size_t>(s.units[u].loc)] |= 1;
+  }
+  std::vector<Loc> out;
+  for (size_t u = 0; u < s.units.size(); ++u) {
+    const Loc l = s.units[u].loc;
+    if (sc.units[u].side != viewer && sc.on_board(l) && next_to_own(sc, here, l)) out.push_back(l);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
 
 // The canonical order of stacks: each location's rank among all locations,
 // hexes by number, then the others by name (as stack_before orders names).
@@ -111,7 +142,10 @@ ViewModel Engine::view_model(const GameState& s, Viewer viewer) const {
   if (dv.has_side) dv.side = d.side;
   dv.prompt = std::move(d.prompt);
   dv.count = d.count;
-  if (sees_all_of(d.side)) dv.candidates = std::move(d.candidates);
+  if (sees_all_of(d.side)) {
+    dv.candidates = std::move(d.candidates);
+    if (dv.has_side) dv.takebacks = static_cast<int>(s.takeback.before.size());
+  }
 
   // Stacks. An enemy stack shows its top unit and height; the rest only while
   // one of the viewer's units is adjacent (7).
@@ -122,14 +156,7 @@ ViewModel Engine::view_model(const GameState& s, Viewer viewer) const {
     size_t end = i;
     while (end < placed.size() && placed[end].rank == placed[i].rank) ++end;
     for (Side side : {Side::Soviet, Side::German}) {
-      bool inspected = sees_all_of(side);
-      if (!inspected && player) {
-        if (sc.is_hex(l)) {
-          for (Loc nb : sc.hexes[static_cast<size_t>(l)].nb) inspected |= nb >= 0 && (here[static_cast<size_t>(nb)] & 1);
-        } else if (l == sc.warsaw()) {
-          for (const auto& b : sc.praga_bridges) inspected |= (here[static_cast<size_t>(b.hex)] & 1) != 0;
-        }
-      }
+      const bool inspected = sees_all_of(side) || (player && next_to_own(sc, here, l));
       StackSight st;
       st.loc = l;
       st.side = side;
@@ -230,6 +257,7 @@ void decision_proto(const Scenario& sc, const DecisionSight& d, game::Decision& 
   if (d.has_side) out.set_side(to_proto_side(d.side));
   out.set_prompt(d.prompt);
   out.set_count(d.count);
+  out.set_takebacks(d.takebacks);
   for (int c : d.candidates) {
     if (d.kind == game::Decision::CHOOSE_CORPS) {
       out.add_candidates(sc.formations[static_cast<size_t>(c)].id);

@@ -65,6 +65,7 @@ int playout(const Scenario&, std::shared_ptr<const Scenario> sc, int games, std:
   j["break_contacts"] = stats.break_contacts;
   j["events_played"] = stats.events_played;
   j["recoveries"] = stats.recoveries;
+  j["takebacks"] = stats.takebacks;
   j["combats"] = stats.combats;
   j["overruns"] = stats.overruns;
   j["barrages"] = stats.barrages;

@@ -159,7 +159,26 @@ void check_state(const Engine& engine, const GameState& s, std::vector<std::stri
   if (s.step == Step::GameOver && s.result == Result::Ongoing) problems.push_back("game over without a result");
 }
 
+// The same position, whatever may still be taken back.
+bool same_position(GameState a, GameState b) {
+  a.takeback = {};
+  b.takeback = {};
+  return a == b;
+}
+
 void check_views(const Engine& engine, const GameState& s, Prng& rng, std::vector<std::string>& problems) {
+  // What keeps an order for taking back is what the view shows inspected (7).
+  for (Side side : {Side::Soviet, Side::German}) {
+    std::vector<Loc> shown;
+    for (const auto& st : engine.view_model(s, viewer_of(side)).stacks) {
+      if (st.side != side && st.inspected) shown.push_back(st.loc);
+    }
+    std::sort(shown.begin(), shown.end());
+    shown.erase(std::unique(shown.begin(), shown.end()), shown.end());
+    if (shown != engine.inspected_enemy_stacks(s, side)) {
+      problems.push_back(std::string("the stacks the ") + side_name(side) + " view shows inspected are not those takebacks judge by");
+    }
+  }
   for (Side hider : {Side::Soviet, Side::German}) {
     GameState other = s;
     perturb_hidden(engine, other, hider, rng);
@@ -190,8 +209,11 @@ void play_one(const Engine& engine, std::uint64_t game_seed, const PlayoutOption
   long orders = 0;
   while (s.step != Step::GameOver && orders < opt.max_orders) {
     const Decision d = engine.decision(s);
-    const Order o = random_order(engine, s, choices);
+    // Now and then the player takes back an order, when one may be taken back.
+    const Order o = !s.takeback.empty() && choices.below(10) == 0 ? Order::of(Order::Kind::Undo)
+                                                                   : random_order(engine, s, choices);
     const GameState before = s;
+    const Prng dice_before = dice;
     const Outcome out = engine.apply(s, d.side, o, dice);
     ++orders;
     if (!out.accepted) {
@@ -235,6 +257,42 @@ void play_one(const Engine& engine, std::uint64_t game_seed, const PlayoutOption
       const Side wrong = enemy_of(engine.decision(s).side);
       if (s.step != Step::GameOver && engine.apply(trial, wrong, Order::done(), dummy).accepted) {
         problems.push_back("the side not to decide had an order accepted");
+      }
+    }
+    // Taking back: exactly the state before the order, or refused with nothing changed.
+    const bool kept = o.kind != Order::Kind::Undo && !s.takeback.empty();
+    if (o.kind == Order::Kind::Undo) {
+      stats.takebacks++;
+      if (before.takeback.empty() || !same_position(s, *before.takeback.before.back())) {
+        problems.push_back("an undo did not restore the state before the order it took back");
+      }
+    } else {
+      GameState trial = s;
+      Prng dummy = Prng::from_seed(1);
+      const auto undo = engine.apply(trial, d.side, Order::of(Order::Kind::Undo), dummy);
+      if (undo.accepted != kept) {
+        problems.push_back(kept ? "an order kept for taking back could not be taken back: " + undo.rejection.reason
+                                : "an order not kept for taking back was taken back");
+      } else if (kept ? !same_position(trial, before) : !(trial == s)) {
+        problems.push_back(kept ? "taking back did not restore the state before the order" : "a refused take-back changed the state");
+      }
+      if (kept && !(dummy.state() == Prng::from_seed(1).state())) problems.push_back("taking back rolled a die");
+    }
+    // Whether an order is kept for taking back, and what its player then sees,
+    // owe nothing to the other side's secrets: every move that may be taken
+    // back (moves are what come next to enemy stacks), and other orders now and then.
+    const bool kept_move = kept && o.kind == Order::Kind::Move;
+    if (o.kind != Order::Kind::Undo && opt.view_check_every > 0 && (kept_move || orders % opt.view_check_every == 0)) {
+      GameState other = before;
+      perturb_hidden(engine, other, enemy_of(d.side), choices);
+      Prng same_dice = dice_before;
+      if (!engine.apply(other, d.side, o, same_dice).accepted) {
+        problems.push_back("an order was refused once the other side's secrets were different");
+      } else if (kept != !other.takeback.empty()) {
+        problems.push_back("the other side's secrets decided whether an order may be taken back");
+      } else if (kept && engine.view(s, viewer_of(d.side)).SerializeAsString() !=
+                             engine.view(other, viewer_of(d.side)).SerializeAsString()) {
+        problems.push_back("an order that may be taken back showed its player the other side's secrets");
       }
     }
     check_state(engine, s, problems);

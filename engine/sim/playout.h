@@ -24,7 +24,7 @@ struct PlayoutStats {
   long orders = 0;
   int soviet_wins = 0, german_wins = 0, draws = 0;
   long invariant_violations = 0;
-  long moves = 0, break_contacts = 0, events_played = 0, recoveries = 0;
+  long moves = 0, break_contacts = 0, events_played = 0, recoveries = 0, takebacks = 0;
   long combats = 0, overruns = 0, barrages = 0, retreats = 0, advances = 0, steps_lost = 0;
   std::map<std::string, long> crt_columns;  // combats resolved on each column
   std::map<std::string, long> chits_played;  // by event chit id, in any order that plays one

@@ -349,7 +349,7 @@ TEST_F(TwoPlayers, PlayAWholeGameToTheEnd) {
   }
 
   int accepted = 0, moves = 0, rejected_moves = 0, shell_orders = 0;
-  bool restarted = false, game_over = false;
+  bool restarted = false, game_over = false, taken_back = false;
   std::string last_decision;
   for (int step = 0; step < 4000 && !game_over; ++step) {
     json v = view_of(alice_, game);
@@ -378,6 +378,17 @@ TEST_F(TwoPlayers, PlayAWholeGameToTheEnd) {
           ++accepted;
           moved = true;
           EXPECT_NE(r.out.find("accepted (version"), std::string::npos) << r.out;
+          const int kept = view_of(me, game)["decision"].value("takebacks", 0);
+          if (!taken_back && kept > 0) {
+            // Taken back, and the same move given again.
+            taken_back = true;
+            auto undo = cli(me, {"order", game, "undo"});
+            ASSERT_EQ(undo.code, 0) << undo.out << undo.err;
+            EXPECT_EQ(view_of(me, game)["decision"].value("takebacks", 0), kept - 1);
+            auto again = cli(me, args);
+            ASSERT_EQ(again.code, 0) << t << ": " << again.out << again.err;
+            accepted += 2;
+          }
           break;
         }
         ASSERT_EQ(r.code, 3) << t << ": " << r.out << r.err;
@@ -452,7 +463,7 @@ TEST_F(TwoPlayers, PlayAWholeGameToTheEnd) {
 
     // Halfway, the server stops and starts again on the same port: the watcher must resume by
     // itself.
-    if (!restarted && accepted == 150) {
+    if (!restarted && accepted >= 150) {
       restarted = true;
       server_.stop(SIGTERM);
       const std::string again = start_server(server_, data_, addr_);
@@ -464,6 +475,7 @@ TEST_F(TwoPlayers, PlayAWholeGameToTheEnd) {
             << " tried and rejected), through the shell: " << shell_orders
             << ", server restarted: " << restarted << std::endl;
   EXPECT_GE(moves, 3) << "too few real moves were accepted";
+  EXPECT_TRUE(taken_back) << "no move could be taken back";
   EXPECT_GE(shell_orders, 1);
 
   // The end, as each player sees it.

@@ -219,6 +219,11 @@ TEST(Notation, RerollAnswer) {
   EXPECT_TRUE(mentions(error_of("reroll 3"), "Unexpected '3'"));
 }
 
+TEST(Notation, Undo) {
+  EXPECT_EQ(parsed("undo"), "undo { }");
+  EXPECT_TRUE(mentions(error_of("undo 2"), "Unexpected '2'"));
+}
+
 TEST(Notation, UnknownWordsListTheOrders) {
   const std::string e = error_of("fly 3TC/50 1708");
   EXPECT_TRUE(mentions(e, "'fly' is not an order")) << e;
@@ -257,7 +262,8 @@ TEST(Notation, EveryOrderWritesBackToTheSameOrder) {
                            "model reroll",
                            "model reactivate 19Pz/I-27",
                            "model noncontiguous",
-                           "model division"}) {
+                           "model division",
+                           "undo"}) {
     auto r = parse_order(line, sc());
     ASSERT_TRUE(r.ok()) << line << ": " << r.error;
     auto again = parse_order(format_order(*r.order), sc());

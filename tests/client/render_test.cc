@@ -233,8 +233,21 @@ TEST(Render, DecisionShowsCandidatesAndTheNotationToAnswer) {
   EXPECT_NE(text.find("Your decision (Soviet): Choose the corps"), std::string::npos) << text;
   EXPECT_NE(text.find("Candidates: 8GTC, 16TC"), std::string::npos) << text;
   EXPECT_NE(text.find("Answer: corps CORPS [+47]"), std::string::npos) << text;
+  EXPECT_EQ(text.find("undo"), std::string::npos) << text;
   v.set_viewer(game::VIEWER_GERMAN);
   EXPECT_NE(render_decision(v, plain()).find("Waiting for the Soviet player"), std::string::npos);
+}
+
+TEST(Render, DecisionSaysHowManyOrdersMayBeTakenBack) {
+  game::View v = german_view();
+  v.set_viewer(game::VIEWER_SOVIET);
+  auto* d = v.mutable_decision();
+  d->set_kind(game::Decision::MOVEMENT);
+  d->set_side(game::SOVIET);
+  d->set_prompt("Move units, build prepared defenses, place reserves, play an event, or end movement.");
+  d->set_takebacks(2);
+  const std::string text = render_decision(v, plain());
+  EXPECT_NE(text.find("undo takes back your last order (2 orders may be taken back)."), std::string::npos) << text;
 }
 
 TEST(Render, ColourChangesOnlyTheColours) {

@@ -352,7 +352,7 @@ class WireDamage {
   game::Order switch_kind(const game::Order& from) {
     Bag bag;
     collect(from, bag);
-    return of_kind(bag, static_cast<int>(rng_.below(22)));
+    return of_kind(bag, static_cast<int>(rng_.below(23)));
   }
 
   // An order of any kind made from random names.
@@ -378,10 +378,10 @@ class WireDamage {
     for (const char* name : {"with_47th", "elastic", "desperate", "effect", "reroll"}) {
       if (rng_.below(2)) bag.numbers[name] = rng_.below(3) ? static_cast<std::int64_t>(rng_.below(6)) : number();
     }
-    return of_kind(bag, static_cast<int>(rng_.below(22)));
+    return of_kind(bag, static_cast<int>(rng_.below(23)));
   }
 
-  // Kind 0 is an order without a kind; 1..21 are the oneof's fields.
+  // Kind 0 is an order without a kind; 1..22 are the oneof's fields.
   static game::Order of_kind(const Bag& bag, int kind) {
     game::Order o;
     if (kind == 0) return o;
@@ -454,15 +454,16 @@ class EngineDamage {
         {K::Advance, {Units, Path}},
         {K::UseModel, {Effect, Units}},
         {K::Reroll, {}},
+        {K::Undo, {}},
     };
     const auto& fields = reads.at(o.kind);
     const std::uint32_t pick_kind = rng_.below(10);
     out_of_range = !(fields.empty() || pick_kind < 3);
     if (!out_of_range) {
       if (pick_kind == 0) {
-        o.kind = static_cast<K>(21 + rng_.below(235));  // no such kind
+        o.kind = static_cast<K>(22 + rng_.below(234));  // no such kind
       } else {
-        o.kind = static_cast<K>(rng_.below(21));  // another kind, same fields
+        o.kind = static_cast<K>(rng_.below(22));  // another kind, same fields
       }
       return o;
     }
@@ -547,11 +548,11 @@ struct Tally {
   long tried = 0, rejected = 0, accepted = 0;
 };
 
-// Wire kinds: 0 is an order without a kind, 1..21 the oneof's fields; engine
+// Wire kinds: 0 is an order without a kind, 1..22 the oneof's fields; engine
 // kinds are in the same order, one lower.
 std::string kind_name(int wire_kind) {
   if (wire_kind == 0) return "(no kind)";
-  if (wire_kind > 21) return "(kind out of range)";
+  if (wire_kind > 22) return "(kind out of range)";
   return game::Order::descriptor()->FindFieldByNumber(wire_kind)->name();
 }
 std::string kind_name(Order::Kind k) {
@@ -712,7 +713,7 @@ TEST(DamagedOrders, Rule5_DamagedOrdersAreRejectedAndChangeNothing) {
     return ref.send(s, dice, d.side, who, o, kind, what);
   };
   play_games(engine, ref, probe);
-  ref.expect_coverage(0, 21, 100, 90);
+  ref.expect_coverage(0, 22, 100, 90);
 }
 
 // Property: the same for engine orders with numbers out of range: unit and
@@ -732,7 +733,7 @@ TEST(DamagedOrders, Rule5_EngineOrdersWithNumbersOutOfRangeAreRejected) {
     return accepted;
   };
   play_games(engine, ref, probe);
-  ref.expect_coverage(1, 22, 100, 90);
+  ref.expect_coverage(1, 23, 100, 90);
 }
 
 // ---------------------------------------------------------------------------
