@@ -208,6 +208,15 @@ std::optional<std::int64_t> parse_duration(const std::string& text) {
   return n * scale;
 }
 
+std::optional<std::int64_t> parse_utc(const std::string& text) {
+  for (const char* format : {"%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%d"}) {
+    std::tm tm{};
+    const char* end = ::strptime(text.c_str(), format, &tm);
+    if (end != nullptr && *end == '\0') return static_cast<std::int64_t>(::timegm(&tm));
+  }
+  return std::nullopt;
+}
+
 std::string format_duration(std::int64_t seconds) {
   if (seconds < 0) seconds = 0;
   const std::int64_t d = seconds / 86400, h = seconds % 86400 / 3600, m = seconds % 3600 / 60, s = seconds % 60;
@@ -305,7 +314,8 @@ std::string describe_vacation(const wire::Vacation& v, std::int64_t now_unix) {
 
 std::optional<wire::ClientMessage> tournament_request(const std::vector<std::string>& words, std::string* why) {
   static const char* kUsage =
-      "tournament [list] | tournament new NAME [--players N] [--time 3d] [--private] [--organise-only] [--option KEY]\n"
+      "tournament [list] | tournament new NAME [--players N] [--time 3d] [--starts WHEN] [--private] [--organise-only]\n"
+      "  [--option KEY]   (WHEN: 2h or 3d from now, or a UTC date and time: 2026-12-01T18:00)\n"
       "tournament show|start|cancel|leave ID | tournament join ID [INVITE]";
   auto usage = [&](const std::string& first) -> std::optional<wire::ClientMessage> {
     if (why) *why = first.empty() ? kUsage : first + "\n" + kUsage;
@@ -334,6 +344,19 @@ std::optional<wire::ClientMessage> tournament_request(const std::vector<std::str
         const auto seconds = parse_duration(words[++i]);
         if (!seconds) return usage("--time takes a number and a unit: 3d, 12h or 90m.");
         c->set_move_seconds(*seconds);
+      } else if (w == "--starts" && has_value) {
+        // A time from now (2h, 3d), or a UTC date and time: 2026-12-01T18:00 or 2026-12-01 18:00.
+        std::string when = words[++i];
+        if (i + 1 < words.size() && words[i + 1].size() == 5 && words[i + 1][2] == ':') when += "T" + words[++i];
+        std::int64_t at = 0;
+        if (const auto after = parse_duration(when)) {
+          at = static_cast<std::int64_t>(std::time(nullptr)) + *after;
+        } else if (const auto utc = parse_utc(when)) {
+          at = *utc;
+        } else {
+          return usage("--starts takes a time from now (2h, 3d) or a UTC date and time (2026-12-01T18:00).");
+        }
+        c->set_starts_unix(at);
       } else if (w == "--option" && has_value) {
         c->add_options(words[++i]);
       } else if (w == "--private") {
@@ -384,6 +407,7 @@ std::string tournament_line(const wire::Tournament& t) {
   std::string s = t.tournament_id() + "  " + t.status() + "  \"" + t.name() + "\"  organiser: " + t.organiser() + "  " +
                   std::to_string(t.entrants()) + "/" + std::to_string(t.max_players()) + " players  " +
                   format_duration(t.move_seconds()) + " per move";
+  if (t.status() == "open" && t.starts_unix() > 0) s += "  starts " + utc_time(t.starts_unix());
   if (t.private_()) s += "  private";
   if (t.entered()) s += "  you play";
   if (!t.invite_code().empty()) s += "  invite: " + t.invite_code();
@@ -405,7 +429,11 @@ std::string describe_tournament(const wire::Tournament& t) {
     s += "\n";
     if (t.status() == "open") {
       s += "Every pair of entrants plays two games, one with each side; it starts when full";
-      s += " or when the organiser starts it (`tournament start " + t.tournament_id() + "`).\n";
+      if (t.starts_unix() > 0) {
+        s += " or at " + utc_time(t.starts_unix()) + ", when it is cancelled if fewer than two have entered.\n";
+      } else {
+        s += " or when the organiser starts it (`tournament start " + t.tournament_id() + "`).\n";
+      }
     }
     return s;
   }

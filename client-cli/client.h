@@ -84,6 +84,8 @@ wire::ClientMessage draw_request(const std::string& game_id, const std::string& 
 std::optional<std::int64_t> parse_duration(const std::string& text);
 // Seconds as a person reads them: "3d", "2d 4h", "5h 10m", "40m", "30s".
 std::string format_duration(std::int64_t seconds);
+// A UTC date, or date and time, as typed: "2026-12-01", "2026-12-01T18:00" or "2026-12-01 18:00"; nothing when not one.
+std::optional<std::int64_t> parse_utc(const std::string& text);
 // "3d per move, 1d 2h left": empty for an untimed game. `now_unix` 0: the clock's.
 std::string describe_clock(const wire::GameSummary& g, std::int64_t now_unix = 0);
 

@@ -168,11 +168,13 @@ int main(int argc, char** argv) {
       "tournament",
       "Tournaments: list; new NAME [--players N] [--time 3d] [--private] [--organise-only]; show, join, leave, start or cancel ID");
   std::vector<std::string> tournament_words;
-  std::string players, tournament_time;
+  std::string players, tournament_time, tournament_starts;
   bool organise_only = false;
   tournament->add_option("WORDS", tournament_words, "list | new NAME... | show|join|leave|start|cancel ID [INVITE]");
   tournament->add_option("--players", players, "new: the most entrants (default 4); it starts when full");
   tournament->add_option("--time", tournament_time, "new: time per move, e.g. 3d (the default) or 12h");
+  tournament->add_option("--starts", tournament_starts,
+                         "new: start by itself then: 2h or 3d from now, or a UTC time, 2026-12-01T18:00");
   tournament->add_flag("--private", priv, "new: entered only with the invite code");
   tournament->add_flag("--organise-only,--organize-only", organise_only, "new: organise without playing");
   tournament->add_option("--option", options, "new: an optional rule by key (repeatable)");
@@ -281,6 +283,7 @@ int main(int argc, char** argv) {
     auto words = tournament_words;
     if (!players.empty()) words.insert(words.end(), {"--players", players});
     if (!tournament_time.empty()) words.insert(words.end(), {"--time", tournament_time});
+    if (!tournament_starts.empty()) words.insert(words.end(), {"--starts", tournament_starts});
     if (priv) words.push_back("--private");
     if (organise_only) words.push_back("--organise-only");
     for (const auto& o : options) words.insert(words.end(), {"--option", o});

@@ -118,6 +118,70 @@ Tournaments::Tournaments(Storage& storage, Rulesets rulesets, const Config& conf
     return out;
   });
   for (const auto& id : missed) game_ended(id);
+  next_start_ = earliest_start();
+}
+
+std::int64_t Tournaments::earliest_start() {
+  return storage_.read([](Db& db) {
+    std::int64_t earliest = INT64_MAX;
+    auto& q = db.prepare(
+        "SELECT starts_unix FROM tournaments WHERE status = 'open' AND starts_unix > 0 ORDER BY starts_unix LIMIT 1");
+    q.bind_all();
+    while (q.step()) earliest = q.integer(0);
+    return earliest;
+  });
+}
+
+void Tournaments::start_due() {
+  const auto now = unix_now();
+  std::vector<std::string> due;
+  {
+    std::lock_guard lock(start_mu_);
+    if (next_start_ > now) return;
+    due = storage_.read([now](Db& db) {
+      std::vector<std::string> ids;
+      auto& q = db.prepare("SELECT id FROM tournaments WHERE status = 'open' AND starts_unix > 0 AND starts_unix <= ?");
+      q.bind_all(now);
+      while (q.step()) ids.push_back(q.text(0));
+      return ids;
+    });
+    // Still counting those just due: until their writes commit, the next tick looks again.
+    next_start_ = earliest_start();
+  }
+  for (const auto& id : due) start_scheduled(id);
+}
+
+void Tournaments::start_scheduled(const std::string& id) {
+  auto out = std::make_shared<Outcome>();
+  auto cancelled = std::make_shared<bool>(false);
+  storage_.write(
+      [this, id, out, cancelled](Db& db) {
+        std::string status;
+        std::int64_t starts = 0, entrants = 0;
+        auto& q = db.prepare(
+            "SELECT status, starts_unix, (SELECT COUNT(*) FROM tournament_entrants e WHERE e.tournament_id = t.id)"
+            " FROM tournaments t WHERE id = ?");
+        q.bind_all(id);
+        while (q.step()) {
+          status = q.text(0);
+          starts = q.integer(1);
+          entrants = q.integer(2);
+        }
+        // Started when full or by its organiser meanwhile, or already handled by an earlier tick.
+        if (status != "open" || starts == 0 || starts > unix_now()) return;
+        if (entrants < 2) {
+          db.prepare("UPDATE tournaments SET status = 'cancelled' WHERE id = ?").run(id);
+          *cancelled = true;
+          return;
+        }
+        start_in(db, id, *out);
+      },
+      [this, id, out, cancelled](bool ok) {
+        if (!ok) return log::error("a tournament's set start could not be stored", {{"tournament", id}});
+        if (*cancelled) return log::info("tournament cancelled at its set start: fewer than two entrants", {{"tournament", id}});
+        if (out->started_games.empty()) return;
+        post_([this, out] { announce(out->started_tournament, out->started_games); });
+      });
 }
 
 void Tournaments::game_ended(const std::string& id) {
@@ -189,13 +253,17 @@ void Tournaments::create(const Caller& c, const wire::CreateTournament& req) {
     return c.error(wire::BAD_REQUEST,
                    "A tournament has from 2 to " + std::to_string(config_.tournament_max_players) + " players.");
   }
+  constexpr std::int64_t kYear = 366 * 86400;
+  if (req.starts_unix() != 0 && (req.starts_unix() <= unix_now() || req.starts_unix() > unix_now() + kYear)) {
+    return c.error(wire::BAD_REQUEST, "A tournament's set start is in the future, within a year.");
+  }
   const std::string id = random_code(10);
   const std::string invite = req.private_() ? random_code(10) : "";
   const int limit = config_.open_tournaments_per_user;
   change(
       c, "tournament",
       [=, name = req.name(), opts = join_options(options), seconds = req.move_seconds(), max = req.max_players(),
-       priv = req.private_(), enter = req.enter(), user = c.user_id](Db& db, Outcome& out) {
+       priv = req.private_(), enter = req.enter(), starts = req.starts_unix(), user = c.user_id](Db& db, Outcome& out) {
         auto& q = db.prepare("SELECT COUNT(*) FROM tournaments WHERE organiser_id = ? AND status = 'open'");
         std::int64_t open = 0;
         q.bind_all(user);
@@ -207,15 +275,19 @@ void Tournaments::create(const Caller& c, const wire::CreateTournament& req) {
         const auto now = unix_now();
         db.prepare(
               "INSERT INTO tournaments (id, name, organiser_id, scenario, options, move_seconds, max_players, private,"
-              " invite_code, status, created_unix) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?)")
-            .run(id, name, user, scenario, opts, seconds, max, priv ? 1 : 0, invite, now);
+              " invite_code, status, created_unix, starts_unix) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)")
+            .run(id, name, user, scenario, opts, seconds, max, priv ? 1 : 0, invite, now, starts);
         if (enter) {
           db.prepare("INSERT INTO tournament_entrants (tournament_id, user_id, joined_unix) VALUES (?, ?, ?)")
               .run(id, user, now);
         }
       },
-      [this, id](const Caller& to) {
+      [this, id, starts = req.starts_unix()](const Caller& to) {
         log::info("tournament created", {{"tournament", id}, {"by", to.name}});
+        if (starts != 0) {
+          std::lock_guard lock(start_mu_);
+          next_start_ = std::min(next_start_, starts);
+        }
         reply_with(to, id);
       });
 }
@@ -404,7 +476,8 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
     bool found = false;
     auto& q = db.prepare(
         "SELECT t.name, u.name, t.scenario, t.options, t.move_seconds, t.max_players, t.private, t.invite_code, t.status,"
-        " t.created_unix, t.started_unix, t.organiser_id FROM tournaments t JOIN users u ON u.id = t.organiser_id"
+        " t.created_unix, t.started_unix, t.organiser_id, t.starts_unix FROM tournaments t"
+        " JOIN users u ON u.id = t.organiser_id"
         " WHERE t.id = ?");
     q.bind_all(id);
     while (q.step()) {
@@ -422,6 +495,7 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
       t.set_created_unix(q.integer(9));
       t.set_started_unix(q.integer(10));
       d.organiser = q.integer(11);
+      t.set_starts_unix(q.integer(12));
     }
     if (!found) return std::nullopt;
     auto& e = db.prepare(

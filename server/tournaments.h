@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <utility>
 #include <string>
@@ -35,6 +36,9 @@ class Tournaments {
   void leave(const Caller& c, const wire::LeaveTournament& req);
   void start(const Caller& c, const wire::StartTournament& req);
   void cancel(const Caller& c, const wire::CancelTournament& req);
+  // Called every second: starts each open tournament whose set time has come,
+  // or cancels it when fewer than two have entered.
+  void start_due();
 
  private:
   // What a write decided, read by its done callback: a refusal, or the games a start created.
@@ -77,6 +81,10 @@ class Tournaments {
   // With `entered`, and the invite code for its organiser.
   static wire::Tournament as_seen_by(const Described& d, std::int64_t user);
   void reply_with(const Caller& c, const std::string& id);
+  // Starts (or cancels) one tournament whose set time has come, in a write of its own.
+  void start_scheduled(const std::string& id);
+  // The earliest set start among open tournaments, from the database.
+  std::int64_t earliest_start();
 
   Storage& storage_;
   Rulesets rulesets_;
@@ -84,6 +92,10 @@ class Tournaments {
   Mailer& mailer_;
   GameService& games_;
   std::function<void(std::function<void()>)> post_;
+  // The earliest set start of an open tournament (INT64_MAX: none), so that the
+  // tick reads the database only when one is due. A start stored later lowers it.
+  std::mutex start_mu_;
+  std::int64_t next_start_ = INT64_MAX;
 };
 
 // The standings of a round robin from its entrants (in order of entry) and its

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 
@@ -118,6 +119,49 @@ TEST(TimePerMove, TypedAndShownAsPeopleWriteIt) {
   EXPECT_EQ(describe_clock(g), "3d per move");
   g.set_deadline_unix(1000000 + 26 * 3600);
   EXPECT_EQ(describe_clock(g, 1000000), "3d per move, 1d 2h left");
+}
+
+TEST(TournamentStart, TypedAndShownAsPeopleWriteIt) {
+  EXPECT_EQ(parse_utc("2026-12-01T18:00"), 1796148000);
+  EXPECT_EQ(parse_utc("2026-12-01 18:00"), 1796148000);
+  EXPECT_EQ(parse_utc("2026-12-01"), 1796083200);
+  for (const char* bad : {"", "2026-12-01T18", "tomorrow", "2026-12-01T18:00Z", "18:00"}) {
+    EXPECT_FALSE(parse_utc(bad)) << bad;
+  }
+  std::string why;
+  auto with = [&](std::vector<std::string> words) {
+    words.insert(words.begin(), {"new", "Winter", "Cup"});
+    return tournament_request(words, &why);
+  };
+  EXPECT_EQ(with({"--starts", "2026-12-01T18:00"})->create_tournament().starts_unix(), 1796148000);
+  auto spaced = with({"--starts", "2026-12-01", "18:00", "--players", "6"});
+  ASSERT_TRUE(spaced) << why;
+  EXPECT_EQ(spaced->create_tournament().starts_unix(), 1796148000);
+  EXPECT_EQ(spaced->create_tournament().name(), "Winter Cup");
+  EXPECT_EQ(spaced->create_tournament().max_players(), 6);
+  const auto now = static_cast<std::int64_t>(std::time(nullptr));
+  const auto later = with({"--starts", "2h"})->create_tournament().starts_unix();
+  EXPECT_GE(later, now + 7200);
+  EXPECT_LE(later, now + 7200 + 60);
+  EXPECT_EQ(with({})->create_tournament().starts_unix(), 0);
+  EXPECT_FALSE(with({"--starts", "soon"}));
+  EXPECT_NE(why.find("--starts takes a time from now"), std::string::npos) << why;
+
+  wire::Tournament t;
+  t.set_tournament_id("t1");
+  t.set_name("Winter Cup");
+  t.set_organiser("alice");
+  t.set_status("open");
+  t.set_max_players(6);
+  t.set_entrants(1);
+  t.set_move_seconds(86400);
+  t.set_starts_unix(1796148000);
+  EXPECT_EQ(tournament_line(t), "t1  open  \"Winter Cup\"  organiser: alice  1/6 players  1d per move  starts 2026-12-01 18:00 UTC");
+  EXPECT_NE(describe_tournament(t).find("or at 2026-12-01 18:00 UTC, when it is cancelled if fewer than two have entered."),
+            std::string::npos)
+      << describe_tournament(t);
+  t.set_status("playing");
+  EXPECT_EQ(tournament_line(t).find("starts"), std::string::npos);
 }
 
 TEST(Vacation, TypedAndShownAsPeopleWriteIt) {

@@ -2,7 +2,9 @@
 // of the round robin at once, standings that follow the games' results, and
 // refusals that change nothing.
 #include <algorithm>
+#include <ctime>
 #include <set>
+#include <thread>
 
 #include "fixture.h"
 
@@ -325,6 +327,60 @@ TEST_F(ServerTournament, AStartedTournamentAndItsGamesSurviveACrash) {
   const auto stats = play(soviet, german, nullptr, 5);
   EXPECT_EQ(stats.accepted, 5);
   EXPECT_TRUE(soviet.problems.empty() && german.problems.empty());
+}
+
+// A set start: the tournament starts by itself at that time, even across a
+// restart, and its entrants following their turns are told; one with a single
+// entrant then is cancelled instead.
+TEST_F(ServerTournament, ASetStartStartsTheTournamentByItselfOrCancelsItWhenTooFewEntered) {
+  auto alice = user("alice"), bob = user("bob");
+  const auto now = static_cast<std::int64_t>(std::time(nullptr));
+  auto at = [&](const std::string& name, std::int64_t starts) {
+    auto m = create(name, 4);
+    m.mutable_create_tournament()->set_starts_unix(starts);
+    return alice->request(m);
+  };
+  // Not in the past, nor more than a year ahead.
+  for (const std::int64_t bad : {now - 60, now + 400 * kDay}) {
+    auto r = at("Bad Cup", bad);
+    EXPECT_EQ(code_of(r), wire::BAD_REQUEST) << r.DebugString();
+    EXPECT_NE(r.error().message().find("in the future, within a year"), std::string::npos);
+  }
+
+  auto created = at("Evening Cup", now + 3);
+  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
+  EXPECT_EQ(created.tournament().starts_unix(), now + 3);
+  const std::string id = created.tournament().tournament_id();
+  ASSERT_TRUE(bob->request(join(id)).has_tournament());
+  auto lonely = at("Lonely Cup", now + 3);
+  ASSERT_TRUE(lonely.has_tournament());
+  const std::string lonely_id = lonely.tournament().tournament_id();
+  // A restart before the time: the set starts are read back from the database.
+  restart();
+  alice = login_as("alice");
+  bob = login_as("bob");
+  wire::ClientMessage follow;
+  follow.mutable_follow_turns();
+  ASSERT_TRUE(bob->request(follow).has_ok());
+  EXPECT_EQ(alice->request(get(id)).tournament().status(), "open");
+
+  auto told = bob->wait_for(
+      [&](const wire::ServerMessage& m) {
+        return m.has_tournament_started() && m.tournament_started().tournament_id() == id;
+      },
+      20s);
+  ASSERT_TRUE(told) << "bob was not told of the start";
+  auto t = alice->request(get(id)).tournament();
+  EXPECT_EQ(t.status(), "playing");
+  EXPECT_GE(t.started_unix(), now + 3);
+  EXPECT_EQ(t.games_size(), 2);
+  auto l = alice->request(get(lonely_id)).tournament();
+  for (int i = 0; i < 50 && l.status() == "open"; ++i) {
+    std::this_thread::sleep_for(100ms);
+    l = alice->request(get(lonely_id)).tournament();
+  }
+  EXPECT_EQ(l.status(), "cancelled");
+  EXPECT_EQ(l.games_size(), 0);
 }
 
 }  // namespace
