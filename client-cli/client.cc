@@ -476,6 +476,11 @@ std::string tournament_end_notice(const wire::Tournament& t) {
          ". The final standings: `tournament show " + t.tournament_id() + "`.";
 }
 
+std::string tournament_cancelled_notice(const wire::TournamentCancelled& c) {
+  return "The tournament \"" + c.tournament().name() + "\" (" + c.tournament().tournament_id() +
+         ") was cancelled before it started: none of its games will be played. " + c.reason();
+}
+
 std::optional<wire::ClientMessage> new_game_request(const std::vector<std::string>& words, std::string* why) {
   auto refuse = [&](const std::string& text) -> std::optional<wire::ClientMessage> {
     if (why) *why = text;

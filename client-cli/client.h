@@ -107,6 +107,8 @@ std::optional<wire::ClientMessage> tournament_request(const std::vector<std::str
 std::string tournament_line(const wire::Tournament& t);
 // "The tournament "X" is over: alice won. ..." for a finished tournament's push.
 std::string tournament_end_notice(const wire::Tournament& t);
+// "The tournament "X" was cancelled before it started. Its organiser ..." for a cancellation's push.
+std::string tournament_cancelled_notice(const wire::TournamentCancelled& c);
 // A tournament with its standings and games, as a table.
 std::string describe_tournament(const wire::Tournament& t);
 // The request for `new WORDS...`: soviet|german|random, private, casual, a time

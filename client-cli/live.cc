@@ -417,6 +417,7 @@ class Shell {
             m->tournament_started().tournament_id() + "`.");
       }
       if (m->has_tournament_finished()) out(tournament_end_notice(m->tournament_finished()));
+      if (m->has_tournament_cancelled()) out(tournament_cancelled_notice(m->tournament_cancelled()));
       if (m->has_game_ended() && !(game_ && m->game_ended().game_id() == game_->id())) {
         const auto& e = m->game_ended();  // another game of yours, ended while you were elsewhere
         out("Game " + e.game_id() + " is over: " + e.result() + (e.reason().empty() ? "." : " (" + e.reason() + ")."));

@@ -262,6 +262,16 @@ void Mailer::tournament_finished(std::int64_t user_id, const std::string& player
   queue(to, "The tournament \"" + t.name() + "\" is over", body);
 }
 
+void Mailer::tournament_cancelled(std::int64_t user_id, const std::string& player, const wire::Tournament& t,
+                                  const std::string& reason) {
+  const std::string to = address_of(user_id);
+  if (to.empty()) return;
+  queue(to, "The tournament \"" + t.name() + "\" was cancelled",
+        "Hello " + player + ",\n\nthe tournament \"" + t.name() + "\" (" + t.tournament_id() +
+            ") was cancelled before it started: none of its games will be played. " + reason +
+            "\n\nOpen tournaments to enter: " + command("tournament list") + ".\n" + kFooter);
+}
+
 void Mailer::loop() {
   constexpr int kBatch = 16;
   std::unordered_set<std::int64_t> delivered;  // taken by the mail server; their removal from the outbox is not yet durable

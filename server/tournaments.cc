@@ -178,7 +178,12 @@ void Tournaments::start_scheduled(const std::string& id) {
       },
       [this, id, out, cancelled](bool ok) {
         if (!ok) return log::error("a tournament's set start could not be stored", {{"tournament", id}});
-        if (*cancelled) return log::info("tournament cancelled at its set start: fewer than two entrants", {{"tournament", id}});
+        if (*cancelled) {
+          log::info("tournament cancelled at its set start: fewer than two entrants", {{"tournament", id}});
+          return post_([this, id] {
+            announce_cancelled(id, "Fewer than two players had entered it by its set start.", 0);
+          });
+        }
         if (out->started_games.empty()) return;
         post_([this, out] { announce(out->started_tournament, out->started_games); });
       });
@@ -204,14 +209,22 @@ void Tournaments::announce_end(const std::string& id) {
   auto d = describe(id, false);
   if (!d) return;
   log::info("tournament finished", {{"tournament", id}, {"entrants", std::to_string(d->entrants.size())}});
-  auto told = d->entrants;
-  if (std::none_of(told.begin(), told.end(), [&](const auto& e) { return e.first == d->organiser; })) {
-    told.emplace_back(d->organiser, d->tournament.organiser());
-  }
-  for (const auto& [user, name] : told) {
+  for (const auto& [user, name] : told_of(*d)) {
     wire::ServerMessage m;
     *m.mutable_tournament_finished() = as_seen_by(*d, user);
     if (!games_.tell_followers(user, encode(m))) mailer_.tournament_finished(user, name, m.tournament_finished());
+  }
+}
+
+void Tournaments::announce_cancelled(const std::string& id, const std::string& reason, std::int64_t by) {
+  auto d = describe(id, false);
+  if (!d) return;
+  for (const auto& [user, name] : told_of(*d)) {
+    if (user == by) continue;
+    wire::ServerMessage m;
+    *m.mutable_tournament_cancelled()->mutable_tournament() = as_seen_by(*d, user);
+    m.mutable_tournament_cancelled()->set_reason(reason);
+    if (!games_.tell_followers(user, encode(m))) mailer_.tournament_cancelled(user, name, d->tournament, reason);
   }
 }
 
@@ -443,9 +456,10 @@ void Tournaments::cancel(const Caller& c, const wire::CancelTournament& req) {
         if (!organiser_of_open(db, id, user, "cancel", out)) return;
         db.prepare("UPDATE tournaments SET status = 'cancelled' WHERE id = ?").run(id);
       },
-      [id](const Caller& to) {
+      [this, id](const Caller& to) {
         log::info("tournament cancelled", {{"tournament", id}, {"by", to.name}});
         to.ok();
+        announce_cancelled(id, "Its organiser " + to.name + " cancelled it.", to.user_id);
       });
 }
 
@@ -542,6 +556,14 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
     }
     return d;
   });
+}
+
+std::vector<std::pair<std::int64_t, std::string>> Tournaments::told_of(const Described& d) {
+  auto told = d.entrants;
+  if (std::none_of(told.begin(), told.end(), [&](const auto& e) { return e.first == d.organiser; })) {
+    told.emplace_back(d.organiser, d.tournament.organiser());
+  }
+  return told;
 }
 
 bool Tournaments::visible(const Described& d, std::int64_t user) {

@@ -67,6 +67,9 @@ class Tournaments {
   // Tells the entrants and the organiser that the tournament is over: on the
   // connections that follow turns, or by mail when they have none.
   void announce_end(const std::string& id);
+  // Tells the entrants and the organiser, but not `by` (who cancelled it, 0:
+  // nobody), that the tournament was cancelled and why: as announce_end does.
+  void announce_cancelled(const std::string& id, const std::string& reason, std::int64_t by);
   // A tournament as stored, with its standings (and its games when `details`);
   // nothing when there is no such tournament.
   struct Described {
@@ -76,6 +79,8 @@ class Tournaments {
     std::vector<std::pair<std::int64_t, std::string>> entrants;  // user id, name; in order of entry
   };
   std::optional<Described> describe(const std::string& id, bool details);
+  // The entrants, and the organiser when not one of them: who hears of the tournament's end.
+  static std::vector<std::pair<std::int64_t, std::string>> told_of(const Described& d);
   // Private tournaments are seen by their organiser and entrants only.
   static bool visible(const Described& d, std::int64_t user);
   // With `entered`, and the invite code for its organiser.

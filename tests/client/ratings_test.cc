@@ -137,6 +137,15 @@ TEST(TournamentNotice, NamesTheWinnerOrThoseWhoShareTheFirstPlace) {
                                       "The final standings: `tournament show kn9qwt9by4`.");
 }
 
+TEST(TournamentNotice, ACancellationSaysNoGameWillBePlayedAndWhy) {
+  wire::TournamentCancelled c;
+  c.mutable_tournament()->set_tournament_id("kn9qwt9by4");
+  c.mutable_tournament()->set_name("Warsaw Cup");
+  c.set_reason("Its organiser alice cancelled it.");
+  EXPECT_EQ(tournament_cancelled_notice(c), "The tournament \"Warsaw Cup\" (kn9qwt9by4) was cancelled before it started: "
+                                            "none of its games will be played. Its organiser alice cancelled it.");
+}
+
 TEST(PlayerRating, ShowsAProvisionalRatingWithItsDeviationRecordAndLastGameButNoRank) {
   auto p = player("alice", rating(1523, 88, true), 2, 0, 1, 0);
   p.set_last_game_unix(1795435200);  // 2026-11-23 12:00 UTC

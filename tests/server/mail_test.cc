@@ -316,6 +316,37 @@ TEST_F(ServerMail, AnEntrantAwayIsMailedOnceWhenTheirTournamentStarts) {
   EXPECT_EQ(all.back().to, "bob@example.org") << "alice was mailed again: " << all.back().data;
 }
 
+TEST_F(ServerMail, AnEntrantAwayIsMailedWhenTheirTournamentIsCancelled) {
+  auto alice = user("alice"), bob = user("bob");
+  std::size_t mails = confirm_address(*bob, sink_, "bob@example.org");
+  ASSERT_FALSE(HasFailure());
+  wire::ClientMessage create;
+  auto* c = create.mutable_create_tournament();
+  c->set_name("Winter Cup");
+  c->set_max_players(4);
+  c->set_enter(true);
+  c->set_move_seconds(86400);
+  auto created = alice->request(create);
+  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
+  const std::string id = created.tournament().tournament_id();
+  wire::ClientMessage join;
+  join.mutable_join_tournament()->set_tournament_id(id);
+  ASSERT_TRUE(bob->request(join).has_tournament());
+  wire::ClientMessage cancel;
+  cancel.mutable_cancel_tournament()->set_tournament_id(id);
+  ASSERT_TRUE(alice->request(cancel).has_ok());
+
+  auto all = sink_.wait_for(++mails);
+  ASSERT_EQ(all.size(), mails);
+  EXPECT_EQ(all.back().to, "bob@example.org");
+  EXPECT_EQ(all.back().header("Subject"), "The tournament \"Winter Cup\" was cancelled");
+  const std::string body = body_of(all.back());
+  for (const std::string& said : std::vector<std::string>{"Hello bob", "(" + id + ") was cancelled before it started",
+                                                         "Its organiser alice cancelled it.", "tournament list", "email off"}) {
+    EXPECT_NE(body.find(said), std::string::npos) << said << " in\n" << body;
+  }
+}
+
 TEST_F(ServerMail, AnEntrantAwayIsMailedTheFinalStandingsWhenTheirTournamentEnds) {
   auto alice = user("alice"), bob = user("bob");
   std::size_t mails = confirm_address(*alice, sink_, "alice@example.org");

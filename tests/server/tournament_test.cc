@@ -301,6 +301,34 @@ TEST_F(ServerTournament, RefusedRequestsSayWhyAndChangeNothing) {
   EXPECT_EQ(code_of(eve->request(create("One too many", 4))), wire::CONFLICT);
 }
 
+// Entrants who follow their turns hear of a cancellation, with who made it;
+// the organiser who made it is not told of their own act.
+TEST_F(ServerTournament, ACancellationIsToldToTheEntrantsButNotToTheOrganiserWhoMadeIt) {
+  auto alice = user("alice"), bob = user("bob");
+  wire::ClientMessage follow;
+  follow.mutable_follow_turns();
+  ASSERT_TRUE(alice->request(follow).has_ok());
+  ASSERT_TRUE(bob->request(follow).has_ok());
+  auto open = alice->request(create("Autumn Cup", 4));
+  ASSERT_TRUE(open.has_tournament());
+  const std::string id = open.tournament().tournament_id();
+  ASSERT_TRUE(bob->request(join(id)).has_tournament());
+  EXPECT_TRUE(alice->request(cancel(id)).has_ok());
+
+  auto told = bob->wait_for([](const wire::ServerMessage& m) { return m.has_tournament_cancelled(); });
+  ASSERT_TRUE(told) << "bob was not told";
+  EXPECT_EQ(told->tournament_cancelled().tournament().tournament_id(), id);
+  EXPECT_EQ(told->tournament_cancelled().tournament().status(), "cancelled");
+  EXPECT_TRUE(told->tournament_cancelled().tournament().entered());
+  EXPECT_EQ(told->tournament_cancelled().reason(), "Its organiser alice cancelled it.");
+  ASSERT_TRUE(alice->ping().has_pong());
+  EXPECT_TRUE(alice->take_all([](const wire::ServerMessage& m) { return m.has_tournament_cancelled(); }).empty());
+  // A refused cancellation tells nobody.
+  EXPECT_EQ(code_of(alice->request(cancel(id))), wire::CONFLICT);
+  ASSERT_TRUE(bob->ping().has_pong());
+  EXPECT_TRUE(bob->take_all([](const wire::ServerMessage& m) { return m.has_tournament_cancelled(); }).empty());
+}
+
 // The start is one transaction: after a crash, the tournament and all its games
 // are there, and the games are played like any other.
 TEST_F(ServerTournament, AStartedTournamentAndItsGamesSurviveACrash) {
@@ -362,6 +390,7 @@ TEST_F(ServerTournament, ASetStartStartsTheTournamentByItselfOrCancelsItWhenTooF
   wire::ClientMessage follow;
   follow.mutable_follow_turns();
   ASSERT_TRUE(bob->request(follow).has_ok());
+  ASSERT_TRUE(alice->request(follow).has_ok());
   EXPECT_EQ(alice->request(get(id)).tournament().status(), "open");
 
   auto told = bob->wait_for(
@@ -381,6 +410,12 @@ TEST_F(ServerTournament, ASetStartStartsTheTournamentByItselfOrCancelsItWhenTooF
   }
   EXPECT_EQ(l.status(), "cancelled");
   EXPECT_EQ(l.games_size(), 0);
+  // Its organiser and only entrant is told why.
+  auto cancelled = alice->wait_for([&](const wire::ServerMessage& m) {
+    return m.has_tournament_cancelled() && m.tournament_cancelled().tournament().tournament_id() == lonely_id;
+  });
+  ASSERT_TRUE(cancelled) << "alice was not told of the cancellation";
+  EXPECT_EQ(cancelled->tournament_cancelled().reason(), "Fewer than two players had entered it by its set start.");
 }
 
 }  // namespace
