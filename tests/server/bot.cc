@@ -2,8 +2,8 @@
 
 namespace counterattack::server::testing {
 
-Bot::Bot(game::Side side, std::shared_ptr<const Scenario> sc, int moves_per_step)
-    : side_(side), sc_(std::move(sc)), moves_per_step_(moves_per_step) {}
+Bot::Bot(game::Side side, std::shared_ptr<const Scenario> sc, int moves_per_step, int take_back_every)
+    : side_(side), sc_(std::move(sc)), moves_per_step_(moves_per_step), take_back_every_(take_back_every) {}
 
 std::optional<game::Order> Bot::pick_move(const game::View& v) {
   // Every (own unit on a hex, neighbouring hex) pair; the n-th try takes a spread-out one.
@@ -76,7 +76,16 @@ std::optional<game::Order> Bot::next(const game::View& v) {
   }
   last_was_move_ = false;
   last_was_barrage_ = false;
+  last_was_undo_ = false;
   game::Order o;
+  if (undo_next_) {
+    undo_next_ = false;
+    if (d.kind() == game::Decision::MOVEMENT && d.takebacks() > 0) {
+      last_was_undo_ = true;
+      o.mutable_undo();
+      return o;
+    }
+  }
   auto first = [&](int n) {
     std::vector<std::string> out;
     for (int i = 0; i < n && i < d.candidates_size(); ++i) out.push_back(d.candidates((i + tries_) % d.candidates_size()));
@@ -158,6 +167,11 @@ void Bot::result(bool accepted, const std::string& reason) {
     if (last_was_move_) {
       ++moved_here_;
       ++moves_made_;
+      undo_next_ = take_back_every_ > 0 && moves_made_ % take_back_every_ == 0;
+    }
+    if (last_was_undo_) {
+      --moved_here_;
+      ++takebacks_;
     }
     if (last_was_barrage_) {
       ++barrages_here_;

@@ -132,10 +132,11 @@ std::string ServerTest::start_game(Client& soviet, Client& german, std::vector<s
   return id;
 }
 
-PlayStats play(Player& soviet, Player& german, Player* spectator, int max_orders, const std::string& key_prefix) {
+PlayStats play(Player& soviet, Player& german, Player* spectator, int max_orders, const std::string& key_prefix,
+               int take_back_every) {
   PlayStats st;
   static const auto sc = default_scenario();
-  Bot bots[2] = {Bot(game::SOVIET, sc), Bot(game::GERMAN, sc)};
+  Bot bots[2] = {Bot(game::SOVIET, sc, 2, take_back_every), Bot(game::GERMAN, sc, 2, take_back_every)};
   Player* players[2] = {&soviet, &german};
   int serial = 0;
   while (st.accepted < max_orders) {
@@ -161,6 +162,7 @@ PlayStats play(Player& soviet, Player& german, Player* spectator, int max_orders
       ++st.accepted;
       st.version = r.order_accepted().version();
       if (order->has_move()) ++st.moves;
+      if (order->has_undo()) ++st.takebacks;
       st.orders[st.version] = *order;
       for (auto* q : players) {
         if (!q->wait_version(st.version)) {

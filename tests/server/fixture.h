@@ -55,7 +55,7 @@ class ServerTest : public ::testing::Test {
 };
 
 struct PlayStats {
-  int accepted = 0, rejected = 0, moves = 0;
+  int accepted = 0, rejected = 0, moves = 0, takebacks = 0;
   bool over = false;
   std::int64_t version = 0;
   std::map<std::int64_t, game::Order> orders;  // accepted, by version
@@ -66,7 +66,9 @@ std::pair<Player, Player> watch_as_players(Client& soviet, Client& german, const
 
 // Plays with two bots until the game ends or `max_orders` are accepted. Every
 // participant (players and the optional spectator) must receive every version.
-PlayStats play(Player& soviet, Player& german, Player* spectator, int max_orders, const std::string& key_prefix = "k");
+// `take_back_every` n > 0: each bot takes back every n-th move it makes.
+PlayStats play(Player& soviet, Player& german, Player* spectator, int max_orders, const std::string& key_prefix = "k",
+               int take_back_every = 0);
 
 // A game's summary as its player's MyGames gives it (a test failure when it is not there).
 wire::GameSummary summary_in_my_games(Client& c, const std::string& game_id);

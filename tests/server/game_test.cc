@@ -1,5 +1,5 @@
 // A complete game between two real clients over TLS, watched by a spectator;
-// the revealed seed replays every die.
+// the revealed seed replays every die, through the moves the players took back.
 #include <google/protobuf/util/message_differencer.h>
 
 #include "engine.h"
@@ -56,10 +56,12 @@ TEST_F(ServerGame, TwoClientsPlayACompleteGameAndTheSeedReplaysEveryDie) {
   EXPECT_EQ(soviet.view.viewer(), game::VIEWER_SOVIET);
   EXPECT_EQ(spectator.view.viewer(), game::VIEWER_SPECTATOR);
 
-  const PlayStats st = play(soviet, german, &spectator, 20000);
+  // The players take back one move in four: the log holds those takebacks, and replays through them.
+  const PlayStats st = play(soviet, german, &spectator, 20000, "k", 4);
   ASSERT_FALSE(HasFailure());
   EXPECT_TRUE(st.over);
   EXPECT_GT(st.moves, 0);
+  EXPECT_GT(st.takebacks, 0);
   for (auto* p : {&soviet, &german, &spectator}) {
     EXPECT_TRUE(p->problems.empty()) << p->problems.front();
     EXPECT_EQ(p->version, st.version);
