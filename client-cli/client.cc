@@ -314,8 +314,8 @@ std::string describe_vacation(const wire::Vacation& v, std::int64_t now_unix) {
 
 std::optional<wire::ClientMessage> tournament_request(const std::vector<std::string>& words, std::string* why) {
   static const char* kUsage =
-      "tournament [list] | tournament new NAME [--players N] [--time 3d] [--starts WHEN] [--private] [--organise-only]\n"
-      "  [--option KEY]   (WHEN: 2h or 3d from now, or a UTC date and time: 2026-12-01T18:00)\n"
+      "tournament [list] | tournament new NAME [--players N] [--swiss ROUNDS] [--time 3d] [--starts WHEN] [--private]\n"
+      "  [--organise-only] [--option KEY]   (WHEN: 2h or 3d from now, or a UTC date and time: 2026-12-01T18:00)\n"
       "tournament show|start|cancel|leave ID | tournament join ID [INVITE]";
   auto usage = [&](const std::string& first) -> std::optional<wire::ClientMessage> {
     if (why) *why = first.empty() ? kUsage : first + "\n" + kUsage;
@@ -340,6 +340,13 @@ std::optional<wire::ClientMessage> tournament_request(const std::vector<std::str
         const std::string& n = words[++i];
         if (n.empty() || n.size() > 3 || !std::all_of(n.begin(), n.end(), [](unsigned char ch) { return std::isdigit(ch) != 0; })) return usage("--players takes a number.");
         c->set_max_players(std::stoi(n));
+      } else if (w == "--swiss" && has_value) {
+        const std::string& n = words[++i];
+        if (n.empty() || n.size() > 2 || !std::all_of(n.begin(), n.end(), [](unsigned char ch) { return std::isdigit(ch) != 0; }) ||
+            std::stoi(n) == 0) {
+          return usage("--swiss takes the number of rounds: 3, say.");
+        }
+        c->set_rounds(std::stoi(n));
       } else if (w == "--time" && has_value) {
         const auto seconds = parse_duration(words[++i]);
         if (!seconds) return usage("--time takes a number and a unit: 3d, 12h or 90m.");
@@ -407,6 +414,10 @@ std::string tournament_line(const wire::Tournament& t) {
   std::string s = t.tournament_id() + "  " + t.status() + "  \"" + t.name() + "\"  organiser: " + t.organiser() + "  " +
                   std::to_string(t.entrants()) + "/" + std::to_string(t.max_players()) + " players  " +
                   format_duration(t.move_seconds()) + " per move";
+  if (t.rounds() > 0) {
+    s += "  Swiss, " + (t.round() > 0 ? "round " + std::to_string(t.round()) + " of " : std::string()) +
+         std::to_string(t.rounds()) + (t.rounds() == 1 ? " round" : " rounds");
+  }
   if (t.status() == "open" && t.starts_unix() > 0) s += "  starts " + utc_time(t.starts_unix());
   if (t.private_()) s += "  private";
   if (t.entered()) s += "  you play";
@@ -428,7 +439,10 @@ std::string describe_tournament(const wire::Tournament& t) {
     for (const auto& e : t.standings()) s += " " + e.player();
     s += "\n";
     if (t.status() == "open") {
-      s += "Every pair of entrants plays two games, one with each side; it starts when full";
+      s += t.rounds() > 0 ? "In each round every entrant plays two games, one with each side, against an entrant near them"
+                            " in the standings whom they have not met; with an odd number one sits out, for 2 points."
+                            " It starts when full"
+                          : "Every pair of entrants plays two games, one with each side; it starts when full";
       if (t.starts_unix() > 0) {
         s += " or at " + utc_time(t.starts_unix()) + ", when it is cancelled if fewer than two have entered.\n";
       } else {
@@ -438,13 +452,20 @@ std::string describe_tournament(const wire::Tournament& t) {
     return s;
   }
   char row[160];
-  std::snprintf(row, sizeof row, "%4s  %-24s %6s %4s %5s %4s %7s %9s\n", "#", "player", "points", "won", "drawn", "lost",
-                "to play", "tie-break");
+  const bool swiss = t.rounds() > 0;
+  std::snprintf(row, sizeof row, "%4s  %-24s %6s %4s %5s %4s %7s %9s%s\n", "#", "player", "points", "won", "drawn", "lost",
+                "to play", "tie-break", swiss ? "  byes" : "");
   s += row;
   for (const auto& e : t.standings()) {
-    std::snprintf(row, sizeof row, "%4d  %-24s %6s %4d %5d %4d %7d %9.2f\n", e.rank(), e.player().c_str(),
+    std::snprintf(row, sizeof row, "%4d  %-24s %6s %4d %5d %4d %7d %9.2f", e.rank(), e.player().c_str(),
                   points_text(e.points()).c_str(), e.won(), e.drawn(), e.lost(), e.to_play(), e.tiebreak());
     s += row;
+    if (swiss) {
+      char byes[16];
+      std::snprintf(byes, sizeof byes, "  %4d", e.byes());
+      s += byes;
+    }
+    s += "\n";
   }
   if (t.status() == "finished" && !t.standings().empty()) {
     std::string winners;
@@ -455,7 +476,9 @@ std::string describe_tournament(const wire::Tournament& t) {
   }
   if (t.games_size()) s += "Games:\n";
   for (const auto& g : t.games()) {
-    s += "  " + g.game_id() + "  " + g.soviet() + " (Soviet) against " + g.german() + " (German)  ";
+    s += "  " + g.game_id() + "  ";
+    if (g.tournament_round() > 0) s += "round " + std::to_string(g.tournament_round()) + "  ";
+    s += g.soviet() + " (Soviet) against " + g.german() + " (German)  ";
     s += g.status() == "finished" ? g.result() : std::to_string(g.version()) + " orders played";
     s += "\n";
   }
@@ -474,6 +497,15 @@ std::string tournament_end_notice(const wire::Tournament& t) {
   return "The tournament \"" + t.name() + "\" is over: " +
          (first.size() == 1 ? winners + " won" : winners + " share the first place") +
          ". The final standings: `tournament show " + t.tournament_id() + "`.";
+}
+
+std::string tournament_start_notice(const wire::Tournament& t) {
+  const std::string show = ": `tournament show " + t.tournament_id() + "`.";
+  if (t.rounds() > 0 && t.round() > 1) {
+    return "Round " + std::to_string(t.round()) + " of " + std::to_string(t.rounds()) + " of the tournament \"" + t.name() +
+           "\" has begun" + show;
+  }
+  return "The tournament \"" + t.name() + "\" has started" + show;
 }
 
 std::string tournament_cancelled_notice(const wire::TournamentCancelled& c) {

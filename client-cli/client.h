@@ -100,11 +100,13 @@ std::optional<wire::ClientMessage> vacation_request(const std::vector<std::strin
 // What an Account answer says about vacation. `now_unix` 0: the clock's.
 std::string describe_vacation(const wire::Vacation& v, std::int64_t now_unix = 0);
 // The request for `tournament WORDS...`: nothing or `list`, `new NAME... [--players N]
-// [--time 3d] [--private] [--organise-only] [--option KEY]`, `show ID`, `join ID [CODE]`,
+// [--swiss ROUNDS] [--time 3d] [--starts WHEN] [--private] [--organise-only] [--option KEY]`, `show ID`, `join ID [CODE]`,
 // `leave ID`, `start ID`, `cancel ID`. Nothing, with the usage in `why`, for other words.
 std::optional<wire::ClientMessage> tournament_request(const std::vector<std::string>& words, std::string* why);
 // One line for a tournament in a list.
 std::string tournament_line(const wire::Tournament& t);
+// "The tournament "X" has started: ..." or, for a Swiss's later round, "Round 2 of 3 of ... has begun: ...".
+std::string tournament_start_notice(const wire::Tournament& t);
 // "The tournament "X" is over: alice won. ..." for a finished tournament's push.
 std::string tournament_end_notice(const wire::Tournament& t);
 // "The tournament "X" was cancelled before it started. Its organiser ..." for a cancellation's push.

@@ -412,10 +412,7 @@ class Shell {
       if (!m) break;
       if (game_ && game_->handle(*m)) any = true;
       if (!game_ && m->has_your_turn()) out(describe_turn(m->your_turn()));
-      if (m->has_tournament_started()) {
-        out("The tournament \"" + m->tournament_started().name() + "\" has started: `tournament show " +
-            m->tournament_started().tournament_id() + "`.");
-      }
+      if (m->has_tournament_started()) out(tournament_start_notice(m->tournament_started()));
       if (m->has_tournament_finished()) out(tournament_end_notice(m->tournament_finished()));
       if (m->has_tournament_cancelled()) out(tournament_cancelled_notice(m->tournament_cancelled()));
       if (m->has_game_ended() && !(game_ && m->game_ended().game_id() == game_->id())) {

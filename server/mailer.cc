@@ -230,10 +230,18 @@ void Mailer::tournament_started(std::int64_t user_id, const std::string& player,
   const std::string to = address_of(user_id);
   if (to.empty()) return;
   const int opponents = t.entrants() - 1;
-  std::string body = "Hello " + player + ",\n\nthe tournament \"" + t.name() + "\" (" + t.tournament_id() +
-                     ") has started: you play " + std::to_string(2 * opponents) + " games, one with each side against " +
-                     (opponents == 1 ? std::string("the other entrant") : "each of the other " + std::to_string(opponents) + " entrants") +
-                     ", with " + duration_words(t.move_seconds()) + " per move.\n\n";
+  const std::string which = "the tournament \"" + t.name() + "\" (" + t.tournament_id() + ")";
+  const std::string round = "round " + std::to_string(t.round()) + " of " + std::to_string(t.rounds());
+  std::string body = "Hello " + player + ",\n\n";
+  if (t.rounds() == 0) {
+    body += which + " has started: you play " + std::to_string(2 * opponents) + " games, one with each side against " +
+            (opponents == 1 ? std::string("the other entrant") : "each of the other " + std::to_string(opponents) + " entrants") +
+            ", with " + duration_words(t.move_seconds()) + " per move.\n\n";
+  } else {
+    body += (t.round() == 1 ? which + " has started with " + round : round + " of " + which + " has begun") +
+            ": you play two games against one other entrant, one with each side, with " + duration_words(t.move_seconds()) +
+            " per move.\n\n";
+  }
   if (!your_move.empty()) {
     body += "It is your move in these games now:\n";
     for (const auto& g : your_move) {
@@ -244,7 +252,9 @@ void Mailer::tournament_started(std::int64_t user_id, const std::string& player,
     body += "\n" + how_to_answer(your_move.front());
   }
   body += "The standings: " + command("tournament show " + t.tournament_id()) + ".\n" + kFooter;
-  queue(to, "The tournament \"" + t.name() + "\" has started", body);
+  queue(to, t.rounds() > 0 && t.round() > 1 ? "Round " + std::to_string(t.round()) + " of the tournament \"" + t.name() + "\" has begun"
+                                            : "The tournament \"" + t.name() + "\" has started",
+        body);
 }
 
 void Mailer::tournament_finished(std::int64_t user_id, const std::string& player, const wire::Tournament& t) {

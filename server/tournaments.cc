@@ -1,11 +1,14 @@
-// Tournaments: entry, the start that creates every game of the round robin in
-// one transaction, and standings read from the games' results.
+// Tournaments: entry, the start that creates every game of a round robin (or
+// the first round of a Swiss) in one transaction, a Swiss's later rounds paired
+// from the standings, and standings read from the games' results.
 #include "tournaments.h"
 
 #include <sodium.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 #include "accounts.h"
@@ -35,6 +38,48 @@ void no_such_tournament(const Caller& c, const std::string& id) {
 
 bool bad_id(const std::string& id) { return id.empty() || id.size() > 64; }
 
+constexpr double kByePoints = 2.0;
+
+// What every game of a tournament is made with.
+struct GameTerms {
+  std::string scenario, options;
+  std::int64_t seconds = 0, organiser = 0;
+  bool priv = false;
+  int rounds = 0;
+};
+
+GameTerms terms_of(Db& db, const std::string& id) {
+  GameTerms t;
+  auto& q = db.prepare("SELECT scenario, options, move_seconds, private, organiser_id, rounds FROM tournaments WHERE id = ?");
+  q.bind_all(id);
+  while (q.step()) {
+    t.scenario = q.text(0);
+    t.options = q.text(1);
+    t.seconds = q.integer(2);
+    t.priv = q.integer(3) != 0;
+    t.organiser = q.integer(4);
+    t.rounds = static_cast<int>(q.integer(5));
+  }
+  return t;
+}
+
+// A tournament game, under way from now; its id.
+std::string insert_game(Db& db, const std::string& id, const GameTerms& t, std::int64_t soviet, std::int64_t german,
+                        int round) {
+  Seed seed;
+  randombytes_buf(seed.data(), seed.size());
+  const std::string_view bytes(reinterpret_cast<const char*>(seed.data()), seed.size());
+  const std::string game_id = random_code(10);
+  const auto now = unix_now();
+  db.prepare(
+        "INSERT INTO games (id, scenario, options, seed, seed_commitment, creator_id, soviet_id, german_id, private,"
+        " invite_code, status, created_unix, updated_unix, move_seconds, deadline_unix, tournament_id, rated,"
+        " tournament_round) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '', 'playing', ?, ?, ?, ?, ?, 1, ?)")
+      .run(game_id, t.scenario, t.options, Blob{bytes}, Accounts::sha256_hex(bytes), t.organiser, soviet, german,
+           t.priv ? 1 : 0, now, now, t.seconds, now + t.seconds, id, round);
+  return game_id;
+}
+
 // A finished game's score for the Soviet player: 1, 0.5, 0; nothing for a result that is none of these.
 std::optional<double> soviet_score(const wire::GameSummary& g) {
   if (g.status() != "finished") return std::nullopt;
@@ -47,12 +92,18 @@ std::optional<double> soviet_score(const wire::GameSummary& g) {
 }  // namespace
 
 std::vector<wire::Standing> standings(const std::vector<std::string>& entrants,
-                                      const std::vector<wire::GameSummary>& games) {
+                                      const std::vector<wire::GameSummary>& games,
+                                      const std::map<std::string, int>& byes) {
   std::map<std::string, std::size_t> index;
   std::vector<wire::Standing> out(entrants.size());
   for (std::size_t i = 0; i < entrants.size(); ++i) {
     index[entrants[i]] = i;
     out[i].set_player(entrants[i]);
+    // A bye is worth what a round's two games won are.
+    if (auto b = byes.find(entrants[i]); b != byes.end()) {
+      out[i].set_byes(b->second);
+      out[i].set_points(kByePoints * b->second);
+    }
   }
   struct Scored {
     std::size_t soviet, german;
@@ -96,6 +147,45 @@ std::vector<wire::Standing> standings(const std::vector<std::string>& entrants,
     out[i].set_rank(level ? out[i - 1].rank() : static_cast<int>(i + 1));
   }
   return out;
+}
+
+SwissRound swiss_round(int n, const std::set<std::pair<int, int>>& met, const std::set<int>& had_bye) {
+  std::vector<int> byes{-1};
+  if (n % 2 == 1) {
+    byes.clear();
+    for (int i = n - 1; i >= 0; --i) {
+      if (!had_bye.count(i)) byes.push_back(i);
+    }
+    if (byes.empty()) byes.push_back(n - 1);
+  }
+  for (const bool rematches : {false, true}) {
+    for (const int bye : byes) {
+      SwissRound r;
+      r.bye = bye;
+      std::vector<bool> taken(static_cast<std::size_t>(n), false);
+      if (bye >= 0) taken[static_cast<std::size_t>(bye)] = true;
+      long budget = 100000;  // a search that long finds no pairing without rematches: allow them
+      // The best placed unpaired entrant meets the next best placed they may meet, and so on down.
+      std::function<bool()> pair_rest = [&]() -> bool {
+        int i = 0;
+        while (i < n && taken[static_cast<std::size_t>(i)]) ++i;
+        if (i == n) return true;
+        taken[static_cast<std::size_t>(i)] = true;
+        for (int j = i + 1; j < n; ++j) {
+          if (taken[static_cast<std::size_t>(j)] || (!rematches && met.count({i, j})) || --budget < 0) continue;
+          taken[static_cast<std::size_t>(j)] = true;
+          r.pairs.emplace_back(i, j);
+          if (pair_rest()) return true;
+          taken[static_cast<std::size_t>(j)] = false;
+          r.pairs.pop_back();
+        }
+        taken[static_cast<std::size_t>(i)] = false;
+        return false;
+      };
+      if (pair_rest()) return r;
+    }
+  }
+  return {};  // not reached: with rematches allowed, neighbours always pair
 }
 
 Tournaments::Tournaments(Storage& storage, Rulesets rulesets, const Config& config, Mailer& mailer,
@@ -191,17 +281,32 @@ void Tournaments::start_scheduled(const std::string& id) {
 
 void Tournaments::game_ended(const std::string& id) {
   auto over = std::make_shared<bool>(false);
+  auto out = std::make_shared<Outcome>();
   storage_.write(
-      [id, over](Db& db) {
-        // Only the write that finds every game over marks the end, so it is announced once.
-        db.prepare(
-              "UPDATE tournaments SET finished_unix = ? WHERE id = ? AND status = 'playing' AND finished_unix = 0"
-              " AND NOT EXISTS (SELECT 1 FROM games WHERE tournament_id = ? AND status != 'finished')")
-            .run(unix_now(), id, id);
-        *over = db.changes() == 1;
+      [id, over, out](Db& db) {
+        std::string status;
+        std::int64_t rounds = 0, round = 0, finished = 0, unfinished = 0;
+        auto& q = db.prepare(
+            "SELECT status, rounds, round, finished_unix,"
+            " EXISTS (SELECT 1 FROM games WHERE tournament_id = t.id AND status != 'finished') FROM tournaments t WHERE id = ?");
+        q.bind_all(id);
+        while (q.step()) {
+          status = q.text(0);
+          rounds = q.integer(1);
+          round = q.integer(2);
+          finished = q.integer(3);
+          unfinished = q.integer(4);
+        }
+        // Only the write that finds every game over moves on, so each round and the end come once.
+        if (status != "playing" || finished != 0 || unfinished != 0) return;
+        if (round < rounds) return next_round_in(db, id, static_cast<int>(round + 1), *out);
+        db.prepare("UPDATE tournaments SET finished_unix = ? WHERE id = ?").run(unix_now(), id);
+        *over = true;
       },
-      [this, id, over](bool ok) {
-        if (ok && *over) post_([this, id] { announce_end(id); });
+      [this, id, over, out](bool ok) {
+        if (!ok) return log::error("a tournament's next round or end could not be stored", {{"tournament", id}});
+        if (*over) post_([this, id] { announce_end(id); });
+        if (!out->started_games.empty()) post_([this, out] { announce(out->started_tournament, out->started_games); });
       });
 }
 
@@ -270,13 +375,17 @@ void Tournaments::create(const Caller& c, const wire::CreateTournament& req) {
   if (req.starts_unix() != 0 && (req.starts_unix() <= unix_now() || req.starts_unix() > unix_now() + kYear)) {
     return c.error(wire::BAD_REQUEST, "A tournament's set start is in the future, within a year.");
   }
+  if (req.rounds() < 0 || (req.rounds() > 0 && req.rounds() >= req.max_players())) {
+    return c.error(wire::BAD_REQUEST, "A Swiss tournament has at least one round, and fewer rounds than players.");
+  }
   const std::string id = random_code(10);
   const std::string invite = req.private_() ? random_code(10) : "";
   const int limit = config_.open_tournaments_per_user;
   change(
       c, "tournament",
       [=, name = req.name(), opts = join_options(options), seconds = req.move_seconds(), max = req.max_players(),
-       priv = req.private_(), enter = req.enter(), starts = req.starts_unix(), user = c.user_id](Db& db, Outcome& out) {
+       priv = req.private_(), enter = req.enter(), starts = req.starts_unix(), rounds = req.rounds(),
+       user = c.user_id](Db& db, Outcome& out) {
         auto& q = db.prepare("SELECT COUNT(*) FROM tournaments WHERE organiser_id = ? AND status = 'open'");
         std::int64_t open = 0;
         q.bind_all(user);
@@ -288,8 +397,8 @@ void Tournaments::create(const Caller& c, const wire::CreateTournament& req) {
         const auto now = unix_now();
         db.prepare(
               "INSERT INTO tournaments (id, name, organiser_id, scenario, options, move_seconds, max_players, private,"
-              " invite_code, status, created_unix, starts_unix) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)")
-            .run(id, name, user, scenario, opts, seconds, max, priv ? 1 : 0, invite, now, starts);
+              " invite_code, status, created_unix, starts_unix, rounds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?)")
+            .run(id, name, user, scenario, opts, seconds, max, priv ? 1 : 0, invite, now, starts, rounds);
         if (enter) {
           db.prepare("INSERT INTO tournament_entrants (tournament_id, user_id, joined_unix) VALUES (?, ?, ?)")
               .run(id, user, now);
@@ -306,43 +415,84 @@ void Tournaments::create(const Caller& c, const wire::CreateTournament& req) {
 }
 
 void Tournaments::start_in(Db& db, const std::string& id, Outcome& out) {
-  std::string scenario, options;
-  std::int64_t seconds = 0, organiser = 0;
-  bool priv = false;
-  auto& t = db.prepare("SELECT scenario, options, move_seconds, private, organiser_id FROM tournaments WHERE id = ?");
-  t.bind_all(id);
-  while (t.step()) {
-    scenario = t.text(0);
-    options = t.text(1);
-    seconds = t.integer(2);
-    priv = t.integer(3) != 0;
-    organiser = t.integer(4);
-  }
+  const GameTerms t = terms_of(db, id);
   std::vector<std::int64_t> entrants;
   auto& e = db.prepare("SELECT user_id FROM tournament_entrants WHERE tournament_id = ? ORDER BY joined_unix, user_id");
   e.bind_all(id);
   while (e.step()) entrants.push_back(e.integer(0));
   if (entrants.size() < 2) return out.refuse(wire::CONFLICT, "A tournament starts with at least two entrants.");
 
-  const auto now = unix_now();
-  for (std::size_t i = 0; i < entrants.size(); ++i) {
-    for (std::size_t j = 0; j < entrants.size(); ++j) {
-      if (i == j) continue;
-      Seed seed;
-      randombytes_buf(seed.data(), seed.size());
-      const std::string_view bytes(reinterpret_cast<const char*>(seed.data()), seed.size());
-      const std::string game_id = random_code(10);
-      db.prepare(
-            "INSERT INTO games (id, scenario, options, seed, seed_commitment, creator_id, soviet_id, german_id, private,"
-            " invite_code, status, created_unix, updated_unix, move_seconds, deadline_unix, tournament_id, rated)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '', 'playing', ?, ?, ?, ?, ?, 1)")
-          .run(game_id, scenario, options, Blob{bytes}, Accounts::sha256_hex(bytes), organiser, entrants[i], entrants[j],
-               priv ? 1 : 0, now, now, seconds, now + seconds, id);
-      out.started_games.push_back(game_id);
+  if (t.rounds == 0) {
+    for (std::size_t i = 0; i < entrants.size(); ++i) {
+      for (std::size_t j = 0; j < entrants.size(); ++j) {
+        if (i != j) out.started_games.push_back(insert_game(db, id, t, entrants[i], entrants[j], 0));
+      }
     }
+  } else {
+    // A Swiss: the first round pairs at random; no more rounds than there are others to meet.
+    for (std::size_t i = entrants.size() - 1; i > 0; --i) {
+      std::swap(entrants[i], entrants[randombytes_uniform(static_cast<std::uint32_t>(i + 1))]);
+    }
+    const int n = static_cast<int>(entrants.size());
+    const int most = n % 2 == 1 ? n : n - 1;
+    if (t.rounds > most) db.prepare("UPDATE tournaments SET rounds = ? WHERE id = ?").run(most, id);
+    make_round(db, id, 1, entrants, swiss_round(n, {}, {}), out);
   }
-  db.prepare("UPDATE tournaments SET status = 'playing', started_unix = ? WHERE id = ?").run(now, id);
+  db.prepare("UPDATE tournaments SET status = 'playing', started_unix = ? WHERE id = ?").run(unix_now(), id);
   out.started_tournament = id;
+}
+
+void Tournaments::make_round(Db& db, const std::string& id, int round, const std::vector<std::int64_t>& users,
+                             const SwissRound& r, Outcome& out) {
+  const GameTerms t = terms_of(db, id);
+  for (const auto& [a, b] : r.pairs) {
+    const auto x = users[static_cast<std::size_t>(a)], y = users[static_cast<std::size_t>(b)];
+    out.started_games.push_back(insert_game(db, id, t, x, y, round));
+    out.started_games.push_back(insert_game(db, id, t, y, x, round));
+  }
+  if (r.bye >= 0) {
+    db.prepare("INSERT INTO tournament_byes (tournament_id, round, user_id) VALUES (?, ?, ?)")
+        .run(id, round, users[static_cast<std::size_t>(r.bye)]);
+  }
+  db.prepare("UPDATE tournaments SET round = ? WHERE id = ?").run(round, id);
+  out.started_tournament = id;
+}
+
+void Tournaments::next_round_in(Db& db, const std::string& id, int round, Outcome& out) {
+  // The standings so far, by user id.
+  std::vector<std::string> entrants;
+  auto& e = db.prepare("SELECT user_id FROM tournament_entrants WHERE tournament_id = ? ORDER BY joined_unix, user_id");
+  e.bind_all(id);
+  while (e.step()) entrants.push_back(std::to_string(e.integer(0)));
+  std::vector<wire::GameSummary> games;
+  auto& g = db.prepare("SELECT soviet_id, german_id, status, result FROM games WHERE tournament_id = ?");
+  g.bind_all(id);
+  while (g.step()) {
+    auto& x = games.emplace_back();
+    x.set_soviet(std::to_string(g.integer(0)));
+    x.set_german(std::to_string(g.integer(1)));
+    x.set_status(g.text(2));
+    x.set_result(g.text(3));
+  }
+  std::map<std::string, int> byes;
+  auto& b = db.prepare("SELECT user_id, COUNT(*) FROM tournament_byes WHERE tournament_id = ? GROUP BY user_id");
+  b.bind_all(id);
+  while (b.step()) byes[std::to_string(b.integer(0))] = static_cast<int>(b.integer(1));
+
+  std::vector<std::int64_t> ranked;
+  std::map<std::string, int> place;
+  for (const auto& s : standings(entrants, games, byes)) {
+    place[s.player()] = static_cast<int>(ranked.size());
+    ranked.push_back(std::stoll(s.player()));
+  }
+  std::set<std::pair<int, int>> met;
+  for (const auto& x : games) {
+    const int p = place[x.soviet()], q = place[x.german()];
+    met.emplace(std::min(p, q), std::max(p, q));
+  }
+  std::set<int> had_bye;
+  for (const auto& [user, count] : byes) had_bye.insert(place[user]);
+  make_round(db, id, round, ranked, swiss_round(static_cast<int>(ranked.size()), met, had_bye), out);
 }
 
 void Tournaments::join(const Caller& c, const wire::JoinTournament& req) {
@@ -466,9 +616,11 @@ void Tournaments::cancel(const Caller& c, const wire::CancelTournament& req) {
 void Tournaments::announce(const std::string& id, const std::vector<std::string>& game_ids) {
   auto d = describe(id, false);
   if (!d) return;
-  log::info("tournament started", {{"tournament", id},
-                                   {"entrants", std::to_string(d->entrants.size())},
-                                   {"games", std::to_string(game_ids.size())}});
+  log::info(d->tournament.round() > 1 ? "tournament round started" : "tournament started",
+            {{"tournament", id},
+             {"round", std::to_string(d->tournament.round())},
+             {"entrants", std::to_string(d->entrants.size())},
+             {"games", std::to_string(game_ids.size())}});
   // The tournament first, then each game's turn notice; one mail to each
   // entrant who was away when a game of theirs was announced.
   for (const auto& [user, name] : d->entrants) {
@@ -490,7 +642,7 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
     bool found = false;
     auto& q = db.prepare(
         "SELECT t.name, u.name, t.scenario, t.options, t.move_seconds, t.max_players, t.private, t.invite_code, t.status,"
-        " t.created_unix, t.started_unix, t.organiser_id, t.starts_unix FROM tournaments t"
+        " t.created_unix, t.started_unix, t.organiser_id, t.starts_unix, t.rounds, t.round FROM tournaments t"
         " JOIN users u ON u.id = t.organiser_id"
         " WHERE t.id = ?");
     q.bind_all(id);
@@ -510,6 +662,8 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
       t.set_started_unix(q.integer(10));
       d.organiser = q.integer(11);
       t.set_starts_unix(q.integer(12));
+      t.set_rounds(static_cast<int>(q.integer(13)));
+      t.set_round(static_cast<int>(q.integer(14)));
     }
     if (!found) return std::nullopt;
     auto& e = db.prepare(
@@ -525,7 +679,7 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
     std::vector<wire::GameSummary> games;
     auto& g = db.prepare(
         "SELECT g.id, COALESCE(s.name, ''), COALESCE(d.name, ''), g.status, g.result, g.move_seconds, g.deadline_unix,"
-        " g.private, (SELECT COALESCE(MAX(version), 0) FROM orders o WHERE o.game_id = g.id)"
+        " g.private, (SELECT COALESCE(MAX(version), 0) FROM orders o WHERE o.game_id = g.id), g.tournament_round"
         " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id"
         " WHERE g.tournament_id = ? ORDER BY g.rowid");
     g.bind_all(id);
@@ -543,14 +697,22 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
       s.set_private_(g.integer(7) != 0);
       s.set_version(g.integer(8));
       s.set_tournament_id(id);
+      s.set_tournament_round(static_cast<int>(g.integer(9)));
       games.push_back(std::move(s));
     }
-    if (!games.empty() && std::all_of(games.begin(), games.end(), [](const auto& x) { return x.status() == "finished"; })) {
+    if (!games.empty() && t.round() >= t.rounds() &&
+        std::all_of(games.begin(), games.end(), [](const auto& x) { return x.status() == "finished"; })) {
       t.set_status("finished");
     }
+    std::map<std::string, int> byes;
+    auto& b = db.prepare(
+        "SELECT u.name, COUNT(*) FROM tournament_byes b JOIN users u ON u.id = b.user_id WHERE b.tournament_id = ?"
+        " GROUP BY b.user_id");
+    b.bind_all(id);
+    while (b.step()) byes[b.text(0)] = static_cast<int>(b.integer(1));
     std::vector<std::string> names;
     for (const auto& [user, name] : d.entrants) names.push_back(name);
-    for (auto& s : standings(names, games)) *t.add_standings() = std::move(s);
+    for (auto& s : standings(names, games, byes)) *t.add_standings() = std::move(s);
     if (details) {
       for (auto& s : games) *t.add_games() = std::move(s);
     }

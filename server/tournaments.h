@@ -1,14 +1,18 @@
 // Tournaments: a round robin in which every pair of entrants plays two games,
-// one with each side. Entry while open; a start (when full, or by the
-// organiser) that creates every game at once, in one transaction; standings
-// read from the games' results. The games themselves are GameService's.
+// one with each side, or a Swiss in which each round pairs entrants near each
+// other in the standings for two such games. Entry while open; a start (when
+// full, at a set time, or by the organiser) that creates the games in one
+// transaction (a Swiss's next round when its last is over); standings read
+// from the games' results. The games themselves are GameService's.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <utility>
 #include <string>
 #include <vector>
@@ -22,6 +26,12 @@
 #include "wire.pb.h"
 
 namespace counterattack::server {
+
+// One round of a Swiss: who meets whom, as places in the standings, and who sits out (-1: nobody).
+struct SwissRound {
+  std::vector<std::pair<int, int>> pairs;
+  int bye = -1;
+};
 
 class Tournaments {
  public:
@@ -58,11 +68,20 @@ class Tournaments {
               std::function<void(const Caller&)> answer);
   // Within a write: true when `user` organises the tournament and it is open, else the refusal is in `out`.
   static bool organiser_of_open(Db& db, const std::string& id, std::int64_t user, const std::string& act, Outcome& out);
-  // Within a write: creates the games of every pair of entrants and marks the tournament playing.
+  // Within a write: creates the games of every pair of entrants (a Swiss: of
+  // its first round) and marks the tournament playing.
   void start_in(Db& db, const std::string& id, Outcome& out);
+  // Within a write: the next round of a Swiss, paired from the standings.
+  static void next_round_in(Db& db, const std::string& id, int round, Outcome& out);
+  // Within a write: a round's two games for each pair (`users` by the pairing's
+  // indices), its bye, and the tournament's round moved on.
+  static void make_round(Db& db, const std::string& id, int round, const std::vector<std::int64_t>& users,
+                         const SwissRound& r, Outcome& out);
   // After a start is durable: loads its games and tells the entrants.
   void announce(const std::string& id, const std::vector<std::string>& game_ids);
-  // A game of the tournament has ended: when it was the last, marks the end and then announces it.
+  // A game of the tournament has ended: when it was the last of a Swiss's round
+  // and more rounds are to come, makes the next; when it was the last of all,
+  // marks the end. Then announces either.
   void game_ended(const std::string& id);
   // Tells the entrants and the organiser that the tournament is over: on the
   // connections that follow turns, or by mail when they have none.
@@ -103,9 +122,17 @@ class Tournaments {
   std::int64_t next_start_ = INT64_MAX;
 };
 
-// The standings of a round robin from its entrants (in order of entry) and its
-// games; a game's result counts only once it is finished.
+// The standings from the entrants (in order of entry) and the games; a game's
+// result counts only once it is finished. `byes`: rounds a Swiss entrant sat out, by name.
 std::vector<wire::Standing> standings(const std::vector<std::string>& entrants,
-                                      const std::vector<wire::GameSummary>& games);
+                                      const std::vector<wire::GameSummary>& games,
+                                      const std::map<std::string, int>& byes = {});
+
+// One round of a Swiss. Entrants 0..n-1 are in order of standing, best first;
+// `met` holds the pairs (lower first) who have played each other, `had_bye`
+// those who have sat out a round. Neighbours in the standings meet, nobody twice
+// while that can be avoided; with an odd number the lowest placed who has not
+// sat out yet does (when all have, the lowest placed).
+SwissRound swiss_round(int n, const std::set<std::pair<int, int>>& met, const std::set<int>& had_bye);
 
 }  // namespace counterattack::server

@@ -164,6 +164,50 @@ TEST(TournamentStart, TypedAndShownAsPeopleWriteIt) {
   EXPECT_EQ(tournament_line(t).find("starts"), std::string::npos);
 }
 
+TEST(TournamentSwiss, TypedAndShownWithItsRoundsAndByes) {
+  std::string why;
+  auto swiss = tournament_request({"new", "Swiss", "Open", "--players", "8", "--swiss", "3"}, &why);
+  ASSERT_TRUE(swiss) << why;
+  EXPECT_EQ(swiss->create_tournament().rounds(), 3);
+  EXPECT_EQ(tournament_request({"new", "Club", "Cup"}, &why)->create_tournament().rounds(), 0) << "a round robin";
+  for (const char* bad : {"0", "three", ""}) {
+    EXPECT_FALSE(tournament_request({"new", "Swiss", "Open", "--swiss", bad}, &why)) << bad;
+  }
+
+  wire::Tournament t;
+  t.set_tournament_id("t2");
+  t.set_name("Swiss Open");
+  t.set_organiser("alice");
+  t.set_status("open");
+  t.set_max_players(8);
+  t.set_entrants(3);
+  t.set_move_seconds(86400);
+  t.set_rounds(3);
+  EXPECT_EQ(tournament_line(t), "t2  open  \"Swiss Open\"  organiser: alice  3/8 players  1d per move  Swiss, 3 rounds");
+  EXPECT_NE(describe_tournament(t).find("In each round every entrant plays two games"), std::string::npos);
+  t.set_status("playing");
+  t.set_round(2);
+  EXPECT_NE(tournament_line(t).find("Swiss, round 2 of 3 rounds"), std::string::npos) << tournament_line(t);
+  auto* s = t.add_standings();
+  s->set_rank(1);
+  s->set_player("carol");
+  s->set_points(4);
+  s->set_byes(1);
+  auto* g = t.add_games();
+  g->set_game_id("g7");
+  g->set_tournament_round(2);
+  g->set_soviet("alice");
+  g->set_german("bob");
+  g->set_status("playing");
+  const std::string shown = describe_tournament(t);
+  EXPECT_NE(shown.find("tie-break  byes"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("0.00     1"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("g7  round 2  alice (Soviet) against bob (German)"), std::string::npos) << shown;
+  EXPECT_EQ(tournament_start_notice(t), "Round 2 of 3 of the tournament \"Swiss Open\" has begun: `tournament show t2`.");
+  t.set_round(1);
+  EXPECT_EQ(tournament_start_notice(t), "The tournament \"Swiss Open\" has started: `tournament show t2`.");
+}
+
 TEST(Vacation, TypedAndShownAsPeopleWriteIt) {
   std::string why;
   EXPECT_TRUE(vacation_request({}, &why)->has_get_account());

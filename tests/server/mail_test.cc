@@ -2,6 +2,7 @@
 // gets mail only once its code is entered, a player who is away is mailed when
 // the decision passes to them, and the outbox outlives the server.
 #include <cctype>
+#include <map>
 #include <optional>
 #include <thread>
 
@@ -314,6 +315,51 @@ TEST_F(ServerMail, AnEntrantAwayIsMailedOnceWhenTheirTournamentStarts) {
   all = sink_.wait_for(++mails);
   ASSERT_EQ(all.size(), mails);
   EXPECT_EQ(all.back().to, "bob@example.org") << "alice was mailed again: " << all.back().data;
+}
+
+// A Swiss's later rounds start when the round before is over, maybe days after
+// the last look: an entrant away is mailed each round that has a move for them.
+TEST_F(ServerMail, AnEntrantAwayIsMailedWhenTheNextRoundOfTheirSwissBegins) {
+  std::map<std::string, std::unique_ptr<Client>> players;
+  for (const char* name : {"alice", "bob", "carol"}) players[name] = user(name);
+  confirm_address(*players["alice"], sink_, "alice@example.org");
+  ASSERT_FALSE(HasFailure());
+  wire::ClientMessage create;
+  auto* c = create.mutable_create_tournament();
+  c->set_name("Swiss Cup");
+  c->set_max_players(3);
+  c->set_enter(true);
+  c->set_move_seconds(86400);
+  c->set_rounds(2);
+  auto created = players["alice"]->request(create);
+  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
+  wire::ClientMessage join;
+  join.mutable_join_tournament()->set_tournament_id(created.tournament().tournament_id());
+  ASSERT_TRUE(players["bob"]->request(join).has_tournament());
+  auto started = players["carol"]->request(join);
+  ASSERT_TRUE(started.has_tournament()) << started.DebugString();
+  ASSERT_EQ(started.tournament().round(), 1);
+  ASSERT_EQ(started.tournament().games_size(), 2) << "one pair; the third sits out";
+  for (const auto& g : started.tournament().games()) {
+    wire::ClientMessage resign;
+    resign.mutable_resign()->set_game_id(g.game_id());
+    ASSERT_TRUE(players[g.german()]->request(resign).has_ok());
+  }
+  const std::string subject = "Round 2 of the tournament \"Swiss Cup\" has begun";
+  std::optional<SmtpSink::Mail> round2;
+  for (int i = 0; i < 150 && !round2; ++i) {
+    for (const auto& m : sink_.mails()) {
+      if (m.to == "alice@example.org" && m.header("Subject") == subject) round2 = m;
+    }
+    if (!round2) std::this_thread::sleep_for(100ms);
+  }
+  ASSERT_TRUE(round2) << "no mail for round 2";
+  const std::string body = body_of(*round2);
+  for (const std::string& said : std::vector<std::string>{"round 2 of 2 of the tournament \"Swiss Cup\"",
+                                                         "you play two games against one other entrant", "Answer by",
+                                                         "tournament show"}) {
+    EXPECT_NE(body.find(said), std::string::npos) << said << " in\n" << body;
+  }
 }
 
 TEST_F(ServerMail, AnEntrantAwayIsMailedWhenTheirTournamentIsCancelled) {

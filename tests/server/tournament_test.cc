@@ -3,6 +3,7 @@
 // refusals that change nothing.
 #include <algorithm>
 #include <ctime>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -299,6 +300,93 @@ TEST_F(ServerTournament, RefusedRequestsSayWhyAndChangeNothing) {
   // An organiser's tournaments that have not started are bounded.
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(eve->request(create("Eve's " + std::to_string(i), 4)).has_tournament());
   EXPECT_EQ(code_of(eve->request(create("One too many", 4))), wire::CONFLICT);
+}
+
+// A Swiss of three rounds among five: each round pairs everyone but one, who
+// sits out for two points, with someone not met before; the next round is made
+// when the last game of the one before ends, and the tournament ends after the third.
+TEST_F(ServerTournament, ASwissPairsEachRoundAfreshWithoutRematchesAndEndsAfterItsLastRound) {
+  std::map<std::string, std::unique_ptr<Client>> players;
+  for (const char* name : {"alice", "bob", "carol", "dave", "erin"}) players[name] = user(name);
+  auto& alice = *players["alice"];
+  auto m = create("Swiss Open", 5);
+  m.mutable_create_tournament()->set_rounds(3);
+  auto created = alice.request(m);
+  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
+  EXPECT_EQ(created.tournament().rounds(), 3);
+  EXPECT_EQ(created.tournament().round(), 0);
+  const std::string id = created.tournament().tournament_id();
+  wire::ClientMessage follow;
+  follow.mutable_follow_turns();
+  ASSERT_TRUE(players["bob"]->request(follow).has_ok());
+  for (const char* name : {"bob", "carol", "dave", "erin"}) ASSERT_TRUE(players[name]->request(join(id)).has_tournament());
+
+  std::set<std::set<std::string>> met;
+  std::set<std::string> sat_out;
+  for (int round = 1; round <= 3; ++round) {
+    auto t = alice.request(get(id)).tournament();
+    for (int i = 0; i < 100 && t.round() < round; ++i) {  // made when the last game of the round before ended
+      std::this_thread::sleep_for(50ms);
+      t = alice.request(get(id)).tournament();
+    }
+    ASSERT_EQ(t.round(), round);
+    EXPECT_EQ(t.status(), "playing");
+    std::set<std::string> playing;
+    std::vector<wire::GameSummary> games;
+    for (const auto& g : t.games()) {
+      if (g.tournament_round() != round) continue;
+      games.push_back(g);
+      playing.insert(g.soviet());
+      playing.insert(g.german());
+      if (g.soviet() < g.german()) {
+        EXPECT_TRUE(met.insert({g.soviet(), g.german()}).second) << g.soviet() << " and " << g.german() << " met again";
+      }
+    }
+    ASSERT_EQ(games.size(), 4u) << "two pairs, two games each";
+    ASSERT_EQ(playing.size(), 4u);
+    for (const auto& [name, client] : players) {
+      if (!playing.count(name)) {
+        EXPECT_TRUE(sat_out.insert(name).second) << name << " sat out twice";
+      }
+    }
+    // The player first in the alphabet wins both games of each pair.
+    for (const auto& g : games) {
+      const std::string& loser = std::max(g.soviet(), g.german());
+      resign(*players[loser], g.game_id());
+    }
+  }
+  EXPECT_EQ(sat_out.size(), 3u);
+  auto t = alice.request(get(id)).tournament();
+  for (int i = 0; i < 100 && t.status() != "finished"; ++i) {
+    std::this_thread::sleep_for(50ms);
+    t = alice.request(get(id)).tournament();
+  }
+  EXPECT_EQ(t.status(), "finished");
+  EXPECT_EQ(t.round(), 3);
+  EXPECT_EQ(t.games_size(), 12);
+  int byes = 0;
+  double points = 0;
+  for (const auto& s : t.standings()) {
+    byes += s.byes();
+    points += s.points();
+    EXPECT_EQ(s.to_play(), 0);
+  }
+  EXPECT_EQ(byes, 3);
+  EXPECT_EQ(points, 12 + 3 * 2) << "a point a game, two a bye";
+  // bob follows his turns: told of each round.
+  ASSERT_TRUE(players["bob"]->ping().has_pong());
+  const auto rounds = players["bob"]->take_all([&](const wire::ServerMessage& x) {
+    return x.has_tournament_started() && x.tournament_started().tournament_id() == id;
+  });
+  EXPECT_EQ(rounds.size(), 3u);
+  EXPECT_EQ(rounds.back().tournament_started().round(), 3);
+
+  // Rounds: at least one, fewer than the players.
+  for (const int bad : {-1, 5}) {
+    auto r = create("Bad Swiss", 5);
+    r.mutable_create_tournament()->set_rounds(bad);
+    EXPECT_EQ(code_of(alice.request(r)), wire::BAD_REQUEST) << bad;
+  }
 }
 
 // Entrants who follow their turns hear of a cancellation, with who made it;

@@ -97,6 +97,44 @@ TEST(ServerUnit, TournamentStandingsRankByPointsThenSonnebornBerger) {
   EXPECT_EQ(odd[0].to_play() + odd[1].to_play(), 0);
 }
 
+TEST(ServerUnit, TournamentStandingsCountAByeAsTwoPoints) {
+  const auto table = standings({"x", "y", "z"}, {tournament_game("x", "y", "Soviet victory"), tournament_game("y", "x", "Draw")},
+                               {{"z", 1}});
+  ASSERT_EQ(table.size(), 3u);
+  EXPECT_EQ(table[0].player(), "z");
+  EXPECT_EQ(table[0].points(), 2.0);
+  EXPECT_EQ(table[0].byes(), 1);
+  EXPECT_EQ(table[0].won(), 0) << "a bye is no game won";
+  EXPECT_EQ(table[1].player(), "x");
+  EXPECT_EQ(table[1].points(), 1.5);
+}
+
+TEST(ServerUnit, SwissPairsNeighboursInTheStandingsWithoutRematchesWhileItCan) {
+  auto pairs = [](const SwissRound& r) { return r.pairs; };
+  using P = std::vector<std::pair<int, int>>;
+  EXPECT_EQ(pairs(swiss_round(4, {}, {})), (P{{0, 1}, {2, 3}}));
+  EXPECT_EQ(swiss_round(4, {}, {}).bye, -1);
+  // The leaders met: each meets the next placed they have not.
+  EXPECT_EQ(pairs(swiss_round(4, {{0, 1}}, {})), (P{{0, 2}, {1, 3}}));
+  // A pairing that looks fine at first but leaves two who met: searched past.
+  EXPECT_EQ(pairs(swiss_round(4, {{0, 1}, {2, 3}, {1, 3}}, {})), (P{{0, 3}, {1, 2}}));
+  // Odd: the lowest placed who has not sat out yet sits out.
+  auto odd = swiss_round(5, {}, {4});
+  EXPECT_EQ(odd.bye, 3);
+  EXPECT_EQ(pairs(odd), (P{{0, 1}, {2, 4}}));
+  EXPECT_EQ(swiss_round(3, {}, {0, 1, 2}).bye, 2) << "all have sat out: the lowest placed";
+  // Nobody left to meet anew: a rematch rather than no round.
+  EXPECT_EQ(pairs(swiss_round(2, {{0, 1}}, {})), (P{{0, 1}}));
+  // Every pairing of six, round after round, avoids rematches for five rounds: a round robin.
+  std::set<std::pair<int, int>> met;
+  for (int round = 0; round < 5; ++round) {
+    const auto r = swiss_round(6, met, {});
+    ASSERT_EQ(r.pairs.size(), 3u) << "round " << round + 1;
+    for (const auto& p : r.pairs) EXPECT_TRUE(met.insert(p).second) << p.first << "-" << p.second << " again";
+  }
+  EXPECT_EQ(met.size(), 15u);
+}
+
 TEST(ServerUnit, ConfigReadsKeyValueAndJsonAndRejectsUnknownKeys) {
   const std::string dir = make_temp_dir("config");
   {
