@@ -197,7 +197,24 @@ Tournaments::Tournaments(Storage& storage, Rulesets rulesets, const Config& conf
       games_(games),
       post_(std::move(post)) {
   games_.on_tournament_game_end([this](const std::string& id) { game_ended(id); });
-  // Ends that were stored without being announced (the server stopped in between).
+  catch_up_ends();
+  // Games made but not announced (the server stopped in between): announced now.
+  const auto unannounced = storage_.read([](Db& db) {
+    std::map<std::string, std::vector<std::string>> out;
+    auto& q = db.prepare(
+        "SELECT t.id, g.id FROM tournaments t JOIN games g ON g.tournament_id = t.id"
+        " WHERE t.unannounced = 1 AND t.status = 'playing' AND g.tournament_round = t.round AND g.status = 'playing'"
+        " ORDER BY g.rowid");
+    q.bind_all();
+    while (q.step()) out[q.text(0)].push_back(q.text(1));
+    return out;
+  });
+  for (const auto& [id, game_ids] : unannounced) post_([this, id, game_ids] { announce(id, game_ids); });
+  next_start_ = earliest_start();
+}
+
+void Tournaments::catch_up_ends() {
+  // Every game over, yet no next round nor end stored: the server stopped in between, or the write failed.
   const auto missed = storage_.read([](Db& db) {
     std::vector<std::string> out;
     auto& q = db.prepare(
@@ -208,7 +225,6 @@ Tournaments::Tournaments(Storage& storage, Rulesets rulesets, const Config& conf
     return out;
   });
   for (const auto& id : missed) game_ended(id);
-  next_start_ = earliest_start();
 }
 
 std::int64_t Tournaments::earliest_start() {
@@ -223,6 +239,7 @@ std::int64_t Tournaments::earliest_start() {
 }
 
 void Tournaments::start_due() {
+  if (recheck_ends_.exchange(false)) catch_up_ends();
   const auto now = unix_now();
   std::vector<std::string> due;
   {
@@ -304,7 +321,11 @@ void Tournaments::game_ended(const std::string& id) {
         *over = true;
       },
       [this, id, over, out](bool ok) {
-        if (!ok) return log::error("a tournament's next round or end could not be stored", {{"tournament", id}});
+        if (!ok) {
+          // Tried again on a later tick: otherwise a Swiss would wait for its next round for ever.
+          recheck_ends_ = true;
+          return log::error("a tournament's next round or end could not be stored", {{"tournament", id}});
+        }
         if (*over) post_([this, id] { announce_end(id); });
         if (!out->started_games.empty()) post_([this, out] { announce(out->started_tournament, out->started_games); });
       });
@@ -375,8 +396,11 @@ void Tournaments::create(const Caller& c, const wire::CreateTournament& req) {
   if (req.starts_unix() != 0 && (req.starts_unix() <= unix_now() || req.starts_unix() > unix_now() + kYear)) {
     return c.error(wire::BAD_REQUEST, "A tournament's set start is in the future, within a year.");
   }
-  if (req.rounds() < 0 || (req.rounds() > 0 && req.rounds() >= req.max_players())) {
-    return c.error(wire::BAD_REQUEST, "A Swiss tournament has at least one round, and fewer rounds than players.");
+  // Without rematches: an even number meets everyone in one round fewer than their number; an odd number, with a bye each round, in as many.
+  if (req.rounds() < 0 || req.rounds() > (req.max_players() % 2 == 1 ? req.max_players() : req.max_players() - 1)) {
+    return c.error(wire::BAD_REQUEST,
+                   "A Swiss tournament has at least one round, and no more than its players can play without meeting twice: "
+                   "one fewer than their number, or their number when it is odd.");
   }
   const std::string id = random_code(10);
   const std::string invite = req.private_() ? random_code(10) : "";
@@ -433,12 +457,16 @@ void Tournaments::start_in(Db& db, const std::string& id, Outcome& out) {
     for (std::size_t i = entrants.size() - 1; i > 0; --i) {
       std::swap(entrants[i], entrants[randombytes_uniform(static_cast<std::uint32_t>(i + 1))]);
     }
+    for (std::size_t i = 0; i < entrants.size(); ++i) {
+      db.prepare("UPDATE tournament_entrants SET draw = ? WHERE tournament_id = ? AND user_id = ?")
+          .run(static_cast<std::int64_t>(i), id, entrants[i]);
+    }
     const int n = static_cast<int>(entrants.size());
     const int most = n % 2 == 1 ? n : n - 1;
     if (t.rounds > most) db.prepare("UPDATE tournaments SET rounds = ? WHERE id = ?").run(most, id);
     make_round(db, id, 1, entrants, swiss_round(n, {}, {}), out);
   }
-  db.prepare("UPDATE tournaments SET status = 'playing', started_unix = ? WHERE id = ?").run(unix_now(), id);
+  db.prepare("UPDATE tournaments SET status = 'playing', started_unix = ?, unannounced = 1 WHERE id = ?").run(unix_now(), id);
   out.started_tournament = id;
 }
 
@@ -454,14 +482,14 @@ void Tournaments::make_round(Db& db, const std::string& id, int round, const std
     db.prepare("INSERT INTO tournament_byes (tournament_id, round, user_id) VALUES (?, ?, ?)")
         .run(id, round, users[static_cast<std::size_t>(r.bye)]);
   }
-  db.prepare("UPDATE tournaments SET round = ? WHERE id = ?").run(round, id);
+  db.prepare("UPDATE tournaments SET round = ?, unannounced = 1 WHERE id = ?").run(round, id);
   out.started_tournament = id;
 }
 
 void Tournaments::next_round_in(Db& db, const std::string& id, int round, Outcome& out) {
-  // The standings so far, by user id.
+  // The standings so far, by user id; level entrants in the order of the first round's draw.
   std::vector<std::string> entrants;
-  auto& e = db.prepare("SELECT user_id FROM tournament_entrants WHERE tournament_id = ? ORDER BY joined_unix, user_id");
+  auto& e = db.prepare("SELECT user_id FROM tournament_entrants WHERE tournament_id = ? ORDER BY draw, joined_unix, user_id");
   e.bind_all(id);
   while (e.step()) entrants.push_back(std::to_string(e.integer(0)));
   std::vector<wire::GameSummary> games;
@@ -632,6 +660,11 @@ void Tournaments::announce(const std::string& id, const std::vector<std::string>
   for (const auto& [user, name] : d->entrants) {
     if (auto it = away.find(user); it != away.end()) mailer_.tournament_started(user, name, d->tournament, it->second);
   }
+  storage_.write(
+      [id, round = d->tournament.round()](Db& db) {
+        db.prepare("UPDATE tournaments SET unannounced = 0 WHERE id = ? AND round = ?").run(id, round);
+      },
+      [](bool) {});  // not stored: announced again at the next start, which is the lesser harm
 }
 
 std::optional<Tournaments::Described> Tournaments::describe(const std::string& id, bool details) {

@@ -6,6 +6,7 @@
 // from the games' results. The games themselves are GameService's.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -109,6 +110,8 @@ class Tournaments {
   void start_scheduled(const std::string& id);
   // The earliest set start among open tournaments, from the database.
   std::int64_t earliest_start();
+  // Tournaments whose games are all over with no next round or end stored: moves them on.
+  void catch_up_ends();
 
   Storage& storage_;
   Rulesets rulesets_;
@@ -120,6 +123,8 @@ class Tournaments {
   // tick reads the database only when one is due. A start stored later lowers it.
   std::mutex start_mu_;
   std::int64_t next_start_ = INT64_MAX;
+  // A write that was to move a tournament on failed: the tick tries again.
+  std::atomic<bool> recheck_ends_ = false;
 };
 
 // The standings from the entrants (in order of entry) and the games; a game's

@@ -1,6 +1,7 @@
 // Turn notices by e-mail, through a real SMTP listener on 127.0.0.1: an address
 // gets mail only once its code is entered, a player who is away is mailed when
 // the decision passes to them, and the outbox outlives the server.
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <optional>
@@ -315,6 +316,24 @@ TEST_F(ServerMail, AnEntrantAwayIsMailedOnceWhenTheirTournamentStarts) {
   all = sink_.wait_for(++mails);
   ASSERT_EQ(all.size(), mails);
   EXPECT_EQ(all.back().to, "bob@example.org") << "alice was mailed again: " << all.back().data;
+
+  // A server stopped between a start and its announcement announces it when it starts again.
+  server_->kill9();
+  {
+    std::string err;
+    Db db(server_->data_dir() + "/counterattack.db", false, err);
+    ASSERT_TRUE(db.ok()) << err;
+    db.exec("UPDATE tournaments SET unannounced = 1");
+  }
+  restart({}, mail_settings(sink_.url()));
+  const auto told_again = [&] {
+    const auto now = sink_.mails();
+    return std::any_of(now.begin() + static_cast<std::ptrdiff_t>(mails), now.end(), [](const auto& m) {
+      return m.to == "alice@example.org" && m.header("Subject") == "The tournament \"Summer Cup\" has started";
+    });
+  };
+  for (int i = 0; i < 200 && !told_again(); ++i) std::this_thread::sleep_for(50ms);
+  EXPECT_TRUE(told_again());
 }
 
 // A Swiss's later rounds start when the round before is over, maybe days after
@@ -340,10 +359,12 @@ TEST_F(ServerMail, AnEntrantAwayIsMailedWhenTheNextRoundOfTheirSwissBegins) {
   ASSERT_TRUE(started.has_tournament()) << started.DebugString();
   ASSERT_EQ(started.tournament().round(), 1);
   ASSERT_EQ(started.tournament().games_size(), 2) << "one pair; the third sits out";
+  // alice wins what she plays: so the other who played is placed last, and sits out round 2.
   for (const auto& g : started.tournament().games()) {
     wire::ClientMessage resign;
     resign.mutable_resign()->set_game_id(g.game_id());
-    ASSERT_TRUE(players[g.german()]->request(resign).has_ok());
+    const std::string& loser = g.soviet() == "alice" ? g.german() : g.german() == "alice" ? g.soviet() : g.german();
+    ASSERT_TRUE(players[loser]->request(resign).has_ok());
   }
   const std::string subject = "Round 2 of the tournament \"Swiss Cup\" has begun";
   std::optional<SmtpSink::Mail> round2;

@@ -381,12 +381,15 @@ TEST_F(ServerTournament, ASwissPairsEachRoundAfreshWithoutRematchesAndEndsAfterI
   EXPECT_EQ(rounds.size(), 3u);
   EXPECT_EQ(rounds.back().tournament_started().round(), 3);
 
-  // Rounds: at least one, fewer than the players.
-  for (const int bad : {-1, 5}) {
-    auto r = create("Bad Swiss", 5);
+  // Rounds: at least one, and no more than can be played without rematches.
+  for (const auto& [most, bad] : std::vector<std::pair<int, int>>{{5, -1}, {5, 6}, {6, 6}}) {
+    auto r = create("Bad Swiss", most);
     r.mutable_create_tournament()->set_rounds(bad);
-    EXPECT_EQ(code_of(alice.request(r)), wire::BAD_REQUEST) << bad;
+    EXPECT_EQ(code_of(alice.request(r)), wire::BAD_REQUEST) << bad << " rounds for " << most;
   }
+  auto whole = create("Five rounds", 5);
+  whole.mutable_create_tournament()->set_rounds(5);
+  EXPECT_TRUE(alice.request(whole).has_tournament()) << "five, with a bye each round, meet everyone in five";
 }
 
 // Entrants who follow their turns hear of a cancellation, with who made it;
