@@ -474,6 +474,7 @@ std::string describe_tournament(const wire::Tournament& t) {
     }
     s += "Won by " + winners + ".\n";
   }
+  if (t.status() == "playing" && !t.sits_out().empty()) s += t.sits_out() + " sits out round " + std::to_string(t.round()) + ".\n";
   if (t.games_size()) s += "Games:\n";
   for (const auto& g : t.games()) {
     s += "  " + g.game_id() + "  ";
@@ -500,7 +501,8 @@ std::string tournament_end_notice(const wire::Tournament& t) {
 }
 
 std::string tournament_start_notice(const wire::Tournament& t) {
-  const std::string show = ": `tournament show " + t.tournament_id() + "`.";
+  const std::string show =
+      (t.sits_out().empty() ? "" : " (" + t.sits_out() + " sits out this round)") + ": `tournament show " + t.tournament_id() + "`.";
   if (t.rounds() > 0 && t.round() > 1) {
     return "Round " + std::to_string(t.round()) + " of " + std::to_string(t.rounds()) + " of the tournament \"" + t.name() +
            "\" has begun" + show;

@@ -168,7 +168,7 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
           "SELECT g.scenario, g.options, g.seed, g.seed_commitment, g.creator_id, COALESCE(g.soviet_id, 0),"
           " COALESCE(g.german_id, 0), g.private, g.invite_code, g.status, g.result, g.result_reason, g.created_unix,"
           " COALESCE(s.name, ''), COALESCE(d.name, ''), g.move_seconds, g.deadline_unix,"
-          " g.tournament_id, g.rated, g.held_until, " + std::string(kRatingChangeColumns) +
+          " g.tournament_id, g.rated, g.held_until, " + std::string(kRatingChangeColumns) + ", g.tournament_round" +
           " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id WHERE g.id = ?";
       auto& q = db.prepare(sql.c_str());
       q.bind_all(id);
@@ -197,6 +197,7 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
         g->held_until = q.integer(19);
         g->rating_change[0] = static_cast<int>(q.integer(20));
         g->rating_change[1] = static_cast<int>(q.integer(21));
+        g->tournament_round = static_cast<int>(q.integer(22));
       }
       if (!any) return false;
       auto& s = db.prepare("SELECT version, state, dice FROM snapshots WHERE game_id = ? ORDER BY version DESC LIMIT 1");
@@ -328,6 +329,7 @@ wire::GameSummary GameService::summary(const Game& g, int your_side) const {
   s.set_move_seconds(g.move_seconds);
   if (g.status == Game::Status::Playing) s.set_deadline_unix(g.committed_deadline);
   s.set_tournament_id(g.tournament_id);
+  s.set_tournament_round(g.tournament_round);
   add_ratings(s, g.scenario, g.user, g.rated, g.rating_change);
   if (g.status == Game::Status::Playing) {
     s.set_soviet_vacation_until(vacations_.until(g.user[0]));

@@ -47,6 +47,7 @@ struct Game {
   std::int64_t created_unix = 0;
   std::int64_t move_seconds = 0;  // time per move; 0: untimed
   std::string tournament_id;      // empty unless a tournament's game
+  int tournament_round = 0;       // a Swiss's game: its round
   bool rated = false;             // its end moves the players' ratings
 
   // Seats: [0] Soviet, [1] German; 0 while open.

@@ -139,7 +139,7 @@ void GameService::my_games(const Caller& c) {
     std::string id, scenario, options, soviet, german, status, result, commitment, tournament_id;
     bool is_private, rated;
     std::int64_t version, user[2];
-    int side, change[2];
+    int side, change[2], round;
   };
   const auto rows = storage_.read([&](Db& db) {
     std::vector<Row> out;
@@ -147,7 +147,7 @@ void GameService::my_games(const Caller& c) {
         "SELECT g.id, g.scenario, g.options, COALESCE(s.name, ''), COALESCE(d.name, ''), g.status, g.result,"
         " g.seed_commitment, g.private, (SELECT COALESCE(MAX(version), 0) FROM orders o WHERE o.game_id = g.id),"
         " CASE WHEN g.soviet_id = ? THEN 0 ELSE 1 END, g.tournament_id, g.rated, COALESCE(g.soviet_id, 0),"
-        " COALESCE(g.german_id, 0), " + std::string(kRatingChangeColumns) +
+        " COALESCE(g.german_id, 0), " + std::string(kRatingChangeColumns) + ", g.tournament_round" +
         " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id"
         " WHERE g.soviet_id = ? OR g.german_id = ? ORDER BY g.updated_unix DESC LIMIT 200";
     auto& q = db.prepare(sql.c_str());
@@ -156,7 +156,8 @@ void GameService::my_games(const Caller& c) {
       out.push_back(Row{q.text(0), q.text(1), q.text(2), q.text(3), q.text(4), q.text(5), q.text(6), q.text(7),
                         q.text(11), q.integer(8) != 0, q.integer(12) != 0, q.integer(9),
                         {q.integer(13), q.integer(14)}, static_cast<int>(q.integer(10)),
-                        {static_cast<int>(q.integer(15)), static_cast<int>(q.integer(16))}});
+                        {static_cast<int>(q.integer(15)), static_cast<int>(q.integer(16))},
+                        static_cast<int>(q.integer(17))});
     }
     return out;
   });
@@ -189,6 +190,7 @@ void GameService::my_games(const Caller& c) {
     s->set_your_side(r.side == 0 ? "soviet" : "german");
     add_ratings(*s, r.scenario, r.user, r.rated, r.change);
     s->set_tournament_id(r.tournament_id);
+    s->set_tournament_round(r.round);
   }
   c.reply(std::move(m));
 }

@@ -743,6 +743,10 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
         " GROUP BY b.user_id");
     b.bind_all(id);
     while (b.step()) byes[b.text(0)] = static_cast<int>(b.integer(1));
+    auto& out = db.prepare(
+        "SELECT u.name FROM tournament_byes b JOIN users u ON u.id = b.user_id WHERE b.tournament_id = ? AND b.round = ?");
+    out.bind_all(id, t.round());
+    while (out.step()) t.set_sits_out(out.text(0));
     std::vector<std::string> names;
     for (const auto& [user, name] : d.entrants) names.push_back(name);
     for (auto& s : standings(names, games, byes)) *t.add_standings() = std::move(s);

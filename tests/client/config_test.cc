@@ -204,6 +204,11 @@ TEST(TournamentSwiss, TypedAndShownWithItsRoundsAndByes) {
   EXPECT_NE(shown.find("0.00     1"), std::string::npos) << shown;
   EXPECT_NE(shown.find("g7  round 2  alice (Soviet) against bob (German)"), std::string::npos) << shown;
   EXPECT_EQ(tournament_start_notice(t), "Round 2 of 3 of the tournament \"Swiss Open\" has begun: `tournament show t2`.");
+  t.set_sits_out("carol");
+  EXPECT_EQ(tournament_start_notice(t),
+            "Round 2 of 3 of the tournament \"Swiss Open\" has begun (carol sits out this round): `tournament show t2`.");
+  EXPECT_NE(describe_tournament(t).find("carol sits out round 2.\n"), std::string::npos) << describe_tournament(t);
+  t.clear_sits_out();
   t.set_round(1);
   EXPECT_EQ(tournament_start_notice(t), "The tournament \"Swiss Open\" has started: `tournament show t2`.");
 }

@@ -347,6 +347,16 @@ TEST_F(ServerTournament, ASwissPairsEachRoundAfreshWithoutRematchesAndEndsAfterI
     for (const auto& [name, client] : players) {
       if (!playing.count(name)) {
         EXPECT_TRUE(sat_out.insert(name).second) << name << " sat out twice";
+        EXPECT_EQ(t.sits_out(), name);
+      }
+    }
+    // Each game's round is in the players' own lists too.
+    wire::ClientMessage mine;
+    mine.mutable_my_games();
+    const auto listed = players[games.front().soviet()]->request(mine);
+    for (const auto& g : listed.game_list().games()) {
+      if (g.game_id() == games.front().game_id()) {
+        EXPECT_EQ(g.tournament_round(), round);
       }
     }
     // The player first in the alphabet wins both games of each pair.
@@ -380,6 +390,7 @@ TEST_F(ServerTournament, ASwissPairsEachRoundAfreshWithoutRematchesAndEndsAfterI
   });
   EXPECT_EQ(rounds.size(), 3u);
   EXPECT_EQ(rounds.back().tournament_started().round(), 3);
+  EXPECT_FALSE(rounds.back().tournament_started().sits_out().empty()) << "five: someone sits out each round";
 
   // Rounds: at least one, and no more than can be played without rematches.
   for (const auto& [most, bad] : std::vector<std::pair<int, int>>{{5, -1}, {5, 6}, {6, 6}}) {
