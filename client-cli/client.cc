@@ -241,7 +241,55 @@ std::string utc_date(std::int64_t unix) { return utc_text(unix, "%Y-%m-%d"); }
 std::string utc_time(std::int64_t unix) { return utc_text(unix, "%Y-%m-%d %H:%M UTC"); }
 }  // namespace
 
+std::optional<std::pair<std::int64_t, std::int64_t>> parse_game_clock(const std::string& text) {
+  const auto plus = text.find('+');
+  const std::string base = text.substr(0, plus), extra = plus == std::string::npos ? "" : text.substr(plus + 1);
+  auto digits = [](const std::string& t) {
+    return !t.empty() && t.size() <= 6 && std::all_of(t.begin(), t.end(), [](unsigned char ch) { return std::isdigit(ch) != 0; });
+  };
+  if (plus != std::string::npos && digits(base) && digits(extra)) {
+    return std::make_pair(std::stoll(base) * 60, std::stoll(extra));  // "15+10"
+  }
+  const auto clock = parse_duration(base);
+  if (!clock || *clock == 0) return std::nullopt;
+  if (plus == std::string::npos) return std::make_pair(*clock, std::int64_t{0});
+  const auto increment = parse_duration(extra);
+  if (!increment) return std::nullopt;
+  return std::make_pair(*clock, *increment);
+}
+
+std::string clock_face(std::int64_t seconds) {
+  if (seconds < 0) seconds = 0;
+  if (seconds >= 86400) return format_duration(seconds);
+  char buf[32];
+  if (seconds >= 3600) {
+    std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", static_cast<long long>(seconds / 3600),
+                  static_cast<long long>(seconds % 3600 / 60), static_cast<long long>(seconds % 60));
+  } else {
+    std::snprintf(buf, sizeof buf, "%lld:%02lld", static_cast<long long>(seconds / 60), static_cast<long long>(seconds % 60));
+  }
+  return buf;
+}
+
+std::pair<std::int64_t, std::int64_t> clock_left(const wire::GameSummary& g, std::int64_t now_unix) {
+  std::pair<std::int64_t, std::int64_t> left{g.soviet_clock_left(), g.german_clock_left()};
+  if (g.status() != "playing" || g.deadline_unix() == 0) return left;
+  if (now_unix == 0) now_unix = static_cast<std::int64_t>(std::time(nullptr));
+  const std::int64_t running = std::max<std::int64_t>(0, g.deadline_unix() - now_unix);
+  (g.to_decide() == game::GERMAN ? left.second : left.first) = running;
+  return left;
+}
+
 std::string describe_clock(const wire::GameSummary& g, std::int64_t now_unix) {
+  if (g.clock_seconds() > 0) {
+    std::string text = "clock " + format_duration(g.clock_seconds()) +
+                       (g.increment_seconds() > 0 ? "+" + format_duration(g.increment_seconds()) : "");
+    if (g.status() != "playing") return text;
+    const auto [soviet, german] = clock_left(g, now_unix);
+    const bool running = g.deadline_unix() > 0;
+    return text + ": Soviet " + clock_face(soviet) + (running && g.to_decide() == game::SOVIET ? " (running)" : "") +
+           ", German " + clock_face(german) + (running && g.to_decide() == game::GERMAN ? " (running)" : "");
+  }
   if (g.move_seconds() <= 0) return "";
   std::string text = format_duration(g.move_seconds()) + " per move";
   if (g.deadline_unix() > 0) {
@@ -307,9 +355,9 @@ std::string describe_vacation(const wire::Vacation& v, std::int64_t now_unix) {
                            " vacation days left (in any 365 days)";
   if (v.until_unix() > now_unix) {
     return "On vacation until " + utc_time(v.until_unix()) + " (" + format_duration(v.until_unix() - now_unix) +
-           " from now): your clocks in timed games stand still. " + left + "; `vacation end` ends it now.";
+           " from now): your clocks in games with a time per move stand still. " + left + "; `vacation end` ends it now.";
   }
-  return "Not on vacation; " + left + ". `vacation start DAYS` holds your clocks in timed games.";
+  return "Not on vacation; " + left + ". `vacation start DAYS` holds your clocks in games with a time per move.";
 }
 
 std::optional<wire::ClientMessage> tournament_request(const std::vector<std::string>& words, std::string* why) {
@@ -540,6 +588,11 @@ std::optional<wire::ClientMessage> new_game_request(const std::vector<std::strin
       const auto seconds = parse_duration(words[++i]);
       if (!seconds) return refuse("--time takes a number and a unit: 3d, 12h, 90m or 45s.");
       c->set_move_seconds(*seconds);
+    } else if (w == "--clock" && has_value) {
+      const auto clock = parse_game_clock(words[++i]);
+      if (!clock) return refuse("--clock takes the time for each player and the increment: 15m+10s, 1h or 15+10.");
+      c->set_clock_seconds(clock->first);
+      c->set_increment_seconds(clock->second);
     } else if (w == "--option" && has_value) {
       c->add_options(words[++i]);
     } else if (w == "private" || w == "--private") {

@@ -86,7 +86,15 @@ std::optional<std::int64_t> parse_duration(const std::string& text);
 std::string format_duration(std::int64_t seconds);
 // A UTC date, or date and time, as typed: "2026-12-01", "2026-12-01T18:00" or "2026-12-01 18:00"; nothing when not one.
 std::optional<std::int64_t> parse_utc(const std::string& text);
-// "3d per move, 1d 2h left": empty for an untimed game. `now_unix` 0: the clock's.
+// A game clock as typed: "15m+10s", "1h", or "15+10" (minutes and seconds,
+// as chess players write it): the time for each player and the increment.
+std::optional<std::pair<std::int64_t, std::int64_t>> parse_game_clock(const std::string& text);
+// A clock's face: "4:05", "1:02:03", or beyond a day "2d 3h".
+std::string clock_face(std::int64_t seconds);
+// A game clock's time left for the Soviet and the German player, the decider's running.
+std::pair<std::int64_t, std::int64_t> clock_left(const wire::GameSummary& g, std::int64_t now_unix = 0);
+// "3d per move, 1d 2h left", or "clock 15m+10s: Soviet 12:30 (running), German 15:00":
+// empty for an untimed game. `now_unix` 0: the clock's.
 std::string describe_clock(const wire::GameSummary& g, std::int64_t now_unix = 0);
 
 // The request for `email`, `email ADDRESS`, `email off` or `email confirm CODE`

@@ -76,6 +76,11 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
       log_.insert(log_.end(), d.events().begin(), d.events().end());
       return true;
     }
+    case wire::ServerMessage::kGame: {
+      if (m.game().game_id() != id_) return false;
+      summary_ = m.game();
+      return summary_->clock_seconds() > 0;  // what the prompt shows changed
+    }
     case wire::ServerMessage::kGameEnded: {
       if (m.game_ended().game_id() != id_) return false;
       ended_ = true;
@@ -329,6 +334,7 @@ class Shell {
           read_lines();
       }
       if (!s_.connected()) recover_connection();
+      tick_clock();
     }
     if (tty_) {
       rl_callback_handler_remove();
@@ -365,10 +371,27 @@ class Shell {
       p += " (over)";
     else if (v.decision().side() == viewer_side(v))
       p += " (you)";
+    if (const auto& g = game_->summary(); g && g->clock_seconds() > 0 && !game_->ended()) {
+      // The game clock, the running side's marked; it ticks with the prompt.
+      const auto [soviet, german] = clock_left(*g);
+      const bool running = g->status() == "playing" && g->deadline_unix() > 0;
+      p += " [S " + clock_face(soviet) + (running && g->to_decide() == game::SOVIET ? "*" : "") + " G " +
+           clock_face(german) + (running && g->to_decide() == game::GERMAN ? "*" : "") + "]";
+    }
     return p + "> ";
   }
   void update_prompt() {
     if (tty_ && g_shell) rl_set_prompt(prompt().c_str());
+  }
+
+  // A running game clock shown in the prompt is redrawn as its seconds pass.
+  void tick_clock() {
+    if (!tty_ || !g_shell || !game_ || !game_->summary() || game_->summary()->clock_seconds() == 0) return;
+    const std::string p = prompt();
+    if (p == shown_prompt_) return;
+    shown_prompt_ = p;
+    rl_set_prompt(p.c_str());
+    rl_redisplay();
   }
 
   void draw() {
@@ -682,10 +705,10 @@ class Shell {
          "  log [N]                          the game log (the last N events)\n"
          "  hand | units | decision          your event chits, your units, what is asked now\n"
          "  chat TEXT                        a message to your opponent\n"
-         "  games | open GAME | join GAME [INVITE] | new soviet|german|random [private] [casual] [3d|12h|90m]\n"
+         "  games | open GAME | join GAME [INVITE] | new soviet|german|random [private] [casual] [3d|12h|90m|--clock 15m+10s]\n"
          "  draw offer|accept|decline | resign yes | refresh | quit\n"
          "  email [ADDRESS | confirm CODE | off]   turn notices by mail while you are away\n"
-         "  vacation [start DAYS | end]      your clocks in timed games stand still while you are away\n"
+         "  vacation [start DAYS | end]      your time per move stands still while you are away\n"
          "  tournament [list] | tournament new NAME [--players N] [--time 3d] [--private] [--organise-only]\n"
          "    [--option KEY] | tournament show|join|leave|start|cancel ID [INVITE]\n"
          "  rating [NAME] | ratings           a player's rating (yours without NAME); the rated players\n"
@@ -793,7 +816,7 @@ class Shell {
     std::string why;
     auto m = new_game_request({w.begin() + 1, w.end()}, &why);
     if (!m) {
-      out(why + "\nnew [soviet|german|random] [private] [casual] [3d|12h|90m] [OPTION...]");
+      out(why + "\nnew [soviet|german|random] [private] [casual] [3d|12h|90m | --clock 15m+10s] [OPTION...]");
       return;
     }
     auto reply = s_.call(*m, &why);
@@ -862,7 +885,7 @@ class Shell {
   bool full_ = false;
   int center_ = 0;
   std::unique_ptr<LiveGame> game_;
-  std::string pending_, last_decision_, history_path_;
+  std::string pending_, last_decision_, history_path_, shown_prompt_;
 };
 
 }  // namespace

@@ -32,6 +32,8 @@ class LiveGame {
   const game::View& view() const { return view_; }
   std::int64_t version() const { return version_; }
   const std::vector<game::Event>& log() const { return log_; }
+  // The game's summary as last sent (the answer to Watch, and each change of a game clock).
+  const std::optional<wire::GameSummary>& summary() const { return summary_; }
   bool ended() const {
     return ended_ || (has_view_ && view_.decision().kind() == game::Decision::GAME_OVER);
   }
@@ -48,6 +50,7 @@ class LiveGame {
   bool has_view_ = false;
   std::int64_t version_ = 0;
   std::vector<game::Event> log_;
+  std::optional<wire::GameSummary> summary_;
   size_t shown_events_ = 0;
   bool ended_ = false;
   bool resync_ = false;

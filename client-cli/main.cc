@@ -103,6 +103,10 @@ int main(int argc, char** argv) {
   std::string time_per_move;
   create->add_option("--time", time_per_move,
                      "Time per move, e.g. 3d, 12h or 90m: a player who lets it run out loses (default: untimed)");
+  std::string game_clock;
+  create->add_option("--clock", game_clock,
+                     "A game clock for live play instead: the time for each player and what each decision passed "
+                     "gives back, e.g. 15m+10s, 1h or 15+10; a player whose clock runs out loses");
   create->add_option("--option", options,
                      "An optional rule by key (repeatable): limited_german_activation, "
                      "red_army_flexibility, limited_bonus, red_army_elastic_defense");
@@ -162,7 +166,7 @@ int main(int argc, char** argv) {
   email->add_option("WORDS", email_words, "ADDRESS | confirm CODE | off (nothing: show)");
   std::vector<std::string> vacation_words;
   auto* vacation = app.add_subcommand(
-      "vacation", "Vacation: your clocks in timed games stand still; show, start DAYS, or end");
+      "vacation", "Vacation: your time per move stands still; show, start DAYS, or end");
   vacation->add_option("WORDS", vacation_words, "start DAYS | end (nothing: show)");
   auto* tournament = app.add_subcommand(
       "tournament",
@@ -384,6 +388,7 @@ int main(int argc, char** argv) {
     if (priv) words.push_back("--private");
     if (casual) words.push_back("--casual");
     if (!time_per_move.empty()) words.insert(words.end(), {"--time", time_per_move});
+    if (!game_clock.empty()) words.insert(words.end(), {"--clock", game_clock});
     for (const auto& o : options) words.insert(words.end(), {"--option", o});
     create_message = cli::new_game_request(words, &why);
     if (!create_message) return fail(g, why, cli::kUsage);

@@ -119,6 +119,7 @@ const std::map<std::string, Setter>& setters() {
       {"mail_retry_seconds", number(&Config::mail_retry_seconds, 1, 86400)},
       {"min_move_seconds", number<std::int64_t>(&Config::min_move_seconds, 1, 365 * 86400)},
       {"max_move_seconds", number<std::int64_t>(&Config::max_move_seconds, 1, 365 * 86400)},
+      {"min_clock_seconds", number<std::int64_t>(&Config::min_clock_seconds, 1, 365 * 86400)},
       {"vacation_days_per_year", number(&Config::vacation_days_per_year, 0, 365)},
       {"synchronous", text(&Config::synchronous, {"full", "normal"})},
       {"snapshot_every", number(&Config::snapshot_every, 1, 1000000)},

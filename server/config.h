@@ -56,6 +56,8 @@ struct Config {
   // Time per move: the bounds a game's creator chooses within.
   std::int64_t min_move_seconds = 3600;
   std::int64_t max_move_seconds = 30 * 86400;
+  // Game clock: the least time for a whole game; its most, and an increment's, is max_move_seconds.
+  std::int64_t min_clock_seconds = 60;
   // Vacation: whole days a player's clocks stand still, per 365 days; 0: none.
   int vacation_days_per_year = 30;
 

@@ -2,6 +2,7 @@
 #include "games.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 
@@ -168,7 +169,8 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
           "SELECT g.scenario, g.options, g.seed, g.seed_commitment, g.creator_id, COALESCE(g.soviet_id, 0),"
           " COALESCE(g.german_id, 0), g.private, g.invite_code, g.status, g.result, g.result_reason, g.created_unix,"
           " COALESCE(s.name, ''), COALESCE(d.name, ''), g.move_seconds, g.deadline_unix,"
-          " g.tournament_id, g.rated, g.held_until, " + std::string(kRatingChangeColumns) + ", g.tournament_round" +
+          " g.tournament_id, g.rated, g.held_until, " + std::string(kRatingChangeColumns) + ", g.tournament_round," +
+          " g.clock_seconds, g.increment_seconds, g.soviet_left, g.german_left" +
           " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id WHERE g.id = ?";
       auto& q = db.prepare(sql.c_str());
       q.bind_all(id);
@@ -198,6 +200,10 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
         g->rating_change[0] = static_cast<int>(q.integer(20));
         g->rating_change[1] = static_cast<int>(q.integer(21));
         g->tournament_round = static_cast<int>(q.integer(22));
+        g->clock_seconds = q.integer(23);
+        g->increment_seconds = q.integer(24);
+        g->clock_left[0] = g->committed_clock_left[0] = q.integer(25);
+        g->clock_left[1] = g->committed_clock_left[1] = q.integer(26);
       }
       if (!any) return false;
       auto& s = db.prepare("SELECT version, state, dice FROM snapshots WHERE game_id = ? ORDER BY version DESC LIMIT 1");
@@ -287,7 +293,7 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
     // It passed while the game was not loaded (the server was down, or the game
     // was being read again): that time is not the player's. A little is given
     // back, and stored, so that each later load does not give it again.
-    g->deadline_unix = unix_now() + std::min<std::int64_t>(g->move_seconds, kDeadlineGraceSeconds);
+    g->deadline_unix = unix_now() + std::min<std::int64_t>(g->full_time(), kDeadlineGraceSeconds);
     clock_moved = true;
   }
   // A clock its player's vacation should hold and does not: one begun while
@@ -328,6 +334,12 @@ wire::GameSummary GameService::summary(const Game& g, int your_side) const {
   s.set_turn(g.committed_turn);
   s.set_move_seconds(g.move_seconds);
   if (g.status == Game::Status::Playing) s.set_deadline_unix(g.committed_deadline);
+  if (g.clock_seconds > 0) {
+    s.set_clock_seconds(g.clock_seconds);
+    s.set_increment_seconds(g.increment_seconds);
+    s.set_soviet_clock_left(g.committed_clock_left[0]);
+    s.set_german_clock_left(g.committed_clock_left[1]);
+  }
   s.set_tournament_id(g.tournament_id);
   s.set_tournament_round(g.tournament_round);
   add_ratings(s, g.scenario, g.user, g.rated, g.rating_change);
@@ -423,8 +435,8 @@ void GameService::tell_game_over(Game& g, std::int64_t actor) {
 
 void GameService::remind_if_late(Game& g) {
   if (g.status != Game::Status::Playing || g.reminded || g.pending > 0 || g.committed_deadline == 0) return;
-  // With a quarter of the time per move left, a player who is away is told once.
-  if (4 * (g.committed_deadline - unix_now()) > g.move_seconds) return;
+  // With a quarter of the time per move (or of a game clock's) left, a player who is away is told once.
+  if (4 * (g.committed_deadline - unix_now()) > g.full_time()) return;
   const game::Side decider = g.committed_decider;
   if (decider != game::SOVIET && decider != game::GERMAN) return;
   const int seat = seat_of_side(decider);
@@ -816,18 +828,21 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
                                        static_cast<std::int64_t>(g->match->state_hash())});
   const game::Side decider = g->match->decider();
   const int turn = g->match->turn();
-  // The time per move starts afresh for a player each time the decision passes to them.
+  // The time per move starts afresh for a player each time the decision passes
+  // to them; a game clock stops for the one who passed it, and runs on for the other.
   std::int64_t new_deadline = 0;
-  if (g->move_seconds > 0 && decider != deciding && !finished) {
+  if (g->timed() && decider != deciding && !finished) {
+    if (g->clock_seconds > 0 && (deciding == game::SOVIET || deciding == game::GERMAN)) stop_clock(*g, seat_of_side(deciding));
     start_clock(*g, seat_of_side(decider));
     new_deadline = g->deadline_unix;
   }
   const std::int64_t held_until = g->held_until;
+  const std::array<std::int64_t, 2> clock_left{g->clock_left[0], g->clock_left[1]};
   ++g->pending;
   const std::int64_t deadline_after = g->deadline_unix;
   auto rating = std::make_shared<std::optional<Ratings::Change>>();
   storage_.write(
-      [g, v, side, key, row, snapshot, finished, new_deadline, held_until, rating](Db& db) {
+      [g, v, side, key, row, snapshot, finished, new_deadline, held_until, clock_left, rating](Db& db) {
         if (g->broken) throw std::runtime_error("game " + g->id + " is being reloaded");
         try {
           db.prepare(
@@ -840,14 +855,15 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
           }
           if (finished) *rating = store_end(db, g->id, row->result, row->reason);
           if (new_deadline > 0) {
-            db.prepare("UPDATE games SET deadline_unix = ?, held_until = ? WHERE id = ?").run(new_deadline, held_until, g->id);
+            db.prepare("UPDATE games SET deadline_unix = ?, held_until = ?, soviet_left = ?, german_left = ? WHERE id = ?")
+                .run(new_deadline, held_until, clock_left[0], clock_left[1], g->id);
           }
         } catch (...) {
           g->broken = true;  // later orders of this game must not be stored after a gap
           throw;
         }
       },
-      [this, g, c, k, v, decider, turn, finished, deadline_after, rating](bool ok) {
+      [this, g, c, k, v, decider, turn, finished, deadline_after, clock_left, rating](bool ok) {
         std::lock_guard l(g->mu);
         --g->pending;
         if (!ok) {
@@ -870,6 +886,8 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
         g->committed_turn = turn;
         if (g->committed_deadline != deadline_after) g->reminded = false;
         g->committed_deadline = deadline_after;
+        g->committed_clock_left[0] = clock_left[0];
+        g->committed_clock_left[1] = clock_left[1];
         if (auto r = g->keys.find(k); r != g->keys.end()) r->second.committed = true;
         if (finished) ended_durably(*g, *rating);
         wire::ServerMessage ack;
@@ -879,6 +897,7 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
         oa->set_version(v);
         c.reply(std::move(ack));
         flush(*g);
+        if (g->clock_seconds > 0 && decider != was && !finished) push_summary(*g);  // both clocks, as they now stand
         notify_turn(*g, was);
         if (finished) {
           broadcast(*g, game_ended_frame(*g));

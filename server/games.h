@@ -45,7 +45,10 @@ struct Game {
   std::int64_t creator = 0;
   std::shared_ptr<const Ruleset> rules;
   std::int64_t created_unix = 0;
-  std::int64_t move_seconds = 0;  // time per move; 0: untimed
+  std::int64_t move_seconds = 0;  // time per move; 0: untimed, or a game clock
+  // A game clock instead (live play): each player's time for the whole game,
+  // and what they get back each time the decision passes from them.
+  std::int64_t clock_seconds = 0, increment_seconds = 0;
   std::string tournament_id;      // empty unless a tournament's game
   int tournament_round = 0;       // a Swiss's game: its round
   bool rated = false;             // its end moves the players' ratings
@@ -61,6 +64,13 @@ struct Game {
   std::int64_t deadline_unix = 0, committed_deadline = 0;
   // At `head`: the end of the decider's vacation that holds their clock (0: not held).
   std::int64_t held_until = 0;
+  // A game clock's time left for each player when their clock last stopped, at
+  // `head` and at `committed`; the decider's runs until deadline_unix.
+  std::int64_t clock_left[2] = {0, 0}, committed_clock_left[2] = {0, 0};
+
+  bool timed() const { return move_seconds > 0 || clock_seconds > 0; }
+  // The time a clock starts from, against which "a quarter left" is judged.
+  std::int64_t full_time() const { return move_seconds > 0 ? move_seconds : clock_seconds; }
 
   // Play. `head` counts orders applied in memory; `committed` those durable,
   // which is all any client has been told about.
@@ -236,9 +246,13 @@ class GameService {
   // Stores a clock moved outside an order or a vacation's own change (a game
   // just made by a tournament and held, or loaded and held or given time back).
   void store_clock(const std::shared_ptr<Game>& g);
-  // With g.mu held: the clock of the player of `seat` starts now, or at the end
-  // of their vacation; sets deadline_unix and held_until.
+  // With g.mu held: the clock of the player of `seat` starts now: their time per
+  // move, from the end of their vacation if one runs, or what their game clock has
+  // left. Sets deadline_unix and held_until.
   void start_clock(Game& g, int seat);
+  // With g.mu held: a game clock stops for the player of `seat`, who decided
+  // until now: they keep what was left, with the increment.
+  static void stop_clock(Game& g, int seat);
   void compute_version(Game& g, const std::vector<game::Event>& events);
   void send_catch_up(Game& g, const Caller& c, Seat seat, Frame snapshot);
   void send_log(Game& g, const Caller& c);

@@ -59,11 +59,27 @@ void GameService::create(const Caller& c, const wire::CreateGame& req) {
     return c.error(wire::BAD_REQUEST, "The time per move is 0 (untimed) or from " + std::to_string(config_.min_move_seconds) +
                                           " to " + std::to_string(config_.max_move_seconds) + " seconds.");
   }
+  const std::int64_t clock = req.clock_seconds(), increment = req.increment_seconds();
+  if (clock != 0 && move_seconds != 0) {
+    return c.error(wire::BAD_REQUEST, "A game has a time per move or a game clock, not both.");
+  }
+  if (clock != 0 && (clock < config_.min_clock_seconds || clock > config_.max_move_seconds)) {
+    return c.error(wire::BAD_REQUEST, "A game clock has from " + std::to_string(config_.min_clock_seconds) + " to " +
+                                          std::to_string(config_.max_move_seconds) + " seconds for each player.");
+  }
+  if (increment != 0 && (clock == 0 || increment < 0 || increment > config_.max_move_seconds)) {
+    return c.error(wire::BAD_REQUEST, clock == 0 ? "An increment goes with a game clock."
+                                                 : "An increment is from 0 to " + std::to_string(config_.max_move_seconds) +
+                                                       " seconds.");
+  }
 
   ratings_.warm(c.user_id, scenario);  // here, not in the syncer's callback that answers
   auto g = std::make_shared<Game>();
   g->scenario = scenario;
   g->move_seconds = move_seconds;
+  g->clock_seconds = clock;
+  g->increment_seconds = increment;
+  g->clock_left[0] = g->clock_left[1] = g->committed_clock_left[0] = g->committed_clock_left[1] = clock;
   g->options = options;
   g->rules = rules;
   g->rated = !req.casual();
@@ -93,11 +109,13 @@ void GameService::create(const Caller& c, const wire::CreateGame& req) {
       [g, opts = join_options(options)](Db& db) {
         db.prepare(
               "INSERT INTO games (id, scenario, options, seed, seed_commitment, creator_id, soviet_id, german_id, private,"
-              " invite_code, status, created_unix, updated_unix, move_seconds, rated)"
-              " VALUES (?, ?, ?, ?, ?, ?, NULLIF(?, 0), NULLIF(?, 0), ?, ?, 'open', ?, ?, ?, ?)")
+              " invite_code, status, created_unix, updated_unix, move_seconds, rated, clock_seconds, increment_seconds,"
+              " soviet_left, german_left)"
+              " VALUES (?, ?, ?, ?, ?, ?, NULLIF(?, 0), NULLIF(?, 0), ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?)")
             .run(g->id, g->scenario, opts, Blob{std::string_view(reinterpret_cast<const char*>(g->seed.data()), g->seed.size())},
                  g->commitment, g->creator, g->user[0], g->user[1], g->is_private ? 1 : 0, g->invite, g->created_unix,
-                 g->created_unix, g->move_seconds, g->rated ? 1 : 0);
+                 g->created_unix, g->move_seconds, g->rated ? 1 : 0, g->clock_seconds, g->increment_seconds,
+                 g->clock_seconds, g->clock_seconds);
       },
       [this, g, c, side](bool ok) {
         std::lock_guard l(g->mu);
@@ -214,7 +232,7 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
   g->user[seat] = c.user_id;
   g->name[seat] = c.name;
   g->status = Game::Status::Playing;
-  if (g->move_seconds > 0) start_clock(*g, seat_of_side(g->match->decider()));  // the first player's
+  if (g->timed()) start_clock(*g, seat_of_side(g->match->decider()));  // the first player's
   ++g->pending;
   storage_.write(
       [g, seat, uid = c.user_id, deadline = g->deadline_unix, held = g->held_until](Db& db) {
@@ -328,7 +346,7 @@ void GameService::expire_overdue(bool sweep) {
   {
     std::lock_guard lock(mu_);
     for (const auto& [id, g] : games_) {
-      if (g->move_seconds > 0) timed.push_back(g);  // fixed at creation: read without the game's lock
+      if (g->timed()) timed.push_back(g);  // fixed at creation: read without the game's lock
     }
   }
   if (sweep) {

@@ -211,7 +211,8 @@ void Mailer::deadline_near(std::int64_t user_id, const wire::GameSummary& game) 
   const std::string to = address_of(user_id);
   if (to.empty()) return;
   queue(to, "Your time runs out soon in game " + game.game_id(),
-        opening(game, "Your time per move is running out") + how_to_answer(game) + kFooter);
+        opening(game, game.clock_seconds() > 0 ? "Your game clock is running out" : "Your time per move is running out") +
+            how_to_answer(game) + kFooter);
 }
 
 void Mailer::game_over(std::int64_t user_id, const wire::GameSummary& game, const std::string& reason) {

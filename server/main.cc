@@ -113,6 +113,7 @@ int main(int argc, char** argv) {
     return die("plain WebSocket (no TLS) is allowed only on a loopback address, not " + host);
   }
   if (cfg.min_move_seconds > cfg.max_move_seconds) return die("min_move_seconds is above max_move_seconds");
+  if (cfg.min_clock_seconds > cfg.max_move_seconds) return die("min_clock_seconds is above max_move_seconds");
   if (cfg.proxy_protocol && cfg.trusted_proxies.empty()) {
     return die("proxy_protocol is on, but trusted_proxies names no proxy to expect its header from");
   }

@@ -247,6 +247,10 @@ bool GameService::hold_clock(Game& g) {
   return true;
 }
 
+void GameService::stop_clock(Game& g, int seat) {
+  g.clock_left[seat] = std::max<std::int64_t>(0, g.deadline_unix - unix_now()) + g.increment_seconds;
+}
+
 void GameService::store_clock(const std::shared_ptr<Game>& g) {
   ++g->pending;
   storage_.write(
@@ -263,6 +267,11 @@ void GameService::store_clock(const std::shared_ptr<Game>& g) {
 }
 
 void GameService::start_clock(Game& g, int seat) {
+  if (g.clock_seconds > 0) {  // a game clock is not held by vacations: it is for play at one sitting
+    g.held_until = 0;
+    g.deadline_unix = unix_now() + g.clock_left[seat];
+    return;
+  }
   const auto v = vacations_.running(g.user[seat]);
   g.held_until = v ? v->until : 0;
   g.deadline_unix = std::max(unix_now(), g.held_until) + g.move_seconds;

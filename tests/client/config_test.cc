@@ -121,6 +121,43 @@ TEST(TimePerMove, TypedAndShownAsPeopleWriteIt) {
   EXPECT_EQ(describe_clock(g, 1000000), "3d per move, 1d 2h left");
 }
 
+TEST(GameClock, TypedAndShownAsPeopleWriteIt) {
+  using P = std::pair<std::int64_t, std::int64_t>;
+  EXPECT_EQ(parse_game_clock("15m+10s"), P(900, 10));
+  EXPECT_EQ(parse_game_clock("1h"), P(3600, 0));
+  EXPECT_EQ(parse_game_clock("15+10"), P(900, 10)) << "minutes and seconds, as chess players write it";
+  EXPECT_EQ(parse_game_clock("2d+1h"), P(2 * 86400, 3600));
+  for (const char* bad : {"", "+", "15m+", "+10s", "0m+10s", "15", "15m+10x", "fast", "15m10s"}) {
+    EXPECT_FALSE(parse_game_clock(bad)) << bad;
+  }
+  EXPECT_EQ(clock_face(0), "0:00");
+  EXPECT_EQ(clock_face(245), "4:05");
+  EXPECT_EQ(clock_face(3723), "1:02:03");
+  EXPECT_EQ(clock_face(2 * 86400 + 3 * 3600), "2d 3h");
+
+  wire::GameSummary g;
+  g.set_clock_seconds(900);
+  g.set_increment_seconds(10);
+  g.set_soviet_clock_left(700);
+  g.set_german_clock_left(905);
+  g.set_status("open");
+  EXPECT_EQ(describe_clock(g), "clock 15m+10s");
+  g.set_status("playing");
+  g.set_to_decide(game::GERMAN);
+  g.set_deadline_unix(1000000 + 600);
+  EXPECT_EQ(describe_clock(g, 1000000), "clock 15m+10s: Soviet 11:40, German 10:00 (running)")
+      << "the running clock is read from its deadline";
+  EXPECT_EQ(clock_left(g, 1000000 + 900), std::make_pair(std::int64_t{700}, std::int64_t{0})) << "never below zero";
+  std::string why;
+  auto m = new_game_request({"--clock", "5m+3s", "--side", "german"}, &why);
+  ASSERT_TRUE(m) << why;
+  EXPECT_EQ(m->create_game().clock_seconds(), 300);
+  EXPECT_EQ(m->create_game().increment_seconds(), 3);
+  EXPECT_EQ(m->create_game().move_seconds(), 0);
+  EXPECT_FALSE(new_game_request({"--clock", "soon"}, &why));
+  EXPECT_EQ(why, "--clock takes the time for each player and the increment: 15m+10s, 1h or 15+10.");
+}
+
 TEST(TournamentStart, TypedAndShownAsPeopleWriteIt) {
   EXPECT_EQ(parse_utc("2026-12-01T18:00"), 1796148000);
   EXPECT_EQ(parse_utc("2026-12-01 18:00"), 1796148000);
@@ -231,12 +268,12 @@ TEST(Vacation, TypedAndShownAsPeopleWriteIt) {
   v.set_days_left(30);
   EXPECT_EQ(describe_vacation(v, 1000000),
             "Not on vacation; 30 of 30 vacation days left (in any 365 days). `vacation start DAYS` holds your clocks in "
-            "timed games.");
+            "games with a time per move.");
   v.set_days_left(25);
   v.set_started_unix(1000000);
   v.set_until_unix(1000000 + 5 * 86400);
   EXPECT_EQ(describe_vacation(v, 1000000 + 3600),
-            "On vacation until 1970-01-17 13:46 UTC (4d 23h from now): your clocks in timed games stand still. 25 of 30 "
+            "On vacation until 1970-01-17 13:46 UTC (4d 23h from now): your clocks in games with a time per move stand still. 25 of 30 "
             "vacation days left (in any 365 days); `vacation end` ends it now.");
 
   wire::GameSummary g;

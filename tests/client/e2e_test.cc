@@ -540,7 +540,7 @@ TEST_F(TwoPlayers, AVacationHoldsTheClocksAndShowsInTheOpponentsList) {
   auto away = cli(alice_, {"vacation", "start", "5"});
   ASSERT_EQ(away.code, 0) << away.err;
   EXPECT_NE(away.out.find("On vacation until "), std::string::npos) << away.out;
-  EXPECT_NE(away.out.find("from now): your clocks in timed games stand still. 25 of 30"), std::string::npos)
+  EXPECT_NE(away.out.find("from now): your clocks in games with a time per move stand still. 25 of 30"), std::string::npos)
       << away.out;
   auto as_json = cli(alice_, {"--json", "vacation"});
   ASSERT_EQ(as_json.code, 0) << as_json.err;
@@ -561,6 +561,22 @@ TEST_F(TwoPlayers, AVacationHoldsTheClocksAndShowsInTheOpponentsList) {
   ASSERT_EQ(back.code, 0) << back.err;
   EXPECT_NE(back.out.find("Not on vacation; 29 of 30"), std::string::npos) << back.out;
   EXPECT_EQ(cli(bob_, {"games"}).out.find("on vacation"), std::string::npos);
+}
+
+TEST_F(TwoPlayers, AGameClockIsTypedOnTheCommandLineAndBothClocksShowInTheGamesList) {
+  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
+  ASSERT_EQ(cli(bob_, {"register", "bob"}, "password-of-bob\n").code, 0);
+  EXPECT_EQ(cli(alice_, {"new", "--clock", "soon"}).code, 2);
+  auto created = cli(alice_, {"--json", "new", "--side", "soviet", "--clock", "15m+10s"});
+  ASSERT_EQ(created.code, 0) << created.err;
+  const std::string game = json::parse(created.out).value("game_id", "");
+  ASSERT_EQ(cli(bob_, {"join", game}).code, 0);
+  auto games = cli(bob_, {"games"});
+  ASSERT_EQ(games.code, 0) << games.err;
+  EXPECT_NE(games.out.find("clock 15m+10s: Soviet 1"), std::string::npos) << games.out;
+  EXPECT_NE(games.out.find(" (running)"), std::string::npos) << "one clock runs: " << games.out;
+  EXPECT_TRUE(games.out.find("German 15:00") != std::string::npos || games.out.find("Soviet 15:00") != std::string::npos)
+      << "the other has all its time: " << games.out;
 }
 
 // A tournament from the command line: made, entered (which starts it, being

@@ -1,5 +1,5 @@
 // Vacation, for games played over days: while a player is on vacation their
-// clocks stand still in every timed game, within an allowance of days per 365.
+// clocks stand still in every game with a time per move, within an allowance of days per 365.
 #include <ctime>
 #include <thread>
 
