@@ -29,10 +29,11 @@ bool LiveGame::subscribe(std::string* error) {
   auto reply = s_.call(m, error);
   if (!reply) return false;
   handle(*reply);
-  // The full view may follow the acknowledgement as a pushed message.
-  if (!has_view_) {
+  // The full view may follow the acknowledgement as a pushed message, or come
+  // first, as the answer, with the game's summary (its clocks) just behind it.
+  if (!has_view_ || !summary_) {
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (!has_view_ && std::chrono::steady_clock::now() < until) {
+    while ((!has_view_ || !summary_) && std::chrono::steady_clock::now() < until) {
       auto push = s_.conn().next_push(std::chrono::milliseconds(200));
       if (push)
         handle(*push);
@@ -79,7 +80,7 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
     case wire::ServerMessage::kGame: {
       if (m.game().game_id() != id_) return false;
       summary_ = m.game();
-      return summary_->clock_seconds() > 0;  // what the prompt shows changed
+      return summary_->clock_seconds() > 0 || summary_->move_seconds() > 0;  // the time shown changed
     }
     case wire::ServerMessage::kGameEnded: {
       if (m.game_ended().game_id() != id_) return false;
@@ -201,6 +202,12 @@ void say_err(const std::string& s) {
 
 }  // namespace
 
+std::string time_line(const LiveGame& g) {
+  if (!g.summary() || g.summary()->status() != "playing" || g.ended()) return "";
+  const std::string clock = describe_clock(*g.summary());
+  return clock.empty() ? "" : "Time: " + clock + "\n";
+}
+
 int run_watch(Session& s, const Scenario& sc, const std::string& game_id, const RenderOptions& ro,
               bool json) {
   std::string why;
@@ -215,7 +222,7 @@ int run_watch(Session& s, const Scenario& sc, const std::string& game_id, const 
   }
   auto draw = [&] {
     if (json) return;
-    std::cout << clear_screen(ro.colour) << render_screen(sc, g.view(), g.log(), ro) << std::flush;
+    std::cout << clear_screen(ro.colour) << render_screen(sc, g.view(), g.log(), ro) << time_line(g) << std::flush;
   };
   auto notices = [&] {
     for (const auto& n : g.take_notices()) {
@@ -400,7 +407,7 @@ class Shell {
     ro.center_hex = center_;
     ro.full = full_;
     game_->take_new_events();
-    const std::string screen = render_screen(sc_, game_->view(), game_->log(), ro);
+    const std::string screen = render_screen(sc_, game_->view(), game_->log(), ro) + time_line(*game_);
     if (tty_)
       out(clear_screen(ro.colour) + screen);
     else

@@ -57,6 +57,10 @@ class LiveGame {
   std::vector<std::string> notices_;
 };
 
+// "Time: 3d per move, 1d 2h left" or "Time: clock 15m+10s: Soviet 12:47 (running), German 15:00",
+// with a newline, for a timed game in play; empty otherwise.
+std::string time_line(const LiveGame& g);
+
 // `watch GAME`: draws the game after every change until it ends. With json,
 // prints every server message as one JSON line, then the final view.
 int run_watch(Session& s, const Scenario& sc, const std::string& game_id, const RenderOptions& ro,

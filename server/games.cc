@@ -897,7 +897,7 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
         oa->set_version(v);
         c.reply(std::move(ack));
         flush(*g);
-        if (g->clock_seconds > 0 && decider != was && !finished) push_summary(*g);  // both clocks, as they now stand
+        if (g->timed() && decider != was && !finished) push_summary(*g);  // the clocks, as they now stand
         notify_turn(*g, was);
         if (finished) {
           broadcast(*g, game_ended_frame(*g));

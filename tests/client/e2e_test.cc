@@ -577,6 +577,9 @@ TEST_F(TwoPlayers, AGameClockIsTypedOnTheCommandLineAndBothClocksShowInTheGamesL
   EXPECT_NE(games.out.find(" (running)"), std::string::npos) << "one clock runs: " << games.out;
   EXPECT_TRUE(games.out.find("German 15:00") != std::string::npos || games.out.find("Soviet 15:00") != std::string::npos)
       << "the other has all its time: " << games.out;
+  auto shown = cli(alice_, {"show", game});
+  ASSERT_EQ(shown.code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("Time: clock 15m+10s: Soviet "), std::string::npos) << shown.out;
 }
 
 // A tournament from the command line: made, entered (which starts it, being

@@ -62,6 +62,10 @@ TEST_F(ServerClock, AnOrderThatPassesTheDecisionGivesTheOtherPlayerAFreshDeadlin
   EXPECT_GT(after.deadline_unix(), first_deadline);
   EXPECT_GE(after.deadline_unix(), last_sent + 3600) << "the whole time per move, from when the decision passed";
   EXPECT_LE(after.deadline_unix(), now_unix() + 3600);
+  auto pushed = alice->wait_for([&](const wire::ServerMessage& m) {
+    return m.has_game() && m.game().game_id() == id && m.game().deadline_unix() == after.deadline_unix();
+  });
+  EXPECT_TRUE(pushed) << "the watchers are told the fresh deadline";
 
   restart();
   auto again = connect();
