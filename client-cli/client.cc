@@ -299,6 +299,27 @@ std::string describe_clock(const wire::GameSummary& g, std::int64_t now_unix) {
   return text;
 }
 
+std::string rematch_answer(const wire::ServerMessage& reply) {
+  if (reply.has_game_created()) {
+    const auto& g = reply.game_created().game();
+    std::string terms = describe_clock(g);
+    return "Offered a rematch: game " + g.game_id() + ", you play " + g.your_side() + (terms.empty() ? "" : ", " + terms) +
+           ". It waits for " + g.reserved_for() + ", who accepts with `counterattack rematch " + g.rematch_of() +
+           "` (or `rematch` in the shell); `counterattack resign " + g.game_id() + "` withdraws it.";
+  }
+  const auto& g = reply.game();
+  return "Rematch accepted: game " + g.game_id() + " has started, you play " + g.your_side() + ". `counterattack play " +
+         g.game_id() + "` (or `open " + g.game_id() + "` in the shell).";
+}
+
+std::string rematch_offer_notice(const wire::RematchOffered& o) {
+  const auto& g = o.game();
+  const std::string terms = describe_clock(g);
+  return o.by() + " offers a rematch of game " + o.of_game_id() + ": game " + g.game_id() + ", you would play " +
+         g.your_side() + (terms.empty() ? "" : ", " + terms) + ". `rematch " + o.of_game_id() +
+         "` accepts it (`counterattack rematch " + o.of_game_id() + "`).";
+}
+
 std::optional<wire::ClientMessage> email_request(const std::vector<std::string>& words, std::string* why) {
   wire::ClientMessage m;
   if (words.empty()) {
@@ -648,6 +669,7 @@ std::string game_line(const wire::GameSummary& g) {
     s += "  to decide: " + std::string(g.to_decide() == game::SOVIET ? "soviet" : "german");
   }
   if (g.private_()) s += "  private";
+  if (!g.reserved_for().empty()) s += "  rematch of " + g.rematch_of() + ", kept for " + g.reserved_for();
   // A server that sends no ratings has no rated games either: nothing to tell apart.
   if (!g.rated() && (g.has_soviet_rating() || g.has_german_rating())) s += "  casual";
   if (const auto clock = describe_clock(g); !clock.empty()) s += "  " + clock;

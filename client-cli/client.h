@@ -97,6 +97,12 @@ std::pair<std::int64_t, std::int64_t> clock_left(const wire::GameSummary& g, std
 // empty for an untimed game. `now_unix` 0: the clock's.
 std::string describe_clock(const wire::GameSummary& g, std::int64_t now_unix = 0);
 
+// What the answer to `rematch GAME` says: the rematch offered (GameCreated), or
+// the opponent's offer accepted and the game started (GameSummary).
+std::string rematch_answer(const wire::ServerMessage& reply);
+// The notice of a rematch the opponent offers you.
+std::string rematch_offer_notice(const wire::RematchOffered& o);
+
 // The request for `email`, `email ADDRESS`, `email off` or `email confirm CODE`
 // (the words after "email"); nothing, with the usage in `why`, for other words.
 std::optional<wire::ClientMessage> email_request(const std::vector<std::string>& words, std::string* why);

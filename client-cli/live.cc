@@ -290,7 +290,7 @@ namespace {
 const std::vector<std::string>& shell_words() {
   static const std::vector<std::string> w = {
       "help",     "show", "map",   "at",   "full", "stack", "log",    "hand",    "units",
-      "decision", "chat", "games", "open", "join", "new",   "resign", "draw", "email", "vacation", "tournament", "rating", "ratings", "refresh", "quit"};
+      "decision", "chat", "games", "open", "join", "new",   "rematch", "resign", "draw", "email", "vacation", "tournament", "rating", "ratings", "refresh", "quit"};
   return w;
 }
 
@@ -442,6 +442,7 @@ class Shell {
       if (!m) break;
       if (game_ && game_->handle(*m)) any = true;
       if (!game_ && m->has_your_turn()) out(describe_turn(m->your_turn()));
+      if (m->has_rematch_offered()) out(rematch_offer_notice(m->rematch_offered()));
       if (m->has_tournament_started()) out(tournament_start_notice(m->tournament_started()));
       if (m->has_tournament_finished()) out(tournament_end_notice(m->tournament_finished()));
       if (m->has_tournament_cancelled()) out(tournament_cancelled_notice(m->tournament_cancelled()));
@@ -626,6 +627,11 @@ class Shell {
         out(cmd + " GAME");
       else
         open_game(w[1]);
+    } else if (cmd == "rematch") {
+      if (w.size() < 2 && !game_)
+        out("rematch GAME");
+      else
+        rematch(w.size() > 1 ? w[1] : game_->id());
     } else if (cmd == "join") {
       if (w.size() < 2)
         out("join GAME [INVITE]");
@@ -713,6 +719,7 @@ class Shell {
          "  hand | units | decision          your event chits, your units, what is asked now\n"
          "  chat TEXT                        a message to your opponent\n"
          "  games | open GAME | join GAME [INVITE] | new soviet|german|random [private] [casual] [3d|12h|90m|--clock 15m+10s]\n"
+         "  rematch [GAME]                   after a game: another with the sides swapped, or accept one offered\n"
          "  draw offer|accept|decline | resign yes | refresh | quit\n"
          "  email [ADDRESS | confirm CODE | off]   turn notices by mail while you are away\n"
          "  vacation [start DAYS | end]      your time per move stands still while you are away\n"
@@ -817,6 +824,19 @@ class Shell {
              ? " as the " + reply->game().your_side() + " player."
              : "."));
     open_game(id);
+  }
+
+  void rematch(const std::string& id) {
+    wire::ClientMessage m;
+    m.mutable_rematch()->set_game_id(id);
+    std::string why;
+    auto reply = s_.call(m, &why);
+    if (!reply) {
+      out(why);
+      return;
+    }
+    out(rematch_answer(*reply));
+    if (reply->has_game()) open_game(reply->game().game_id());  // accepted: it is under way
   }
 
   void create(const std::vector<std::string>& w) {

@@ -113,6 +113,9 @@ int main(int argc, char** argv) {
   auto* join = app.add_subcommand("join", "Join an open game");
   join->add_option("GAME", game_id, "Game id")->required();
   join->add_option("--invite", invite, "Invite code of a private game");
+  auto* rematch = app.add_subcommand(
+      "rematch", "After a game: offer your opponent another on the same terms with the sides swapped, or accept theirs");
+  rematch->add_option("GAME", game_id, "The finished game")->required();
   auto* show = app.add_subcommand(
       "show", "Show a game as you see it: map, tracks, chits, log and the decision asked");
   show->add_option("GAME", game_id, "Game id")->required();
@@ -455,6 +458,19 @@ int main(int argc, char** argv) {
                 << (gc.game().your_side().empty() ? "" : "; you play " + gc.game().your_side())
                 << ". Your opponent joins with: counterattack join " << gc.game().game_id()
                 << (gc.invite_code().empty() ? "" : " --invite " + gc.invite_code()) << std::endl;
+    }
+    return cli::kOk;
+  }
+
+  if (*rematch) {
+    wire::ClientMessage m;
+    m.mutable_rematch()->set_game_id(game_id);
+    auto reply = s.call(m, &why);
+    if (!reply) return fail(g, why);
+    if (g.json) {
+      std::cout << cli::to_json(reply->has_game_created() ? reply->game_created().game() : reply->game()) << std::endl;
+    } else {
+      std::cout << cli::rematch_answer(*reply) << std::endl;
     }
     return cli::kOk;
   }

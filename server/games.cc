@@ -170,8 +170,10 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
           " COALESCE(g.german_id, 0), g.private, g.invite_code, g.status, g.result, g.result_reason, g.created_unix,"
           " COALESCE(s.name, ''), COALESCE(d.name, ''), g.move_seconds, g.deadline_unix,"
           " g.tournament_id, g.rated, g.held_until, " + std::string(kRatingChangeColumns) + ", g.tournament_round," +
-          " g.clock_seconds, g.increment_seconds, g.soviet_left, g.german_left" +
-          " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id WHERE g.id = ?";
+          " g.clock_seconds, g.increment_seconds, g.soviet_left, g.german_left, g.rematch_of, g.reserved_for,"
+          " COALESCE(r.name, '')"
+          " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id"
+          " LEFT JOIN users r ON r.id = g.reserved_for WHERE g.id = ?";
       auto& q = db.prepare(sql.c_str());
       q.bind_all(id);
       bool any = false;
@@ -204,6 +206,9 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
         g->increment_seconds = q.integer(24);
         g->clock_left[0] = g->committed_clock_left[0] = q.integer(25);
         g->clock_left[1] = g->committed_clock_left[1] = q.integer(26);
+        g->rematch_of = q.text(27);
+        g->reserved_for = q.integer(28);
+        g->reserved_name = q.text(29);
       }
       if (!any) return false;
       auto& s = db.prepare("SELECT version, state, dice FROM snapshots WHERE game_id = ? ORDER BY version DESC LIMIT 1");
@@ -342,6 +347,8 @@ wire::GameSummary GameService::summary(const Game& g, int your_side) const {
   }
   s.set_tournament_id(g.tournament_id);
   s.set_tournament_round(g.tournament_round);
+  s.set_rematch_of(g.rematch_of);
+  if (g.status == Game::Status::Open) s.set_reserved_for(g.reserved_name);
   add_ratings(s, g.scenario, g.user, g.rated, g.rating_change);
   if (g.status == Game::Status::Playing) {
     s.set_soviet_vacation_until(vacations_.until(g.user[0]));

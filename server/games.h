@@ -52,6 +52,9 @@ struct Game {
   std::string tournament_id;      // empty unless a tournament's game
   int tournament_round = 0;       // a Swiss's game: its round
   bool rated = false;             // its end moves the players' ratings
+  std::string rematch_of;         // a rematch: the finished game it follows
+  std::int64_t reserved_for = 0;  // a rematch: the only user who may join it (0: anyone)
+  std::string reserved_name;
 
   // Seats: [0] Soviet, [1] German; 0 while open.
   std::int64_t user[2] = {0, 0};
@@ -137,6 +140,8 @@ class GameService {
 
   // Lobby (lobby.cc)
   void create(const Caller& c, const wire::CreateGame& req);
+  // A finished game's rematch: offered, or, when the opponent has offered it, joined.
+  void rematch(const Caller& c, const wire::Rematch& req);
   void list_open(const Caller& c);
   void join(const Caller& c, const wire::JoinGame& req);
   void my_games(const Caller& c);
@@ -188,6 +193,13 @@ class GameService {
   std::shared_ptr<Game> find(const std::string& id);
   std::shared_ptr<Game> load(const std::string& id);
   void forget(const std::shared_ptr<Game>& g);
+  // The opponent a rematch is kept for, and the game it follows; empty for other games.
+  struct Reservation {
+    std::string rematch_of;
+    std::int64_t user = 0;
+    std::string name;
+  };
+  void make_game(const Caller& c, const wire::CreateGame& req, const Reservation& r);
   // Unloads a finished game nobody watches; it loads again from its final snapshot.
   void maybe_unload(const std::shared_ptr<Game>& g);
 
@@ -277,6 +289,9 @@ class GameService {
   std::deque<std::shared_ptr<Game>> resting_;
   // Games that could not be loaded: the sweep for overdue clocks does not try them again. Under mu_.
   std::set<std::string> unloadable_;
+  // Finished game -> its rematch ("" while one is being made); guarded by mu_.
+  // Filled from the database when asked for and not here.
+  std::map<std::string, std::string> rematches_;
   static constexpr std::size_t kRestingGames = 64;
   // Each chat message and refused order is stored: a sender's share of them is bounded.
   RecentAttempts chat_by_user_, refusals_by_user_;

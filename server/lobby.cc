@@ -38,7 +38,9 @@ std::shared_ptr<const Ruleset> ruleset_of(const Rulesets& rulesets, const std::s
   return nullptr;
 }
 
-void GameService::create(const Caller& c, const wire::CreateGame& req) {
+void GameService::create(const Caller& c, const wire::CreateGame& req) { make_game(c, req, {}); }
+
+void GameService::make_game(const Caller& c, const wire::CreateGame& req, const Reservation& r) {
   const std::string scenario = req.scenario().empty() ? "counterattack" : req.scenario();
   std::string why;
   const auto rules = ruleset_of(rulesets_, scenario, &why);
@@ -83,6 +85,9 @@ void GameService::create(const Caller& c, const wire::CreateGame& req) {
   g->options = options;
   g->rules = rules;
   g->rated = !req.casual();
+  g->rematch_of = r.rematch_of;
+  g->reserved_for = r.user;
+  g->reserved_name = r.name;
   randombytes_buf(g->seed.data(), g->seed.size());
   g->commitment = Accounts::sha256_hex(std::string_view(reinterpret_cast<const char*>(g->seed.data()), g->seed.size()));
   g->is_private = req.private_();
@@ -110,33 +115,127 @@ void GameService::create(const Caller& c, const wire::CreateGame& req) {
         db.prepare(
               "INSERT INTO games (id, scenario, options, seed, seed_commitment, creator_id, soviet_id, german_id, private,"
               " invite_code, status, created_unix, updated_unix, move_seconds, rated, clock_seconds, increment_seconds,"
-              " soviet_left, german_left)"
-              " VALUES (?, ?, ?, ?, ?, ?, NULLIF(?, 0), NULLIF(?, 0), ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?)")
+              " soviet_left, german_left, rematch_of, reserved_for)"
+              " VALUES (?, ?, ?, ?, ?, ?, NULLIF(?, 0), NULLIF(?, 0), ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
             .run(g->id, g->scenario, opts, Blob{std::string_view(reinterpret_cast<const char*>(g->seed.data()), g->seed.size())},
                  g->commitment, g->creator, g->user[0], g->user[1], g->is_private ? 1 : 0, g->invite, g->created_unix,
                  g->created_unix, g->move_seconds, g->rated ? 1 : 0, g->clock_seconds, g->increment_seconds,
-                 g->clock_seconds, g->clock_seconds);
+                 g->clock_seconds, g->clock_seconds, g->rematch_of, g->reserved_for);
       },
       [this, g, c, side](bool ok) {
         std::lock_guard l(g->mu);
         --g->pending;
         if (!ok) {
           forget(g);
+          if (!g->rematch_of.empty()) {
+            std::lock_guard map_lock(mu_);
+            rematches_.erase(g->rematch_of);
+          }
           return c.error(wire::INTERNAL, "The game could not be stored.");
         }
-        log::info("game created", {{"game", g->id}, {"by", c.name}, {"private", g->is_private ? "yes" : "no"}});
+        log::info("game created", {{"game", g->id}, {"by", c.name}, {"private", g->is_private ? "yes" : "no"},
+                                   {"rematch_of", g->rematch_of}});
         wire::ServerMessage m;
         auto* gc = m.mutable_game_created();
         *gc->mutable_game() = summary(*g, side);
         gc->set_invite_code(g->invite);
         c.reply(std::move(m));
+        if (g->reserved_for != 0) {
+          {
+            std::lock_guard map_lock(mu_);
+            rematches_[g->rematch_of] = g->id;
+          }
+          wire::ServerMessage offer;
+          auto* o = offer.mutable_rematch_offered();
+          *o->mutable_game() = summary(*g, 1 - side);
+          o->set_of_game_id(g->rematch_of);
+          o->set_by(c.name);
+          tell_followers(g->reserved_for, encode(offer));
+        }
       });
+}
+
+void GameService::rematch(const Caller& c, const wire::Rematch& req) {
+  auto old = find(req.game_id());
+  if (!old) return no_such_game(c, req.game_id());
+  wire::CreateGame terms;
+  Reservation r;
+  {
+    std::lock_guard lock(old->mu);
+    const int seat = old->side_of(c.user_id);
+    if (seat < 0) {
+      if (old->is_private) return no_such_game(c, req.game_id());
+      return c.error(wire::FORBIDDEN, "Only a player of the game can ask for its rematch.");
+    }
+    if (old->status != Game::Status::Finished || old->pending > 0) {
+      return c.error(wire::CONFLICT, "A rematch follows a finished game; this one is not over.");
+    }
+    if (!old->tournament_id.empty()) return c.error(wire::CONFLICT, "A tournament's game has no rematch.");
+    if (old->user[1 - seat] == 0) return c.error(wire::CONFLICT, "This game had no opponent.");
+    terms.set_scenario(old->scenario);
+    for (const auto& o : old->options) terms.add_options(o);
+    terms.set_side(seat == 0 ? wire::CHOOSE_GERMAN : wire::CHOOSE_SOVIET);  // the sides swapped
+    terms.set_private_(old->is_private);
+    terms.set_move_seconds(old->move_seconds);
+    terms.set_clock_seconds(old->clock_seconds);
+    terms.set_increment_seconds(old->increment_seconds);
+    terms.set_casual(!old->rated);
+    r = {old->id, old->user[1 - seat], old->name[1 - seat]};
+  }
+  // One rematch per game: an offer made already, by either player, is answered.
+  std::optional<std::string> made;
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = rematches_.find(r.rematch_of); it != rematches_.end()) made = it->second;
+  }
+  if (!made) {
+    auto stored = storage_.read([&](Db& db) {
+      std::string id;
+      auto& q = db.prepare(
+          "SELECT id FROM games WHERE rematch_of = ? AND NOT (status = 'finished' AND result = 'Cancelled')"
+          " ORDER BY created_unix DESC LIMIT 1");
+      q.bind_all(r.rematch_of);
+      while (q.step()) id = q.text(0);
+      return id;
+    });
+    std::lock_guard lock(mu_);
+    auto [it, fresh] = rematches_.emplace(r.rematch_of, stored);
+    if (!fresh || !stored.empty()) made = it->second;  // found, or asked for meanwhile
+  }
+  if (made && !made->empty()) {
+    auto g = find(*made);
+    if (g) {
+      std::unique_lock lock(g->mu);
+      if (g->status == Game::Status::Open && g->reserved_for == c.user_id) {
+        lock.unlock();
+        wire::JoinGame accept;
+        accept.set_game_id(g->id);
+        accept.set_invite_code(g->invite);
+        return join(c, accept);
+      }
+      if (g->status == Game::Status::Open) {
+        return c.error(wire::CONFLICT, "You have offered a rematch already: game " + g->id + ", waiting for " +
+                                           g->reserved_name + ".");
+      }
+      const bool withdrawn = g->status == Game::Status::Finished && g->result == "Cancelled";
+      if (!withdrawn) return c.error(wire::CONFLICT, "The rematch of this game is game " + g->id + ".");
+    }
+    // Withdrawn by the one who offered it (or not to be found): a new one may be offered.
+    std::lock_guard lock(mu_);
+    auto& entry = rematches_[r.rematch_of];
+    if (entry != *made) return c.error(wire::CONFLICT, "A rematch of this game is being made; try again.");
+    entry = "";
+  } else if (made) {
+    return c.error(wire::CONFLICT, "A rematch of this game is being made; try again.");
+  }
+  make_game(c, terms, r);
 }
 
 void GameService::list_open(const Caller& c) {
   const auto ids = storage_.read([](Db& db) {
     std::vector<std::string> out;
-    auto& q = db.prepare("SELECT id FROM games WHERE status = 'open' AND private = 0 ORDER BY created_unix DESC LIMIT 200");
+    auto& q = db.prepare(
+        "SELECT id FROM games WHERE status = 'open' AND private = 0 AND reserved_for = 0 ORDER BY created_unix DESC LIMIT 200");
     q.bind_all();
     while (q.step()) out.push_back(q.text(0));
     return out;
@@ -147,7 +246,9 @@ void GameService::list_open(const Caller& c) {
     auto g = find(id);
     if (!g) continue;
     std::lock_guard lock(g->mu);
-    if (g->status == Game::Status::Open && !g->is_private) *list->add_games() = summary(*g, g->side_of(c.user_id));
+    if (g->status == Game::Status::Open && !g->is_private && g->reserved_for == 0) {
+      *list->add_games() = summary(*g, g->side_of(c.user_id));
+    }
   }
   c.reply(std::move(m));
 }
@@ -167,9 +268,10 @@ void GameService::my_games(const Caller& c) {
         " CASE WHEN g.soviet_id = ? THEN 0 ELSE 1 END, g.tournament_id, g.rated, COALESCE(g.soviet_id, 0),"
         " COALESCE(g.german_id, 0), " + std::string(kRatingChangeColumns) + ", g.tournament_round" +
         " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id"
-        " WHERE g.soviet_id = ? OR g.german_id = ? ORDER BY g.updated_unix DESC LIMIT 200";
+        " WHERE g.soviet_id = ? OR g.german_id = ? OR (g.reserved_for = ? AND g.status = 'open')"
+        " ORDER BY g.updated_unix DESC LIMIT 200";
     auto& q = db.prepare(sql.c_str());
-    q.bind_all(c.user_id, c.user_id, c.user_id);
+    q.bind_all(c.user_id, c.user_id, c.user_id, c.user_id);
     while (q.step()) {
       out.push_back(Row{q.text(0), q.text(1), q.text(2), q.text(3), q.text(4), q.text(5), q.text(6), q.text(7),
                         q.text(11), q.integer(8) != 0, q.integer(12) != 0, q.integer(9),
@@ -190,7 +292,9 @@ void GameService::my_games(const Caller& c) {
     if (!g && r.status != "finished") g = find(r.id);
     if (g) {
       std::lock_guard lock(g->mu);
-      *list->add_games() = summary(*g, g->side_of(c.user_id));
+      int side = g->side_of(c.user_id);
+      if (side < 0 && g->status == Game::Status::Open && g->reserved_for == c.user_id) side = g->user[0] == 0 ? 0 : 1;
+      *list->add_games() = summary(*g, side);  // a rematch kept for you: the side you would play
       continue;
     }
     // A finished game not in memory: its row says enough.
@@ -219,6 +323,9 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
   ratings_.warm(c.user_id, g->scenario);  // here, not in the syncer's callback that answers
   std::lock_guard lock(g->mu);
   if (g->side_of(c.user_id) >= 0) return c.error(wire::CONFLICT, "You are already in this game.");
+  if (g->reserved_for != 0 && g->reserved_for != c.user_id) {
+    return c.error(wire::FORBIDDEN, "This game is a rematch kept for " + g->reserved_name + ".");
+  }
   if (g->is_private && req.invite_code() != g->invite) {
     return c.error(wire::FORBIDDEN, "This game is private: joining it needs its invite code.");
   }

@@ -158,6 +158,35 @@ TEST(GameClock, TypedAndShownAsPeopleWriteIt) {
   EXPECT_EQ(why, "--clock takes the time for each player and the increment: 15m+10s, 1h or 15+10.");
 }
 
+TEST(Rematch, OfferedAndAcceptedInWordsThatSayWhatToTypeNext) {
+  wire::RematchOffered o;
+  o.set_by("alice");
+  o.set_of_game_id("old1234567");
+  o.mutable_game()->set_game_id("new7654321");
+  o.mutable_game()->set_your_side("soviet");
+  o.mutable_game()->set_status("open");
+  o.mutable_game()->set_clock_seconds(900);
+  o.mutable_game()->set_increment_seconds(10);
+  EXPECT_EQ(rematch_offer_notice(o),
+            "alice offers a rematch of game old1234567: game new7654321, you would play soviet, clock 15m+10s. "
+            "`rematch old1234567` accepts it (`counterattack rematch old1234567`).");
+  wire::ServerMessage made;
+  auto* g = made.mutable_game_created()->mutable_game();
+  g->set_game_id("new7654321");
+  g->set_your_side("german");
+  g->set_rematch_of("old1234567");
+  g->set_reserved_for("bob");
+  EXPECT_EQ(rematch_answer(made),
+            "Offered a rematch: game new7654321, you play german. It waits for bob, who accepts with "
+            "`counterattack rematch old1234567` (or `rematch` in the shell); `counterattack resign new7654321` withdraws it.");
+  wire::ServerMessage started;
+  started.mutable_game()->set_game_id("new7654321");
+  started.mutable_game()->set_your_side("soviet");
+  EXPECT_EQ(rematch_answer(started),
+            "Rematch accepted: game new7654321 has started, you play soviet. `counterattack play new7654321` (or `open "
+            "new7654321` in the shell).");
+}
+
 TEST(TournamentStart, TypedAndShownAsPeopleWriteIt) {
   EXPECT_EQ(parse_utc("2026-12-01T18:00"), 1796148000);
   EXPECT_EQ(parse_utc("2026-12-01 18:00"), 1796148000);

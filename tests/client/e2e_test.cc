@@ -582,6 +582,28 @@ TEST_F(TwoPlayers, AGameClockIsTypedOnTheCommandLineAndBothClocksShowInTheGamesL
   EXPECT_NE(shown.out.find("Time: clock 15m+10s: Soviet "), std::string::npos) << shown.out;
 }
 
+TEST_F(TwoPlayers, ARematchIsOfferedAndAcceptedFromTheCommandLine) {
+  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
+  ASSERT_EQ(cli(bob_, {"register", "bob"}, "password-of-bob\n").code, 0);
+  auto created = cli(alice_, {"--json", "new", "--side", "soviet", "--time", "2d"});
+  ASSERT_EQ(created.code, 0) << created.err;
+  const std::string game = json::parse(created.out).value("game_id", "");
+  ASSERT_EQ(cli(bob_, {"join", game}).code, 0);
+  EXPECT_EQ(cli(alice_, {"rematch", game}).code, 1) << "not over yet";
+  ASSERT_EQ(cli(bob_, {"resign", game}).code, 0);
+
+  auto offered = cli(alice_, {"rematch", game});
+  ASSERT_EQ(offered.code, 0) << offered.err;
+  EXPECT_NE(offered.out.find("Offered a rematch: game "), std::string::npos) << offered.out;
+  EXPECT_NE(offered.out.find("you play german, 2d per move. It waits for bob"), std::string::npos) << offered.out;
+  auto listed = cli(bob_, {"games"});
+  EXPECT_NE(listed.out.find("rematch of " + game + ", kept for bob"), std::string::npos) << listed.out;
+  auto accepted = cli(bob_, {"rematch", game});
+  ASSERT_EQ(accepted.code, 0) << accepted.err;
+  EXPECT_NE(accepted.out.find("Rematch accepted: game "), std::string::npos) << accepted.out;
+  EXPECT_NE(accepted.out.find("has started, you play soviet"), std::string::npos) << accepted.out;
+}
+
 // A tournament from the command line: made, entered (which starts it, being
 // full), its standings and games shown, and a game of it played by the same
 // commands as any other.

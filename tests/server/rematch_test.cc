@@ -1,0 +1,113 @@
+// Rematches: after a game, either player offers another on the same terms with
+// the sides swapped. It is kept for the opponent alone, who is told at once and
+// accepts by asking for the rematch too. One rematch per game; one withdrawn
+// may be offered again.
+#include "fixture.h"
+
+namespace counterattack::server::testing {
+namespace {
+
+class ServerRematch : public ServerTest {};
+
+wire::ServerMessage ask_rematch(Client& c, const std::string& game_id) {
+  wire::ClientMessage m;
+  m.mutable_rematch()->set_game_id(game_id);
+  return c.request(m);
+}
+
+// A game of alice's (Soviet) against bob, with a game clock, ended by bob's resignation.
+std::string finished_game(Client& alice, Client& bob) {
+  wire::ClientMessage create;
+  create.mutable_create_game()->set_side(wire::CHOOSE_SOVIET);
+  create.mutable_create_game()->set_clock_seconds(900);
+  create.mutable_create_game()->set_increment_seconds(10);
+  create.mutable_create_game()->add_options("limited_bonus");
+  create.mutable_create_game()->set_casual(true);
+  const auto made = alice.request(create);
+  EXPECT_TRUE(made.has_game_created()) << made.DebugString();
+  const std::string id = made.game_created().game().game_id();
+  EXPECT_TRUE(bob.join(id).has_game());
+  wire::ClientMessage resign;
+  resign.mutable_resign()->set_game_id(id);
+  EXPECT_FALSE(bob.request(resign).has_error());
+  return id;
+}
+
+TEST_F(ServerRematch, ARematchSwapsTheSidesKeepsTheTermsAndWaitsForTheOpponentAlone) {
+  auto alice = user("alice"), bob = user("bob"), carol = user("carol");
+  wire::ClientMessage follow;
+  follow.mutable_follow_turns();
+  ASSERT_TRUE(bob->request(follow).has_ok());
+  const std::string old = finished_game(*alice, *bob);
+  ASSERT_FALSE(HasFailure());
+
+  EXPECT_EQ(ask_rematch(*carol, old).error().code(), wire::FORBIDDEN) << "not a player of it";
+  EXPECT_EQ(ask_rematch(*alice, "nosuchgame").error().code(), wire::NOT_FOUND);
+  auto offered = ask_rematch(*alice, old);
+  ASSERT_TRUE(offered.has_game_created()) << offered.DebugString();
+  const auto& g = offered.game_created().game();
+  const std::string id = g.game_id();
+  EXPECT_NE(id, old);
+  EXPECT_EQ(g.status(), "open");
+  EXPECT_EQ(g.your_side(), "german") << "the sides swapped";
+  EXPECT_EQ(g.german(), "alice");
+  EXPECT_EQ(g.clock_seconds(), 900);
+  EXPECT_EQ(g.increment_seconds(), 10);
+  ASSERT_EQ(g.options_size(), 1);
+  EXPECT_EQ(g.options(0), "limited_bonus");
+  EXPECT_FALSE(g.rated()) << "casual, as the game it follows";
+  EXPECT_EQ(g.rematch_of(), old);
+  EXPECT_EQ(g.reserved_for(), "bob");
+
+  auto told = bob->wait_for([](const wire::ServerMessage& m) { return m.has_rematch_offered(); });
+  ASSERT_TRUE(told) << "the opponent is told";
+  EXPECT_EQ(told->rematch_offered().by(), "alice");
+  EXPECT_EQ(told->rematch_offered().of_game_id(), old);
+  EXPECT_EQ(told->rematch_offered().game().game_id(), id);
+  EXPECT_EQ(told->rematch_offered().game().your_side(), "soviet");
+  const auto mine = summary_in_my_games(*bob, id);
+  EXPECT_EQ(mine.your_side(), "soviet") << "among bob's games, with the side he would play";
+  EXPECT_EQ(mine.reserved_for(), "bob");
+
+  wire::ClientMessage list;
+  list.mutable_list_games();
+  for (const auto& open : carol->request(list).game_list().games()) EXPECT_NE(open.game_id(), id) << "not listed as open";
+  EXPECT_EQ(carol->join(id).error().code(), wire::FORBIDDEN) << "kept for bob";
+  EXPECT_EQ(ask_rematch(*alice, old).error().code(), wire::CONFLICT) << "offered already";
+
+  // Bob accepts by asking for the rematch himself, after a restart: it is found again.
+  restart();
+  alice = login_as("alice");
+  bob = login_as("bob");
+  auto accepted = ask_rematch(*bob, old);
+  ASSERT_TRUE(accepted.has_game()) << accepted.DebugString();
+  EXPECT_EQ(accepted.game().game_id(), id);
+  EXPECT_EQ(accepted.game().status(), "playing");
+  EXPECT_EQ(accepted.game().soviet(), "bob");
+  EXPECT_EQ(accepted.game().reserved_for(), "") << "no longer open";
+  EXPECT_GT(accepted.game().deadline_unix(), 0) << "the clock runs";
+  EXPECT_EQ(ask_rematch(*alice, old).error().code(), wire::CONFLICT) << "one rematch per game";
+  EXPECT_EQ(ask_rematch(*alice, id).error().code(), wire::CONFLICT) << "the rematch itself is not over";
+}
+
+TEST_F(ServerRematch, AWithdrawnRematchMayBeOfferedAgainByEitherPlayer) {
+  auto alice = user("alice"), bob = user("bob");
+  const std::string old = finished_game(*alice, *bob);
+  ASSERT_FALSE(HasFailure());
+  auto first = ask_rematch(*alice, old);
+  ASSERT_TRUE(first.has_game_created()) << first.DebugString();
+  wire::ClientMessage withdraw;
+  withdraw.mutable_resign()->set_game_id(first.game_created().game().game_id());
+  ASSERT_FALSE(alice->request(withdraw).has_error());
+  auto second = ask_rematch(*bob, old);
+  ASSERT_TRUE(second.has_game_created()) << second.DebugString();
+  EXPECT_NE(second.game_created().game().game_id(), first.game_created().game().game_id());
+  EXPECT_EQ(second.game_created().game().your_side(), "soviet") << "bob was German";
+  EXPECT_EQ(second.game_created().game().reserved_for(), "alice");
+  auto accepted = ask_rematch(*alice, old);
+  ASSERT_TRUE(accepted.has_game()) << accepted.DebugString();
+  EXPECT_EQ(accepted.game().status(), "playing");
+}
+
+}  // namespace
+}  // namespace counterattack::server::testing
