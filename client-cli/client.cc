@@ -248,6 +248,7 @@ std::optional<std::pair<std::int64_t, std::int64_t>> parse_game_clock(const std:
     return !t.empty() && t.size() <= 6 && std::all_of(t.begin(), t.end(), [](unsigned char ch) { return std::isdigit(ch) != 0; });
   };
   if (plus != std::string::npos && digits(base) && digits(extra)) {
+    if (std::stoll(base) == 0) return std::nullopt;
     return std::make_pair(std::stoll(base) * 60, std::stoll(extra));  // "15+10"
   }
   const auto clock = parse_duration(base);
@@ -274,6 +275,7 @@ std::string clock_face(std::int64_t seconds) {
 std::pair<std::int64_t, std::int64_t> clock_left(const wire::GameSummary& g, std::int64_t now_unix) {
   std::pair<std::int64_t, std::int64_t> left{g.soviet_clock_left(), g.german_clock_left()};
   if (g.status() != "playing" || g.deadline_unix() == 0) return left;
+  if (g.to_decide() != game::SOVIET && g.to_decide() != game::GERMAN) return left;
   if (now_unix == 0) now_unix = static_cast<std::int64_t>(std::time(nullptr));
   const std::int64_t running = std::max<std::int64_t>(0, g.deadline_unix() - now_unix);
   (g.to_decide() == game::GERMAN ? left.second : left.first) = running;
@@ -282,8 +284,14 @@ std::pair<std::int64_t, std::int64_t> clock_left(const wire::GameSummary& g, std
 
 std::string describe_clock(const wire::GameSummary& g, std::int64_t now_unix) {
   if (g.clock_seconds() > 0) {
-    std::string text = "clock " + format_duration(g.clock_seconds()) +
-                       (g.increment_seconds() > 0 ? "+" + format_duration(g.increment_seconds()) : "");
+    // The terms as typed, to the second: 90s stays 90s.
+    auto exact = [](std::int64_t t) {
+      for (const auto& [unit, name] : {std::pair<std::int64_t, const char*>{86400, "d"}, {3600, "h"}, {60, "m"}}) {
+        if (t % unit == 0) return std::to_string(t / unit) + name;
+      }
+      return std::to_string(t) + "s";
+    };
+    std::string text = "clock " + exact(g.clock_seconds()) + (g.increment_seconds() > 0 ? "+" + exact(g.increment_seconds()) : "");
     if (g.status() != "playing") return text;
     const auto [soviet, german] = clock_left(g, now_unix);
     const bool running = g.deadline_unix() > 0;

@@ -199,7 +199,8 @@ class GameService {
     std::int64_t user = 0;
     std::string name;
   };
-  void make_game(const Caller& c, const wire::CreateGame& req, const Reservation& r);
+  // False when refused before anything is stored.
+  bool make_game(const Caller& c, const wire::CreateGame& req, const Reservation& r);
   // Unloads a finished game nobody watches; it loads again from its final snapshot.
   void maybe_unload(const std::shared_ptr<Game>& g);
 

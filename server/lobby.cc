@@ -40,39 +40,39 @@ std::shared_ptr<const Ruleset> ruleset_of(const Rulesets& rulesets, const std::s
 
 void GameService::create(const Caller& c, const wire::CreateGame& req) { make_game(c, req, {}); }
 
-void GameService::make_game(const Caller& c, const wire::CreateGame& req, const Reservation& r) {
+bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const Reservation& r) {
   const std::string scenario = req.scenario().empty() ? "counterattack" : req.scenario();
   std::string why;
   const auto rules = ruleset_of(rulesets_, scenario, &why);
-  if (!rules) return c.error(wire::BAD_REQUEST, why);
+  if (!rules) return c.error(wire::BAD_REQUEST, why), false;
   std::vector<std::string> options(req.options().begin(), req.options().end());
-  if (why = rules->check_options(options); !why.empty()) return c.error(wire::BAD_REQUEST, why);
+  if (why = rules->check_options(options); !why.empty()) return c.error(wire::BAD_REQUEST, why), false;
   int side = 0;
   switch (req.side()) {
     case wire::CHOOSE_SOVIET: side = 0; break;
     case wire::CHOOSE_GERMAN: side = 1; break;
     case wire::CHOOSE_RANDOM:
     case wire::SIDE_CHOICE_UNSPECIFIED: side = static_cast<int>(randombytes_uniform(2)); break;
-    default: return c.error(wire::BAD_REQUEST, "Unknown side choice.");
+    default: return c.error(wire::BAD_REQUEST, "Unknown side choice."), false;
   }
 
   const std::int64_t move_seconds = req.move_seconds();
   if (move_seconds != 0 && (move_seconds < config_.min_move_seconds || move_seconds > config_.max_move_seconds)) {
     return c.error(wire::BAD_REQUEST, "The time per move is 0 (untimed) or from " + std::to_string(config_.min_move_seconds) +
-                                          " to " + std::to_string(config_.max_move_seconds) + " seconds.");
+                                          " to " + std::to_string(config_.max_move_seconds) + " seconds."), false;
   }
   const std::int64_t clock = req.clock_seconds(), increment = req.increment_seconds();
   if (clock != 0 && move_seconds != 0) {
-    return c.error(wire::BAD_REQUEST, "A game has a time per move or a game clock, not both.");
+    return c.error(wire::BAD_REQUEST, "A game has a time per move or a game clock, not both."), false;
   }
   if (clock != 0 && (clock < config_.min_clock_seconds || clock > config_.max_move_seconds)) {
     return c.error(wire::BAD_REQUEST, "A game clock has from " + std::to_string(config_.min_clock_seconds) + " to " +
-                                          std::to_string(config_.max_move_seconds) + " seconds for each player.");
+                                          std::to_string(config_.max_move_seconds) + " seconds for each player."), false;
   }
   if (increment != 0 && (clock == 0 || increment < 0 || increment > config_.max_move_seconds)) {
     return c.error(wire::BAD_REQUEST, clock == 0 ? "An increment goes with a game clock."
                                                  : "An increment is from 0 to " + std::to_string(config_.max_move_seconds) +
-                                                       " seconds.");
+                                                       " seconds."), false;
   }
 
   ratings_.warm(c.user_id, scenario);  // here, not in the syncer's callback that answers
@@ -135,16 +135,16 @@ void GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
         }
         log::info("game created", {{"game", g->id}, {"by", c.name}, {"private", g->is_private ? "yes" : "no"},
                                    {"rematch_of", g->rematch_of}});
+        if (g->reserved_for != 0) {  // found by the next Rematch, which may follow the answer at once
+          std::lock_guard map_lock(mu_);
+          rematches_[g->rematch_of] = g->id;
+        }
         wire::ServerMessage m;
         auto* gc = m.mutable_game_created();
         *gc->mutable_game() = summary(*g, side);
         gc->set_invite_code(g->invite);
         c.reply(std::move(m));
         if (g->reserved_for != 0) {
-          {
-            std::lock_guard map_lock(mu_);
-            rematches_[g->rematch_of] = g->id;
-          }
           wire::ServerMessage offer;
           auto* o = offer.mutable_rematch_offered();
           *o->mutable_game() = summary(*g, 1 - side);
@@ -153,11 +153,20 @@ void GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
           tell_followers(g->reserved_for, encode(offer));
         }
       });
+  return true;
 }
 
 void GameService::rematch(const Caller& c, const wire::Rematch& req) {
   auto old = find(req.game_id());
   if (!old) return no_such_game(c, req.game_id());
+  // Finished games read to answer rest with the others afterwards, as if watched and left.
+  struct Rest {
+    GameService& service;
+    std::vector<std::shared_ptr<Game>> games;
+    ~Rest() {
+      for (const auto& g : games) service.maybe_unload(g);
+    }
+  } rest{*this, {old}};
   wire::CreateGame terms;
   Reservation r;
   {
@@ -192,7 +201,7 @@ void GameService::rematch(const Caller& c, const wire::Rematch& req) {
     auto stored = storage_.read([&](Db& db) {
       std::string id;
       auto& q = db.prepare(
-          "SELECT id FROM games WHERE rematch_of = ? AND NOT (status = 'finished' AND result = 'Cancelled')"
+          "SELECT id FROM games WHERE rematch_of = ? AND rematch_of <> '' AND NOT (status = 'finished' AND result = 'Cancelled')"
           " ORDER BY created_unix DESC LIMIT 1");
       q.bind_all(r.rematch_of);
       while (q.step()) id = q.text(0);
@@ -205,6 +214,7 @@ void GameService::rematch(const Caller& c, const wire::Rematch& req) {
   if (made && !made->empty()) {
     auto g = find(*made);
     if (g) {
+      rest.games.push_back(g);
       std::unique_lock lock(g->mu);
       if (g->status == Game::Status::Open && g->reserved_for == c.user_id) {
         lock.unlock();
@@ -228,7 +238,11 @@ void GameService::rematch(const Caller& c, const wire::Rematch& req) {
   } else if (made) {
     return c.error(wire::CONFLICT, "A rematch of this game is being made; try again.");
   }
-  make_game(c, terms, r);
+  if (!make_game(c, terms, r)) {
+    // Refused before anything was stored (the server's bounds have changed since): not being made.
+    std::lock_guard lock(mu_);
+    if (auto it = rematches_.find(r.rematch_of); it != rematches_.end() && it->second.empty()) rematches_.erase(it);
+  }
 }
 
 void GameService::list_open(const Caller& c) {
@@ -326,7 +340,7 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
   if (g->reserved_for != 0 && g->reserved_for != c.user_id) {
     return c.error(wire::FORBIDDEN, "This game is a rematch kept for " + g->reserved_name + ".");
   }
-  if (g->is_private && req.invite_code() != g->invite) {
+  if (g->is_private && req.invite_code() != g->invite && g->reserved_for != c.user_id) {
     return c.error(wire::FORBIDDEN, "This game is private: joining it needs its invite code.");
   }
   if (g->status == Game::Status::Playing) return c.error(wire::CONFLICT, "The game has already started.");

@@ -127,7 +127,7 @@ TEST(GameClock, TypedAndShownAsPeopleWriteIt) {
   EXPECT_EQ(parse_game_clock("1h"), P(3600, 0));
   EXPECT_EQ(parse_game_clock("15+10"), P(900, 10)) << "minutes and seconds, as chess players write it";
   EXPECT_EQ(parse_game_clock("2d+1h"), P(2 * 86400, 3600));
-  for (const char* bad : {"", "+", "15m+", "+10s", "0m+10s", "15", "15m+10x", "fast", "15m10s"}) {
+  for (const char* bad : {"", "+", "15m+", "+10s", "0m+10s", "0+10", "15", "15m+10x", "fast", "15m10s"}) {
     EXPECT_FALSE(parse_game_clock(bad)) << bad;
   }
   EXPECT_EQ(clock_face(0), "0:00");
@@ -142,6 +142,10 @@ TEST(GameClock, TypedAndShownAsPeopleWriteIt) {
   g.set_german_clock_left(905);
   g.set_status("open");
   EXPECT_EQ(describe_clock(g), "clock 15m+10s");
+  wire::GameSummary odd;
+  odd.set_clock_seconds(90);
+  odd.set_increment_seconds(5);
+  EXPECT_EQ(describe_clock(odd), "clock 90s+5s") << "the terms to the second";
   g.set_status("playing");
   g.set_to_decide(game::GERMAN);
   g.set_deadline_unix(1000000 + 600);

@@ -101,7 +101,7 @@ TEST_F(ServerGameClock, TheDecidersClockRunsAndWhenTheDecisionPassesTheyKeepWhat
 TEST_F(ServerGameClock, APlayerWhoseClockRunsOutLosesAndAVacationDoesNotHoldIt) {
   restart({}, "min_clock_seconds = 1\n");
   auto alice = user("alice"), bob = user("bob");
-  auto made = create_clocked(*alice, 4, 0);
+  auto made = create_clocked(*alice, 10, 0);  // room for the requests below on a loaded machine
   ASSERT_TRUE(made.has_game_created()) << made.DebugString();
   const std::string id = made.game_created().game().game_id();
   ASSERT_TRUE(bob->join(id).has_game());
@@ -120,7 +120,7 @@ TEST_F(ServerGameClock, APlayerWhoseClockRunsOutLosesAndAVacationDoesNotHoldIt) 
   EXPECT_EQ(summary_in_my_games(*alice, id).deadline_unix(), before.deadline_unix());
 
   Client& other = late == game::SOVIET ? *bob : *alice;
-  auto ended = other.wait_for([&](const wire::ServerMessage& m) { return m.has_game_ended(); }, 15s);
+  auto ended = other.wait_for([&](const wire::ServerMessage& m) { return m.has_game_ended(); }, 30s);
   ASSERT_TRUE(ended) << "no end by time";
   EXPECT_GE(now_unix(), before.deadline_unix()) << "not before the clock ran out";
   EXPECT_EQ(ended->game_ended().result(), late == game::SOVIET ? "German victory" : "Soviet victory");

@@ -109,5 +109,37 @@ TEST_F(ServerRematch, AWithdrawnRematchMayBeOfferedAgainByEitherPlayer) {
   EXPECT_EQ(accepted.game().status(), "playing");
 }
 
+TEST_F(ServerRematch, APrivateGamesRematchIsJoinedWithoutItsCodeAndOneRefusedLeavesNothingBehind) {
+  auto alice = user("alice"), bob = user("bob");
+  auto made = alice->create_game(wire::CHOOSE_SOVIET, true);
+  ASSERT_TRUE(made.has_game_created()) << made.DebugString();
+  const std::string old = made.game_created().game().game_id();
+  ASSERT_TRUE(bob->join(old, made.game_created().invite_code()).has_game());
+  wire::ClientMessage resign;
+  resign.mutable_resign()->set_game_id(old);
+  ASSERT_FALSE(bob->request(resign).has_error());
+  auto offered = ask_rematch(*bob, old);
+  ASSERT_TRUE(offered.has_game_created()) << offered.DebugString();
+  EXPECT_TRUE(offered.game_created().game().private_());
+  auto joined = alice->join(offered.game_created().game().game_id());  // no invite code: it is kept for her
+  ASSERT_TRUE(joined.has_game()) << joined.DebugString();
+  EXPECT_EQ(joined.game().status(), "playing");
+
+  // A game whose terms the server no longer allows gets no rematch, and asking
+  // again is refused for the same reason, not as one being made.
+  wire::ClientMessage timed;
+  timed.mutable_create_game()->set_side(wire::CHOOSE_SOVIET);
+  timed.mutable_create_game()->set_move_seconds(3600);
+  auto second = alice->request(timed);
+  ASSERT_TRUE(second.has_game_created()) << second.DebugString();
+  const std::string strict = second.game_created().game().game_id();
+  ASSERT_TRUE(bob->join(strict).has_game());
+  resign.mutable_resign()->set_game_id(strict);
+  ASSERT_FALSE(bob->request(resign).has_error());
+  restart({}, "min_move_seconds = 7200\n");
+  alice = login_as("alice");
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(ask_rematch(*alice, strict).error().code(), wire::BAD_REQUEST) << i;
+}
+
 }  // namespace
 }  // namespace counterattack::server::testing
