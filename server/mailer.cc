@@ -238,6 +238,10 @@ void Mailer::tournament_started(std::int64_t user_id, const std::string& player,
     body += which + " has started: you play " + std::to_string(2 * opponents) + " games, one with each side against " +
             (opponents == 1 ? std::string("the other entrant") : "each of the other " + std::to_string(opponents) + " entrants") +
             ", with " + duration_words(t.move_seconds()) + " per move.\n\n";
+  } else if (t.sits_out() == player) {
+    body += (t.round() == 1 ? which + " has started with " + round : round + " of " + which + " has begun") +
+            ": you sit out this round, a bye that counts as two games won." +
+            (t.round() < t.rounds() ? " The next round pairs you again." : "") + "\n\n";
   } else {
     body += (t.round() == 1 ? which + " has started with " + round : round + " of " + which + " has begun") +
             ": you play two games against one other entrant, one with each side, with " + duration_words(t.move_seconds()) +

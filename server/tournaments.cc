@@ -650,15 +650,21 @@ void Tournaments::announce(const std::string& id, const std::vector<std::string>
              {"entrants", std::to_string(d->entrants.size())},
              {"games", std::to_string(game_ids.size())}});
   // The tournament first, then each game's turn notice; one mail to each
-  // entrant who was away when a game of theirs was announced.
+  // entrant who was away when a game of theirs was announced, and to one away
+  // who sits out the round.
+  std::set<std::int64_t> told;
   for (const auto& [user, name] : d->entrants) {
     wire::ServerMessage m;
     *m.mutable_tournament_started() = as_seen_by(*d, user);
-    games_.tell_followers(user, encode(m));
+    if (games_.tell_followers(user, encode(m))) told.insert(user);
   }
   const auto away = games_.announce_started(game_ids);
   for (const auto& [user, name] : d->entrants) {
-    if (auto it = away.find(user); it != away.end()) mailer_.tournament_started(user, name, d->tournament, it->second);
+    if (auto it = away.find(user); it != away.end()) {
+      mailer_.tournament_started(user, name, d->tournament, it->second);
+    } else if (name == d->tournament.sits_out() && !told.count(user)) {
+      mailer_.tournament_started(user, name, d->tournament, {});
+    }
   }
   storage_.write(
       [id, round = d->tournament.round()](Db& db) {

@@ -383,6 +383,47 @@ TEST_F(ServerMail, AnEntrantAwayIsMailedWhenTheNextRoundOfTheirSwissBegins) {
   }
 }
 
+// With an odd number, one entrant sits out each round of a Swiss: with no game
+// to move in, they are told all the same.
+TEST_F(ServerMail, AnEntrantAwayWhoSitsOutASwissRoundIsToldSo) {
+  std::map<std::string, std::unique_ptr<Client>> players;
+  for (const char* name : {"alice", "bob", "carol"}) {
+    players[name] = user(name);
+    confirm_address(*players[name], sink_, std::string(name) + "@example.org");
+    ASSERT_FALSE(HasFailure());
+  }
+  wire::ClientMessage create;
+  auto* c = create.mutable_create_tournament();
+  c->set_name("Odd Cup");
+  c->set_max_players(3);
+  c->set_enter(true);
+  c->set_move_seconds(86400);
+  c->set_rounds(2);
+  auto created = players["alice"]->request(create);
+  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
+  wire::ClientMessage join;
+  join.mutable_join_tournament()->set_tournament_id(created.tournament().tournament_id());
+  ASSERT_TRUE(players["bob"]->request(join).has_tournament());
+  auto started = players["carol"]->request(join);
+  ASSERT_TRUE(started.has_tournament()) << started.DebugString();
+  const std::string sitter = started.tournament().sits_out();
+  ASSERT_FALSE(sitter.empty());
+  std::optional<SmtpSink::Mail> told;
+  for (int i = 0; i < 150 && !told; ++i) {
+    for (const auto& m : sink_.mails()) {
+      if (m.to == sitter + "@example.org" && m.header("Subject") == "The tournament \"Odd Cup\" has started") told = m;
+    }
+    if (!told) std::this_thread::sleep_for(100ms);
+  }
+  ASSERT_TRUE(told) << sitter << " was not told";
+  const std::string body = body_of(*told);
+  for (const std::string& said : std::vector<std::string>{"has started with round 1 of 2", "you sit out this round",
+                                                         "The next round pairs you again.", "tournament show"}) {
+    EXPECT_NE(body.find(said), std::string::npos) << said << " in\n" << body;
+  }
+  EXPECT_EQ(body.find("Answer by"), std::string::npos) << "no game waits for them";
+}
+
 TEST_F(ServerMail, AnEntrantAwayIsMailedWhenTheirTournamentIsCancelled) {
   auto alice = user("alice"), bob = user("bob");
   std::size_t mails = confirm_address(*bob, sink_, "bob@example.org");
