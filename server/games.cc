@@ -270,6 +270,7 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
     wire::LoggedOrder entry;
     if (!entry.ParseFromString(row.entry)) return fail("order " + std::to_string(row.version) + " does not decode");
     g->keys[{seat_of_side(row.side), row.key}] = Game::KeyRecord{entry.order().SerializeAsString(), true, row.version, {}, true};
+    g->played[seat_of_side(row.side)] = true;
     if (row.version <= version) continue;
     if (row.version != version + 1) return fail("order " + std::to_string(version + 1) + " is missing");
     const Applied a = g->match->apply(entry.side(), entry.order());
@@ -818,6 +819,7 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
   slot->second = Game::KeyRecord{bytes, true, v, {}, false};
   if (g->draw_offer == 1 - side) g->draw_offer = -1;  // answered by playing on
   g->mailed[side] = false;
+  g->played[side] = true;
   const bool finished = g->match->over();
   if (finished) end_game(*g, g->match->result(), g->match->result_reason());
   wire::LoggedOrder entry;

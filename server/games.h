@@ -125,6 +125,7 @@ struct Game {
   // game or played in it since: no further mail until they do.
   bool mailed[2] = {false, false};
   bool reminded = false;  // the player to decide was mailed that the deadline is near
+  bool played[2] = {false, false};  // each player has given an order (at `head`)
 
   int side_of(std::int64_t user_id) const {
     if (user_id == 0) return -1;

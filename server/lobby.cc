@@ -458,6 +458,14 @@ void GameService::end_on_time(const std::shared_ptr<Game>& g, std::int64_t actor
   const game::Side late = g->match->decider();
   if (late != game::SOVIET && late != game::GERMAN) return;
   const bool soviet = late == game::SOVIET;
+  if (g->clock_seconds > 0 && !g->played[seat_of_side(late)]) {
+    // A live game whose player never came to it: aborted, as if never played, not lost.
+    finish(g, std::nullopt, actor, "Aborted",
+           std::string(soviet ? "The Soviet" : "The German") +
+               " player made no first move before their clock ran out: the game is aborted, and no rating changes.",
+           "abort");
+    return;
+  }
   finish(g, std::nullopt, actor, soviet ? "German victory" : "Soviet victory",
          soviet ? "The Soviet player ran out of time." : "The German player ran out of time.", "time-out");
 }

@@ -3,6 +3,7 @@
 // increment. A player whose clock runs out loses. The clocks are stored: a
 // restart keeps them.
 #include <ctime>
+#include <set>
 #include <thread>
 
 #include "fixture.h"
@@ -101,12 +102,19 @@ TEST_F(ServerGameClock, TheDecidersClockRunsAndWhenTheDecisionPassesTheyKeepWhat
 TEST_F(ServerGameClock, APlayerWhoseClockRunsOutLosesAndAVacationDoesNotHoldIt) {
   restart({}, "min_clock_seconds = 1\n");
   auto alice = user("alice"), bob = user("bob");
-  auto made = create_clocked(*alice, 10, 0);  // room for the requests below on a loaded machine
+  auto made = create_clocked(*alice, 10, 0);  // room for the orders below on a loaded machine
   ASSERT_TRUE(made.has_game_created()) << made.DebugString();
   const std::string id = made.game_created().game().game_id();
   ASSERT_TRUE(bob->join(id).has_game());
-  ASSERT_TRUE(alice->watch(id).has_game());
-  ASSERT_TRUE(bob->watch(id).has_game());
+  auto [soviet, german] = watch_as_players(*alice, *bob, id);
+  ASSERT_FALSE(HasFailure());
+  // Both players have moved: whoever then lets the clock run out has lost, not abandoned.
+  std::set<game::Side> moved;
+  for (int serial = 0; moved.size() < 2 && serial < 300; ++serial) {
+    moved.insert(soviet.view.decision().side());
+    play(soviet, german, nullptr, 1, "t" + std::to_string(serial) + "-");
+    ASSERT_FALSE(HasFailure());
+  }
   const auto before = summary_in_my_games(*alice, id);
   ASSERT_GT(before.deadline_unix(), 0);
   const game::Side late = before.to_decide();
@@ -127,6 +135,30 @@ TEST_F(ServerGameClock, APlayerWhoseClockRunsOutLosesAndAVacationDoesNotHoldIt) 
   EXPECT_EQ(ended->game_ended().reason(),
             late == game::SOVIET ? "The Soviet player ran out of time." : "The German player ran out of time.");
   EXPECT_EQ(summary_in_my_games(other, id).status(), "finished");
+}
+
+TEST_F(ServerGameClock, ALiveGameWhoseFirstPlayerNeverMovesIsAbortedAndLeavesTheRatings) {
+  restart({}, "min_clock_seconds = 1\n");
+  auto alice = user("alice"), bob = user("bob");
+  auto made = create_clocked(*alice, 3, 0);
+  ASSERT_TRUE(made.has_game_created()) << made.DebugString();
+  const std::string id = made.game_created().game().game_id();
+  EXPECT_TRUE(made.game_created().game().rated());
+  ASSERT_TRUE(bob->join(id).has_game());
+  ASSERT_TRUE(bob->watch(id).has_game());
+  const auto first = summary_in_my_games(*bob, id).to_decide();
+  auto ended = bob->wait_for([&](const wire::ServerMessage& m) { return m.has_game_ended(); }, 30s);
+  ASSERT_TRUE(ended) << "no end by time";
+  EXPECT_EQ(ended->game_ended().result(), "Aborted");
+  EXPECT_EQ(ended->game_ended().reason(),
+            std::string(first == game::SOVIET ? "The Soviet" : "The German") +
+                " player made no first move before their clock ran out: the game is aborted, and no rating changes.");
+  const auto after = summary_in_my_games(*alice, id);
+  EXPECT_EQ(after.status(), "finished");
+  EXPECT_EQ(after.soviet_rating_change(), 0);
+  EXPECT_EQ(after.german_rating_change(), 0);
+  EXPECT_EQ(after.soviet_rating().rating(), 1500);
+  EXPECT_EQ(after.german_rating().rating(), 1500);
 }
 
 }  // namespace
