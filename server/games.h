@@ -139,6 +139,12 @@ class GameService {
   GameService(Storage& storage, Rulesets rulesets, const Config& config, Mailer& mailer, Ratings& ratings,
               Vacations& vacations, std::function<void(std::function<void()>)> post);
 
+  // At start, before any game is loaded: each running game clock gets back the
+  // time the server was down (since it was last alive, at most the clock's whole time).
+  void resume_clocks();
+  // Each second: while a game clock runs, the server notes that it is alive.
+  void beat();
+
   // Lobby (lobby.cc)
   void create(const Caller& c, const wire::CreateGame& req);
   // A finished game's rematch: offered, or, when the opponent has offered it, joined.

@@ -1,5 +1,9 @@
-// The lobby: creating, listing and joining games, resignation and draws.
+// The lobby: creating, listing and joining games, rematches, resignation and
+// draws, and the clocks of timed games.
 #include <sodium.h>
+
+#include <algorithm>
+#include <future>
 
 #include "accounts.h"
 #include "games.h"
@@ -468,6 +472,50 @@ void GameService::end_on_time(const std::shared_ptr<Game>& g, std::int64_t actor
   }
   finish(g, std::nullopt, actor, soviet ? "German victory" : "Soviet victory",
          soviet ? "The Soviet player ran out of time." : "The German player ran out of time.", "time-out");
+}
+
+void GameService::resume_clocks() {
+  std::promise<std::pair<std::int64_t, std::int64_t>> done;  // seconds down, clocks moved
+  auto given = std::make_shared<std::pair<std::int64_t, std::int64_t>>(0, 0);
+  storage_.write(
+      [given](Db& db) {
+        const auto now = unix_now();
+        auto& q = db.prepare("SELECT alive_unix FROM server_state WHERE id = 1");
+        q.bind_all();
+        std::int64_t alive = 0;
+        while (q.step()) alive = q.integer(0);
+        if (alive > 0 && now > alive) {
+          db.prepare(
+                "UPDATE games SET deadline_unix = deadline_unix + MIN(?, clock_seconds)"
+                " WHERE status = 'playing' AND clock_seconds > 0 AND deadline_unix > 0")
+              .run(now - alive);
+          *given = {now - alive, db.changes()};
+        }
+        db.prepare("UPDATE server_state SET alive_unix = ? WHERE id = 1").run(now);
+      },
+      [&done, given](bool ok) { done.set_value(ok ? *given : std::make_pair(std::int64_t{0}, std::int64_t{0})); });
+  const auto [down, moved] = done.get_future().get();
+  if (moved > 0) {
+    log::info("game clocks given back the time the server was down",
+              {{"seconds", std::to_string(down)}, {"clocks", std::to_string(moved)}});
+  }
+}
+
+void GameService::beat() {
+  std::vector<std::shared_ptr<Game>> clocked;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [id, g] : games_) {
+      if (g->clock_seconds > 0) clocked.push_back(g);  // fixed at creation: read without the game's lock
+    }
+  }
+  const bool running = std::any_of(clocked.begin(), clocked.end(), [](const auto& g) {
+    std::lock_guard lock(g->mu);
+    return g->status == Game::Status::Playing;
+  });
+  if (!running) return;
+  storage_.write([now = unix_now()](Db& db) { db.prepare("UPDATE server_state SET alive_unix = ? WHERE id = 1").run(now); },
+                 [](bool) {});
 }
 
 void GameService::expire_overdue(bool sweep) {

@@ -144,6 +144,7 @@ int main(int argc, char** argv) {
   Accounts accounts(*storage, cfg, mailer, vacations);
   Ratings ratings(*storage, rulesets);
   GameService games(*storage, rulesets, cfg, mailer, ratings, vacations, [&ioc](std::function<void()> job) { net::post(ioc, std::move(job)); });
+  games.resume_clocks();
   games.preload();
   Tournaments tournaments(*storage, rulesets, cfg, mailer, games,
                           [&ioc](std::function<void()> job) { net::post(ioc, std::move(job)); });
@@ -183,6 +184,7 @@ int main(int argc, char** argv) {
       if (e || clocks_stopped) return;
       try {
         games.expire_overdue(++ticks % 30 == 0);
+        games.beat();
         tournaments.start_due();
       } catch (const std::exception& x) {
         log::error("clocks could not be checked", {{"error", x.what()}});
@@ -207,6 +209,7 @@ int main(int argc, char** argv) {
     listener->stop();
     purge.cancel();
     clocks_stopped = true;
+    games.beat();  // the last moment alive: a restart gives back the time from here
     net::post(clock_strand, [&] { clocks.cancel(); });
     sessions.shutdown_all();
     *deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);

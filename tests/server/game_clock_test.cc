@@ -88,7 +88,9 @@ TEST_F(ServerGameClock, TheDecidersClockRunsAndWhenTheDecisionPassesTheyKeepWhat
     EXPECT_EQ(pushed->game().deadline_unix(), after.deadline_unix());
   }
 
+  const auto stopped = now_unix();
   restart();
+  const auto back = now_unix();
   auto again = connect();
   ASSERT_TRUE(again->login("alice").has_session());
   const auto reloaded = summary_in_my_games(*again, id);
@@ -96,7 +98,8 @@ TEST_F(ServerGameClock, TheDecidersClockRunsAndWhenTheDecisionPassesTheyKeepWhat
   EXPECT_EQ(reloaded.increment_seconds(), 10);
   EXPECT_EQ(left_of(reloaded, first), left_of(after, first));
   EXPECT_EQ(left_of(reloaded, second), 900);
-  EXPECT_EQ(reloaded.deadline_unix(), after.deadline_unix());
+  EXPECT_GE(reloaded.deadline_unix(), after.deadline_unix()) << "kept, with the moment the server was down";
+  EXPECT_LE(reloaded.deadline_unix(), after.deadline_unix() + (back - stopped) + 2);
 }
 
 TEST_F(ServerGameClock, APlayerWhoseClockRunsOutLosesAndAVacationDoesNotHoldIt) {
@@ -159,6 +162,28 @@ TEST_F(ServerGameClock, ALiveGameWhoseFirstPlayerNeverMovesIsAbortedAndLeavesThe
   EXPECT_EQ(after.german_rating_change(), 0);
   EXPECT_EQ(after.soviet_rating().rating(), 1500);
   EXPECT_EQ(after.german_rating().rating(), 1500);
+}
+
+TEST_F(ServerGameClock, TheTimeTheServerIsDownDoesNotCountOnAGameClock) {
+  auto alice = user("alice"), bob = user("bob");
+  auto made = create_clocked(*alice, 900, 0);
+  ASSERT_TRUE(made.has_game_created()) << made.DebugString();
+  const std::string id = made.game_created().game().game_id();
+  ASSERT_TRUE(bob->join(id).has_game());
+  std::this_thread::sleep_for(1500ms);  // the server notes each second that it is alive
+  const auto before = summary_in_my_games(*alice, id);
+  ASSERT_GT(before.deadline_unix(), 0);
+  const auto killed = now_unix();
+  server_->kill9();
+  std::this_thread::sleep_for(4s);
+  restart();
+  const auto back = now_unix();
+  alice = login_as("alice");
+  const auto after = summary_in_my_games(*alice, id);
+  EXPECT_EQ(after.status(), "playing");
+  EXPECT_GE(after.deadline_unix(), before.deadline_unix() + 3) << "the four seconds down are given back";
+  EXPECT_LE(after.deadline_unix(), before.deadline_unix() + (back - killed) + 3)
+      << "and little more: the time since the server last noted it was alive";
 }
 
 }  // namespace
