@@ -336,6 +336,24 @@ TEST_F(ServerMail, AnEntrantAwayIsMailedOnceWhenTheirTournamentStarts) {
   EXPECT_TRUE(told_again());
 }
 
+// A Swiss of two rounds made and entered by alice, then entered by bob, and
+// started by carol entering it: the answer to carol's entry.
+wire::ServerMessage three_player_swiss(std::map<std::string, std::unique_ptr<Client>>& players, const std::string& name) {
+  wire::ClientMessage create;
+  auto* c = create.mutable_create_tournament();
+  c->set_name(name);
+  c->set_max_players(3);
+  c->set_enter(true);
+  c->set_move_seconds(86400);
+  c->set_rounds(2);
+  auto created = players["alice"]->request(create);
+  EXPECT_TRUE(created.has_tournament()) << created.DebugString();
+  wire::ClientMessage join;
+  join.mutable_join_tournament()->set_tournament_id(created.tournament().tournament_id());
+  EXPECT_TRUE(players["bob"]->request(join).has_tournament());
+  return players["carol"]->request(join);
+}
+
 // A Swiss's later rounds start when the round before is over, maybe days after
 // the last look: an entrant away is mailed each round that has a move for them.
 TEST_F(ServerMail, AnEntrantAwayIsMailedWhenTheNextRoundOfTheirSwissBegins) {
@@ -343,19 +361,7 @@ TEST_F(ServerMail, AnEntrantAwayIsMailedWhenTheNextRoundOfTheirSwissBegins) {
   for (const char* name : {"alice", "bob", "carol"}) players[name] = user(name);
   confirm_address(*players["alice"], sink_, "alice@example.org");
   ASSERT_FALSE(HasFailure());
-  wire::ClientMessage create;
-  auto* c = create.mutable_create_tournament();
-  c->set_name("Swiss Cup");
-  c->set_max_players(3);
-  c->set_enter(true);
-  c->set_move_seconds(86400);
-  c->set_rounds(2);
-  auto created = players["alice"]->request(create);
-  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
-  wire::ClientMessage join;
-  join.mutable_join_tournament()->set_tournament_id(created.tournament().tournament_id());
-  ASSERT_TRUE(players["bob"]->request(join).has_tournament());
-  auto started = players["carol"]->request(join);
+  auto started = three_player_swiss(players, "Swiss Cup");
   ASSERT_TRUE(started.has_tournament()) << started.DebugString();
   ASSERT_EQ(started.tournament().round(), 1);
   ASSERT_EQ(started.tournament().games_size(), 2) << "one pair; the third sits out";
@@ -392,19 +398,7 @@ TEST_F(ServerMail, AnEntrantAwayWhoSitsOutASwissRoundIsToldSo) {
     confirm_address(*players[name], sink_, std::string(name) + "@example.org");
     ASSERT_FALSE(HasFailure());
   }
-  wire::ClientMessage create;
-  auto* c = create.mutable_create_tournament();
-  c->set_name("Odd Cup");
-  c->set_max_players(3);
-  c->set_enter(true);
-  c->set_move_seconds(86400);
-  c->set_rounds(2);
-  auto created = players["alice"]->request(create);
-  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
-  wire::ClientMessage join;
-  join.mutable_join_tournament()->set_tournament_id(created.tournament().tournament_id());
-  ASSERT_TRUE(players["bob"]->request(join).has_tournament());
-  auto started = players["carol"]->request(join);
+  auto started = three_player_swiss(players, "Odd Cup");
   ASSERT_TRUE(started.has_tournament()) << started.DebugString();
   const std::string sitter = started.tournament().sits_out();
   ASSERT_FALSE(sitter.empty());
