@@ -71,7 +71,8 @@ TEST_F(ServerRematch, ARematchSwapsTheSidesKeepsTheTermsAndWaitsForTheOpponentAl
 
   wire::ClientMessage list;
   list.mutable_list_games();
-  for (const auto& open : carol->request(list).game_list().games()) EXPECT_NE(open.game_id(), id) << "not listed as open";
+  const auto listed = carol->request(list);
+  for (const auto& open : listed.game_list().games()) EXPECT_NE(open.game_id(), id) << "not listed as open";
   EXPECT_EQ(carol->join(id).error().code(), wire::FORBIDDEN) << "kept for bob";
   EXPECT_EQ(ask_rematch(*alice, old).error().code(), wire::CONFLICT) << "offered already";
 
