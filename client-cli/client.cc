@@ -324,8 +324,8 @@ std::string rematch_offer_notice(const wire::RematchOffered& o) {
   const auto& g = o.game();
   const std::string terms = describe_clock(g);
   return o.by() + " offers a rematch of game " + o.of_game_id() + ": game " + g.game_id() + ", you would play " +
-         g.your_side() + (terms.empty() ? "" : ", " + terms) + ". `rematch " + o.of_game_id() +
-         "` accepts it (`counterattack rematch " + o.of_game_id() + "`).";
+         g.your_side() + (terms.empty() ? "" : ", " + terms) + ". `rematch " + o.of_game_id() + "` accepts it, `rematch " +
+         o.of_game_id() + " decline` declines it (`counterattack rematch " + o.of_game_id() + " [--decline]`).";
 }
 
 std::optional<wire::ClientMessage> email_request(const std::vector<std::string>& words, std::string* why) {

@@ -628,10 +628,12 @@ class Shell {
       else
         open_game(w[1]);
     } else if (cmd == "rematch") {
-      if (w.size() < 2 && !game_)
-        out("rematch GAME");
+      const bool decline = !w.empty() && w.back() == "decline";
+      const std::size_t words = w.size() - (decline ? 1 : 0);
+      if ((words < 2 && !game_) || words > 2)
+        out("rematch [GAME] [decline]");
       else
-        rematch(w.size() > 1 ? w[1] : game_->id());
+        rematch(words > 1 ? w[1] : game_->id(), decline);
     } else if (cmd == "join") {
       if (w.size() < 2)
         out("join GAME [INVITE]");
@@ -719,7 +721,7 @@ class Shell {
          "  hand | units | decision          your event chits, your units, what is asked now\n"
          "  chat TEXT                        a message to your opponent\n"
          "  games | open GAME | join GAME [INVITE] | new soviet|german|random [private] [casual] [3d|12h|90m|--clock 15m+10s]\n"
-         "  rematch [GAME]                   after a game: another with the sides swapped, or accept one offered\n"
+         "  rematch [GAME] [decline]         after a game: another with the sides swapped, or accept (or decline) one offered\n"
          "  draw offer|accept|decline | resign yes | refresh | quit\n"
          "  email [ADDRESS | confirm CODE | off]   turn notices by mail while you are away\n"
          "  vacation [start DAYS | end]      your time per move stands still while you are away\n"
@@ -826,15 +828,17 @@ class Shell {
     open_game(id);
   }
 
-  void rematch(const std::string& id) {
+  void rematch(const std::string& id, bool decline) {
     wire::ClientMessage m;
     m.mutable_rematch()->set_game_id(id);
+    m.mutable_rematch()->set_decline(decline);
     std::string why;
     auto reply = s_.call(m, &why);
     if (!reply) {
       out(why);
       return;
     }
+    if (decline) return out("Declined the rematch of game " + id + ".");
     out(rematch_answer(*reply));
     if (reply->has_game()) open_game(reply->game().game_id());  // accepted: it is under way
   }

@@ -116,6 +116,8 @@ int main(int argc, char** argv) {
   auto* rematch = app.add_subcommand(
       "rematch", "After a game: offer your opponent another on the same terms with the sides swapped, or accept theirs");
   rematch->add_option("GAME", game_id, "The finished game")->required();
+  bool decline = false;
+  rematch->add_flag("--decline", decline, "Turn down the rematch your opponent offers");
   auto* show = app.add_subcommand(
       "show", "Show a game as you see it: map, tracks, chits, log and the decision asked");
   show->add_option("GAME", game_id, "Game id")->required();
@@ -465,9 +467,12 @@ int main(int argc, char** argv) {
   if (*rematch) {
     wire::ClientMessage m;
     m.mutable_rematch()->set_game_id(game_id);
+    m.mutable_rematch()->set_decline(decline);
     auto reply = s.call(m, &why);
     if (!reply) return fail(g, why);
-    if (g.json) {
+    if (decline) {
+      if (!g.json) std::cout << "Declined the rematch of game " << game_id << "." << std::endl;
+    } else if (g.json) {
       std::cout << cli::to_json(reply->has_game_created() ? reply->game_created().game() : reply->game()) << std::endl;
     } else {
       std::cout << cli::rematch_answer(*reply) << std::endl;

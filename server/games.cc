@@ -431,7 +431,8 @@ void GameService::tell_game_over(Game& g, std::int64_t actor) {
     const auto user = g.user[seat];
     if (user == 0 || user == actor) continue;
     if (away(g, seat)) {
-      if (mailer_.has_address(user)) mailer_.game_over(user, summary(g, seat), g.reason);
+      // A game that never had an opponent (a rematch declined) is not worth a mail.
+      if (g.user[1 - seat] != 0 && mailer_.has_address(user)) mailer_.game_over(user, summary(g, seat), g.reason);
       continue;
     }
     const auto to = followers_elsewhere(g, seat);

@@ -147,7 +147,7 @@ class GameService {
 
   // Lobby (lobby.cc)
   void create(const Caller& c, const wire::CreateGame& req);
-  // A finished game's rematch: offered, or, when the opponent has offered it, joined.
+  // A finished game's rematch: offered, or, when the opponent has offered it, joined or declined.
   void rematch(const Caller& c, const wire::Rematch& req);
   void list_open(const Caller& c);
   void join(const Caller& c, const wire::JoinGame& req);
@@ -208,6 +208,8 @@ class GameService {
   };
   // False when refused before anything is stored.
   bool make_game(const Caller& c, const wire::CreateGame& req, const Reservation& r);
+  // The opponent turns down the rematch of finished game `of` kept for them: it ends "Declined".
+  void decline_rematch(const Caller& c, const std::string& of);
   // Unloads a finished game nobody watches; it loads again from its final snapshot.
   void maybe_unload(const std::shared_ptr<Game>& g);
 

@@ -154,7 +154,7 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
           *o->mutable_game() = summary(*g, 1 - side);
           o->set_of_game_id(g->rematch_of);
           o->set_by(c.name);
-          tell_followers(g->reserved_for, encode(offer));
+          if (!tell_followers(g->reserved_for, encode(offer))) mailer_.rematch_offered(g->reserved_for, *o);
         }
       });
   return true;
@@ -195,6 +195,7 @@ void GameService::rematch(const Caller& c, const wire::Rematch& req) {
     terms.set_casual(!old->rated);
     r = {old->id, old->user[1 - seat], old->name[1 - seat]};
   }
+  if (req.decline()) return decline_rematch(c, r.rematch_of);
   // One rematch per game: an offer made already, by either player, is answered.
   std::optional<std::string> made;
   {
@@ -231,6 +232,9 @@ void GameService::rematch(const Caller& c, const wire::Rematch& req) {
         return c.error(wire::CONFLICT, "You have offered a rematch already: game " + g->id + ", waiting for " +
                                            g->reserved_name + ".");
       }
+      if (g->status == Game::Status::Finished && g->result == "Declined") {
+        return c.error(wire::CONFLICT, "The rematch of this game, game " + g->id + ", was declined.");
+      }
       const bool withdrawn = g->status == Game::Status::Finished && g->result == "Cancelled";
       if (!withdrawn) return c.error(wire::CONFLICT, "The rematch of this game is game " + g->id + ".");
     }
@@ -247,6 +251,24 @@ void GameService::rematch(const Caller& c, const wire::Rematch& req) {
     std::lock_guard lock(mu_);
     if (auto it = rematches_.find(r.rematch_of); it != rematches_.end() && it->second.empty()) rematches_.erase(it);
   }
+}
+
+void GameService::decline_rematch(const Caller& c, const std::string& of) {
+  const auto id = storage_.read([&](Db& db) {
+    std::string found;
+    auto& q = db.prepare("SELECT id FROM games WHERE rematch_of = ? AND rematch_of <> '' AND status = 'open' AND reserved_for = ?");
+    q.bind_all(of, c.user_id);
+    while (q.step()) found = q.text(0);
+    return found;
+  });
+  auto g = id.empty() ? nullptr : find(id);
+  if (!g) return c.error(wire::CONFLICT, "No rematch of game " + of + " waits for you.");
+  std::lock_guard lock(g->mu);
+  if (g->status != Game::Status::Open || g->reserved_for != c.user_id) {
+    return c.error(wire::CONFLICT, "No rematch of game " + of + " waits for you.");
+  }
+  if (g->pending > 0) return c.error(wire::CONFLICT, "The game is not ready yet; try again.");
+  finish(g, c, c.user_id, "Declined", c.name + " declined the rematch.", "decline");
 }
 
 void GameService::list_open(const Caller& c) {

@@ -287,6 +287,26 @@ void Mailer::tournament_cancelled(std::int64_t user_id, const std::string& playe
             "\n\nOpen tournaments to enter: " + command("tournament list") + ".\n" + kFooter);
 }
 
+void Mailer::rematch_offered(std::int64_t user_id, const wire::RematchOffered& offer) {
+  const std::string to = address_of(user_id);
+  if (to.empty()) return;
+  const auto& g = offer.game();
+  std::string terms;
+  if (g.clock_seconds() > 0) {
+    terms = ", with a game clock of " + duration_words(g.clock_seconds()) + " for each player" +
+            (g.increment_seconds() > 0 ? " and " + duration_words(g.increment_seconds()) + " more at each move" : "");
+  } else if (g.move_seconds() > 0) {
+    terms = ", with " + duration_words(g.move_seconds()) + " per move";
+  }
+  const std::string& of = offer.of_game_id();
+  queue(to, offer.by() + " offers you a rematch of game " + of,
+        "Hello " + g.reserved_for() + ",\n\n" + offer.by() + " offers you a rematch of game " + of + ": game " +
+            g.game_id() + ", " + (g.rated() ? "rated" : "casual") + ", in which you would play the " +
+            (g.your_side() == "soviet" ? "Soviet" : "German") + " side" + terms + ".\n\nTo accept it, run " +
+            command("rematch " + of) + "; to decline it, " + command("rematch " + of + " --decline") +
+            ". In the counterattack shell: `rematch " + of + "` or `rematch " + of + " decline`.\n" + kFooter);
+}
+
 void Mailer::loop() {
   constexpr int kBatch = 16;
   std::unordered_set<std::int64_t> delivered;  // taken by the mail server; their removal from the outbox is not yet durable

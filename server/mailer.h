@@ -49,6 +49,8 @@ class Mailer {
   void your_turn(std::int64_t user_id, const wire::GameSummary& game);
   void deadline_near(std::int64_t user_id, const wire::GameSummary& game);
   void game_over(std::int64_t user_id, const wire::GameSummary& game, const std::string& reason);
+  // The opponent of a finished game offers the player its rematch.
+  void rematch_offered(std::int64_t user_id, const wire::RematchOffered& offer);
   // A tournament the player entered has started; `your_move`: its games that wait for them.
   void tournament_started(std::int64_t user_id, const std::string& player, const wire::Tournament& t,
                           const std::vector<wire::GameSummary>& your_move);

@@ -173,7 +173,7 @@ TEST(Rematch, OfferedAndAcceptedInWordsThatSayWhatToTypeNext) {
   o.mutable_game()->set_increment_seconds(10);
   EXPECT_EQ(rematch_offer_notice(o),
             "alice offers a rematch of game old1234567: game new7654321, you would play soviet, clock 15m+10s. "
-            "`rematch old1234567` accepts it (`counterattack rematch old1234567`).");
+            "`rematch old1234567` accepts it, `rematch old1234567 decline` declines it (`counterattack rematch old1234567 [--decline]`).");
   wire::ServerMessage made;
   auto* g = made.mutable_game_created()->mutable_game();
   g->set_game_id("new7654321");

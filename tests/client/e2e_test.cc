@@ -582,7 +582,7 @@ TEST_F(TwoPlayers, AGameClockIsTypedOnTheCommandLineAndBothClocksShowInTheGamesL
   EXPECT_NE(shown.out.find("Time: clock 15m+10s: Soviet "), std::string::npos) << shown.out;
 }
 
-TEST_F(TwoPlayers, ARematchIsOfferedAndAcceptedFromTheCommandLine) {
+TEST_F(TwoPlayers, ARematchIsOfferedAcceptedAndDeclinedFromTheCommandLine) {
   ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
   ASSERT_EQ(cli(bob_, {"register", "bob"}, "password-of-bob\n").code, 0);
   auto created = cli(alice_, {"--json", "new", "--side", "soviet", "--time", "2d"});
@@ -602,6 +602,18 @@ TEST_F(TwoPlayers, ARematchIsOfferedAndAcceptedFromTheCommandLine) {
   ASSERT_EQ(accepted.code, 0) << accepted.err;
   EXPECT_NE(accepted.out.find("Rematch accepted: game "), std::string::npos) << accepted.out;
   EXPECT_NE(accepted.out.find("has started, you play soviet"), std::string::npos) << accepted.out;
+
+  // The rematch of the rematch, declined.
+  const auto from = accepted.out.find("Rematch accepted: game ") + std::string("Rematch accepted: game ").size();
+  const std::string second = accepted.out.substr(from, accepted.out.find(' ', from) - from);
+  ASSERT_EQ(cli(alice_, {"resign", second, "--yes"}).code, 0);
+  ASSERT_EQ(cli(bob_, {"rematch", second}).code, 0);
+  auto declined = cli(alice_, {"rematch", second, "--decline"});
+  ASSERT_EQ(declined.code, 0) << declined.err;
+  EXPECT_NE(declined.out.find("Declined the rematch of game " + second + "."), std::string::npos) << declined.out;
+  auto again = cli(alice_, {"rematch", second});
+  EXPECT_EQ(again.code, 1) << "a declined rematch is final";
+  EXPECT_NE(again.err.find("was declined"), std::string::npos) << again.err;
 }
 
 // A tournament from the command line: made, entered (which starts it, being

@@ -499,6 +499,45 @@ TEST_F(ServerMail, AnEntrantAwayIsMailedTheFinalStandingsWhenTheirTournamentEnds
   EXPECT_TRUE(told_again());
 }
 
+TEST_F(ServerMail, AnOpponentAwayIsMailedARematchOfferWithHowToAcceptOrDeclineIt) {
+  auto alice = user("alice"), bob = user("bob");
+  confirm_address(*bob, sink_, "bob@example.org");
+  ASSERT_FALSE(HasFailure());
+  wire::ClientMessage create;
+  create.mutable_create_game()->set_side(wire::CHOOSE_SOVIET);
+  create.mutable_create_game()->set_clock_seconds(900);
+  create.mutable_create_game()->set_increment_seconds(10);
+  auto made = alice->request(create);
+  ASSERT_TRUE(made.has_game_created()) << made.DebugString();
+  const std::string old = made.game_created().game().game_id();
+  ASSERT_TRUE(bob->join(old).has_game());
+  wire::ClientMessage resign;
+  resign.mutable_resign()->set_game_id(old);
+  ASSERT_TRUE(alice->request(resign).has_ok());
+  wire::ClientMessage rematch;
+  rematch.mutable_rematch()->set_game_id(old);
+  auto offered = alice->request(rematch);
+  ASSERT_TRUE(offered.has_game_created()) << offered.DebugString();
+  const std::string id = offered.game_created().game().game_id();
+
+  std::optional<SmtpSink::Mail> told;
+  for (int i = 0; i < 150 && !told; ++i) {
+    for (const auto& m : sink_.mails()) {
+      if (m.to == "bob@example.org" && m.header("Subject") == "alice offers you a rematch of game " + old) told = m;
+    }
+    if (!told) std::this_thread::sleep_for(100ms);
+  }
+  ASSERT_TRUE(told) << "bob was not mailed the offer";
+  const std::string body = body_of(*told);
+  for (const std::string& said :
+       std::vector<std::string>{"Hello bob,", "game " + id + ", rated, in which you would play the Soviet side",
+                                "a game clock of 15 minutes for each player and 10 seconds more at each move",
+                                "`counterattack --server wss://club.test:8443 rematch " + old + "`",
+                                "`counterattack --server wss://club.test:8443 rematch " + old + " --decline`"}) {
+    EXPECT_NE(body.find(said), std::string::npos) << said << " in\n" << body;
+  }
+}
+
 TEST_F(ServerMail, MailWaitsInTheOutboxUntilTheMailServerTakesIt) {
   restart({}, mail_settings("smtp://127.0.0.1:1"));  // nothing listens there
   auto alice = user("alice");

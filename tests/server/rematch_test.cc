@@ -1,7 +1,7 @@
 // Rematches: after a game, either player offers another on the same terms with
 // the sides swapped. It is kept for the opponent alone, who is told at once and
-// accepts by asking for the rematch too. One rematch per game; one withdrawn
-// may be offered again.
+// accepts by asking for the rematch too, or declines it. One rematch per game;
+// one withdrawn may be offered again, one declined may not.
 #include "fixture.h"
 
 namespace counterattack::server::testing {
@@ -108,6 +108,51 @@ TEST_F(ServerRematch, AWithdrawnRematchMayBeOfferedAgainByEitherPlayer) {
   auto accepted = ask_rematch(*alice, old);
   ASSERT_TRUE(accepted.has_game()) << accepted.DebugString();
   EXPECT_EQ(accepted.game().status(), "playing");
+}
+
+wire::ServerMessage decline_rematch(Client& c, const std::string& game_id) {
+  wire::ClientMessage m;
+  m.mutable_rematch()->set_game_id(game_id);
+  m.mutable_rematch()->set_decline(true);
+  return c.request(m);
+}
+
+TEST_F(ServerRematch, TheOpponentMayDeclineARematchItsMakerIsToldAndItIsNotOfferedAgain) {
+  auto alice = user("alice"), bob = user("bob"), carol = user("carol");
+  wire::ClientMessage follow;
+  follow.mutable_follow_turns();
+  ASSERT_TRUE(alice->request(follow).has_ok());
+  const std::string old = finished_game(*alice, *bob);
+  ASSERT_FALSE(HasFailure());
+  EXPECT_EQ(decline_rematch(*bob, old).error().code(), wire::CONFLICT) << "nothing offered yet";
+  auto offered = ask_rematch(*alice, old);
+  ASSERT_TRUE(offered.has_game_created()) << offered.DebugString();
+  const std::string id = offered.game_created().game().game_id();
+  EXPECT_EQ(decline_rematch(*carol, old).error().code(), wire::FORBIDDEN) << "not a player of it";
+  EXPECT_EQ(decline_rematch(*alice, old).error().code(), wire::CONFLICT) << "her own offer is withdrawn, not declined";
+
+  auto declined = decline_rematch(*bob, old);
+  ASSERT_TRUE(declined.has_ok()) << declined.DebugString();
+  auto told = alice->wait_for([&](const wire::ServerMessage& m) { return m.has_game_ended() && m.game_ended().game_id() == id; });
+  ASSERT_TRUE(told) << "the one who offered it is told";
+  EXPECT_EQ(told->game_ended().result(), "Declined");
+  EXPECT_EQ(told->game_ended().reason(), "bob declined the rematch.");
+  EXPECT_EQ(summary_in_my_games(*alice, id).status(), "finished");
+  wire::ClientMessage mine;
+  mine.mutable_my_games();
+  const auto bobs = bob->request(mine);
+  for (const auto& g : bobs.game_list().games()) EXPECT_NE(g.game_id(), id) << "gone from bob's games";
+  EXPECT_EQ(bob->join(id).error().code(), wire::CONFLICT) << "over";
+
+  restart();
+  alice = login_as("alice");
+  bob = login_as("bob");
+  for (Client* asker : {alice.get(), bob.get()}) {
+    const auto again = ask_rematch(*asker, old);
+    EXPECT_EQ(again.error().code(), wire::CONFLICT) << "a declined rematch is final";
+    EXPECT_NE(again.error().message().find("declined"), std::string::npos) << again.DebugString();
+  }
+  EXPECT_EQ(decline_rematch(*bob, old).error().code(), wire::CONFLICT) << "declined once";
 }
 
 TEST_F(ServerRematch, APrivateGamesRematchIsJoinedWithoutItsCodeAndOneRefusedLeavesNothingBehind) {
