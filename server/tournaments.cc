@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "accounts.h"
+#include "glicko2.h"
 #include "log.h"
 
 namespace counterattack::server {
@@ -147,6 +148,14 @@ std::vector<wire::Standing> standings(const std::vector<std::string>& entrants,
     out[i].set_rank(level ? out[i - 1].rank() : static_cast<int>(i + 1));
   }
   return out;
+}
+
+SwissRound first_swiss_round(int n) {
+  SwissRound r;
+  if (n % 2 == 1) r.bye = n - 1;
+  const int half = n / 2;
+  for (int i = 0; i < half; ++i) r.pairs.emplace_back(i, i + half);
+  return r;
 }
 
 SwissRound swiss_round(int n, const std::set<std::pair<int, int>>& met, const std::set<int>& had_bye) {
@@ -453,10 +462,19 @@ void Tournaments::start_in(Db& db, const std::string& id, Outcome& out) {
       }
     }
   } else {
-    // A Swiss: the first round pairs at random; no more rounds than there are others to meet.
+    // A Swiss: entrants seeded by their rating in the scenario (1500 without one),
+    // equal ratings in a random order; no more rounds than there are others to meet.
     for (std::size_t i = entrants.size() - 1; i > 0; --i) {
       std::swap(entrants[i], entrants[randombytes_uniform(static_cast<std::uint32_t>(i + 1))]);
     }
+    std::map<std::int64_t, double> rating;
+    auto& r = db.prepare("SELECT rating FROM ratings WHERE user_id = ? AND scenario = ?");
+    for (const auto user : entrants) {
+      r.bind_all(user, t.scenario);
+      rating[user] = r.step() ? r.real(0) : glicko2::Rating{}.rating;
+      r.reset();
+    }
+    std::stable_sort(entrants.begin(), entrants.end(), [&](auto a, auto b) { return rating[a] > rating[b]; });
     for (std::size_t i = 0; i < entrants.size(); ++i) {
       db.prepare("UPDATE tournament_entrants SET draw = ? WHERE tournament_id = ? AND user_id = ?")
           .run(static_cast<std::int64_t>(i), id, entrants[i]);
@@ -464,7 +482,7 @@ void Tournaments::start_in(Db& db, const std::string& id, Outcome& out) {
     const int n = static_cast<int>(entrants.size());
     const int most = n % 2 == 1 ? n : n - 1;
     if (t.rounds > most) db.prepare("UPDATE tournaments SET rounds = ? WHERE id = ?").run(most, id);
-    make_round(db, id, 1, entrants, swiss_round(n, {}, {}), out);
+    make_round(db, id, 1, entrants, first_swiss_round(n), out);
   }
   db.prepare("UPDATE tournaments SET status = 'playing', started_unix = ?, unannounced = 1 WHERE id = ?").run(unix_now(), id);
   out.started_tournament = id;
@@ -487,7 +505,7 @@ void Tournaments::make_round(Db& db, const std::string& id, int round, const std
 }
 
 void Tournaments::next_round_in(Db& db, const std::string& id, int round, Outcome& out) {
-  // The standings so far, by user id; level entrants in the order of the first round's draw.
+  // The standings so far, by user id; level entrants in the order of their seeds.
   std::vector<std::string> entrants;
   auto& e = db.prepare("SELECT user_id FROM tournament_entrants WHERE tournament_id = ? ORDER BY draw, joined_unix, user_id");
   e.bind_all(id);

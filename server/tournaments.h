@@ -139,5 +139,9 @@ std::vector<wire::Standing> standings(const std::vector<std::string>& entrants,
 // while that can be avoided; with an odd number the lowest placed who has not
 // sat out yet does (when all have, the lowest placed).
 SwissRound swiss_round(int n, const std::set<std::pair<int, int>>& met, const std::set<int>& had_bye);
+// The first round of a Swiss among n seeded entrants (0 the highest): the top
+// half meets the bottom half in order, 0 against n/2 and so on; with an odd
+// number the lowest seeded sits out.
+SwissRound first_swiss_round(int n);
 
 }  // namespace counterattack::server

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "fixture.h"
+#include "storage.h"
 
 namespace counterattack::server::testing {
 namespace {
@@ -300,6 +301,41 @@ TEST_F(ServerTournament, RefusedRequestsSayWhyAndChangeNothing) {
   // An organiser's tournaments that have not started are bounded.
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(eve->request(create("Eve's " + std::to_string(i), 4)).has_tournament());
   EXPECT_EQ(code_of(eve->request(create("One too many", 4))), wire::CONFLICT);
+}
+
+// A Swiss's first round is seeded by rating in the tournament's scenario (1500
+// for a player without one): the top half meets the bottom half, and with an
+// odd number the lowest seed sits out.
+TEST_F(ServerTournament, ASwissFirstRoundSeedsTheEntrantsByRatingTopHalfAgainstBottomHalf) {
+  for (const char* name : {"alice", "bob", "carol", "dave", "erin"}) user(name);
+  server_->kill9();
+  {
+    std::string err;
+    Db db(server_->data_dir() + "/counterattack.db", false, err);
+    ASSERT_TRUE(db.ok()) << err;
+    for (const auto& [name, rating] : std::vector<std::pair<std::string, int>>{{"erin", 1900}, {"dave", 1750},
+                                                                              {"bob", 1450}, {"alice", 1300}}) {
+      db.exec("INSERT INTO ratings (user_id, scenario, rating, deviation, volatility, games, wins, draws, losses,"
+              " updated_unix) SELECT id, 'counterattack', " + std::to_string(rating) +
+              ", 60, 0.06, 10, 5, 0, 5, 1 FROM users WHERE name = '" + name + "'");
+    }
+  }
+  restart();
+  std::map<std::string, std::unique_ptr<Client>> players;
+  for (const char* name : {"alice", "bob", "carol", "dave", "erin"}) players[name] = login_as(name);
+  auto m = create("Seeded Open", 5);
+  m.mutable_create_tournament()->set_rounds(2);
+  auto created = players["alice"]->request(m);
+  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
+  const std::string id = created.tournament().tournament_id();
+  for (const char* name : {"bob", "carol", "dave", "erin"}) ASSERT_TRUE(players[name]->request(join(id)).has_tournament());
+  const auto t = players["alice"]->request(get(id)).tournament();
+  ASSERT_EQ(t.round(), 1);
+  EXPECT_EQ(t.sits_out(), "alice") << "the lowest seed";
+  std::set<std::set<std::string>> pairs;
+  for (const auto& g : t.games()) pairs.insert({g.soviet(), g.german()});
+  // Seeds: erin, dave, carol (no rating: 1500), bob, alice.
+  EXPECT_EQ(pairs, (std::set<std::set<std::string>>{{"erin", "carol"}, {"dave", "bob"}}));
 }
 
 // A Swiss of three rounds among five: each round pairs everyone but one, who

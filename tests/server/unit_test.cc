@@ -135,6 +135,16 @@ TEST(ServerUnit, SwissPairsNeighboursInTheStandingsWithoutRematchesWhileItCan) {
   EXPECT_EQ(met.size(), 15u);
 }
 
+TEST(ServerUnit, ASwissFirstRoundPairsTheTopHalfOfTheSeedsWithTheBottomHalf) {
+  using P = std::vector<std::pair<int, int>>;
+  EXPECT_EQ(first_swiss_round(2).pairs, (P{{0, 1}}));
+  EXPECT_EQ(first_swiss_round(6).pairs, (P{{0, 3}, {1, 4}, {2, 5}}));
+  EXPECT_EQ(first_swiss_round(6).bye, -1);
+  const auto odd = first_swiss_round(5);
+  EXPECT_EQ(odd.bye, 4) << "the lowest seed sits out";
+  EXPECT_EQ(odd.pairs, (P{{0, 2}, {1, 3}}));
+}
+
 TEST(ServerUnit, ConfigReadsKeyValueAndJsonAndRejectsUnknownKeys) {
   const std::string dir = make_temp_dir("config");
   {
