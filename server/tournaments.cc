@@ -219,6 +219,19 @@ Tournaments::Tournaments(Storage& storage, Rulesets rulesets, const Config& conf
     return out;
   });
   for (const auto& [id, game_ids] : unannounced) post_([this, id, game_ids] { announce(id, game_ids); });
+  // Likewise cancellations stored but not told.
+  struct Cancelled {
+    std::string id, reason;
+    std::int64_t by;
+  };
+  const auto untold = storage_.read([](Db& db) {
+    std::vector<Cancelled> out;
+    auto& q = db.prepare("SELECT id, cancel_reason, cancelled_by FROM tournaments WHERE unannounced = 1 AND status = 'cancelled'");
+    q.bind_all();
+    while (q.step()) out.push_back({q.text(0), q.text(1), q.integer(2)});
+    return out;
+  });
+  for (const auto& c : untold) post_([this, c] { announce_cancelled(c.id, c.reason, c.by); });
   next_start_ = earliest_start();
 }
 
@@ -286,7 +299,7 @@ void Tournaments::start_scheduled(const std::string& id) {
         // Started when full or by its organiser meanwhile, or already handled by an earlier tick.
         if (status != "open" || starts == 0 || starts > unix_now()) return;
         if (entrants < 2) {
-          db.prepare("UPDATE tournaments SET status = 'cancelled' WHERE id = ?").run(id);
+          mark_cancelled(db, id, "Fewer than two players had entered it by its set start.", 0);
           *cancelled = true;
           return;
         }
@@ -296,9 +309,7 @@ void Tournaments::start_scheduled(const std::string& id) {
         if (!ok) return log::error("a tournament's set start could not be stored", {{"tournament", id}});
         if (*cancelled) {
           log::info("tournament cancelled at its set start: fewer than two entrants", {{"tournament", id}});
-          return post_([this, id] {
-            announce_cancelled(id, "Fewer than two players had entered it by its set start.", 0);
-          });
+          return post_([this, id] { announce_cancelled(id, "Fewer than two players had entered it by its set start.", 0); });
         }
         if (out->started_games.empty()) return;
         post_([this, out] { announce(out->started_tournament, out->started_games); });
@@ -351,6 +362,11 @@ void Tournaments::announce_end(const std::string& id) {
   }
 }
 
+void Tournaments::mark_cancelled(Db& db, const std::string& id, const std::string& reason, std::int64_t by) {
+  db.prepare("UPDATE tournaments SET status = 'cancelled', unannounced = 1, cancel_reason = ?, cancelled_by = ? WHERE id = ?")
+      .run(reason, by, id);
+}
+
 void Tournaments::announce_cancelled(const std::string& id, const std::string& reason, std::int64_t by) {
   auto d = describe(id, false);
   if (!d) return;
@@ -361,6 +377,9 @@ void Tournaments::announce_cancelled(const std::string& id, const std::string& r
     m.mutable_tournament_cancelled()->set_reason(reason);
     if (!games_.tell_followers(user, encode(m))) mailer_.tournament_cancelled(user, name, d->tournament, reason);
   }
+  storage_.write(
+      [id](Db& db) { db.prepare("UPDATE tournaments SET unannounced = 0 WHERE id = ? AND status = 'cancelled'").run(id); },
+      [](bool) {});  // not stored: told again at the next start, which is the lesser harm
 }
 
 void Tournaments::change(const Caller& c, const std::string& what, std::function<void(Db&, Outcome&)> op,
@@ -648,9 +667,9 @@ void Tournaments::cancel(const Caller& c, const wire::CancelTournament& req) {
   if (bad_id(id)) return no_such_tournament(c, id);
   change(
       c, "cancellation",
-      [id, user = c.user_id](Db& db, Outcome& out) {
+      [id, user = c.user_id, reason = "Its organiser " + c.name + " cancelled it."](Db& db, Outcome& out) {
         if (!organiser_of_open(db, id, user, "cancel", out)) return;
-        db.prepare("UPDATE tournaments SET status = 'cancelled' WHERE id = ?").run(id);
+        mark_cancelled(db, id, reason, user);
       },
       [this, id](const Caller& to) {
         log::info("tournament cancelled", {{"tournament", id}, {"by", to.name}});

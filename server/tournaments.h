@@ -87,8 +87,11 @@ class Tournaments {
   // Tells the entrants and the organiser that the tournament is over: on the
   // connections that follow turns, or by mail when they have none.
   void announce_end(const std::string& id);
+  // Stores the cancellation, why, and by whom, as not yet told.
+  static void mark_cancelled(Db& db, const std::string& id, const std::string& reason, std::int64_t by);
   // Tells the entrants and the organiser, but not `by` (who cancelled it, 0:
   // nobody), that the tournament was cancelled and why: as announce_end does.
+  // Then marks it told.
   void announce_cancelled(const std::string& id, const std::string& reason, std::int64_t by);
   // A tournament as stored, with its standings (and its games when `details`);
   // nothing when there is no such tournament.

@@ -447,6 +447,37 @@ TEST_F(ServerMail, AnEntrantAwayIsMailedWhenTheirTournamentIsCancelled) {
                                                          "Its organiser alice cancelled it.", "tournament list", "email off"}) {
     EXPECT_NE(body.find(said), std::string::npos) << said << " in\n" << body;
   }
+
+  // A server stopped between the cancellation's commit and its telling tells it at its next start, once.
+  // (Once the outbox is empty too, so that no mail is sent again only because its sending was not stored.)
+  const auto told_of_cancellation_stored = [&] {
+    std::string err;
+    Db db(server_->data_dir() + "/counterattack.db", true, err);
+    EXPECT_TRUE(db.ok()) << err;
+    auto& q = db.prepare("SELECT unannounced = 0 AND NOT EXISTS (SELECT 1 FROM outbox) FROM tournaments WHERE id = ?");
+    q.bind_all(id);
+    return q.step() && q.integer(0) == 1;
+  };
+  for (int i = 0; i < 100 && !told_of_cancellation_stored(); ++i) std::this_thread::sleep_for(50ms);
+  ASSERT_TRUE(told_of_cancellation_stored());
+  server_->kill9();
+  {
+    std::string err;
+    Db db(server_->data_dir() + "/counterattack.db", false, err);
+    ASSERT_TRUE(db.ok()) << err;
+    db.exec("UPDATE tournaments SET unannounced = 1");
+  }
+  restart({}, mail_settings(sink_.url()));
+  all = sink_.wait_for(++mails);
+  ASSERT_EQ(all.size(), mails);
+  EXPECT_EQ(all.back().to, "bob@example.org");
+  EXPECT_EQ(all.back().header("Subject"), "The tournament \"Winter Cup\" was cancelled");
+  EXPECT_NE(body_of(all.back()).find("Its organiser alice cancelled it."), std::string::npos) << body_of(all.back());
+  for (int i = 0; i < 100 && !told_of_cancellation_stored(); ++i) std::this_thread::sleep_for(50ms);
+  ASSERT_TRUE(told_of_cancellation_stored());
+  restart({}, mail_settings(sink_.url()));
+  std::this_thread::sleep_for(500ms);
+  EXPECT_EQ(sink_.mails().size(), mails) << "told once";
 }
 
 TEST_F(ServerMail, AnEntrantAwayIsMailedTheFinalStandingsWhenTheirTournamentEnds) {
