@@ -282,16 +282,20 @@ std::pair<std::int64_t, std::int64_t> clock_left(const wire::GameSummary& g, std
   return left;
 }
 
+std::string clock_terms(std::int64_t clock_seconds, std::int64_t increment_seconds) {
+  // The terms as typed, to the second: 90s stays 90s.
+  auto exact = [](std::int64_t t) {
+    for (const auto& [unit, name] : {std::pair<std::int64_t, const char*>{86400, "d"}, {3600, "h"}, {60, "m"}}) {
+      if (t % unit == 0) return std::to_string(t / unit) + name;
+    }
+    return std::to_string(t) + "s";
+  };
+  return "clock " + exact(clock_seconds) + (increment_seconds > 0 ? "+" + exact(increment_seconds) : "");
+}
+
 std::string describe_clock(const wire::GameSummary& g, std::int64_t now_unix) {
   if (g.clock_seconds() > 0) {
-    // The terms as typed, to the second: 90s stays 90s.
-    auto exact = [](std::int64_t t) {
-      for (const auto& [unit, name] : {std::pair<std::int64_t, const char*>{86400, "d"}, {3600, "h"}, {60, "m"}}) {
-        if (t % unit == 0) return std::to_string(t / unit) + name;
-      }
-      return std::to_string(t) + "s";
-    };
-    std::string text = "clock " + exact(g.clock_seconds()) + (g.increment_seconds() > 0 ? "+" + exact(g.increment_seconds()) : "");
+    std::string text = clock_terms(g.clock_seconds(), g.increment_seconds());
     if (g.status() != "playing") return text;
     const auto [soviet, german] = clock_left(g, now_unix);
     const bool running = g.deadline_unix() > 0;
@@ -391,8 +395,8 @@ std::string describe_vacation(const wire::Vacation& v, std::int64_t now_unix) {
 
 std::optional<wire::ClientMessage> tournament_request(const std::vector<std::string>& words, std::string* why) {
   static const char* kUsage =
-      "tournament [list] | tournament new NAME [--players N] [--swiss ROUNDS] [--time 3d] [--starts WHEN] [--private]\n"
-      "  [--organise-only] [--option KEY]   (WHEN: 2h or 3d from now, or a UTC date and time: 2026-12-01T18:00)\n"
+      "tournament [list] | tournament new NAME [--players N] [--swiss ROUNDS] [--time 3d | --clock 15m+10s] [--starts WHEN]\n"
+      "  [--private] [--organise-only] [--option KEY]   (WHEN: 2h or 3d from now, or a UTC date and time: 2026-12-01T18:00)\n"
       "tournament show|start|cancel|leave ID | tournament join ID [INVITE]";
   auto usage = [&](const std::string& first) -> std::optional<wire::ClientMessage> {
     if (why) *why = first.empty() ? kUsage : first + "\n" + kUsage;
@@ -428,6 +432,12 @@ std::optional<wire::ClientMessage> tournament_request(const std::vector<std::str
         const auto seconds = parse_duration(words[++i]);
         if (!seconds) return usage("--time takes a number and a unit: 3d, 12h or 90m.");
         c->set_move_seconds(*seconds);
+      } else if (w == "--clock" && has_value) {
+        const auto clock = parse_game_clock(words[++i]);
+        if (!clock) return usage("--clock takes the time for each player and the increment: 15m+10s, 1h or 15+10.");
+        c->set_move_seconds(0);
+        c->set_clock_seconds(clock->first);
+        c->set_increment_seconds(clock->second);
       } else if (w == "--starts" && has_value) {
         // A time from now (2h, 3d), or a UTC date and time: 2026-12-01T18:00 or 2026-12-01 18:00.
         std::string when = words[++i];
@@ -490,7 +500,8 @@ std::string points_text(double p) {
 std::string tournament_line(const wire::Tournament& t) {
   std::string s = t.tournament_id() + "  " + t.status() + "  \"" + t.name() + "\"  organiser: " + t.organiser() + "  " +
                   std::to_string(t.entrants()) + "/" + std::to_string(t.max_players()) + " players  " +
-                  format_duration(t.move_seconds()) + " per move";
+                  (t.clock_seconds() > 0 ? clock_terms(t.clock_seconds(), t.increment_seconds())
+                                         : format_duration(t.move_seconds()) + " per move");
   if (t.rounds() > 0) {
     s += "  Swiss, " + (t.round() > 0 ? "round " + std::to_string(t.round()) + " of " : std::string()) +
          std::to_string(t.rounds()) + (t.rounds() == 1 ? " round" : " rounds");

@@ -96,6 +96,8 @@ std::pair<std::int64_t, std::int64_t> clock_left(const wire::GameSummary& g, std
 // "3d per move, 1d 2h left", or "clock 15m+10s: Soviet 12:30 (running), German 15:00":
 // empty for an untimed game. `now_unix` 0: the clock's.
 std::string describe_clock(const wire::GameSummary& g, std::int64_t now_unix = 0);
+// A game clock's terms as typed: "clock 15m+10s", "clock 1h".
+std::string clock_terms(std::int64_t clock_seconds, std::int64_t increment_seconds);
 
 // What the answer to `rematch GAME` says: the rematch offered (GameCreated), or
 // the opponent's offer accepted and the game started (GameSummary).

@@ -725,7 +725,7 @@ class Shell {
          "  draw offer|accept|decline | resign yes | refresh | quit\n"
          "  email [ADDRESS | confirm CODE | off]   turn notices by mail while you are away\n"
          "  vacation [start DAYS | end]      your time per move stands still while you are away\n"
-         "  tournament [list] | tournament new NAME [--players N] [--time 3d] [--private] [--organise-only]\n"
+         "  tournament [list] | tournament new NAME [--players N] [--time 3d | --clock 15m+10s] [--private] [--organise-only]\n"
          "    [--option KEY] | tournament show|join|leave|start|cancel ID [INVITE]\n"
          "  rating [NAME] | ratings           a player's rating (yours without NAME); the rated players\n"
          "Tab completes commands, unit ids, hexes and chits; up and down arrows recall earlier "

@@ -175,15 +175,17 @@ int main(int argc, char** argv) {
   vacation->add_option("WORDS", vacation_words, "start DAYS | end (nothing: show)");
   auto* tournament = app.add_subcommand(
       "tournament",
-      "Tournaments: list; new NAME [--players N] [--swiss ROUNDS] [--time 3d] [--starts WHEN] [--private] [--organise-only];"
+      "Tournaments: list; new NAME [--players N] [--swiss ROUNDS] [--time 3d | --clock 15m+10s] [--starts WHEN] [--private]"
+      " [--organise-only];"
       " show, join, leave, start or cancel ID");
   std::vector<std::string> tournament_words;
-  std::string players, tournament_time, tournament_starts, swiss;
+  std::string players, tournament_time, tournament_clock, tournament_starts, swiss;
   bool organise_only = false;
   tournament->add_option("WORDS", tournament_words, "list | new NAME... | show|join|leave|start|cancel ID [INVITE]");
   tournament->add_option("--players", players, "new: the most entrants (default 4); it starts when full");
   tournament->add_option("--swiss", swiss, "new: a Swiss of this many rounds instead of a round robin");
   tournament->add_option("--time", tournament_time, "new: time per move, e.g. 3d (the default) or 12h");
+  tournament->add_option("--clock", tournament_clock, "new: a game clock for every game instead, e.g. 15m+10s");
   tournament->add_option("--starts", tournament_starts,
                          "new: start by itself then: 2h or 3d from now, or a UTC time, 2026-12-01T18:00");
   tournament->add_flag("--private", priv, "new: entered only with the invite code");
@@ -294,6 +296,7 @@ int main(int argc, char** argv) {
     auto words = tournament_words;
     if (!players.empty()) words.insert(words.end(), {"--players", players});
     if (!tournament_time.empty()) words.insert(words.end(), {"--time", tournament_time});
+    if (!tournament_clock.empty()) words.insert(words.end(), {"--clock", tournament_clock});
     if (!swiss.empty()) words.insert(words.end(), {"--swiss", swiss});
     if (!tournament_starts.empty()) words.insert(words.end(), {"--starts", tournament_starts});
     if (priv) words.push_back("--private");

@@ -133,6 +133,10 @@ struct Game {
   }
 };
 
+// "" when a time per move (0: untimed), or a game clock (0: none) with its
+// increment, is within the server's bounds; else the sentence that says why not.
+std::string check_time_terms(const Config& config, std::int64_t move_seconds, std::int64_t clock, std::int64_t increment);
+
 class GameService {
  public:
   // `post` runs a job on a network thread (reads that must not hold the writer).

@@ -61,22 +61,9 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
   }
 
   const std::int64_t move_seconds = req.move_seconds();
-  if (move_seconds != 0 && (move_seconds < config_.min_move_seconds || move_seconds > config_.max_move_seconds)) {
-    return c.error(wire::BAD_REQUEST, "The time per move is 0 (untimed) or from " + std::to_string(config_.min_move_seconds) +
-                                          " to " + std::to_string(config_.max_move_seconds) + " seconds."), false;
-  }
   const std::int64_t clock = req.clock_seconds(), increment = req.increment_seconds();
-  if (clock != 0 && move_seconds != 0) {
-    return c.error(wire::BAD_REQUEST, "A game has a time per move or a game clock, not both."), false;
-  }
-  if (clock != 0 && (clock < config_.min_clock_seconds || clock > config_.max_move_seconds)) {
-    return c.error(wire::BAD_REQUEST, "A game clock has from " + std::to_string(config_.min_clock_seconds) + " to " +
-                                          std::to_string(config_.max_move_seconds) + " seconds for each player."), false;
-  }
-  if (increment != 0 && (clock == 0 || increment < 0 || increment > config_.max_move_seconds)) {
-    return c.error(wire::BAD_REQUEST, clock == 0 ? "An increment goes with a game clock."
-                                                 : "An increment is from 0 to " + std::to_string(config_.max_move_seconds) +
-                                                       " seconds."), false;
+  if (why = check_time_terms(config_, move_seconds, clock, increment); !why.empty()) {
+    return c.error(wire::BAD_REQUEST, why), false;
   }
 
   ratings_.warm(c.user_id, scenario);  // here, not in the syncer's callback that answers
@@ -158,6 +145,23 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
         }
       });
   return true;
+}
+
+std::string check_time_terms(const Config& config, std::int64_t move_seconds, std::int64_t clock, std::int64_t increment) {
+  if (move_seconds != 0 && (move_seconds < config.min_move_seconds || move_seconds > config.max_move_seconds)) {
+    return "The time per move is 0 (untimed) or from " + std::to_string(config.min_move_seconds) + " to " +
+           std::to_string(config.max_move_seconds) + " seconds.";
+  }
+  if (clock != 0 && move_seconds != 0) return "A game has a time per move or a game clock, not both.";
+  if (clock != 0 && (clock < config.min_clock_seconds || clock > config.max_move_seconds)) {
+    return "A game clock has from " + std::to_string(config.min_clock_seconds) + " to " +
+           std::to_string(config.max_move_seconds) + " seconds for each player.";
+  }
+  if (increment != 0 && (clock == 0 || increment < 0 || increment > config.max_move_seconds)) {
+    return clock == 0 ? "An increment goes with a game clock."
+                      : "An increment is from 0 to " + std::to_string(config.max_move_seconds) + " seconds.";
+  }
+  return "";
 }
 
 void GameService::rematch(const Caller& c, const wire::Rematch& req) {
@@ -484,8 +488,9 @@ void GameService::end_on_time(const std::shared_ptr<Game>& g, std::int64_t actor
   const game::Side late = g->match->decider();
   if (late != game::SOVIET && late != game::GERMAN) return;
   const bool soviet = late == game::SOVIET;
-  if (g->clock_seconds > 0 && !g->played[seat_of_side(late)]) {
+  if (g->clock_seconds > 0 && !g->played[seat_of_side(late)] && g->tournament_id.empty()) {
     // A live game whose player never came to it: aborted, as if never played, not lost.
+    // (A tournament's game counts: its standings need a result.)
     finish(g, std::nullopt, actor, "Aborted",
            std::string(soviet ? "The Soviet" : "The German") +
                " player made no first move before their clock ran out: the game is aborted, and no rating changes.",

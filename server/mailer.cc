@@ -194,6 +194,16 @@ std::string duration_words(std::int64_t seconds) {
   return std::to_string(seconds) + (seconds == 1 ? " second" : " seconds");
 }
 
+// "with 3 days per move", "with a game clock of 15 minutes for each player and 10
+// seconds more at each move"; "" for an untimed game.
+std::string time_words(std::int64_t move_seconds, std::int64_t clock, std::int64_t increment) {
+  if (clock > 0) {
+    return "with a game clock of " + duration_words(clock) + " for each player" +
+           (increment > 0 ? " and " + duration_words(increment) + " more at each move" : "");
+  }
+  return move_seconds > 0 ? "with " + duration_words(move_seconds) + " per move" : "";
+}
+
 const char* kFooter =
     "\nYou get these mails while you are away from your games; to receive none, remove your address:\n"
     "`counterattack email off`.\n";
@@ -237,15 +247,15 @@ void Mailer::tournament_started(std::int64_t user_id, const std::string& player,
   if (t.rounds() == 0) {
     body += which + " has started: you play " + std::to_string(2 * opponents) + " games, one with each side against " +
             (opponents == 1 ? std::string("the other entrant") : "each of the other " + std::to_string(opponents) + " entrants") +
-            ", with " + duration_words(t.move_seconds()) + " per move.\n\n";
+            ", " + time_words(t.move_seconds(), t.clock_seconds(), t.increment_seconds()) + ".\n\n";
   } else if (t.sits_out() == player) {
     body += (t.round() == 1 ? which + " has started with " + round : round + " of " + which + " has begun") +
             ": you sit out this round, a bye that counts as two games won." +
             (t.round() < t.rounds() ? " The next round pairs you again." : "") + "\n\n";
   } else {
     body += (t.round() == 1 ? which + " has started with " + round : round + " of " + which + " has begun") +
-            ": you play two games against one other entrant, one with each side, with " + duration_words(t.move_seconds()) +
-            " per move.\n\n";
+            ": you play two games against one other entrant, one with each side, " +
+            time_words(t.move_seconds(), t.clock_seconds(), t.increment_seconds()) + ".\n\n";
   }
   if (!your_move.empty()) {
     body += "It is your move in these games now:\n";
@@ -291,13 +301,8 @@ void Mailer::rematch_offered(std::int64_t user_id, const wire::RematchOffered& o
   const std::string to = address_of(user_id);
   if (to.empty()) return;
   const auto& g = offer.game();
-  std::string terms;
-  if (g.clock_seconds() > 0) {
-    terms = ", with a game clock of " + duration_words(g.clock_seconds()) + " for each player" +
-            (g.increment_seconds() > 0 ? " and " + duration_words(g.increment_seconds()) + " more at each move" : "");
-  } else if (g.move_seconds() > 0) {
-    terms = ", with " + duration_words(g.move_seconds()) + " per move";
-  }
+  std::string terms = time_words(g.move_seconds(), g.clock_seconds(), g.increment_seconds());
+  if (!terms.empty()) terms = ", " + terms;
   const std::string& of = offer.of_game_id();
   queue(to, offer.by() + " offers you a rematch of game " + of,
         "Hello " + g.reserved_for() + ",\n\n" + offer.by() + " offers you a rematch of game " + of + ": game " +

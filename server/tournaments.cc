@@ -44,14 +44,16 @@ constexpr double kByePoints = 2.0;
 // What every game of a tournament is made with.
 struct GameTerms {
   std::string scenario, options;
-  std::int64_t seconds = 0, organiser = 0;
+  std::int64_t seconds = 0, organiser = 0, clock = 0, increment = 0;
   bool priv = false;
   int rounds = 0;
 };
 
 GameTerms terms_of(Db& db, const std::string& id) {
   GameTerms t;
-  auto& q = db.prepare("SELECT scenario, options, move_seconds, private, organiser_id, rounds FROM tournaments WHERE id = ?");
+  auto& q = db.prepare(
+      "SELECT scenario, options, move_seconds, private, organiser_id, rounds, clock_seconds, increment_seconds"
+      " FROM tournaments WHERE id = ?");
   q.bind_all(id);
   while (q.step()) {
     t.scenario = q.text(0);
@@ -60,6 +62,8 @@ GameTerms terms_of(Db& db, const std::string& id) {
     t.priv = q.integer(3) != 0;
     t.organiser = q.integer(4);
     t.rounds = static_cast<int>(q.integer(5));
+    t.clock = q.integer(6);
+    t.increment = q.integer(7);
   }
   return t;
 }
@@ -75,9 +79,11 @@ std::string insert_game(Db& db, const std::string& id, const GameTerms& t, std::
   db.prepare(
         "INSERT INTO games (id, scenario, options, seed, seed_commitment, creator_id, soviet_id, german_id, private,"
         " invite_code, status, created_unix, updated_unix, move_seconds, deadline_unix, tournament_id, rated,"
-        " tournament_round) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '', 'playing', ?, ?, ?, ?, ?, 1, ?)")
+        " tournament_round, clock_seconds, increment_seconds, soviet_left, german_left)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '', 'playing', ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)")
       .run(game_id, t.scenario, t.options, Blob{bytes}, Accounts::sha256_hex(bytes), t.organiser, soviet, german,
-           t.priv ? 1 : 0, now, now, t.seconds, now + t.seconds, id, round);
+           t.priv ? 1 : 0, now, now, t.seconds, now + t.seconds + t.clock, id, round, t.clock, t.increment, t.clock,
+           t.clock);
   return game_id;
 }
 
@@ -412,9 +418,12 @@ void Tournaments::create(const Caller& c, const wire::CreateTournament& req) {
   if (!rules) return c.error(wire::BAD_REQUEST, why);
   std::vector<std::string> options(req.options().begin(), req.options().end());
   if (why = rules->check_options(options); !why.empty()) return c.error(wire::BAD_REQUEST, why);
-  if (req.move_seconds() < config_.min_move_seconds || req.move_seconds() > config_.max_move_seconds) {
-    return c.error(wire::BAD_REQUEST, "A tournament's time per move is from " + std::to_string(config_.min_move_seconds) +
-                                          " to " + std::to_string(config_.max_move_seconds) + " seconds.");
+  if (req.move_seconds() == 0 && req.clock_seconds() == 0) {
+    return c.error(wire::BAD_REQUEST, "A tournament's games have a time per move or a game clock.");
+  }
+  if (auto problem = check_time_terms(config_, req.move_seconds(), req.clock_seconds(), req.increment_seconds());
+      !problem.empty()) {
+    return c.error(wire::BAD_REQUEST, problem);
   }
   if (req.max_players() < 2 || req.max_players() > config_.tournament_max_players) {
     return c.error(wire::BAD_REQUEST,
@@ -437,7 +446,7 @@ void Tournaments::create(const Caller& c, const wire::CreateTournament& req) {
       c, "tournament",
       [=, name = req.name(), opts = join_options(options), seconds = req.move_seconds(), max = req.max_players(),
        priv = req.private_(), enter = req.enter(), starts = req.starts_unix(), rounds = req.rounds(),
-       user = c.user_id](Db& db, Outcome& out) {
+       clock = req.clock_seconds(), increment = req.increment_seconds(), user = c.user_id](Db& db, Outcome& out) {
         auto& q = db.prepare("SELECT COUNT(*) FROM tournaments WHERE organiser_id = ? AND status = 'open'");
         std::int64_t open = 0;
         q.bind_all(user);
@@ -449,8 +458,9 @@ void Tournaments::create(const Caller& c, const wire::CreateTournament& req) {
         const auto now = unix_now();
         db.prepare(
               "INSERT INTO tournaments (id, name, organiser_id, scenario, options, move_seconds, max_players, private,"
-              " invite_code, status, created_unix, starts_unix, rounds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?)")
-            .run(id, name, user, scenario, opts, seconds, max, priv ? 1 : 0, invite, now, starts, rounds);
+              " invite_code, status, created_unix, starts_unix, rounds, clock_seconds, increment_seconds)"
+              " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?)")
+            .run(id, name, user, scenario, opts, seconds, max, priv ? 1 : 0, invite, now, starts, rounds, clock, increment);
         if (enter) {
           db.prepare("INSERT INTO tournament_entrants (tournament_id, user_id, joined_unix) VALUES (?, ?, ?)")
               .run(id, user, now);
@@ -718,7 +728,8 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
     bool found = false;
     auto& q = db.prepare(
         "SELECT t.name, u.name, t.scenario, t.options, t.move_seconds, t.max_players, t.private, t.invite_code, t.status,"
-        " t.created_unix, t.started_unix, t.organiser_id, t.starts_unix, t.rounds, t.round FROM tournaments t"
+        " t.created_unix, t.started_unix, t.organiser_id, t.starts_unix, t.rounds, t.round, t.clock_seconds,"
+        " t.increment_seconds FROM tournaments t"
         " JOIN users u ON u.id = t.organiser_id"
         " WHERE t.id = ?");
     q.bind_all(id);
@@ -740,6 +751,8 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
       t.set_starts_unix(q.integer(12));
       t.set_rounds(static_cast<int>(q.integer(13)));
       t.set_round(static_cast<int>(q.integer(14)));
+      t.set_clock_seconds(q.integer(15));
+      t.set_increment_seconds(q.integer(16));
     }
     if (!found) return std::nullopt;
     auto& e = db.prepare(
@@ -769,6 +782,8 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
       s.set_status(g.text(3));
       s.set_result(g.text(4));
       s.set_move_seconds(g.integer(5));
+      s.set_clock_seconds(t.clock_seconds());
+      s.set_increment_seconds(t.increment_seconds());
       if (s.status() == "playing") s.set_deadline_unix(g.integer(6));
       s.set_private_(g.integer(7) != 0);
       s.set_version(g.integer(8));

@@ -232,6 +232,19 @@ TEST(TournamentStart, TypedAndShownAsPeopleWriteIt) {
       << describe_tournament(t);
   t.set_status("playing");
   EXPECT_EQ(tournament_line(t).find("starts"), std::string::npos);
+
+  // A game clock for every game instead of a time per move.
+  auto clocked = with({"--clock", "15m+10s"});
+  ASSERT_TRUE(clocked) << why;
+  EXPECT_EQ(clocked->create_tournament().clock_seconds(), 900);
+  EXPECT_EQ(clocked->create_tournament().increment_seconds(), 10);
+  EXPECT_EQ(clocked->create_tournament().move_seconds(), 0);
+  EXPECT_FALSE(with({"--clock", "soon"}));
+  EXPECT_NE(why.find("--clock takes the time for each player"), std::string::npos) << why;
+  t.set_move_seconds(0);
+  t.set_clock_seconds(900);
+  t.set_increment_seconds(10);
+  EXPECT_EQ(tournament_line(t), "t1  playing  \"Winter Cup\"  organiser: alice  1/6 players  clock 15m+10s");
 }
 
 TEST(TournamentSwiss, TypedAndShownWithItsRoundsAndByes) {

@@ -303,6 +303,51 @@ TEST_F(ServerTournament, RefusedRequestsSayWhyAndChangeNothing) {
   EXPECT_EQ(code_of(eve->request(create("One too many", 4))), wire::CONFLICT);
 }
 
+// A tournament for a club night: every game with a game clock instead of a
+// time per move. In a tournament a player who never moves loses on time: the
+// game is not aborted, as the standings need its result.
+TEST_F(ServerTournament, ATournamentsGamesMayHaveAGameClockAndANoShowLosesOnIt) {
+  restart({}, "min_clock_seconds = 1\n");
+  auto alice = user("alice"), bob = user("bob");
+  auto neither = create("Club Night", 2, true, false, 0);
+  EXPECT_EQ(code_of(alice->request(neither)), wire::BAD_REQUEST) << "neither a time per move nor a clock";
+  auto both = create("Club Night", 2);
+  both.mutable_create_tournament()->set_clock_seconds(600);
+  EXPECT_EQ(code_of(alice->request(both)), wire::BAD_REQUEST) << "both";
+  auto m = create("Club Night", 2, true, false, 0);
+  m.mutable_create_tournament()->set_clock_seconds(3);
+  m.mutable_create_tournament()->set_increment_seconds(1);
+  auto created = alice->request(m);
+  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
+  EXPECT_EQ(created.tournament().clock_seconds(), 3);
+  EXPECT_EQ(created.tournament().increment_seconds(), 1);
+  const std::string id = created.tournament().tournament_id();
+  auto started = bob->request(join(id));
+  ASSERT_TRUE(started.has_tournament()) << started.DebugString();
+  ASSERT_EQ(started.tournament().games_size(), 2);
+  for (const auto& g : started.tournament().games()) {
+    EXPECT_EQ(g.clock_seconds(), 3);
+    EXPECT_EQ(g.move_seconds(), 0);
+    const auto mine = summary_in_my_games(*alice, g.game_id());
+    EXPECT_EQ(mine.soviet_clock_left(), 3);
+    EXPECT_EQ(mine.german_clock_left(), 3);
+    EXPECT_GT(mine.deadline_unix(), 0) << "the first player's clock runs";
+  }
+  // Nobody moves: both games are lost on time, and the tournament ends.
+  auto t = alice->request(get(id)).tournament();
+  for (int i = 0; i < 300 && t.status() != "finished"; ++i) {
+    std::this_thread::sleep_for(50ms);
+    t = alice->request(get(id)).tournament();
+  }
+  ASSERT_EQ(t.status(), "finished");
+  double points = 0;
+  for (const auto& g : t.games()) {
+    EXPECT_TRUE(g.result() == "Soviet victory" || g.result() == "German victory") << g.result();
+  }
+  for (const auto& s : t.standings()) points += s.points();
+  EXPECT_EQ(points, 2.0) << "each game's result counts";
+}
+
 // A Swiss's first round is seeded by rating in the tournament's scenario (1500
 // for a player without one): the top half meets the bottom half, and with an
 // odd number the lowest seed sits out.
