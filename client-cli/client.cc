@@ -272,13 +272,19 @@ std::string clock_face(std::int64_t seconds) {
   return buf;
 }
 
-std::pair<std::int64_t, std::int64_t> clock_left(const wire::GameSummary& g, std::int64_t now_unix) {
-  std::pair<std::int64_t, std::int64_t> left{g.soviet_clock_left(), g.german_clock_left()};
+ClockLeft clock_left(const wire::GameSummary& g, std::int64_t now_unix) {
+  ClockLeft left{g.soviet_clock_left(), g.german_clock_left()};
   if (g.status() != "playing" || g.deadline_unix() == 0) return left;
   if (g.to_decide() != game::SOVIET && g.to_decide() != game::GERMAN) return left;
   if (now_unix == 0) now_unix = static_cast<std::int64_t>(std::time(nullptr));
   const std::int64_t running = std::max<std::int64_t>(0, g.deadline_unix() - now_unix);
-  (g.to_decide() == game::GERMAN ? left.second : left.first) = running;
+  if (g.to_decide() == game::GERMAN) {
+    left.german = running;
+    left.german_runs = true;
+  } else {
+    left.soviet = running;
+    left.soviet_runs = true;
+  }
   return left;
 }
 
@@ -297,10 +303,9 @@ std::string describe_clock(const wire::GameSummary& g, std::int64_t now_unix) {
   if (g.clock_seconds() > 0) {
     std::string text = clock_terms(g.clock_seconds(), g.increment_seconds());
     if (g.status() != "playing") return text;
-    const auto [soviet, german] = clock_left(g, now_unix);
-    const bool running = g.deadline_unix() > 0;
-    return text + ": Soviet " + clock_face(soviet) + (running && g.to_decide() == game::SOVIET ? " (running)" : "") +
-           ", German " + clock_face(german) + (running && g.to_decide() == game::GERMAN ? " (running)" : "");
+    const auto left = clock_left(g, now_unix);
+    return text + ": Soviet " + clock_face(left.soviet) + (left.soviet_runs ? " (running)" : "") + ", German " +
+           clock_face(left.german) + (left.german_runs ? " (running)" : "");
   }
   if (g.move_seconds() <= 0) return "";
   std::string text = format_duration(g.move_seconds()) + " per move";

@@ -91,8 +91,13 @@ std::optional<std::int64_t> parse_utc(const std::string& text);
 std::optional<std::pair<std::int64_t, std::int64_t>> parse_game_clock(const std::string& text);
 // A clock's face: "4:05", "1:02:03", or beyond a day "2d 3h".
 std::string clock_face(std::int64_t seconds);
-// A game clock's time left for the Soviet and the German player, the decider's running.
-std::pair<std::int64_t, std::int64_t> clock_left(const wire::GameSummary& g, std::int64_t now_unix = 0);
+// A game clock's time left for the Soviet and the German player, and which of
+// the two runs (the decider's, while the game is played).
+struct ClockLeft {
+  std::int64_t soviet = 0, german = 0;
+  bool soviet_runs = false, german_runs = false;
+};
+ClockLeft clock_left(const wire::GameSummary& g, std::int64_t now_unix = 0);
 // "3d per move, 1d 2h left", or "clock 15m+10s: Soviet 12:30 (running), German 15:00":
 // empty for an untimed game. `now_unix` 0: the clock's.
 std::string describe_clock(const wire::GameSummary& g, std::int64_t now_unix = 0);

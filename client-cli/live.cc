@@ -380,10 +380,9 @@ class Shell {
       p += " (you)";
     if (const auto& g = game_->summary(); g && g->clock_seconds() > 0 && !game_->ended()) {
       // The game clock, the running side's marked; it ticks with the prompt.
-      const auto [soviet, german] = clock_left(*g);
-      const bool running = g->status() == "playing" && g->deadline_unix() > 0;
-      p += " [S " + clock_face(soviet) + (running && g->to_decide() == game::SOVIET ? "*" : "") + " G " +
-           clock_face(german) + (running && g->to_decide() == game::GERMAN ? "*" : "") + "]";
+      const auto left = clock_left(*g);
+      p += " [S " + clock_face(left.soviet) + (left.soviet_runs ? "*" : "") + " G " + clock_face(left.german) +
+           (left.german_runs ? "*" : "") + "]";
     }
     return p + "> ";
   }

@@ -146,7 +146,8 @@ class GameService {
   // At start, before any game is loaded: each running game clock gets back the
   // time the server was down (since it was last alive, at most the clock's whole time).
   void resume_clocks();
-  // Each second: while a game clock runs, the server notes that it is alive.
+  // At shutdown: while a game clock runs, the server notes that it is alive
+  // (expire_overdue does the same each second).
   void beat();
 
   // Lobby (lobby.cc)
@@ -179,7 +180,8 @@ class GameService {
   // Loads every game not finished (each load logs its version and state hash).
   void preload();
 
-  // Ends the games whose player to decide has let the time per move run out;
+  // Ends the games whose player to decide has let the time per move (or game
+  // clock) run out, and while a game clock runs notes that the server is alive;
   // called every second. Every `sweep`th call also looks in the database for
   // overdue games not in memory (one being reloaded after a failed write).
   void expire_overdue(bool sweep);
@@ -214,6 +216,11 @@ class GameService {
   bool make_game(const Caller& c, const wire::CreateGame& req, const Reservation& r);
   // The opponent turns down the rematch of finished game `of` kept for them: it ends "Declined".
   void decline_rematch(const Caller& c, const std::string& of);
+  // A rematch accepted, declined or withdrawn leaves rematches_: the database answers for it
+  // alike from then on. Called with g.mu held, once the change is stored.
+  void forget_rematch(const Game& g);
+  // Stores the time now as the last moment the server was alive (see resume_clocks).
+  void note_alive();
   // Unloads a finished game nobody watches; it loads again from its final snapshot.
   void maybe_unload(const std::shared_ptr<Game>& g);
 
@@ -303,8 +310,8 @@ class GameService {
   std::deque<std::shared_ptr<Game>> resting_;
   // Games that could not be loaded: the sweep for overdue clocks does not try them again. Under mu_.
   std::set<std::string> unloadable_;
-  // Finished game -> its rematch ("" while one is being made); guarded by mu_.
-  // Filled from the database when asked for and not here.
+  // Finished game -> its rematch ("" while one is being made) while that rematch is
+  // open; guarded by mu_. Filled from the database when asked for and not here.
   std::map<std::string, std::string> rematches_;
   static constexpr std::size_t kRestingGames = 64;
   // Each chat message and refused order is stored: a sender's share of them is bounded.

@@ -243,10 +243,11 @@ void GameService::rematch(const Caller& c, const wire::Rematch& req) {
       if (!withdrawn) return c.error(wire::CONFLICT, "The rematch of this game is game " + g->id + ".");
     }
     // Withdrawn by the one who offered it (or not to be found): a new one may be offered.
+    // No entry: forgotten once the withdrawal was stored, and nobody is making one.
     std::lock_guard lock(mu_);
-    auto& entry = rematches_[r.rematch_of];
-    if (entry != *made) return c.error(wire::CONFLICT, "A rematch of this game is being made; try again.");
-    entry = "";
+    auto [entry, fresh] = rematches_.emplace(r.rematch_of, "");
+    if (!fresh && entry->second != *made) return c.error(wire::CONFLICT, "A rematch of this game is being made; try again.");
+    entry->second = "";
   } else if (made) {
     return c.error(wire::CONFLICT, "A rematch of this game is being made; try again.");
   }
@@ -255,6 +256,12 @@ void GameService::rematch(const Caller& c, const wire::Rematch& req) {
     std::lock_guard lock(mu_);
     if (auto it = rematches_.find(r.rematch_of); it != rematches_.end() && it->second.empty()) rematches_.erase(it);
   }
+}
+
+void GameService::forget_rematch(const Game& g) {
+  if (g.rematch_of.empty()) return;
+  std::lock_guard lock(mu_);
+  if (auto it = rematches_.find(g.rematch_of); it != rematches_.end() && it->second == g.id) rematches_.erase(it);
 }
 
 void GameService::decline_rematch(const Caller& c, const std::string& of) {
@@ -403,6 +410,7 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
           return c.error(wire::INTERNAL, "Joining could not be stored; try again.");
         }
         g->committed_deadline = g->deadline_unix;
+        forget_rematch(*g);
         log::info("game started", {{"game", g->id}, {"soviet", g->name[0]}, {"german", g->name[1]}});
         wire::ServerMessage m;
         *m.mutable_game() = summary(*g, seat);
@@ -456,6 +464,7 @@ void GameService::finish(const std::shared_ptr<Game>& g, const std::optional<Cal
           return;
         }
         ended_durably(*g, *rating);
+        forget_rematch(*g);
         log::info("game finished", {{"game", g->id}, {"result", g->result}, {"reason", g->reason}});
         if (c) c->ok();
         tell_game_over(*g, actor);
@@ -540,7 +549,10 @@ void GameService::beat() {
     std::lock_guard lock(g->mu);
     return g->status == Game::Status::Playing;
   });
-  if (!running) return;
+  if (running) note_alive();
+}
+
+void GameService::note_alive() {
   storage_.write([now = unix_now()](Db& db) { db.prepare("UPDATE server_state SET alive_unix = ? WHERE id = 1").run(now); },
                  [](bool) {});
 }
@@ -571,14 +583,17 @@ void GameService::expire_overdue(bool sweep) {
       });
     }
   }
+  bool clock_runs = false;
   for (const auto& g : timed) {
     std::lock_guard lock(g->mu);
+    clock_runs = clock_runs || (g->clock_seconds > 0 && g->status == Game::Status::Playing);
     if (overdue(*g)) {
       end_on_time(g, 0);
     } else {
       remind_if_late(*g);
     }
   }
+  if (clock_runs) note_alive();
 }
 
 void GameService::offer_draw(const Caller& c, const wire::OfferDraw& req) {

@@ -184,7 +184,6 @@ int main(int argc, char** argv) {
       if (e || clocks_stopped) return;
       try {
         games.expire_overdue(++ticks % 30 == 0);
-        games.beat();
         tournaments.start_due();
       } catch (const std::exception& x) {
         log::error("clocks could not be checked", {{"error", x.what()}});

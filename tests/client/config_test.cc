@@ -151,7 +151,11 @@ TEST(GameClock, TypedAndShownAsPeopleWriteIt) {
   g.set_deadline_unix(1000000 + 600);
   EXPECT_EQ(describe_clock(g, 1000000), "clock 15m+10s: Soviet 11:40, German 10:00 (running)")
       << "the running clock is read from its deadline";
-  EXPECT_EQ(clock_left(g, 1000000 + 900), std::make_pair(std::int64_t{700}, std::int64_t{0})) << "never below zero";
+  const auto late = clock_left(g, 1000000 + 900);
+  EXPECT_EQ(late.soviet, 700);
+  EXPECT_EQ(late.german, 0) << "never below zero";
+  EXPECT_TRUE(late.german_runs);
+  EXPECT_FALSE(late.soviet_runs);
   std::string why;
   auto m = new_game_request({"--clock", "5m+3s", "--side", "german"}, &why);
   ASSERT_TRUE(m) << why;

@@ -441,6 +441,12 @@ wire::ServerMessage Client::join(const std::string& game_id, const std::string& 
   return request(std::move(m));
 }
 
+wire::ServerMessage Client::follow_turns() {
+  wire::ClientMessage m;
+  m.mutable_follow_turns();
+  return request(std::move(m));
+}
+
 wire::ServerMessage Client::watch(const std::string& game_id, std::int64_t from_version) {
   wire::ClientMessage m;
   m.mutable_watch()->set_game_id(game_id);

@@ -82,6 +82,8 @@ class Client {
   wire::ServerMessage watch(const std::string& game_id, std::int64_t from_version = 0);
   wire::ServerMessage submit(const std::string& game_id, const std::string& key, const game::Order& order);
   wire::ServerMessage ping(std::uint64_t nonce = 1);
+  // Turn notices, and tournaments' and rematches' news, on this connection.
+  wire::ServerMessage follow_turns();
 
   struct Impl;
 

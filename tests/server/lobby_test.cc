@@ -59,11 +59,9 @@ TEST_F(ServerLobby, ChatChannelsKeepPlayersAndSpectatorsApart) {
 // player.
 TEST_F(ServerLobby, APlayerNotWatchingIsToldWhenTheDecisionPassesToThemAndWhenTheGameEnds) {
   auto alice = user("alice"), bob = user("bob");  // in the lobby: they watch nothing
-  wire::ClientMessage follow;
-  follow.mutable_follow_turns();
-  ASSERT_TRUE(alice->request(follow).has_ok());
-  ASSERT_TRUE(bob->request(follow).has_ok());
-  ASSERT_TRUE(bob->request(follow).has_ok()) << "twice is once";
+  ASSERT_TRUE(alice->follow_turns().has_ok());
+  ASSERT_TRUE(bob->follow_turns().has_ok());
+  ASSERT_TRUE(bob->follow_turns().has_ok()) << "twice is once";
   auto alice_quiet = connect(), bob_quiet = connect();  // logged in, not following
   ASSERT_TRUE(alice_quiet->login("alice").has_session());
   ASSERT_TRUE(bob_quiet->login("bob").has_session());

@@ -35,9 +35,7 @@ std::string finished_game(Client& alice, Client& bob) {
 
 TEST_F(ServerRematch, ARematchSwapsTheSidesKeepsTheTermsAndWaitsForTheOpponentAlone) {
   auto alice = user("alice"), bob = user("bob"), carol = user("carol");
-  wire::ClientMessage follow;
-  follow.mutable_follow_turns();
-  ASSERT_TRUE(bob->request(follow).has_ok());
+  ASSERT_TRUE(bob->follow_turns().has_ok());
   const std::string old = finished_game(*alice, *bob);
   ASSERT_FALSE(HasFailure());
 
@@ -119,9 +117,7 @@ wire::ServerMessage decline_rematch(Client& c, const std::string& game_id) {
 
 TEST_F(ServerRematch, TheOpponentMayDeclineARematchItsMakerIsToldAndItIsNotOfferedAgain) {
   auto alice = user("alice"), bob = user("bob"), carol = user("carol");
-  wire::ClientMessage follow;
-  follow.mutable_follow_turns();
-  ASSERT_TRUE(alice->request(follow).has_ok());
+  ASSERT_TRUE(alice->follow_turns().has_ok());
   const std::string old = finished_game(*alice, *bob);
   ASSERT_FALSE(HasFailure());
   EXPECT_EQ(decline_rematch(*bob, old).error().code(), wire::CONFLICT) << "nothing offered yet";
