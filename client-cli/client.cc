@@ -400,8 +400,9 @@ std::string describe_vacation(const wire::Vacation& v, std::int64_t now_unix) {
 
 std::optional<wire::ClientMessage> tournament_request(const std::vector<std::string>& words, std::string* why) {
   static const char* kUsage =
-      "tournament [list] | tournament new NAME [--players N] [--swiss ROUNDS] [--time 3d | --clock 15m+10s] [--starts WHEN]\n"
-      "  [--private] [--organise-only] [--option KEY]   (WHEN: 2h or 3d from now, or a UTC date and time: 2026-12-01T18:00)\n"
+      "tournament [list] | tournament new NAME [--players N] [--swiss ROUNDS | --knockout] [--time 3d | --clock 15m+10s]\n"
+      "  [--starts WHEN]"
+      " [--private] [--organise-only] [--option KEY]   (WHEN: 2h or 3d from now, or a UTC date and time: 2026-12-01T18:00)\n"
       "tournament show|start|cancel|leave ID | tournament join ID [INVITE]";
   auto usage = [&](const std::string& first) -> std::optional<wire::ClientMessage> {
     if (why) *why = first.empty() ? kUsage : first + "\n" + kUsage;
@@ -433,6 +434,8 @@ std::optional<wire::ClientMessage> tournament_request(const std::vector<std::str
           return usage("--swiss takes the number of rounds: 3, say.");
         }
         c->set_rounds(std::stoi(n));
+      } else if (w == "--knockout" || w == "--knock-out") {
+        c->set_knockout(true);
       } else if (w == "--time" && has_value) {
         const auto seconds = parse_duration(words[++i]);
         if (!seconds) return usage("--time takes a number and a unit: 3d, 12h or 90m.");
@@ -507,7 +510,9 @@ std::string tournament_line(const wire::Tournament& t) {
                   std::to_string(t.entrants()) + "/" + std::to_string(t.max_players()) + " players  " +
                   (t.clock_seconds() > 0 ? clock_terms(t.clock_seconds(), t.increment_seconds())
                                          : format_duration(t.move_seconds()) + " per move");
-  if (t.rounds() > 0) {
+  if (t.knockout()) {
+    s += "  knock-out" + (t.round() > 0 ? ", round " + std::to_string(t.round()) + " of " + std::to_string(t.rounds()) : std::string());
+  } else if (t.rounds() > 0) {
     s += "  Swiss, " + (t.round() > 0 ? "round " + std::to_string(t.round()) + " of " : std::string()) +
          std::to_string(t.rounds()) + (t.rounds() == 1 ? " round" : " rounds");
   }
@@ -532,7 +537,11 @@ std::string describe_tournament(const wire::Tournament& t) {
     for (const auto& e : t.standings()) s += " " + e.player();
     s += "\n";
     if (t.status() == "open") {
-      s += t.rounds() > 0 ? "In each round every entrant plays two games, one with each side, against an entrant near them"
+      s += t.knockout()
+               ? "Entrants are seeded by rating into a bracket; each match is two games, one with each side, and the one"
+                 " with more points goes through (level: a deciding game, sides drawn; level again: the higher seed)."
+                 " It starts when full"
+           : t.rounds() > 0 ? "In each round every entrant plays two games, one with each side, against an entrant near them"
                             " in the standings whom they have not met; with an odd number one sits out, for 2 points."
                             " It starts when full"
                           : "Every pair of entrants plays two games, one with each side; it starts when full";
@@ -545,9 +554,9 @@ std::string describe_tournament(const wire::Tournament& t) {
     return s;
   }
   char row[160];
-  const bool swiss = t.rounds() > 0;
+  const bool swiss = t.rounds() > 0 && !t.knockout();
   std::snprintf(row, sizeof row, "%4s  %-24s %6s %4s %5s %4s %7s %9s%s\n", "#", "player", "points", "won", "drawn", "lost",
-                "to play", "tie-break", swiss ? "  byes" : "");
+                "to play", "tie-break", swiss ? "  byes" : t.knockout() ? "  out" : "");
   s += row;
   for (const auto& e : t.standings()) {
     std::snprintf(row, sizeof row, "%4d  %-24s %6s %4d %5d %4d %7d %9.2f", e.rank(), e.player().c_str(),
@@ -558,6 +567,7 @@ std::string describe_tournament(const wire::Tournament& t) {
       std::snprintf(byes, sizeof byes, "  %4d", e.byes());
       s += byes;
     }
+    if (t.knockout() && e.knocked_out() > 0) s += "  in round " + std::to_string(e.knocked_out());
     s += "\n";
   }
   if (t.status() == "finished" && !t.standings().empty()) {
@@ -567,7 +577,10 @@ std::string describe_tournament(const wire::Tournament& t) {
     }
     s += "Won by " + winners + ".\n";
   }
-  if (t.status() == "playing" && !t.sits_out().empty()) s += t.sits_out() + " sits out round " + std::to_string(t.round()) + ".\n";
+  if (t.status() == "playing" && !t.sits_out().empty()) {
+    s += t.sits_out() + (t.sits_out().find(", ") == std::string::npos ? " sits" : " sit") + " out round " +
+         std::to_string(t.round()) + ".\n";
+  }
   if (t.games_size()) s += "Games:\n";
   for (const auto& g : t.games()) {
     s += "  " + g.game_id() + "  ";
@@ -594,8 +607,9 @@ std::string tournament_end_notice(const wire::Tournament& t) {
 }
 
 std::string tournament_start_notice(const wire::Tournament& t) {
-  const std::string show =
-      (t.sits_out().empty() ? "" : " (" + t.sits_out() + " sits out this round)") + ": `tournament show " + t.tournament_id() + "`.";
+  const bool several = t.sits_out().find(", ") != std::string::npos;
+  const std::string show = (t.sits_out().empty() ? "" : " (" + t.sits_out() + (several ? " sit" : " sits") + " out this round)") +
+                           ": `tournament show " + t.tournament_id() + "`.";
   if (t.rounds() > 0 && t.round() > 1) {
     return "Round " + std::to_string(t.round()) + " of " + std::to_string(t.rounds()) + " of the tournament \"" + t.name() +
            "\" has begun" + show;

@@ -175,15 +175,17 @@ int main(int argc, char** argv) {
   vacation->add_option("WORDS", vacation_words, "start DAYS | end (nothing: show)");
   auto* tournament = app.add_subcommand(
       "tournament",
-      "Tournaments: list; new NAME [--players N] [--swiss ROUNDS] [--time 3d | --clock 15m+10s] [--starts WHEN] [--private]"
+      "Tournaments: list; new NAME [--players N] [--swiss ROUNDS | --knockout] [--time 3d | --clock 15m+10s] [--starts WHEN] [--private]"
       " [--organise-only];"
       " show, join, leave, start or cancel ID");
   std::vector<std::string> tournament_words;
   std::string players, tournament_time, tournament_clock, tournament_starts, swiss;
-  bool organise_only = false;
+  bool organise_only = false, knockout = false;
   tournament->add_option("WORDS", tournament_words, "list | new NAME... | show|join|leave|start|cancel ID [INVITE]");
   tournament->add_option("--players", players, "new: the most entrants (default 4); it starts when full");
   tournament->add_option("--swiss", swiss, "new: a Swiss of this many rounds instead of a round robin");
+  tournament->add_flag("--knockout,--knock-out", knockout,
+                       "new: a knock-out instead, seeded by rating: each match two games, a deciding one when level");
   tournament->add_option("--time", tournament_time, "new: time per move, e.g. 3d (the default) or 12h");
   tournament->add_option("--clock", tournament_clock, "new: a game clock for every game instead, e.g. 15m+10s");
   tournament->add_option("--starts", tournament_starts,
@@ -298,6 +300,7 @@ int main(int argc, char** argv) {
     if (!tournament_time.empty()) words.insert(words.end(), {"--time", tournament_time});
     if (!tournament_clock.empty()) words.insert(words.end(), {"--clock", tournament_clock});
     if (!swiss.empty()) words.insert(words.end(), {"--swiss", swiss});
+    if (knockout) words.push_back("--knockout");
     if (!tournament_starts.empty()) words.insert(words.end(), {"--starts", tournament_starts});
     if (priv) words.push_back("--private");
     if (organise_only) words.push_back("--organise-only");

@@ -204,6 +204,12 @@ std::string time_words(std::int64_t move_seconds, std::int64_t clock, std::int64
   return move_seconds > 0 ? "with " + duration_words(move_seconds) + " per move" : "";
 }
 
+// Whether `player` sits out the tournament's round: a knock-out's first round may have several.
+bool sits_out(const wire::Tournament& t, const std::string& player) {
+  const std::string list = ", " + t.sits_out() + ", ";
+  return list.find(", " + player + ", ") != std::string::npos;
+}
+
 const char* kFooter =
     "\nYou get these mails while you are away from your games; to receive none, remove your address:\n"
     "`counterattack email off`.\n";
@@ -237,25 +243,34 @@ void Mailer::game_over(std::int64_t user_id, const wire::GameSummary& game, cons
 }
 
 void Mailer::tournament_started(std::int64_t user_id, const std::string& player, const wire::Tournament& t,
-                                const std::vector<wire::GameSummary>& your_move) {
+                                const std::vector<wire::GameSummary>& your_move, bool deciding) {
   const std::string to = address_of(user_id);
   if (to.empty()) return;
   const int opponents = t.entrants() - 1;
   const std::string which = "the tournament \"" + t.name() + "\" (" + t.tournament_id() + ")";
   const std::string round = "round " + std::to_string(t.round()) + " of " + std::to_string(t.rounds());
   std::string body = "Hello " + player + ",\n\n";
-  if (t.rounds() == 0) {
+  if (deciding) {
+    body += "Your match in " + round + " of " + which + " is level after its two games: a deciding game follows, with" +
+            " sides drawn by the server. Level after that too, the higher seed goes through.\n\n";
+  } else if (t.rounds() == 0) {
     body += which + " has started: you play " + std::to_string(2 * opponents) + " games, one with each side against " +
             (opponents == 1 ? std::string("the other entrant") : "each of the other " + std::to_string(opponents) + " entrants") +
             ", " + time_words(t.move_seconds(), t.clock_seconds(), t.increment_seconds()) + ".\n\n";
-  } else if (t.sits_out() == player) {
+  } else if (sits_out(t, player)) {
     body += (t.round() == 1 ? which + " has started with " + round : round + " of " + which + " has begun") +
-            ": you sit out this round, a bye that counts as two games won." +
-            (t.round() < t.rounds() ? " The next round pairs you again." : "") + "\n\n";
+            (t.knockout() ? ": you sit out this round and go through to the next."
+                          : std::string(": you sit out this round, a bye that counts as two games won.") +
+                                (t.round() < t.rounds() ? " The next round pairs you again." : "")) +
+            "\n\n";
   } else {
     body += (t.round() == 1 ? which + " has started with " + round : round + " of " + which + " has begun") +
             ": you play two games against one other entrant, one with each side, " +
-            time_words(t.move_seconds(), t.clock_seconds(), t.increment_seconds()) + ".\n\n";
+            time_words(t.move_seconds(), t.clock_seconds(), t.increment_seconds()) + "." +
+            (t.knockout() ? " The one with more points goes through; when level, a deciding game follows, with sides"
+                            " drawn (level after that too, the higher seed goes through)."
+                          : "") +
+            "\n\n";
   }
   if (!your_move.empty()) {
     body += "It is your move in these games now:\n";
@@ -267,8 +282,10 @@ void Mailer::tournament_started(std::int64_t user_id, const std::string& player,
     body += "\n" + how_to_answer(your_move.front());
   }
   body += "The standings: " + command("tournament show " + t.tournament_id()) + ".\n" + kFooter;
-  queue(to, t.rounds() > 0 && t.round() > 1 ? "Round " + std::to_string(t.round()) + " of the tournament \"" + t.name() + "\" has begun"
-                                            : "The tournament \"" + t.name() + "\" has started",
+  queue(to,
+        deciding                        ? "A deciding game in the tournament \"" + t.name() + "\""
+        : t.rounds() > 0 && t.round() > 1 ? "Round " + std::to_string(t.round()) + " of the tournament \"" + t.name() + "\" has begun"
+                                        : "The tournament \"" + t.name() + "\" has started",
         body);
 }
 
@@ -281,6 +298,7 @@ void Mailer::tournament_finished(std::int64_t user_id, const std::string& player
     char points[16];
     std::snprintf(points, sizeof points, "%g", s.points());
     body += "  " + std::to_string(s.rank()) + ". " + s.player() + "  " + points + (s.points() == 1 ? " point" : " points") +
+            (t.knockout() ? s.knocked_out() > 0 ? ", out in round " + std::to_string(s.knocked_out()) : ", the winner" : "") +
             (s.player() == player ? "  (you)" : "") + "\n";
   }
   body += "\nEvery game and the tie-break: " + command("tournament show " + t.tournament_id()) + ".\n" + kFooter;

@@ -51,9 +51,11 @@ class Mailer {
   void game_over(std::int64_t user_id, const wire::GameSummary& game, const std::string& reason);
   // The opponent of a finished game offers the player its rematch.
   void rematch_offered(std::int64_t user_id, const wire::RematchOffered& offer);
-  // A tournament the player entered has started; `your_move`: its games that wait for them.
+  // A tournament the player entered has started (or a round of it has begun, or with
+  // `deciding`, a knock-out match of theirs goes to a deciding game); `your_move`: its
+  // games that wait for them.
   void tournament_started(std::int64_t user_id, const std::string& player, const wire::Tournament& t,
-                          const std::vector<wire::GameSummary>& your_move);
+                          const std::vector<wire::GameSummary>& your_move, bool deciding = false);
   // A tournament the player entered or organises is over: its final standings.
   void tournament_finished(std::int64_t user_id, const std::string& player, const wire::Tournament& t);
   // A tournament the player entered or organises was cancelled before it started; `reason` is a sentence.

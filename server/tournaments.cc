@@ -1,6 +1,7 @@
 // Tournaments: entry, the start that creates every game of a round robin (or
-// the first round of a Swiss) in one transaction, a Swiss's later rounds paired
-// from the standings, and standings read from the games' results.
+// the first round of a Swiss or a knock-out) in one transaction, a Swiss's later
+// rounds paired from the standings, a knock-out's from its bracket, and
+// standings read from the games' results.
 #include "tournaments.h"
 
 #include <sodium.h>
@@ -45,15 +46,15 @@ constexpr double kByePoints = 2.0;
 struct GameTerms {
   std::string scenario, options;
   std::int64_t seconds = 0, organiser = 0, clock = 0, increment = 0;
-  bool priv = false;
+  bool priv = false, knockout = false;
   int rounds = 0;
 };
 
 GameTerms terms_of(Db& db, const std::string& id) {
   GameTerms t;
   auto& q = db.prepare(
-      "SELECT scenario, options, move_seconds, private, organiser_id, rounds, clock_seconds, increment_seconds"
-      " FROM tournaments WHERE id = ?");
+      "SELECT scenario, options, move_seconds, private, organiser_id, rounds, clock_seconds, increment_seconds,"
+      " knockout FROM tournaments WHERE id = ?");
   q.bind_all(id);
   while (q.step()) {
     t.scenario = q.text(0);
@@ -64,6 +65,7 @@ GameTerms terms_of(Db& db, const std::string& id) {
     t.rounds = static_cast<int>(q.integer(5));
     t.clock = q.integer(6);
     t.increment = q.integer(7);
+    t.knockout = q.integer(8) != 0;
   }
   return t;
 }
@@ -94,6 +96,23 @@ std::optional<double> soviet_score(const wire::GameSummary& g) {
   if (g.result() == "German victory") return 0.0;
   if (g.result() == "Draw") return 0.5;
   return std::nullopt;
+}
+
+// A knock-out's standings: those still in (and the winner) first, then by the
+// round they went out in, the later the better; on points within each.
+void knockout_ranks(std::vector<wire::Standing>& out, const std::map<std::string, int>& out_in_round) {
+  auto went_out = [&](const wire::Standing& s) {
+    auto it = out_in_round.find(s.player());
+    return it == out_in_round.end() || it->second == 0 ? INT32_MAX : it->second;
+  };
+  for (auto& s : out) {
+    if (auto it = out_in_round.find(s.player()); it != out_in_round.end()) s.set_knocked_out(it->second);
+  }
+  std::stable_sort(out.begin(), out.end(), [&](const auto& a, const auto& b) { return went_out(a) > went_out(b); });
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const bool level = i > 0 && went_out(out[i]) == went_out(out[i - 1]);
+    out[i].set_rank(level ? out[i - 1].rank() : static_cast<int>(i + 1));
+  }
 }
 
 }  // namespace
@@ -203,6 +222,41 @@ SwissRound swiss_round(int n, const std::set<std::pair<int, int>>& met, const st
   return {};  // not reached: with rematches allowed, neighbours always pair
 }
 
+int knockout_rounds(int n) {
+  int rounds = 0;
+  while ((1 << rounds) < n) ++rounds;
+  return rounds;
+}
+
+KnockoutRound knockout_round(int n, const std::set<int>& in, int round) {
+  // The bracket's places by seed: each doubling sets seed s against (places - 1 - s).
+  const std::size_t places = std::size_t{1} << knockout_rounds(n);
+  std::vector<int> bracket{0};
+  while (bracket.size() < places) {
+    std::vector<int> next;
+    const int doubled = static_cast<int>(2 * bracket.size());
+    for (const int seed : bracket) {
+      next.push_back(seed);
+      next.push_back(doubled - 1 - seed);
+    }
+    bracket = std::move(next);
+  }
+  // In round r each block of 2^r places holds at most one still in from each half.
+  KnockoutRound r;
+  const std::size_t block = std::size_t{1} << round;
+  for (std::size_t start = 0; start < places; start += block) {
+    std::vector<int> here;
+    for (std::size_t i = start; i < start + block && i < places; ++i) {
+      if (bracket[i] < n && in.count(bracket[i])) here.push_back(bracket[i]);
+    }
+    std::sort(here.begin(), here.end());
+    if (here.size() == 2) r.pairs.emplace_back(here[0], here[1]);
+    if (here.size() == 1) r.byes.push_back(here[0]);
+  }
+  std::sort(r.byes.begin(), r.byes.end());
+  return r;
+}
+
 Tournaments::Tournaments(Storage& storage, Rulesets rulesets, const Config& config, Mailer& mailer,
                          GameService& games, std::function<void(std::function<void()>)> post)
     : storage_(storage),
@@ -212,19 +266,28 @@ Tournaments::Tournaments(Storage& storage, Rulesets rulesets, const Config& conf
       games_(games),
       post_(std::move(post)) {
   games_.on_tournament_game_end([this](const std::string& id) { game_ended(id); });
-  catch_up_ends();
   // Games made but not announced (the server stopped in between): announced now.
+  // Read before catch_up_ends, whose writes announce what they make themselves.
+  struct Unannounced {
+    std::vector<std::string> games;
+    bool deciders = false;
+  };
   const auto unannounced = storage_.read([](Db& db) {
-    std::map<std::string, std::vector<std::string>> out;
+    std::map<std::string, Unannounced> out;
     auto& q = db.prepare(
-        "SELECT t.id, g.id FROM tournaments t JOIN games g ON g.tournament_id = t.id"
-        " WHERE t.unannounced = 1 AND t.status = 'playing' AND g.tournament_round = t.round AND g.status = 'playing'"
+        "SELECT t.id, g.id, t.unannounced FROM tournaments t JOIN games g ON g.tournament_id = t.id"
+        " WHERE t.unannounced IN (1, 2) AND t.status = 'playing' AND g.tournament_round = t.round AND g.status = 'playing'"
         " ORDER BY g.rowid");
     q.bind_all();
-    while (q.step()) out[q.text(0)].push_back(q.text(1));
+    while (q.step()) {
+      auto& u = out[q.text(0)];
+      u.games.push_back(q.text(1));
+      u.deciders = q.integer(2) == 2;
+    }
     return out;
   });
-  for (const auto& [id, game_ids] : unannounced) post_([this, id, game_ids] { announce(id, game_ids); });
+  catch_up_ends();
+  for (const auto& [id, u] : unannounced) post_([this, id, u] { announce(id, u.games, u.deciders); });
   // Likewise cancellations stored but not told.
   struct Cancelled {
     std::string id, reason;
@@ -328,10 +391,11 @@ void Tournaments::game_ended(const std::string& id) {
   storage_.write(
       [id, over, out](Db& db) {
         std::string status;
-        std::int64_t rounds = 0, round = 0, finished = 0, unfinished = 0;
+        std::int64_t rounds = 0, round = 0, finished = 0, unfinished = 0, knockout = 0;
         auto& q = db.prepare(
             "SELECT status, rounds, round, finished_unix,"
-            " EXISTS (SELECT 1 FROM games WHERE tournament_id = t.id AND status != 'finished') FROM tournaments t WHERE id = ?");
+            " EXISTS (SELECT 1 FROM games WHERE tournament_id = t.id AND status != 'finished'), knockout"
+            " FROM tournaments t WHERE id = ?");
         q.bind_all(id);
         while (q.step()) {
           status = q.text(0);
@@ -339,10 +403,15 @@ void Tournaments::game_ended(const std::string& id) {
           round = q.integer(2);
           finished = q.integer(3);
           unfinished = q.integer(4);
+          knockout = q.integer(5);
         }
         // Only the write that finds every game over moves on, so each round and the end come once.
         if (status != "playing" || finished != 0 || unfinished != 0) return;
-        if (round < rounds) return next_round_in(db, id, static_cast<int>(round + 1), *out);
+        if (knockout != 0) {
+          if (!knockout_next_in(db, id, static_cast<int>(round), *out)) return;
+        } else if (round < rounds) {
+          return next_round_in(db, id, static_cast<int>(round + 1), *out);
+        }
         db.prepare("UPDATE tournaments SET finished_unix = ? WHERE id = ?").run(unix_now(), id);
         *over = true;
       },
@@ -353,7 +422,9 @@ void Tournaments::game_ended(const std::string& id) {
           return log::error("a tournament's next round or end could not be stored", {{"tournament", id}});
         }
         if (*over) post_([this, id] { announce_end(id); });
-        if (!out->started_games.empty()) post_([this, out] { announce(out->started_tournament, out->started_games); });
+        if (!out->started_games.empty()) {
+          post_([this, out] { announce(out->started_tournament, out->started_games, out->deciders); });
+        }
       });
 }
 
@@ -434,6 +505,9 @@ void Tournaments::create(const Caller& c, const wire::CreateTournament& req) {
     return c.error(wire::BAD_REQUEST, "A tournament's set start is in the future, within a year.");
   }
   // Without rematches: an even number meets everyone in one round fewer than their number; an odd number, with a bye each round, in as many.
+  if (req.knockout() && req.rounds() != 0) {
+    return c.error(wire::BAD_REQUEST, "A knock-out's rounds follow from its number of entrants: it takes no number of rounds.");
+  }
   if (req.rounds() < 0 || req.rounds() > (req.max_players() % 2 == 1 ? req.max_players() : req.max_players() - 1)) {
     return c.error(wire::BAD_REQUEST,
                    "A Swiss tournament has at least one round, and no more than its players can play without meeting twice: "
@@ -446,7 +520,8 @@ void Tournaments::create(const Caller& c, const wire::CreateTournament& req) {
       c, "tournament",
       [=, name = req.name(), opts = join_options(options), seconds = req.move_seconds(), max = req.max_players(),
        priv = req.private_(), enter = req.enter(), starts = req.starts_unix(), rounds = req.rounds(),
-       clock = req.clock_seconds(), increment = req.increment_seconds(), user = c.user_id](Db& db, Outcome& out) {
+       clock = req.clock_seconds(), increment = req.increment_seconds(), knockout = req.knockout(),
+       user = c.user_id](Db& db, Outcome& out) {
         auto& q = db.prepare("SELECT COUNT(*) FROM tournaments WHERE organiser_id = ? AND status = 'open'");
         std::int64_t open = 0;
         q.bind_all(user);
@@ -458,9 +533,10 @@ void Tournaments::create(const Caller& c, const wire::CreateTournament& req) {
         const auto now = unix_now();
         db.prepare(
               "INSERT INTO tournaments (id, name, organiser_id, scenario, options, move_seconds, max_players, private,"
-              " invite_code, status, created_unix, starts_unix, rounds, clock_seconds, increment_seconds)"
-              " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?)")
-            .run(id, name, user, scenario, opts, seconds, max, priv ? 1 : 0, invite, now, starts, rounds, clock, increment);
+              " invite_code, status, created_unix, starts_unix, rounds, clock_seconds, increment_seconds, knockout)"
+              " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?)")
+            .run(id, name, user, scenario, opts, seconds, max, priv ? 1 : 0, invite, now, starts, rounds, clock, increment,
+                 knockout ? 1 : 0);
         if (enter) {
           db.prepare("INSERT INTO tournament_entrants (tournament_id, user_id, joined_unix) VALUES (?, ?, ?)")
               .run(id, user, now);
@@ -484,15 +560,15 @@ void Tournaments::start_in(Db& db, const std::string& id, Outcome& out) {
   while (e.step()) entrants.push_back(e.integer(0));
   if (entrants.size() < 2) return out.refuse(wire::CONFLICT, "A tournament starts with at least two entrants.");
 
-  if (t.rounds == 0) {
+  if (t.rounds == 0 && !t.knockout) {
     for (std::size_t i = 0; i < entrants.size(); ++i) {
       for (std::size_t j = 0; j < entrants.size(); ++j) {
         if (i != j) out.started_games.push_back(insert_game(db, id, t, entrants[i], entrants[j], 0));
       }
     }
   } else {
-    // A Swiss: entrants seeded by their rating in the scenario (1500 without one),
-    // equal ratings in a random order; no more rounds than there are others to meet.
+    // A Swiss or a knock-out: entrants seeded by their rating in the scenario
+    // (1500 without one), equal ratings in a random order.
     for (std::size_t i = entrants.size() - 1; i > 0; --i) {
       std::swap(entrants[i], entrants[randombytes_uniform(static_cast<std::uint32_t>(i + 1))]);
     }
@@ -509,25 +585,35 @@ void Tournaments::start_in(Db& db, const std::string& id, Outcome& out) {
           .run(static_cast<std::int64_t>(i), id, entrants[i]);
     }
     const int n = static_cast<int>(entrants.size());
-    const int most = n % 2 == 1 ? n : n - 1;
-    if (t.rounds > most) db.prepare("UPDATE tournaments SET rounds = ? WHERE id = ?").run(most, id);
-    make_round(db, id, 1, entrants, first_swiss_round(n), out);
+    if (t.knockout) {
+      db.prepare("UPDATE tournaments SET rounds = ? WHERE id = ?").run(knockout_rounds(n), id);
+      std::set<int> all;
+      for (int i = 0; i < n; ++i) all.insert(i);
+      const auto first = knockout_round(n, all, 1);
+      make_round(db, id, 1, entrants, first.pairs, first.byes, out);
+    } else {
+      // No more rounds than there are others to meet.
+      const int most = n % 2 == 1 ? n : n - 1;
+      if (t.rounds > most) db.prepare("UPDATE tournaments SET rounds = ? WHERE id = ?").run(most, id);
+      const auto first = first_swiss_round(n);
+      make_round(db, id, 1, entrants, first.pairs, first.bye >= 0 ? std::vector<int>{first.bye} : std::vector<int>{}, out);
+    }
   }
   db.prepare("UPDATE tournaments SET status = 'playing', started_unix = ?, unannounced = 1 WHERE id = ?").run(unix_now(), id);
   out.started_tournament = id;
 }
 
 void Tournaments::make_round(Db& db, const std::string& id, int round, const std::vector<std::int64_t>& users,
-                             const SwissRound& r, Outcome& out) {
+                             const std::vector<std::pair<int, int>>& pairs, const std::vector<int>& byes, Outcome& out) {
   const GameTerms t = terms_of(db, id);
-  for (const auto& [a, b] : r.pairs) {
+  for (const auto& [a, b] : pairs) {
     const auto x = users[static_cast<std::size_t>(a)], y = users[static_cast<std::size_t>(b)];
     out.started_games.push_back(insert_game(db, id, t, x, y, round));
     out.started_games.push_back(insert_game(db, id, t, y, x, round));
   }
-  if (r.bye >= 0) {
+  for (const int bye : byes) {
     db.prepare("INSERT INTO tournament_byes (tournament_id, round, user_id) VALUES (?, ?, ?)")
-        .run(id, round, users[static_cast<std::size_t>(r.bye)]);
+        .run(id, round, users[static_cast<std::size_t>(bye)]);
   }
   db.prepare("UPDATE tournaments SET round = ?, unannounced = 1 WHERE id = ?").run(round, id);
   out.started_tournament = id;
@@ -567,7 +653,73 @@ void Tournaments::next_round_in(Db& db, const std::string& id, int round, Outcom
   }
   std::set<int> had_bye;
   for (const auto& [user, count] : byes) had_bye.insert(place[user]);
-  make_round(db, id, round, ranked, swiss_round(static_cast<int>(ranked.size()), met, had_bye), out);
+  const auto r = swiss_round(static_cast<int>(ranked.size()), met, had_bye);
+  make_round(db, id, round, ranked, r.pairs, r.bye >= 0 ? std::vector<int>{r.bye} : std::vector<int>{}, out);
+}
+
+bool Tournaments::knockout_next_in(Db& db, const std::string& id, int round, Outcome& out) {
+  std::map<std::int64_t, int> seed;
+  std::set<std::int64_t> in;
+  auto& e = db.prepare("SELECT user_id, draw, out_in_round FROM tournament_entrants WHERE tournament_id = ?");
+  e.bind_all(id);
+  while (e.step()) {
+    seed[e.integer(0)] = static_cast<int>(e.integer(1));
+    if (e.integer(2) == 0) in.insert(e.integer(0));
+  }
+  // Each match of the round by its players, the higher seed first: their points and games.
+  struct Tally {
+    double higher = 0, lower = 0;
+    int games = 0;
+  };
+  std::map<std::pair<std::int64_t, std::int64_t>, Tally> matches;
+  auto& g = db.prepare("SELECT soviet_id, german_id, status, result FROM games WHERE tournament_id = ? AND tournament_round = ?");
+  g.bind_all(id, round);
+  while (g.step()) {
+    const auto soviet = g.integer(0), german = g.integer(1);
+    const bool soviet_higher = seed[soviet] < seed[german];
+    auto& m = matches[soviet_higher ? std::pair{soviet, german} : std::pair{german, soviet}];
+    ++m.games;
+    wire::GameSummary x;
+    x.set_status(g.text(2));
+    x.set_result(g.text(3));
+    if (const auto score = soviet_score(x)) {
+      m.higher += soviet_higher ? *score : 1.0 - *score;
+      m.lower += soviet_higher ? 1.0 - *score : *score;
+    }
+  }
+  const GameTerms t = terms_of(db, id);
+  std::vector<std::string> deciders;
+  for (const auto& [players, m] : matches) {
+    const auto [higher, lower] = players;
+    if (m.higher == m.lower && m.games == 2) {  // level: a deciding game, sides drawn
+      const bool swap = randombytes_uniform(2) == 1;
+      deciders.push_back(insert_game(db, id, t, swap ? lower : higher, swap ? higher : lower, round));
+      continue;
+    }
+    // Level after the deciding game too: the higher seed goes through.
+    const auto loser = m.higher >= m.lower ? lower : higher;
+    db.prepare("UPDATE tournament_entrants SET out_in_round = ? WHERE tournament_id = ? AND user_id = ?").run(round, id, loser);
+    in.erase(loser);
+  }
+  if (!deciders.empty()) {
+    db.prepare("UPDATE tournaments SET unannounced = 2 WHERE id = ?").run(id);
+    out.started_tournament = id;
+    out.started_games = std::move(deciders);
+    out.deciders = true;
+    return false;
+  }
+  if (in.size() <= 1) return true;
+  const int n = static_cast<int>(seed.size());
+  std::vector<std::int64_t> by_seed(seed.size());
+  std::set<int> in_seeds;
+  for (const auto& [user, s] : seed) {
+    if (s < 0 || s >= n) throw std::runtime_error("a knock-out entrant without a seed");
+    by_seed[static_cast<std::size_t>(s)] = user;
+    if (in.count(user)) in_seeds.insert(s);
+  }
+  const auto next = knockout_round(n, in_seeds, round + 1);
+  make_round(db, id, round + 1, by_seed, next.pairs, next.byes, out);
+  return false;
 }
 
 void Tournaments::join(const Caller& c, const wire::JoinTournament& req) {
@@ -688,10 +840,10 @@ void Tournaments::cancel(const Caller& c, const wire::CancelTournament& req) {
       });
 }
 
-void Tournaments::announce(const std::string& id, const std::vector<std::string>& game_ids) {
+void Tournaments::announce(const std::string& id, const std::vector<std::string>& game_ids, bool deciders) {
   auto d = describe(id, false);
   if (!d) return;
-  log::info(d->tournament.round() > 1 ? "tournament round started" : "tournament started",
+  log::info(deciders ? "tournament deciding games started" : d->tournament.round() > 1 ? "tournament round started" : "tournament started",
             {{"tournament", id},
              {"round", std::to_string(d->tournament.round())},
              {"entrants", std::to_string(d->entrants.size())},
@@ -701,6 +853,7 @@ void Tournaments::announce(const std::string& id, const std::vector<std::string>
   // who sits out the round.
   std::set<std::int64_t> told;
   for (const auto& [user, name] : d->entrants) {
+    if (deciders) break;  // no new round: the deciding games' turn notices say it
     wire::ServerMessage m;
     *m.mutable_tournament_started() = as_seen_by(*d, user);
     if (games_.tell_followers(user, encode(m))) told.insert(user);
@@ -708,8 +861,8 @@ void Tournaments::announce(const std::string& id, const std::vector<std::string>
   const auto away = games_.announce_started(game_ids);
   for (const auto& [user, name] : d->entrants) {
     if (auto it = away.find(user); it != away.end()) {
-      mailer_.tournament_started(user, name, d->tournament, it->second);
-    } else if (name == d->tournament.sits_out() && !told.count(user)) {
+      mailer_.tournament_started(user, name, d->tournament, it->second, deciders);
+    } else if (!deciders && d->sitting_out.count(name) && !told.count(user)) {
       mailer_.tournament_started(user, name, d->tournament, {});
     }
   }
@@ -726,10 +879,11 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
     Described d;
     auto& t = d.tournament;
     bool found = false;
+    std::int64_t finished_unix = 0;
     auto& q = db.prepare(
         "SELECT t.name, u.name, t.scenario, t.options, t.move_seconds, t.max_players, t.private, t.invite_code, t.status,"
         " t.created_unix, t.started_unix, t.organiser_id, t.starts_unix, t.rounds, t.round, t.clock_seconds,"
-        " t.increment_seconds FROM tournaments t"
+        " t.increment_seconds, t.knockout, t.finished_unix FROM tournaments t"
         " JOIN users u ON u.id = t.organiser_id"
         " WHERE t.id = ?");
     q.bind_all(id);
@@ -753,13 +907,19 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
       t.set_round(static_cast<int>(q.integer(14)));
       t.set_clock_seconds(q.integer(15));
       t.set_increment_seconds(q.integer(16));
+      t.set_knockout(q.integer(17) != 0);
+      finished_unix = q.integer(18);
     }
     if (!found) return std::nullopt;
+    std::map<std::string, int> out_in_round;
     auto& e = db.prepare(
-        "SELECT e.user_id, u.name FROM tournament_entrants e JOIN users u ON u.id = e.user_id"
+        "SELECT e.user_id, u.name, e.out_in_round FROM tournament_entrants e JOIN users u ON u.id = e.user_id"
         " WHERE e.tournament_id = ? ORDER BY e.joined_unix, e.user_id");
     e.bind_all(id);
-    while (e.step()) d.entrants.emplace_back(e.integer(0), e.text(1));
+    while (e.step()) {
+      d.entrants.emplace_back(e.integer(0), e.text(1));
+      out_in_round[e.text(1)] = static_cast<int>(e.integer(2));
+    }
     t.set_entrants(static_cast<int>(d.entrants.size()));
     if (t.status() == "open" || t.status() == "cancelled") {
       for (const auto& [user, name] : d.entrants) t.add_standings()->set_player(name);
@@ -791,8 +951,10 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
       s.set_tournament_round(static_cast<int>(g.integer(9)));
       games.push_back(std::move(s));
     }
-    if (!games.empty() && t.round() >= t.rounds() &&
-        std::all_of(games.begin(), games.end(), [](const auto& x) { return x.status() == "finished"; })) {
+    // A knock-out's last round may yet need a deciding game: it is over once that is stored.
+    if (t.knockout() ? finished_unix != 0
+                     : !games.empty() && t.round() >= t.rounds() &&
+                           std::all_of(games.begin(), games.end(), [](const auto& x) { return x.status() == "finished"; })) {
       t.set_status("finished");
     }
     std::map<std::string, int> byes;
@@ -804,10 +966,16 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
     auto& out = db.prepare(
         "SELECT u.name FROM tournament_byes b JOIN users u ON u.id = b.user_id WHERE b.tournament_id = ? AND b.round = ?");
     out.bind_all(id, t.round());
-    while (out.step()) t.set_sits_out(out.text(0));
+    while (out.step()) {
+      t.set_sits_out(t.sits_out() + (t.sits_out().empty() ? "" : ", ") + out.text(0));
+      d.sitting_out.insert(out.text(0));
+    }
     std::vector<std::string> names;
     for (const auto& [user, name] : d.entrants) names.push_back(name);
-    for (auto& s : standings(names, games, byes)) *t.add_standings() = std::move(s);
+    // A knock-out's byes are no points: its standings go by who went out when.
+    auto ranked = standings(names, games, t.knockout() ? std::map<std::string, int>{} : byes);
+    if (t.knockout()) knockout_ranks(ranked, out_in_round);
+    for (auto& s : ranked) *t.add_standings() = std::move(s);
     if (details) {
       for (auto& s : games) *t.add_games() = std::move(s);
     }

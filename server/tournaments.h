@@ -1,6 +1,7 @@
 // Tournaments: a round robin in which every pair of entrants plays two games,
-// one with each side, or a Swiss in which each round pairs entrants near each
-// other in the standings for two such games. Entry while open; a start (when
+// one with each side, a Swiss in which each round pairs entrants near each
+// other in the standings for two such games, or a knock-out whose matches are
+// two such games (and a deciding one when level). Entry while open; a start (when
 // full, at a set time, or by the organiser) that creates the games in one
 // transaction (a Swiss's next round when its last is over); standings read
 // from the games' results. The games themselves are GameService's.
@@ -34,6 +35,13 @@ struct SwissRound {
   int bye = -1;
 };
 
+// One round of a knock-out, by seed: who meets whom (the higher seed first), and
+// who goes through without playing.
+struct KnockoutRound {
+  std::vector<std::pair<int, int>> pairs;
+  std::vector<int> byes;
+};
+
 class Tournaments {
  public:
   // `post` runs a job on a network thread (reads, and loading the games a start created).
@@ -58,6 +66,7 @@ class Tournaments {
     std::string message;
     std::string started_tournament;
     std::vector<std::string> started_games;
+    bool deciders = false;  // started_games are a knock-out's deciding games
     void refuse(wire::ErrorCode c, std::string m) {
       code = c;
       message = std::move(m);
@@ -74,12 +83,17 @@ class Tournaments {
   void start_in(Db& db, const std::string& id, Outcome& out);
   // Within a write: the next round of a Swiss, paired from the standings.
   static void next_round_in(Db& db, const std::string& id, int round, Outcome& out);
+  // Within a write, once every game of a knock-out's round is over: decides each
+  // match (making its deciding game when level), knocks out the losers, and makes
+  // the next round. True when one is left in: the tournament is over.
+  static bool knockout_next_in(Db& db, const std::string& id, int round, Outcome& out);
   // Within a write: a round's two games for each pair (`users` by the pairing's
-  // indices), its bye, and the tournament's round moved on.
+  // indices), its byes, and the tournament's round moved on.
   static void make_round(Db& db, const std::string& id, int round, const std::vector<std::int64_t>& users,
-                         const SwissRound& r, Outcome& out);
-  // After a start is durable: loads its games and tells the entrants.
-  void announce(const std::string& id, const std::vector<std::string>& game_ids);
+                         const std::vector<std::pair<int, int>>& pairs, const std::vector<int>& byes, Outcome& out);
+  // After a start is durable: loads its games and tells the entrants. `deciders`:
+  // the games are a knock-out's deciding games, not a new round (nobody sits out anew).
+  void announce(const std::string& id, const std::vector<std::string>& game_ids, bool deciders = false);
   // A game of the tournament has ended: when it was the last of a Swiss's round
   // and more rounds are to come, makes the next; when it was the last of all,
   // marks the end. Then announces either.
@@ -100,6 +114,7 @@ class Tournaments {
     std::int64_t organiser = 0;
     std::string invite;
     std::vector<std::pair<std::int64_t, std::string>> entrants;  // user id, name; in order of entry
+    std::set<std::string> sitting_out;                            // the round's byes, by name
   };
   std::optional<Described> describe(const std::string& id, bool details);
   // The entrants, and the organiser when not one of them: who hears of the tournament's end.
@@ -146,5 +161,14 @@ SwissRound swiss_round(int n, const std::set<std::pair<int, int>>& met, const st
 // half meets the bottom half in order, 0 against n/2 and so on; with an odd
 // number the lowest seeded sits out.
 SwissRound first_swiss_round(int n);
+
+// The rounds of a knock-out among n entrants: enough to halve them down to one.
+int knockout_rounds(int n);
+// Round `round` (1 the first) of a knock-out among n seeded entrants (0 the
+// highest), of whom the seeds in `in` are still in. The bracket is that of the
+// next power of two, laid out so that seeds 0 and 1 can meet only in the final,
+// 0 to 3 only from the semi-finals on; one whose place in the bracket has no
+// opponent (a seed beyond n) sits out the round.
+KnockoutRound knockout_round(int n, const std::set<int>& in, int round);
 
 }  // namespace counterattack::server

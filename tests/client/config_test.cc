@@ -300,6 +300,46 @@ TEST(TournamentSwiss, TypedAndShownWithItsRoundsAndByes) {
   EXPECT_EQ(tournament_start_notice(t), "The tournament \"Swiss Open\" has started: `tournament show t2`.");
 }
 
+TEST(TournamentKnockOut, TypedAndShownWithItsBracketRoundsAndWhoWentOutWhen) {
+  std::string why;
+  auto cup = tournament_request({"new", "Club", "Cup", "--players", "8", "--knockout"}, &why);
+  ASSERT_TRUE(cup) << why;
+  EXPECT_TRUE(cup->create_tournament().knockout());
+  EXPECT_EQ(cup->create_tournament().name(), "Club Cup");
+  EXPECT_TRUE(tournament_request({"new", "Cup", "--knock-out"}, &why)->create_tournament().knockout());
+
+  wire::Tournament t;
+  t.set_tournament_id("t3");
+  t.set_name("Club Cup");
+  t.set_organiser("alice");
+  t.set_status("open");
+  t.set_max_players(8);
+  t.set_entrants(5);
+  t.set_move_seconds(86400);
+  t.set_knockout(true);
+  EXPECT_EQ(tournament_line(t), "t3  open  \"Club Cup\"  organiser: alice  5/8 players  1d per move  knock-out");
+  EXPECT_NE(describe_tournament(t).find("a deciding game"), std::string::npos) << describe_tournament(t);
+  t.set_status("playing");
+  t.set_rounds(3);
+  t.set_round(1);
+  t.set_sits_out("carol, dave, erin");
+  EXPECT_NE(tournament_line(t).find("knock-out, round 1 of 3"), std::string::npos) << tournament_line(t);
+  EXPECT_EQ(tournament_start_notice(t),
+            "The tournament \"Club Cup\" has started (carol, dave, erin sit out this round): `tournament show t3`.");
+  auto* in = t.add_standings();
+  in->set_rank(1);
+  in->set_player("alice");
+  auto* out = t.add_standings();
+  out->set_rank(5);
+  out->set_player("bob");
+  out->set_lost(2);
+  out->set_knocked_out(1);
+  const std::string shown = describe_tournament(t);
+  EXPECT_NE(shown.find("tie-break  out"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("in round 1"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("carol, dave, erin sit out round 1.\n"), std::string::npos) << shown;
+}
+
 TEST(Vacation, TypedAndShownAsPeopleWriteIt) {
   std::string why;
   EXPECT_TRUE(vacation_request({}, &why)->has_get_account());

@@ -25,6 +25,19 @@ class ServerMail : public ServerTest {
     return "smtp_url = " + smtp_url + "\nmail_from = games@club.test\npublic_url = wss://club.test:8443\nmail_retry_seconds = 1\n";
   }
 
+  // The server killed after storing a tournament's start or cancellation (with
+  // 2: a knock-out's deciding games) but before telling anyone of it, then started again.
+  void crash_before_telling(int unannounced = 1) {
+    server_->kill9();
+    {
+      std::string err;
+      Db db(server_->data_dir() + "/counterattack.db", false, err);
+      ASSERT_TRUE(db.ok()) << err;
+      db.exec("UPDATE tournaments SET unannounced = " + std::to_string(unannounced));
+    }
+    restart({}, mail_settings(sink_.url()));
+  }
+
   SmtpSink sink_;  // outlives the server, which TearDown stops
 };
 
@@ -201,9 +214,7 @@ TEST_F(ServerMail, APlayerAwayIsMailedWhenTheDecisionPassesToThem) {
     ASSERT_FALSE(HasFailure());
   }
   ASSERT_TRUE(alice_board->request(unwatch).has_ok());
-  wire::ClientMessage follow;
-  follow.mutable_follow_turns();
-  ASSERT_TRUE(alice->request(follow).has_ok());
+  ASSERT_TRUE(alice->follow_turns().has_ok());
   play_until_decision_leaves(german, bob_bot, "c");
   ASSERT_FALSE(HasFailure());
   EXPECT_TRUE(alice->wait_for([](const wire::ServerMessage& m) { return m.has_your_turn(); }));
@@ -318,14 +329,7 @@ TEST_F(ServerMail, AnEntrantAwayIsMailedOnceWhenTheirTournamentStarts) {
   EXPECT_EQ(all.back().to, "bob@example.org") << "alice was mailed again: " << all.back().data;
 
   // A server stopped between a start and its announcement announces it when it starts again.
-  server_->kill9();
-  {
-    std::string err;
-    Db db(server_->data_dir() + "/counterattack.db", false, err);
-    ASSERT_TRUE(db.ok()) << err;
-    db.exec("UPDATE tournaments SET unannounced = 1");
-  }
-  restart({}, mail_settings(sink_.url()));
+  crash_before_telling();
   const auto told_again = [&] {
     const auto now = sink_.mails();
     return std::any_of(now.begin() + static_cast<std::ptrdiff_t>(mails), now.end(), [](const auto& m) {
@@ -334,6 +338,58 @@ TEST_F(ServerMail, AnEntrantAwayIsMailedOnceWhenTheirTournamentStarts) {
   };
   for (int i = 0; i < 200 && !told_again(); ++i) std::this_thread::sleep_for(50ms);
   EXPECT_TRUE(told_again());
+}
+
+// A knock-out match level after its two games goes to a deciding game: the
+// player who moves first in it, away, is mailed that it is a deciding game.
+TEST_F(ServerMail, APlayerAwayIsMailedAKnockOutsDecidingGame) {
+  auto alice = user("alice"), bob = user("bob");
+  confirm_address(*alice, sink_, "alice@example.org");
+  confirm_address(*bob, sink_, "bob@example.org");
+  ASSERT_FALSE(HasFailure());
+  wire::ClientMessage create;
+  auto* c = create.mutable_create_tournament();
+  c->set_name("Autumn Cup");
+  c->set_max_players(2);
+  c->set_enter(true);
+  c->set_move_seconds(86400);
+  c->set_knockout(true);
+  const auto created = alice->request(create);
+  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
+  wire::ClientMessage join;
+  join.mutable_join_tournament()->set_tournament_id(created.tournament().tournament_id());
+  const auto started = bob->request(join);
+  ASSERT_EQ(started.tournament().games_size(), 2) << started.DebugString();
+  // Each wins one: the one playing the Soviet side resigns.
+  for (const auto& g : started.tournament().games()) {
+    wire::ClientMessage resign;
+    resign.mutable_resign()->set_game_id(g.game_id());
+    ASSERT_TRUE((g.soviet() == "alice" ? *alice : *bob).request(resign).has_ok());
+  }
+  // The first mail from `from` on about the deciding game.
+  auto deciding_mail = [&](std::size_t from) {
+    std::optional<SmtpSink::Mail> found;
+    for (const auto until = std::chrono::steady_clock::now() + 20s; !found && std::chrono::steady_clock::now() < until;) {
+      std::this_thread::sleep_for(50ms);
+      const auto all = sink_.mails();
+      for (std::size_t i = from; i < all.size() && !found; ++i) {
+        if (all[i].header("Subject") == "A deciding game in the tournament \"Autumn Cup\"") found = all[i];
+      }
+    }
+    return found;
+  };
+  const auto deciding = deciding_mail(0);
+  ASSERT_TRUE(deciding) << "nobody was mailed the deciding game";
+  const std::string body = body_of(*deciding);
+  for (const std::string& said : std::vector<std::string>{"level after its two games", "sides drawn", "Answer by"}) {
+    EXPECT_NE(body.find(said), std::string::npos) << said << " in\n" << body;
+  }
+  // A server stopped before announcing it announces it, as a deciding game, when it starts again.
+  const auto mails = sink_.mails().size();
+  crash_before_telling(2);
+  const auto again = deciding_mail(mails);
+  ASSERT_TRUE(again) << "not announced again";
+  EXPECT_EQ(again->to, deciding->to);
 }
 
 // A Swiss of two rounds made and entered by alice, then entered by bob, and
@@ -460,14 +516,7 @@ TEST_F(ServerMail, AnEntrantAwayIsMailedWhenTheirTournamentIsCancelled) {
   };
   for (int i = 0; i < 100 && !told_of_cancellation_stored(); ++i) std::this_thread::sleep_for(50ms);
   ASSERT_TRUE(told_of_cancellation_stored());
-  server_->kill9();
-  {
-    std::string err;
-    Db db(server_->data_dir() + "/counterattack.db", false, err);
-    ASSERT_TRUE(db.ok()) << err;
-    db.exec("UPDATE tournaments SET unannounced = 1");
-  }
-  restart({}, mail_settings(sink_.url()));
+  crash_before_telling();
   all = sink_.wait_for(++mails);
   ASSERT_EQ(all.size(), mails);
   EXPECT_EQ(all.back().to, "bob@example.org");

@@ -3,6 +3,7 @@
 // refusals that change nothing.
 #include <algorithm>
 #include <ctime>
+#include <functional>
 #include <map>
 #include <set>
 #include <thread>
@@ -13,7 +14,24 @@
 namespace counterattack::server::testing {
 namespace {
 
-class ServerTournament : public ServerTest {};
+class ServerTournament : public ServerTest {
+ protected:
+  // Gives each player a rating in the scenario: it seeds a Swiss or a knock-out.
+  void rate(const std::vector<std::pair<std::string, int>>& ratings) {
+    server_->kill9();
+    {
+      std::string err;
+      Db db(server_->data_dir() + "/counterattack.db", false, err);
+      ASSERT_TRUE(db.ok()) << err;
+      for (const auto& [name, rating] : ratings) {
+        db.exec("INSERT INTO ratings (user_id, scenario, rating, deviation, volatility, games, wins, draws, losses,"
+                " updated_unix) SELECT id, 'counterattack', " + std::to_string(rating) +
+                ", 60, 0.06, 10, 5, 0, 5, 1 FROM users WHERE name = '" + name + "'");
+      }
+    }
+    restart();
+  }
+};
 
 constexpr std::int64_t kDay = 86400;
 
@@ -105,9 +123,7 @@ void agree_draw(Client& offers, Client& accepts, const std::string& game_id) {
 
 TEST_F(ServerTournament, ThreeEntrantsPlayEachOtherWithBothSidesAndTheStandingsFollowTheResults) {
   auto alice = user("alice"), bob = user("bob"), carol = user("carol");
-  wire::ClientMessage follow;
-  follow.mutable_follow_turns();
-  ASSERT_TRUE(carol->request(follow).has_ok());
+  ASSERT_TRUE(carol->follow_turns().has_ok());
 
   auto created = alice->request(create("Warsaw Cup", 3));
   ASSERT_TRUE(created.has_tournament()) << created.DebugString();
@@ -353,19 +369,7 @@ TEST_F(ServerTournament, ATournamentsGamesMayHaveAGameClockAndANoShowLosesOnIt) 
 // odd number the lowest seed sits out.
 TEST_F(ServerTournament, ASwissFirstRoundSeedsTheEntrantsByRatingTopHalfAgainstBottomHalf) {
   for (const char* name : {"alice", "bob", "carol", "dave", "erin"}) user(name);
-  server_->kill9();
-  {
-    std::string err;
-    Db db(server_->data_dir() + "/counterattack.db", false, err);
-    ASSERT_TRUE(db.ok()) << err;
-    for (const auto& [name, rating] : std::vector<std::pair<std::string, int>>{{"erin", 1900}, {"dave", 1750},
-                                                                              {"bob", 1450}, {"alice", 1300}}) {
-      db.exec("INSERT INTO ratings (user_id, scenario, rating, deviation, volatility, games, wins, draws, losses,"
-              " updated_unix) SELECT id, 'counterattack', " + std::to_string(rating) +
-              ", 60, 0.06, 10, 5, 0, 5, 1 FROM users WHERE name = '" + name + "'");
-    }
-  }
-  restart();
+  rate({{"erin", 1900}, {"dave", 1750}, {"bob", 1450}, {"alice", 1300}});
   std::map<std::string, std::unique_ptr<Client>> players;
   for (const char* name : {"alice", "bob", "carol", "dave", "erin"}) players[name] = login_as(name);
   auto m = create("Seeded Open", 5);
@@ -383,6 +387,173 @@ TEST_F(ServerTournament, ASwissFirstRoundSeedsTheEntrantsByRatingTopHalfAgainstB
   EXPECT_EQ(pairs, (std::set<std::set<std::string>>{{"erin", "carol"}, {"dave", "bob"}}));
 }
 
+// The tournament once `done` holds of it, asked for until then.
+wire::Tournament wait_for(Client& c, const std::string& id, const std::function<bool(const wire::Tournament&)>& done) {
+  auto t = c.request(get(id)).tournament();
+  for (int i = 0; i < 100 && !done(t); ++i) {
+    std::this_thread::sleep_for(50ms);
+    t = c.request(get(id)).tournament();
+  }
+  EXPECT_TRUE(done(t)) << t.DebugString();
+  return t;
+}
+
+std::vector<wire::GameSummary> games_of_round(const wire::Tournament& t, int round) {
+  std::vector<wire::GameSummary> out;
+  for (const auto& g : t.games()) {
+    if (g.tournament_round() == round) out.push_back(g);
+  }
+  return out;
+}
+
+// A knock-out of three: the top seed sits out the first round; the other two's
+// match, level after its two games, goes to a deciding game, whose winner meets
+// the top seed in the final. The standings rank by the round each went out in.
+TEST_F(ServerTournament, AKnockOutSeedsByRatingDecidesALevelMatchWithAThirdGameAndRanksByTheRoundLost) {
+  for (const char* name : {"alice", "bob", "carol"}) user(name);
+  rate({{"carol", 1900}, {"bob", 1600}});  // alice: 1500
+  std::map<std::string, std::unique_ptr<Client>> players;
+  for (const char* name : {"alice", "bob", "carol"}) players[name] = login_as(name);
+  auto& alice = *players["alice"];
+  ASSERT_TRUE(players["carol"]->follow_turns().has_ok());
+
+  auto m = create("Knock-out Cup", 3);
+  m.mutable_create_tournament()->set_knockout(true);
+  auto created = alice.request(m);
+  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
+  EXPECT_TRUE(created.tournament().knockout());
+  const std::string id = created.tournament().tournament_id();
+  for (const char* name : {"bob", "carol"}) ASSERT_TRUE(players[name]->request(join(id)).has_tournament());
+
+  auto t = alice.request(get(id)).tournament();
+  EXPECT_EQ(t.status(), "playing");
+  EXPECT_EQ(t.rounds(), 2) << "three fit a bracket of four: two rounds";
+  EXPECT_EQ(t.round(), 1);
+  EXPECT_EQ(t.sits_out(), "carol") << "the top seed has the bye";
+  ASSERT_EQ(t.games_size(), 2);
+  // Level: each wins with one side.
+  resign(alice, game_of(t, "alice", "bob"));
+  resign(*players["bob"], game_of(t, "bob", "alice"));
+  t = wait_for(alice, id, [](const auto& x) { return games_of_round(x, 1).size() == 3; });
+  EXPECT_EQ(t.round(), 1) << "a deciding game, not the next round";
+  EXPECT_EQ(t.status(), "playing");
+  const auto decider = games_of_round(t, 1).back();
+  EXPECT_EQ(decider.status(), "playing");
+  EXPECT_EQ(std::set<std::string>({decider.soviet(), decider.german()}), (std::set<std::string>{"alice", "bob"}));
+  resign(*players["bob"], decider.game_id());  // the lower seed goes through
+
+  t = wait_for(alice, id, [](const auto& x) { return x.round() == 2; });
+  const auto final_games = games_of_round(t, 2);
+  ASSERT_EQ(final_games.size(), 2u);
+  for (const auto& g : final_games) {
+    EXPECT_EQ(std::set<std::string>({g.soviet(), g.german()}), (std::set<std::string>{"alice", "carol"}));
+  }
+  EXPECT_EQ(t.sits_out(), "");
+  EXPECT_EQ(standing_of(t, "bob")->knocked_out(), 1);
+  EXPECT_EQ(standing_of(t, "alice")->knocked_out(), 0);
+  // carol follows her turns: told of the final.
+  auto& carol = *players["carol"];
+  const auto final_notice = carol.wait_for([&](const wire::ServerMessage& x) {
+    return x.has_tournament_started() && x.tournament_started().tournament_id() == id && x.tournament_started().round() == 2;
+  });
+  ASSERT_TRUE(final_notice);
+  for (const auto& g : final_games) resign(carol, g.game_id());
+
+  t = wait_for(alice, id, [](const auto& x) { return x.status() == "finished"; });
+  ASSERT_EQ(t.standings_size(), 3);
+  EXPECT_EQ(t.standings(0).player(), "alice");
+  EXPECT_EQ(t.standings(0).rank(), 1);
+  EXPECT_EQ(t.standings(0).knocked_out(), 0);
+  EXPECT_EQ(t.standings(1).player(), "carol");
+  EXPECT_EQ(t.standings(1).rank(), 2);
+  EXPECT_EQ(t.standings(1).knocked_out(), 2);
+  EXPECT_EQ(t.standings(2).player(), "bob");
+  EXPECT_EQ(t.standings(2).rank(), 3);
+  EXPECT_EQ(t.standings(2).points(), 1) << "a knock-out's standings still count the games";
+  EXPECT_EQ(t.standings(1).points(), 0) << "a bye is worth no points in a knock-out";
+
+  // Told of the end too, and earlier of the start with her bye, but not of the
+  // deciding game, in which she had no part.
+  EXPECT_TRUE(carol.wait_for([&](const wire::ServerMessage& x) {
+    return x.has_tournament_finished() && x.tournament_finished().tournament_id() == id;
+  }));
+  ASSERT_TRUE(carol.ping().has_pong());
+  const auto told = carol.take_all([&](const wire::ServerMessage& x) {
+    return x.has_tournament_started() && x.tournament_started().tournament_id() == id;
+  });
+  ASSERT_EQ(told.size(), 1u);
+  EXPECT_EQ(told.front().tournament_started().sits_out(), "carol");
+
+  // A knock-out's rounds follow from its entrants.
+  auto bad = create("Bad Cup", 4);
+  bad.mutable_create_tournament()->set_knockout(true);
+  bad.mutable_create_tournament()->set_rounds(2);
+  EXPECT_EQ(code_of(alice.request(bad)), wire::BAD_REQUEST);
+}
+
+// Five in a bracket of eight: three sit out the first round; the bracket is
+// played to its end, the standings ranked by the round each went out in.
+TEST_F(ServerTournament, AKnockOutOfFiveGivesThreeByesAndPlaysItsBracketToTheEnd) {
+  std::map<std::string, std::unique_ptr<Client>> players;
+  for (const char* name : {"alice", "bob", "carol", "dave", "erin"}) players[name] = user(name);
+  auto m = create("Five Cup", 5);
+  m.mutable_create_tournament()->set_knockout(true);
+  auto created = players["alice"]->request(m);
+  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
+  const std::string id = created.tournament().tournament_id();
+  for (const char* name : {"bob", "carol", "dave", "erin"}) ASSERT_TRUE(players[name]->request(join(id)).has_tournament());
+  for (int round = 1; round <= 3; ++round) {
+    const auto t = wait_for(*players["alice"], id, [&](const auto& x) { return x.round() == round; });
+    EXPECT_EQ(t.rounds(), 3);
+    const auto games = games_of_round(t, round);
+    ASSERT_EQ(games.size(), round == 1 ? 2u : round == 2 ? 4u : 2u) << t.DebugString();
+    if (round == 1) {
+      std::set<std::string> sitting;
+      for (std::size_t at = 0, comma; at < t.sits_out().size(); at = comma + 2) {
+        comma = std::min(t.sits_out().find(", ", at), t.sits_out().size());
+        sitting.insert(t.sits_out().substr(at, comma - at));
+      }
+      EXPECT_EQ(sitting.size(), 3u) << t.sits_out();
+      for (const auto& g : games) EXPECT_FALSE(sitting.count(g.soviet()) || sitting.count(g.german()));
+    }
+    // The player first in the alphabet wins both games of each match.
+    for (const auto& g : games) resign(*players[std::max(g.soviet(), g.german())], g.game_id());
+  }
+  const auto t = wait_for(*players["alice"], id, [](const auto& x) { return x.status() == "finished"; });
+  EXPECT_EQ(t.games_size(), 8);
+  std::vector<int> ranks;
+  for (const auto& s : t.standings()) ranks.push_back(s.rank());
+  EXPECT_EQ(ranks, (std::vector<int>{1, 2, 3, 3, 5}));
+  EXPECT_EQ(t.standings(0).player(), "alice");
+  EXPECT_EQ(t.standings(4).knocked_out(), 1);
+}
+
+// Level after the deciding game too (every game drawn): the higher seed goes through.
+TEST_F(ServerTournament, AKnockOutMatchLevelAfterItsDecidingGameGoesToTheHigherSeed) {
+  for (const char* name : {"alice", "bob"}) user(name);
+  rate({{"bob", 1700}});
+  auto alice = login_as("alice"), bob = login_as("bob");
+  auto m = create("Drawn Cup", 2);
+  m.mutable_create_tournament()->set_knockout(true);
+  auto created = alice->request(m);
+  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
+  const std::string id = created.tournament().tournament_id();
+  ASSERT_TRUE(bob->request(join(id)).has_tournament());
+  auto t = alice->request(get(id)).tournament();
+  EXPECT_EQ(t.rounds(), 1);
+  ASSERT_EQ(t.games_size(), 2);
+  for (const auto& g : t.games()) agree_draw(*alice, *bob, g.game_id());
+  t = wait_for(*alice, id, [](const auto& x) { return x.games_size() == 3; });
+  EXPECT_EQ(t.status(), "playing");
+  agree_draw(*bob, *alice, t.games(2).game_id());
+  t = wait_for(*alice, id, [](const auto& x) { return x.status() == "finished"; });
+  EXPECT_EQ(t.games_size(), 3) << "no fourth game";
+  EXPECT_EQ(t.standings(0).player(), "bob");
+  EXPECT_EQ(t.standings(0).rank(), 1);
+  EXPECT_EQ(t.standings(1).player(), "alice");
+  EXPECT_EQ(t.standings(1).knocked_out(), 1);
+}
+
 // A Swiss of three rounds among five: each round pairs everyone but one, who
 // sits out for two points, with someone not met before; the next round is made
 // when the last game of the one before ends, and the tournament ends after the third.
@@ -397,9 +568,7 @@ TEST_F(ServerTournament, ASwissPairsEachRoundAfreshWithoutRematchesAndEndsAfterI
   EXPECT_EQ(created.tournament().rounds(), 3);
   EXPECT_EQ(created.tournament().round(), 0);
   const std::string id = created.tournament().tournament_id();
-  wire::ClientMessage follow;
-  follow.mutable_follow_turns();
-  ASSERT_TRUE(players["bob"]->request(follow).has_ok());
+  ASSERT_TRUE(players["bob"]->follow_turns().has_ok());
   for (const char* name : {"bob", "carol", "dave", "erin"}) ASSERT_TRUE(players[name]->request(join(id)).has_tournament());
 
   std::set<std::set<std::string>> met;
@@ -488,10 +657,8 @@ TEST_F(ServerTournament, ASwissPairsEachRoundAfreshWithoutRematchesAndEndsAfterI
 // the organiser who made it is not told of their own act.
 TEST_F(ServerTournament, ACancellationIsToldToTheEntrantsButNotToTheOrganiserWhoMadeIt) {
   auto alice = user("alice"), bob = user("bob");
-  wire::ClientMessage follow;
-  follow.mutable_follow_turns();
-  ASSERT_TRUE(alice->request(follow).has_ok());
-  ASSERT_TRUE(bob->request(follow).has_ok());
+  ASSERT_TRUE(alice->follow_turns().has_ok());
+  ASSERT_TRUE(bob->follow_turns().has_ok());
   auto open = alice->request(create("Autumn Cup", 4));
   ASSERT_TRUE(open.has_tournament());
   const std::string id = open.tournament().tournament_id();
@@ -570,10 +737,8 @@ TEST_F(ServerTournament, ASetStartStartsTheTournamentByItselfOrCancelsItWhenTooF
   restart();
   alice = login_as("alice");
   bob = login_as("bob");
-  wire::ClientMessage follow;
-  follow.mutable_follow_turns();
-  ASSERT_TRUE(bob->request(follow).has_ok());
-  ASSERT_TRUE(alice->request(follow).has_ok());
+  ASSERT_TRUE(bob->follow_turns().has_ok());
+  ASSERT_TRUE(alice->follow_turns().has_ok());
   EXPECT_EQ(alice->request(get(id)).tournament().status(), "open");
 
   auto told = bob->wait_for(

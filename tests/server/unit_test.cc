@@ -145,6 +145,38 @@ TEST(ServerUnit, ASwissFirstRoundPairsTheTopHalfOfTheSeedsWithTheBottomHalf) {
   EXPECT_EQ(odd.pairs, (P{{0, 2}, {1, 3}}));
 }
 
+TEST(ServerUnit, AKnockOutsBracketKeepsTheTopSeedsApartAndGivesTheTopSeedsTheByes) {
+  using P = std::vector<std::pair<int, int>>;
+  auto all = [](int n) {
+    std::set<int> in;
+    for (int i = 0; i < n; ++i) in.insert(i);
+    return in;
+  };
+  EXPECT_EQ(knockout_rounds(2), 1);
+  EXPECT_EQ(knockout_rounds(3), 2);
+  EXPECT_EQ(knockout_rounds(8), 3);
+  EXPECT_EQ(knockout_rounds(9), 4);
+  EXPECT_EQ(knockout_round(2, all(2), 1).pairs, (P{{0, 1}}));
+  // Eight: 1 against 8, 4 against 5, 2 against 7, 3 against 6 (seeds counted from 1).
+  const auto eight = knockout_round(8, all(8), 1);
+  EXPECT_EQ(eight.pairs, (P{{0, 7}, {3, 4}, {1, 6}, {2, 5}}));
+  EXPECT_TRUE(eight.byes.empty());
+  // The favourites win: the semi-finals are 1 against 4 and 2 against 3, the final 1 against 2.
+  EXPECT_EQ(knockout_round(8, {0, 1, 2, 3}, 2).pairs, (P{{0, 3}, {1, 2}}));
+  EXPECT_EQ(knockout_round(8, {0, 1}, 3).pairs, (P{{0, 1}}));
+  // An upset: the fifth seed takes the fourth's place.
+  EXPECT_EQ(knockout_round(8, {0, 4, 1, 2}, 2).pairs, (P{{0, 4}, {1, 2}}));
+  // Five in a bracket of eight: the top three sit out the first round.
+  const auto five = knockout_round(5, all(5), 1);
+  EXPECT_EQ(five.pairs, (P{{3, 4}}));
+  EXPECT_EQ(five.byes, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(knockout_round(5, {0, 1, 2, 4}, 2).pairs, (P{{0, 4}, {1, 2}}));
+  EXPECT_TRUE(knockout_round(5, {0, 1, 2, 4}, 2).byes.empty());
+  const auto three = knockout_round(3, all(3), 1);
+  EXPECT_EQ(three.pairs, (P{{1, 2}}));
+  EXPECT_EQ(three.byes, (std::vector<int>{0}));
+}
+
 TEST(ServerUnit, ConfigReadsKeyValueAndJsonAndRejectsUnknownKeys) {
   const std::string dir = make_temp_dir("config");
   {
