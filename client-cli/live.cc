@@ -202,10 +202,15 @@ void say_err(const std::string& s) {
 
 }  // namespace
 
-std::string time_line(const LiveGame& g) {
+std::string time_line(const LiveGame& g, std::int64_t now_unix) {
   if (!g.summary() || g.summary()->status() != "playing" || g.ended()) return "";
-  const std::string clock = describe_clock(*g.summary());
+  const std::string clock = describe_clock(*g.summary(), now_unix);
   return clock.empty() ? "" : "Time: " + clock + "\n";
+}
+
+std::string retime(const std::string& shown, const std::string& now) {
+  if (shown.empty() || now.empty() || shown == now) return "";
+  return "\033[1A\r\033[2K" + now;  // up a line, to its start, cleared
 }
 
 int run_watch(Session& s, const Scenario& sc, const std::string& game_id, const RenderOptions& ro,
@@ -220,12 +225,17 @@ int run_watch(Session& s, const Scenario& sc, const std::string& game_id, const 
     say_err(why);
     return kFailed;
   }
+  // The running clock ticks on a terminal: its line, while it is the last printed, is rewritten.
+  const bool ticks = !json && ro.colour && ::isatty(STDOUT_FILENO);
+  std::string shown_time;
   auto draw = [&] {
     if (json) return;
-    std::cout << clear_screen(ro.colour) << render_screen(sc, g.view(), g.log(), ro) << time_line(g) << std::flush;
+    shown_time = time_line(g);
+    std::cout << clear_screen(ro.colour) << render_screen(sc, g.view(), g.log(), ro) << shown_time << std::flush;
   };
   auto notices = [&] {
     for (const auto& n : g.take_notices()) {
+      shown_time.clear();
       if (json)
         std::cerr << n << std::endl;
       else
@@ -246,8 +256,18 @@ int run_watch(Session& s, const Scenario& sc, const std::string& game_id, const 
       if (json) std::cout << to_json(*m) << std::endl;
       if (g.handle(*m)) draw();
       notices();
-      if (g.needs_resync() && !g.subscribe(&why)) say_err(why);
+      if (g.needs_resync() && !g.subscribe(&why)) {
+        say_err(why);
+        shown_time.clear();
+      }
       continue;
+    }
+    if (ticks) {
+      const std::string now = time_line(g);
+      if (const auto rewrite = retime(shown_time, now); !rewrite.empty()) {
+        std::cout << rewrite << std::flush;
+        shown_time = now;
+      }
     }
     if (!s.conn().is_open()) {
       say_err("Lost the connection: " + s.conn().close_reason() + ". Reconnecting...");

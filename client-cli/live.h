@@ -58,8 +58,11 @@ class LiveGame {
 };
 
 // "Time: 3d per move, 1d 2h left" or "Time: clock 15m+10s: Soviet 12:47 (running), German 15:00",
-// with a newline, for a timed game in play; empty otherwise.
-std::string time_line(const LiveGame& g);
+// with a newline, for a timed game in play, as of `now_unix` (0: now); empty otherwise.
+std::string time_line(const LiveGame& g, std::int64_t now_unix = 0);
+// What rewrites `shown`, the time line last printed on a terminal, to `now` in
+// place (the cursor is on the line below it); empty when there is nothing to change.
+std::string retime(const std::string& shown, const std::string& now);
 
 // `watch GAME`: draws the game after every change until it ends. With json,
 // prints every server message as one JSON line, then the final view.

@@ -10,6 +10,7 @@
 
 #include "client.h"
 #include "config.h"
+#include "live.h"
 #include "connection.h"
 
 namespace counterattack::cli {
@@ -193,6 +194,24 @@ TEST(Rematch, OfferedAndAcceptedInWordsThatSayWhatToTypeNext) {
   EXPECT_EQ(rematch_answer(started),
             "Rematch accepted: game new7654321 has started, you play soviet. `counterattack play new7654321` (or `open "
             "new7654321` in the shell).");
+}
+
+// `watch` on a terminal rewrites the time line in place as a running game clock's seconds pass.
+TEST(GameClock, AWatchedRunningClocksLineIsRewrittenInPlaceAsItsSecondsPass) {
+  wire::GameSummary g;
+  g.set_clock_seconds(900);
+  g.set_soviet_clock_left(700);
+  g.set_german_clock_left(900);
+  g.set_status("playing");
+  g.set_to_decide(game::GERMAN);
+  g.set_deadline_unix(1000000 + 600);
+  const std::string shown = "Time: " + describe_clock(g, 1000000) + "\n";
+  const std::string later = "Time: " + describe_clock(g, 1000001) + "\n";
+  EXPECT_EQ(later, "Time: clock 15m: Soviet 11:40, German 9:59 (running)\n");
+  EXPECT_EQ(retime(shown, later), "\033[1A\r\033[2K" + later) << "up a line, cleared, written again";
+  EXPECT_EQ(retime(shown, shown), "") << "the same second: nothing written";
+  EXPECT_EQ(retime("", later), "") << "something else was printed after it: left alone";
+  EXPECT_EQ(retime(shown, ""), "") << "the game is over: the next draw shows it";
 }
 
 TEST(TournamentStart, TypedAndShownAsPeopleWriteIt) {
