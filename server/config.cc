@@ -130,6 +130,9 @@ const std::map<std::string, Setter>& setters() {
       {"open_tournaments_per_user", number(&Config::open_tournaments_per_user, 0, 1000)},
       {"chat_messages_per_minute", number(&Config::chat_messages_per_minute, 1, 1000000)},
       {"refused_orders_per_minute", number(&Config::refused_orders_per_minute, 1, 1000000)},
+      {"backup_dir", text(&Config::backup_dir)},
+      {"backup_every_seconds", number<std::int64_t>(&Config::backup_every_seconds, 0, 365 * 86400)},
+      {"backup_keep", number(&Config::backup_keep, 1, 10000)},
       {"log_format", text(&Config::log_format, {"kv", "json"})},
       {"log_level", text(&Config::log_level, {"trace", "debug", "info", "warn", "error"})},
   };
@@ -144,6 +147,7 @@ void Config::resolve() {
   if (database.empty()) database = (dir / "counterattack.db").string();
   if (tls_cert.empty()) tls_cert = (dir / "tls" / "cert.pem").string();
   if (tls_key.empty()) tls_key = (dir / "tls" / "key.pem").string();
+  if (backup_dir.empty()) backup_dir = (dir / "backups").string();
   // The writer and syncer threads need CPU of their own: on two cores one network
   // thread carries more orders than two (README, "The server").
   if (threads == 0) threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) - 1);

@@ -74,6 +74,12 @@ struct Config {
   int chat_messages_per_minute = 20;          // per player or spectator, over all games
   int refused_orders_per_minute = 60;         // stored per player over all games; more are answered, not stored
 
+  // Backups: a consistent copy of the database, taken while the server runs, into
+  // backup_dir every backup_every_seconds (0: never); the newest backup_keep are kept.
+  std::string backup_dir;                     // default: <data_dir>/backups
+  std::int64_t backup_every_seconds = 86400;
+  int backup_keep = 7;
+
   // Logs
   std::string log_format = "kv";              // "kv" (key=value) or "json"
   std::string log_level = "info";

@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "accounts.h"
+#include "backups.h"
 #include "config.h"
 #include "games.h"
 #include "listener.h"
@@ -69,12 +70,14 @@ void schedule_purge(net::steady_timer& timer, Accounts& accounts) {
 
 int main(int argc, char** argv) {
   CLI::App app{"counterattackd: the play-by-server for Model's Counterattack"};
-  std::string config_path, listen, data_dir;
+  std::string config_path, listen, data_dir, backup_to;
   bool plain = false;
   app.add_option("--config", config_path, "Config file: 'key = value' lines, or a JSON object");
   app.add_option("--listen", listen, "ADDR:PORT to listen on (default 127.0.0.1:8443; port 0 picks a free one)");
   app.add_option("--data-dir", data_dir, "Directory of the database and the generated certificate (default ./data)");
   app.add_flag("--plain", plain, "Plain WebSocket without TLS, on a loopback address only");
+  app.add_option("--backup", backup_to,
+                 "Write a consistent copy of the database to FILE and exit; the server may be running meanwhile");
   CLI11_PARSE(app, argc, argv);
 
   Config cfg;
@@ -88,6 +91,14 @@ int main(int argc, char** argv) {
   if (plain) cfg.plain = true;
   const bool generated_tls = cfg.tls_cert.empty() && cfg.tls_key.empty();
   cfg.resolve();
+  if (!backup_to.empty()) {
+    if (auto why = backup_database(cfg.database, backup_to); !why.empty()) {
+      std::cerr << "counterattackd: " << why << "\n";
+      return 1;
+    }
+    std::cout << "Backed up " << cfg.database << " to " << backup_to << ".\n";
+    return 0;
+  }
   log::init(cfg.log_format, cfg.log_level);
   google::protobuf::SetLogHandler(&protobuf_log);
   std::signal(SIGPIPE, SIG_IGN);
@@ -169,6 +180,8 @@ int main(int argc, char** argv) {
                                       {"schema", std::to_string(storage->schema_version())}});
   listener->run();
   mailer.start();
+  Backups backups(cfg);
+  backups.start();
 
   net::steady_timer purge(ioc), drain(ioc);
   schedule_purge(purge, accounts);
@@ -225,6 +238,7 @@ int main(int argc, char** argv) {
     });
   }
   for (auto& t : threads) t.join();
+  backups.stop();
   accounts.stop();
   mailer.stop();  // before the storage: it waits for its outbox writes
   storage->stop();  // commits whatever is still queued

@@ -1,0 +1,158 @@
+#include "backups.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <stdexcept>
+#include <system_error>
+
+#include "log.h"
+#include "storage.h"
+
+namespace counterattack::server {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kPrefix = "counterattack-";
+constexpr const char* kSuffix = ".db";
+
+// "counterattack-20261125-174502.db": names that sort by time.
+std::string backup_name(std::time_t at) {
+  std::tm utc{};
+  gmtime_r(&at, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &utc);
+  return std::string(kPrefix) + stamp + kSuffix;
+}
+
+bool is_backup(const std::string& name) {
+  return name.starts_with(kPrefix) && name.ends_with(kSuffix) && name.size() == backup_name(0).size();
+}
+
+// The scheduled backups in `dir`, oldest first.
+std::vector<std::string> backups_in(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const auto name = entry.path().filename().string();
+    if (entry.is_regular_file(ec) && is_backup(name)) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace
+
+std::string backup_database(const std::string& db_path, const std::string& to) {
+  std::error_code ec;
+  if (fs::exists(to, ec)) return to + " exists already";
+  if (!fs::exists(db_path, ec)) return "there is no database " + db_path;
+  const std::string partial = to + ".partial";
+  fs::remove(partial, ec);
+  try {
+    {
+      std::string error;
+      Db source(db_path, false, error);
+      if (!source.ok()) return error;
+      source.prepare("VACUUM INTO ?").run(partial);
+    }
+    // The copy must read back whole before it counts as a backup.
+    std::string error;
+    Db copy(partial, false, error);
+    if (!copy.ok()) throw std::runtime_error(error);
+    auto& check = copy.prepare("PRAGMA quick_check");
+    check.bind_all();
+    std::string verdict;
+    while (check.step()) verdict += check.text(0);
+    if (verdict != "ok") throw std::runtime_error("the copy does not read back whole: " + verdict);
+  } catch (const std::exception& x) {
+    fs::remove(partial, ec);
+    return std::string("backup failed: ") + x.what();
+  }
+  fs::rename(partial, to, ec);
+  if (ec) {
+    fs::remove(partial, ec);
+    return "cannot name the backup " + to + ": " + ec.message();
+  }
+  return "";
+}
+
+std::vector<std::string> backups_beyond(std::vector<std::string> names, int keep) {
+  std::sort(names.begin(), names.end());
+  const auto extra = names.size() > static_cast<std::size_t>(std::max(keep, 0)) ? names.size() - static_cast<std::size_t>(keep) : 0;
+  return {names.begin(), names.begin() + static_cast<std::ptrdiff_t>(extra)};
+}
+
+Backups::Backups(const Config& config) : config_(config) {}
+
+Backups::~Backups() { stop(); }
+
+void Backups::start() {
+  if (config_.backup_every_seconds <= 0 || worker_.joinable()) return;
+  worker_ = std::thread([this] {
+    log::name_thread("ca-backup");
+    run();
+  });
+}
+
+void Backups::stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (worker_.joinable()) worker_.join();
+}
+
+void Backups::run() {
+  using clock = std::chrono::system_clock;
+  const auto every = std::chrono::seconds(config_.backup_every_seconds);
+  auto due = clock::now() + std::min<clock::duration>(every, std::chrono::hours(1));
+  const auto existing = backups_in(config_.backup_dir);
+  if (!existing.empty()) {
+    std::error_code age_ec;
+    const auto written = fs::last_write_time(fs::path(config_.backup_dir) / existing.back(), age_ec);
+    if (!age_ec) {
+      // file_clock to system_clock by way of the time between now and then.
+      const auto age = fs::file_time_type::clock::now() - written;
+      due = clock::now() - std::chrono::duration_cast<clock::duration>(age) + every;
+    }
+  }
+  // Copies a killed server left unfinished.
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(config_.backup_dir, ec)) {
+    const auto name = entry.path().filename().string();
+    if (name.starts_with(kPrefix) && name.ends_with(std::string(kSuffix) + ".partial")) fs::remove(entry.path(), ec);
+  }
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    if (wake_.wait_until(lock, due, [this] { return stopping_; })) break;
+    lock.unlock();
+    take_one();
+    lock.lock();
+    due = clock::now() + every;
+  }
+}
+
+void Backups::take_one() {
+  std::error_code ec;
+  fs::create_directories(config_.backup_dir, ec);
+  if (ec) return log::error("backup failed", {{"error", "cannot create " + config_.backup_dir + ": " + ec.message()}});
+  const auto name = backup_name(std::time(nullptr));
+  const auto path = (fs::path(config_.backup_dir) / name).string();
+  const auto started = std::chrono::steady_clock::now();
+  if (auto why = backup_database(config_.database, path); !why.empty()) {
+    return log::error("backup failed", {{"error", why}});
+  }
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+  log::info("backup taken", {{"file", path},
+                             {"bytes", std::to_string(fs::file_size(path, ec))},
+                             {"ms", std::to_string(ms.count())}});
+  for (const auto& old : backups_beyond(backups_in(config_.backup_dir), config_.backup_keep)) {
+    fs::remove(fs::path(config_.backup_dir) / old, ec);
+  }
+}
+
+}  // namespace counterattack::server
