@@ -91,6 +91,13 @@ int main(int argc, char** argv) {
   auto* login = app.add_subcommand("login", "Log in; the session is kept in your config directory");
   login->add_option("NAME", name, "Player name")->required();
   auto* logout = app.add_subcommand("logout", "End the session on this server");
+  std::string forgot, reset_name, reset_code;
+  auto* password = app.add_subcommand(
+      "password",
+      "Change your password (old, then new; read from standard input when it is not a terminal), or reset a forgotten one");
+  password->add_option("--forgot", forgot, "NAME: mail a reset code to the player's confirmed address");
+  password->add_option("--reset", reset_name, "NAME: set a new password with the mailed code")->excludes("--forgot");
+  password->add_option("CODE", reset_code, "With --reset: the code from the mail");
   auto* games =
       app.add_subcommand("games", "Your games and the open games waiting for an opponent");
   games->add_flag("--open", open_only, "Only the open games");
@@ -245,6 +252,40 @@ int main(int argc, char** argv) {
     } else {
       std::cout << (is_reg ? "Registered and logged in as " : "Logged in as ")
                 << reply->session().name() << " on " << s.url() << "." << std::endl;
+    }
+    return cli::kOk;
+  }
+
+  if (*password) {
+    wire::ClientMessage m;
+    std::string done;
+    if (!forgot.empty()) {
+      m.mutable_request_password_reset()->set_name(forgot);
+      done = "If " + forgot + " has a confirmed e-mail address, a code is on its way to it; then: counterattack password --reset " +
+             forgot + " CODE";
+    } else {
+      if (!reset_name.empty() && reset_code.empty()) return fail(g, "--reset NAME takes the CODE from the mail.", cli::kUsage);
+      if (reset_name.empty() && !reset_code.empty()) return fail(g, "A CODE goes with --reset NAME.", cli::kUsage);
+      const std::string old_pw = reset_name.empty() ? read_password("Old password: ") : "";
+      const std::string new_pw = read_password("New password: ");
+      if (::isatty(STDIN_FILENO) && read_password("Again: ") != new_pw) return fail(g, "The passwords differ.", cli::kUsage);
+      if (reset_name.empty()) {
+        m.mutable_change_password()->set_old_password(old_pw);
+        m.mutable_change_password()->set_new_password(new_pw);
+        done = "Password changed; your other sessions have ended.";
+      } else {
+        m.mutable_reset_password()->set_name(reset_name);
+        m.mutable_reset_password()->set_code(reset_code);
+        m.mutable_reset_password()->set_new_password(new_pw);
+        done = "Password changed; every session of " + reset_name + " has ended. Log in: counterattack login " + reset_name;
+      }
+    }
+    if (!(m.has_change_password() ? s.connect_and_resume(&why) : s.connect(&why))) return fail(g, why);
+    if (!s.call(m, &why)) return fail(g, why);
+    if (g.json) {
+      std::cout << nlohmann::json{{"ok", true}}.dump() << std::endl;
+    } else {
+      std::cout << done << std::endl;
     }
     return cli::kOk;
   }

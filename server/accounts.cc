@@ -104,7 +104,8 @@ Accounts::Accounts(Storage& storage, const Config& config, Mailer& mailer, const
       email_changes_by_user_(config.email_changes_per_hour, std::chrono::hours(1)),
       email_codes_by_recipient_(kEmailCodesPerRecipient, std::chrono::hours(1)),
       email_codes_by_address_(config.email_codes_per_address_per_hour, std::chrono::hours(1)),
-      email_code_failures_by_user_(kEmailCodeFailures, std::chrono::minutes(10)) {
+      email_code_failures_by_user_(kEmailCodeFailures, std::chrono::minutes(10)),
+      reset_failures_by_name_(kEmailCodeFailures, std::chrono::minutes(10)) {
   char out[crypto_pwhash_STRBYTES];
   const std::string pw = random_hex(16);
   if (crypto_pwhash_str(out, pw.c_str(), pw.size(), config_.argon2_opslimit, config_.argon2_memlimit_kib * 1024) == 0) {
@@ -173,15 +174,12 @@ void Accounts::register_user(const std::string& name, const std::string& passwor
   hashing_.post([this, name, password, address, done = std::move(done)](bool admitted) mutable {
     if (!address.empty()) registrations_by_address_.end(address, admitted);
     if (!admitted) return done(busy());
-    char hash[crypto_pwhash_STRBYTES];
-    if (crypto_pwhash_str(hash, password.c_str(), password.size(), config_.argon2_opslimit,
-                          config_.argon2_memlimit_kib * 1024) != 0) {
-      return done(failure(wire::INTERNAL, "The password could not be hashed."));
-    }
+    const std::string hash = hash_password(password);
+    if (hash.empty()) return done(failure(wire::INTERNAL, "The password could not be hashed."));
     auto user_id = std::make_shared<std::int64_t>(0);
     auto taken = std::make_shared<bool>(false);
     storage_.write(
-        [name, h = std::string(hash), user_id, taken](Db& db) {
+        [name, h = hash, user_id, taken](Db& db) {
           auto& exists = db.prepare("SELECT 1 FROM users WHERE name = ?");  // the column compares without case
           exists.bind_all(name);
           if (exists.step()) {
@@ -412,6 +410,162 @@ void Accounts::confirm_email(std::int64_t user_id, const std::string& name, cons
         log::info("e-mail address confirmed", {{"user_id", std::to_string(user_id)}});
         done(account_message(name, email, true, true, vacation));
       });
+}
+
+std::string Accounts::hash_password(const std::string& password) const {
+  char hash[crypto_pwhash_STRBYTES];
+  if (crypto_pwhash_str(hash, password.c_str(), password.size(), config_.argon2_opslimit,
+                        config_.argon2_memlimit_kib * 1024) != 0) {
+    return "";
+  }
+  return hash;
+}
+
+void Accounts::change_password(std::int64_t user_id, const std::string& name, const std::string& token_hash,
+                               const std::string& old_password, const std::string& new_password,
+                               std::function<void(AuthResult)> done) {
+  if (auto why = check_password(new_password); !why.empty()) return done(failure(wire::BAD_REQUEST, why));
+  if (old_password.size() > 1024) return done(failure(wire::BAD_CREDENTIALS, "The old password is wrong."));
+  // Wrong old passwords count as failed logins: a session left open is no way to guess it.
+  const std::string key = to_lower(name);
+  if (!login_failures_by_name_.begin(key)) {
+    return done(failure(wire::RATE_LIMITED, "Too many wrong passwords for this name; wait a minute."));
+  }
+  hashing_.post([this, user_id, key, token_hash, old_password, new_password, done = std::move(done)](bool admitted) mutable {
+    if (!admitted) {
+      login_failures_by_name_.end(key, false);
+      return done(busy());
+    }
+    std::string stored;
+    try {
+      stored = storage_.read([&](Db& db) {
+        std::string h;
+        auto& q = db.prepare("SELECT password_hash FROM users WHERE id = ?");
+        q.bind_all(user_id);
+        while (q.step()) h = q.text(0);
+        return h;
+      });
+    } catch (const std::exception& e) {
+      login_failures_by_name_.end(key, false);
+      log::error("password lookup failed", {{"error", e.what()}});
+      return done(failure(wire::INTERNAL, "The password could not be checked; try again."));
+    }
+    const bool match = !stored.empty() &&
+                       crypto_pwhash_str_verify(stored.c_str(), old_password.c_str(), old_password.size()) == 0;
+    login_failures_by_name_.end(key, !match);
+    if (!match) return done(failure(wire::BAD_CREDENTIALS, "The old password is wrong."));
+    const std::string hash = hash_password(new_password);
+    if (hash.empty()) return done(failure(wire::INTERNAL, "The password could not be hashed."));
+    storage_.write(
+        [user_id, hash, token_hash](Db& db) {
+          db.prepare("UPDATE users SET password_hash = ?, reset_code_hash = '' WHERE id = ?").run(hash, user_id);
+          db.prepare("DELETE FROM sessions WHERE user_id = ? AND token_hash <> ?").run(user_id, token_hash);
+        },
+        [user_id, done = std::move(done)](bool ok) {
+          if (!ok) return done(failure(wire::INTERNAL, "The new password could not be stored; try again."));
+          log::info("password changed", {{"user_id", std::to_string(user_id)}});
+          AuthResult r;
+          r.user_id = user_id;
+          done(std::move(r));
+        });
+  }, kMaxWaitingHashes);
+}
+
+void Accounts::request_password_reset(const std::string& name, const std::string& client_address,
+                                      std::function<void(AuthResult)> done) {
+  if (!mailer_.enabled()) return done(failure(wire::UNAVAILABLE, "This server sends no e-mail."));
+  if (!check_name(name).empty()) return done(AuthResult{});  // no such player: the answer is alike
+  if (!client_address.empty() && !email_codes_by_address_.take(client_address)) {
+    return done(failure(wire::RATE_LIMITED, "Too many codes asked for from your address; try again later."));
+  }
+  struct Row {
+    std::int64_t id = 0;
+    std::string name, email;
+    bool confirmed = false;
+  };
+  const Row row = storage_.read([&](Db& db) {
+    Row r;
+    auto& q = db.prepare("SELECT id, name, email, email_confirmed FROM users WHERE name = ?");
+    q.bind_all(name);
+    while (q.step()) r = Row{q.integer(0), q.text(1), q.text(2), q.integer(3) != 0};
+    return r;
+  });
+  // Nobody to mail, or mailed enough this hour: the same answer, nothing sent.
+  if (row.id == 0 || row.email.empty() || !row.confirmed || !email_codes_by_recipient_.take(to_lower(row.email))) {
+    return done(AuthResult{});
+  }
+  const std::string code = random_hex(4);
+  storage_.write(
+      [id = row.id, h = sha256_hex(code), expires = unix_now() + kEmailCodeSeconds](Db& db) {
+        db.prepare("UPDATE users SET reset_code_hash = ?, reset_code_expires_unix = ? WHERE id = ?").run(h, expires, id);
+      },
+      [this, row, code, done = std::move(done)](bool ok) {
+        if (!ok) return done(failure(wire::INTERNAL, "The code could not be stored; try again."));
+        mailer_.queue(row.email, "Your Counterattack password reset code: " + code,
+                      "Hello " + row.name + ",\n\nto choose a new password for your Counterattack account, run\n\n"
+                      "    counterattack password --reset " + row.name + " " + code +
+                          "\n\nwithin the hour. Every session of yours then ends: log in again with the new password.\n\n"
+                      "If you did not ask for this, ignore this mail: your password stays as it is.\n");
+        log::info("password reset code mailed", {{"user_id", std::to_string(row.id)}});
+        done(AuthResult{});
+      });
+}
+
+void Accounts::reset_password(const std::string& name, const std::string& code, const std::string& new_password,
+                              std::function<void(AuthResult)> done) {
+  if (!mailer_.enabled()) return done(failure(wire::UNAVAILABLE, "This server sends no e-mail."));
+  if (auto why = check_password(new_password); !why.empty()) return done(failure(wire::BAD_REQUEST, why));
+  const std::string wrong = "That code is wrong or has expired; ask for a new one.";
+  if (!check_name(name).empty() || code.size() > 64) return done(failure(wire::BAD_CREDENTIALS, wrong));
+  const std::string key = to_lower(name);
+  if (!reset_failures_by_name_.begin(key)) {
+    return done(failure(wire::RATE_LIMITED, "Too many wrong codes; wait ten minutes."));
+  }
+  struct Row {
+    std::int64_t id = 0;
+    std::string code_hash;
+    std::int64_t expires = 0;
+  };
+  Row row;
+  try {
+    row = storage_.read([&](Db& db) {
+      Row r;
+      auto& q = db.prepare("SELECT id, reset_code_hash, reset_code_expires_unix FROM users WHERE name = ?");
+      q.bind_all(name);
+      while (q.step()) r = Row{q.integer(0), q.text(1), q.integer(2)};
+      return r;
+    });
+  } catch (...) {
+    reset_failures_by_name_.end(key, false);
+    throw;
+  }
+  const std::string given = sha256_hex(to_lower(code));
+  const bool match = !row.code_hash.empty() && row.code_hash.size() == given.size() &&
+                     sodium_memcmp(row.code_hash.data(), given.data(), given.size()) == 0;
+  reset_failures_by_name_.end(key, !match);
+  if (!match || row.expires <= unix_now()) return done(failure(wire::BAD_CREDENTIALS, wrong));
+  hashing_.post([this, row, new_password, wrong, done = std::move(done)](bool admitted) mutable {
+    if (!admitted) return done(busy());
+    const std::string hash = hash_password(new_password);
+    if (hash.empty()) return done(failure(wire::INTERNAL, "The password could not be hashed."));
+    auto used = std::make_shared<bool>(false);
+    storage_.write(
+        [row, hash, used](Db& db) {
+          // The code once only: a second reset with it, meanwhile, changes nothing.
+          db.prepare("UPDATE users SET password_hash = ?, reset_code_hash = '' WHERE id = ? AND reset_code_hash = ?")
+              .run(hash, row.id, row.code_hash);
+          *used = db.changes() == 1;
+          if (*used) db.prepare("DELETE FROM sessions WHERE user_id = ?").run(row.id);
+        },
+        [row, used, wrong, done = std::move(done)](bool ok) {
+          if (!ok) return done(failure(wire::INTERNAL, "The new password could not be stored; try again."));
+          if (!*used) return done(failure(wire::BAD_CREDENTIALS, wrong));
+          log::info("password reset", {{"user_id", std::to_string(row.id)}});
+          AuthResult r;
+          r.user_id = row.id;
+          done(std::move(r));
+        });
+  }, kMaxWaitingHashes);
 }
 
 void Accounts::purge_expired() {

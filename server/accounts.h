@@ -76,6 +76,21 @@ class Accounts {
   void confirm_email(std::int64_t user_id, const std::string& name, const std::string& code,
                      std::function<void(wire::ServerMessage)> done);
 
+  // Passwords (see wire.proto). Each calls `done` with the outcome (code
+  // ERROR_UNSPECIFIED and the player's user_id on success) once it is durable;
+  // the caller then ends the player's other connections.
+  // ChangePassword: every session of the player but `token_hash` ends.
+  void change_password(std::int64_t user_id, const std::string& name, const std::string& token_hash,
+                       const std::string& old_password, const std::string& new_password,
+                       std::function<void(AuthResult)> done);
+  // RequestPasswordReset: mails a code to the player's confirmed address, if any;
+  // succeeds alike when there is none, or no such player.
+  void request_password_reset(const std::string& name, const std::string& client_address,
+                              std::function<void(AuthResult)> done);
+  // ResetPassword: with the mailed code, a new password; every session of the player ends.
+  void reset_password(const std::string& name, const std::string& code, const std::string& new_password,
+                      std::function<void(AuthResult)> done);
+
   // Deletes expired sessions.
   void purge_expired();
 
@@ -83,6 +98,8 @@ class Accounts {
 
  private:
   void new_session(std::int64_t user_id, const std::string& name, std::function<void(AuthResult)> done);
+  // The Argon2id hash of a password as libsodium stores it; empty when it cannot be made.
+  std::string hash_password(const std::string& password) const;
 
   Storage& storage_;
   const Config& config_;
@@ -97,6 +114,7 @@ class Accounts {
   // client address, so that nobody makes the server mail strangers at will.
   RecentAttempts email_changes_by_user_, email_codes_by_recipient_, email_codes_by_address_;
   RecentAttempts email_code_failures_by_user_;  // wrong codes
+  RecentAttempts reset_failures_by_name_;       // wrong password reset codes, by lower-case name
 };
 
 }  // namespace counterattack::server

@@ -123,6 +123,21 @@ class WsSession : public Connection {
     });
   }
 
+  void sign_out(std::int64_t user_id, const std::string& why) override {
+    net::post(derived().ws().get_executor(), [s = self(), user_id, why] {
+      if (s->user_id_ != user_id) return;
+      s->drop_watches();
+      s->hub_.games.unfollow_turns(std::exchange(s->user_id_, 0), s->id_);
+      s->user_name_.clear();
+      s->token_hash_.clear();
+      wire::ServerMessage m;
+      m.mutable_error()->set_code(wire::UNAUTHENTICATED);
+      m.mutable_error()->set_message(why);
+      s->queue_frame(encode(m));
+      s->begin_close(websocket::close_code::normal);
+    });
+  }
+
  protected:
   Hub& hub_;
 
@@ -448,11 +463,21 @@ class WsSession : public Connection {
         }
         return hub_.ratings.get(caller(rid), msg.get_rating());
       case M::kListRatings: return hub_.ratings.list(caller(rid), msg.list_ratings());
+      case M::kRequestPasswordReset:
+      case M::kResetPassword: return reset_password(msg);
       default: break;
     }
     if (user_id_ == 0) return send_error(rid, wire::UNAUTHENTICATED, "Log in first (Register, Login or Resume).");
     switch (msg.body_case()) {
       case M::kLogout: return logout(rid);
+      case M::kChangePassword:
+        return hub_.accounts.change_password(
+            user_id_, user_name_, token_hash_, msg.change_password().old_password(), msg.change_password().new_password(),
+            [c = caller(rid), &sessions = hub_.sessions, id = id_](const AuthResult& r) {
+              if (r.code != wire::ERROR_UNSPECIFIED) return c.error(r.code, r.message);
+              sessions.sign_out(r.user_id, id, "Your password was changed on another connection: log in again.");
+              c.ok();
+            });
       case M::kGetAccount:
         return hub_.accounts.get_account(user_id_, [c = caller(rid)](wire::ServerMessage m) { c.reply(std::move(m)); });
       case M::kSetEmail:
@@ -534,6 +559,28 @@ class WsSession : public Connection {
     s->set_name(r.name);
     s->set_expires_unix(r.expires_unix);
     send(std::move(m));
+  }
+
+  // A forgotten password, before logging in: limited per connection as logins are.
+  void reset_password(const wire::ClientMessage& msg) {
+    const auto rid = msg.request_id();
+    if (!auth_attempt_allowed()) {
+      return send_error(rid, wire::RATE_LIMITED, "Too many login attempts on this connection; wait a minute.");
+    }
+    if (msg.has_request_password_reset()) {
+      return hub_.accounts.request_password_reset(msg.request_password_reset().name(), address_key_,
+                                                  [c = caller(rid)](const AuthResult& r) {
+                                                    if (r.code != wire::ERROR_UNSPECIFIED) return c.error(r.code, r.message);
+                                                    c.ok();
+                                                  });
+    }
+    const auto& r = msg.reset_password();
+    hub_.accounts.reset_password(r.name(), r.code(), r.new_password(),
+                                 [c = caller(rid), &sessions = hub_.sessions](const AuthResult& a) {
+                                   if (a.code != wire::ERROR_UNSPECIFIED) return c.error(a.code, a.message);
+                                   sessions.sign_out(a.user_id, 0, "Your password was reset: log in again.");
+                                   c.ok();
+                                 });
   }
 
   void logout(std::uint64_t rid) {
@@ -626,6 +673,18 @@ void SessionRegistry::remove(std::uint64_t id) {
 std::size_t SessionRegistry::size() {
   std::lock_guard lock(mu_);
   return all_.size();
+}
+
+void SessionRegistry::sign_out(std::int64_t user_id, std::uint64_t except, const std::string& why) {
+  std::vector<std::shared_ptr<Connection>> live;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [id, w] : all_) {
+      if (id == except) continue;
+      if (auto c = w.lock()) live.push_back(std::move(c));
+    }
+  }
+  for (auto& c : live) c->sign_out(user_id, why);
 }
 
 void SessionRegistry::shutdown_all() {

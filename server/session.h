@@ -27,6 +27,8 @@ class Connection : public Peer {
  public:
   // Says SHUTTING_DOWN and closes (going away); any thread.
   virtual void shutdown() = 0;
+  // When logged in as `user_id`: says UNAUTHENTICATED with `why`, and closes; any thread.
+  virtual void sign_out(std::int64_t user_id, const std::string& why) = 0;
 };
 
 // Live connections, for a graceful shutdown.
@@ -36,6 +38,8 @@ class SessionRegistry {
   void remove(std::uint64_t id);
   std::size_t size();
   void shutdown_all();
+  // Ends every connection logged in as `user_id` but connection `except` (0: none).
+  void sign_out(std::int64_t user_id, std::uint64_t except, const std::string& why);
 
  private:
   std::mutex mu_;

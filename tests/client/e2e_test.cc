@@ -523,6 +523,25 @@ TEST_F(TwoPlayers, TheEmailCommandSaysWhatTheServerCanDo) {
   EXPECT_NE((bad.out + bad.err).find("email confirm CODE"), std::string::npos) << bad.out << bad.err;
 }
 
+// The password command: a change (old, then new, from standard input), after
+// which only the new one logs in; a reset needs mail, which this server has not.
+TEST_F(TwoPlayers, APasswordIsChangedFromTheCommandLine) {
+  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
+  auto wrong = cli(alice_, {"password"}, "not-her-password\nnew-password-1\n");
+  EXPECT_EQ(wrong.code, 1);
+  EXPECT_NE((wrong.out + wrong.err).find("The old password is wrong."), std::string::npos) << wrong.out << wrong.err;
+  auto changed = cli(alice_, {"password"}, "password-of-alice\nnew-password-1\n");
+  ASSERT_EQ(changed.code, 0) << changed.err;
+  EXPECT_NE(changed.out.find("Password changed"), std::string::npos) << changed.out;
+  EXPECT_EQ(cli(alice_, {"games"}).code, 0) << "this session goes on";
+  EXPECT_EQ(cli(alice_, {"login", "alice"}, "password-of-alice\n").code, 1);
+  EXPECT_EQ(cli(alice_, {"login", "alice"}, "new-password-1\n").code, 0);
+  auto forgot = cli(bob_, {"password", "--forgot", "alice"});
+  EXPECT_EQ(forgot.code, 1);
+  EXPECT_NE((forgot.out + forgot.err).find("This server sends no e-mail."), std::string::npos) << forgot.out << forgot.err;
+  EXPECT_EQ(cli(bob_, {"password", "--reset", "alice"}, "x\n").code, 2) << "the code is missing";
+}
+
 // Vacation from the command line: alice goes away for five days, which her
 // opponent's list of games shows, and comes back early.
 TEST_F(TwoPlayers, AVacationHoldsTheClocksAndShowsInTheOpponentsList) {

@@ -227,6 +227,46 @@ TEST_F(ServerAuth, FailedLoginsAndNewAccountsAreLimitedPerAddress) {
   EXPECT_TRUE(connect()->login("member1").has_session()) << "loopback";
 }
 
+wire::ClientMessage change_password(const std::string& old_password, const std::string& new_password) {
+  wire::ClientMessage m;
+  m.mutable_change_password()->set_old_password(old_password);
+  m.mutable_change_password()->set_new_password(new_password);
+  return m;
+}
+
+// A changed password ends the player's other sessions, at once on their live
+// connections; the connection that changed it stays, and only the new one logs in.
+TEST_F(ServerAuth, AChangedPasswordEndsThePlayersOtherSessionsAndOnlyTheNewOneLogsIn) {
+  auto alice = user("alice");
+  auto other = connect();
+  const auto session = other->login("alice");
+  ASSERT_TRUE(session.has_session());
+  const std::string other_token = session.session().token();
+
+  EXPECT_EQ(alice->request(change_password("wrong horse", "battery staple")).error().code(), wire::BAD_CREDENTIALS);
+  EXPECT_EQ(alice->request(change_password("correct horse", "short")).error().code(), wire::BAD_REQUEST);
+  EXPECT_TRUE(other->ping().has_pong()) << "nothing changed yet";
+  auto changed = alice->request(change_password("correct horse", "battery staple"));
+  ASSERT_TRUE(changed.has_ok()) << changed.DebugString();
+
+  const auto told = other->wait_for([](const wire::ServerMessage& m) { return m.has_error(); });
+  ASSERT_TRUE(told);
+  EXPECT_EQ(told->error().code(), wire::UNAUTHENTICATED);
+  for (int i = 0; i < 100 && !other->closed(); ++i) std::this_thread::sleep_for(20ms);
+  EXPECT_TRUE(other->closed());
+  EXPECT_EQ(connect()->resume(other_token).error().code(), wire::UNAUTHENTICATED) << "its token is void";
+  wire::ClientMessage mine;
+  mine.mutable_my_games();
+  EXPECT_TRUE(alice->request(mine).has_game_list()) << "the connection that changed it stays logged in";
+  EXPECT_EQ(connect()->login("alice").error().code(), wire::BAD_CREDENTIALS) << "the old password";
+  EXPECT_TRUE(connect()->login("alice", "battery staple").has_session());
+
+  // A server that sends no mail resets no password.
+  wire::ClientMessage reset;
+  reset.mutable_request_password_reset()->set_name("alice");
+  EXPECT_EQ(connect()->request(reset).error().code(), wire::UNAVAILABLE);
+}
+
 TEST_F(ServerAuth, PrivateGamesNeedTheirInviteCode) {
   auto alice = user("alice"), bob = user("bob"), eve = user("eve");
   auto created = alice->create_game(wire::CHOOSE_RANDOM, true);

@@ -392,6 +392,51 @@ TEST_F(ServerMail, APlayerAwayIsMailedAKnockOutsDecidingGame) {
   EXPECT_EQ(again->to, deciding->to);
 }
 
+// A forgotten password: a code mailed to the confirmed address, and with it a
+// new password, which ends every session of the player. The answer to a request
+// tells nothing of whether a mail went.
+TEST_F(ServerMail, AForgottenPasswordIsResetWithACodeMailedToTheConfirmedAddress) {
+  auto alice = user("alice"), bob = user("bob");
+  std::size_t mails = confirm_address(*alice, sink_, "alice@example.org");
+  ASSERT_FALSE(HasFailure());
+  auto request = [&](const std::string& name) {
+    wire::ClientMessage m;
+    m.mutable_request_password_reset()->set_name(name);
+    return connect()->request(m);
+  };
+  auto reset = [&](const std::string& code, const std::string& password) {
+    wire::ClientMessage m;
+    m.mutable_reset_password()->set_name("alice");
+    m.mutable_reset_password()->set_code(code);
+    m.mutable_reset_password()->set_new_password(password);
+    return connect()->request(m);
+  };
+  EXPECT_TRUE(request("bob").has_ok()) << "no address: the same answer";
+  EXPECT_TRUE(request("nobody").has_ok()) << "no such player: the same answer";
+  ASSERT_TRUE(request("alice").has_ok());
+  auto all = sink_.wait_for(++mails);
+  ASSERT_EQ(all.size(), mails) << "one mail, to alice alone";
+  EXPECT_EQ(all.back().to, "alice@example.org");
+  const std::string subject = all.back().header("Subject");
+  const std::string prefix = "Your Counterattack password reset code: ";
+  ASSERT_EQ(subject.rfind(prefix, 0), 0u) << subject;
+  const std::string code = subject.substr(prefix.size());
+  EXPECT_NE(body_of(all.back()).find("counterattack password --reset alice " + code), std::string::npos) << all.back().data;
+
+  EXPECT_EQ(reset("00000000", "battery staple").error().code(), wire::BAD_CREDENTIALS);
+  EXPECT_EQ(reset(code, "short").error().code(), wire::BAD_REQUEST);
+  EXPECT_TRUE(alice->ping().has_pong()) << "nothing changed yet";
+  auto done = reset(code, "battery staple");
+  ASSERT_TRUE(done.has_ok()) << done.DebugString();
+  const auto told = alice->wait_for([](const wire::ServerMessage& m) { return m.has_error(); });
+  ASSERT_TRUE(told) << "alice's live session ends";
+  EXPECT_EQ(told->error().code(), wire::UNAUTHENTICATED);
+  EXPECT_EQ(connect()->login("alice").error().code(), wire::BAD_CREDENTIALS);
+  EXPECT_TRUE(connect()->login("alice", "battery staple").has_session());
+  EXPECT_EQ(reset(code, "another staple").error().code(), wire::BAD_CREDENTIALS) << "a code serves once";
+  EXPECT_TRUE(bob->ping().has_pong()) << "bob's session is his own";
+}
+
 // A Swiss of two rounds made and entered by alice, then entered by bob, and
 // started by carol entering it: the answer to carol's entry.
 wire::ServerMessage three_player_swiss(std::map<std::string, std::unique_ptr<Client>>& players, const std::string& name) {
