@@ -39,6 +39,13 @@ wire::ServerMessage error_message(wire::ErrorCode code, const std::string& messa
   return m;
 }
 
+// A mailed code as typed (in either case) against the SHA-256 stored for it, in constant time.
+bool code_matches(const std::string& stored_hash, const std::string& typed) {
+  const std::string given = Accounts::sha256_hex(to_lower(typed));
+  return !stored_hash.empty() && stored_hash.size() == given.size() &&
+         sodium_memcmp(stored_hash.data(), given.data(), given.size()) == 0;
+}
+
 AuthResult busy() { return failure(wire::RATE_LIMITED, "The server is busy checking passwords; try again in a moment."); }
 
 }  // namespace
@@ -384,9 +391,7 @@ void Accounts::confirm_email(std::int64_t user_id, const std::string& name, cons
     email_code_failures_by_user_.end(key, false);
     throw;
   }
-  const std::string given = sha256_hex(to_lower(code));  // as typed, in either case
-  const bool match = !row.code_hash.empty() && row.code_hash.size() == given.size() &&
-                     sodium_memcmp(row.code_hash.data(), given.data(), given.size()) == 0;
+  const bool match = code_matches(row.code_hash, code);
   email_code_failures_by_user_.end(key, !row.code_hash.empty() && !match);
   if (row.email.empty() || row.code_hash.empty()) {
     return done(error_message(wire::CONFLICT, "No address waits for a code: set one first."));
@@ -539,9 +544,7 @@ void Accounts::reset_password(const std::string& name, const std::string& code, 
     reset_failures_by_name_.end(key, false);
     throw;
   }
-  const std::string given = sha256_hex(to_lower(code));
-  const bool match = !row.code_hash.empty() && row.code_hash.size() == given.size() &&
-                     sodium_memcmp(row.code_hash.data(), given.data(), given.size()) == 0;
+  const bool match = code_matches(row.code_hash, code);
   reset_failures_by_name_.end(key, !match);
   if (!match || row.expires <= unix_now()) return done(failure(wire::BAD_CREDENTIALS, wrong));
   hashing_.post([this, row, new_password, wrong, done = std::move(done)](bool admitted) mutable {
