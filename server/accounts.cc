@@ -112,7 +112,7 @@ Accounts::Accounts(Storage& storage, const Config& config, Mailer& mailer, const
       email_codes_by_recipient_(kEmailCodesPerRecipient, std::chrono::hours(1)),
       email_codes_by_address_(config.email_codes_per_address_per_hour, std::chrono::hours(1)),
       email_code_failures_by_user_(kEmailCodeFailures, std::chrono::minutes(10)),
-      reset_failures_by_name_(kEmailCodeFailures, std::chrono::minutes(10)) {
+      reset_failures_(kEmailCodeFailures, std::chrono::minutes(10)) {
   char out[crypto_pwhash_STRBYTES];
   const std::string pw = random_hex(16);
   if (crypto_pwhash_str(out, pw.c_str(), pw.size(), config_.argon2_opslimit, config_.argon2_memlimit_kib * 1024) == 0) {
@@ -152,19 +152,25 @@ std::string Accounts::random_hex(std::size_t bytes) {
   return hex;
 }
 
-void Accounts::new_session(std::int64_t user_id, const std::string& name, std::function<void(AuthResult)> done) {
+void Accounts::new_session(std::int64_t user_id, const std::string& name, const std::string& password_hash,
+                           std::function<void(AuthResult)> done) {
   AuthResult r;
   r.user_id = user_id;
   r.name = name;
   r.token = random_hex(32);
   r.token_hash = sha256_hex(r.token);
   r.expires_unix = unix_now() + std::int64_t{config_.session_days} * 86400;
+  auto stale = std::make_shared<bool>(false);
   storage_.write(
-      [r](Db& db) {
-        db.prepare("INSERT INTO sessions (token_hash, user_id, created_unix, expires_unix) VALUES (?, ?, ?, ?)")
-            .run(r.token_hash, r.user_id, unix_now(), r.expires_unix);
+      [r, password_hash, stale](Db& db) {
+        db.prepare(
+              "INSERT INTO sessions (token_hash, user_id, created_unix, expires_unix) SELECT ?, ?, ?, ?"
+              " WHERE EXISTS (SELECT 1 FROM users WHERE id = ? AND password_hash = ?)")
+            .run(r.token_hash, r.user_id, unix_now(), r.expires_unix, r.user_id, password_hash);
+        *stale = db.changes() == 0;
       },
-      [r, done = std::move(done)](bool ok) {
+      [r, stale, done = std::move(done)](bool ok) {
+        if (ok && *stale) return done(failure(wire::BAD_CREDENTIALS, "Wrong name or password."));
         done(ok ? r : failure(wire::INTERNAL, "The session could not be stored; try again."));
       });
 }
@@ -198,11 +204,11 @@ void Accounts::register_user(const std::string& name, const std::string& passwor
           ins.bind_all(name, h, unix_now());
           while (ins.step()) *user_id = ins.integer(0);
         },
-        [this, name, user_id, taken, done = std::move(done)](bool ok) mutable {
+        [this, name, hash, user_id, taken, done = std::move(done)](bool ok) mutable {
           if (!ok && *taken) return done(failure(wire::NAME_TAKEN, "The name '" + name + "' is taken."));
           if (!ok) return done(failure(wire::INTERNAL, "The account could not be stored; try again."));
           log::info("user registered", {{"user", name}});
-          new_session(*user_id, name, std::move(done));
+          new_session(*user_id, name, hash, std::move(done));
         });
   }, kMaxWaitingHashes);
 }
@@ -255,7 +261,7 @@ void Accounts::login(const std::string& name, const std::string& password, const
       log::info("login failed", {{"user", name}});
       return done(failure(wire::BAD_CREDENTIALS, "Wrong name or password."));
     }
-    new_session(row.id, row.name, std::move(done));
+    new_session(row.id, row.name, row.hash, std::move(done));
   }, kMaxWaitingHashes);
 }
 
@@ -348,7 +354,9 @@ void Accounts::set_email(std::int64_t user_id, const std::string& name, const st
   auto vacation = vacations_.describe(user_id);  // read here: not on the thread that reports commits
   storage_.write(
       [user_id, address, code_hash, expires](Db& db) {
-        db.prepare("UPDATE users SET email = ?, email_confirmed = 0, email_code_hash = ?, email_code_expires_unix = ? WHERE id = ?")
+        // A password reset code mailed to the address being replaced holds no more.
+        db.prepare("UPDATE users SET email = ?, email_confirmed = 0, email_code_hash = ?, email_code_expires_unix = ?,"
+                   " reset_code_hash = '' WHERE id = ?")
             .run(address, code_hash, expires, user_id);
       },
       [this, user_id, name, address, code, vacation = std::move(vacation), done = std::move(done)](bool ok) {
@@ -499,31 +507,33 @@ void Accounts::request_password_reset(const std::string& name, const std::string
   if (row.id == 0 || row.email.empty() || !row.confirmed || !email_codes_by_recipient_.take(to_lower(row.email))) {
     return done(AuthResult{});
   }
+  // Answered before the write: how long the answer takes tells nothing either.
+  done(AuthResult{});
   const std::string code = random_hex(4);
   storage_.write(
       [id = row.id, h = sha256_hex(code), expires = unix_now() + kEmailCodeSeconds](Db& db) {
         db.prepare("UPDATE users SET reset_code_hash = ?, reset_code_expires_unix = ? WHERE id = ?").run(h, expires, id);
       },
-      [this, row, code, done = std::move(done)](bool ok) {
-        if (!ok) return done(failure(wire::INTERNAL, "The code could not be stored; try again."));
+      [this, row, code](bool ok) {
+        if (!ok) return log::error("a password reset code could not be stored", {{"user_id", std::to_string(row.id)}});
         mailer_.queue(row.email, "Your Counterattack password reset code: " + code,
                       "Hello " + row.name + ",\n\nto choose a new password for your Counterattack account, run\n\n"
                       "    counterattack password --reset " + row.name + " " + code +
                           "\n\nwithin the hour. Every session of yours then ends: log in again with the new password.\n\n"
                       "If you did not ask for this, ignore this mail: your password stays as it is.\n");
         log::info("password reset code mailed", {{"user_id", std::to_string(row.id)}});
-        done(AuthResult{});
       });
 }
 
 void Accounts::reset_password(const std::string& name, const std::string& code, const std::string& new_password,
-                              std::function<void(AuthResult)> done) {
+                              const std::string& client_address, std::function<void(AuthResult)> done) {
   if (!mailer_.enabled()) return done(failure(wire::UNAVAILABLE, "This server sends no e-mail."));
   if (auto why = check_password(new_password); !why.empty()) return done(failure(wire::BAD_REQUEST, why));
   const std::string wrong = "That code is wrong or has expired; ask for a new one.";
   if (!check_name(name).empty() || code.size() > 64) return done(failure(wire::BAD_CREDENTIALS, wrong));
-  const std::string key = to_lower(name);
-  if (!reset_failures_by_name_.begin(key)) {
+  // By name and address: nobody can use up a player's tries from elsewhere.
+  const std::string key = to_lower(name) + " " + client_address;
+  if (!reset_failures_.begin(key)) {
     return done(failure(wire::RATE_LIMITED, "Too many wrong codes; wait ten minutes."));
   }
   struct Row {
@@ -541,11 +551,11 @@ void Accounts::reset_password(const std::string& name, const std::string& code, 
       return r;
     });
   } catch (...) {
-    reset_failures_by_name_.end(key, false);
+    reset_failures_.end(key, false);
     throw;
   }
   const bool match = code_matches(row.code_hash, code);
-  reset_failures_by_name_.end(key, !match);
+  reset_failures_.end(key, !row.code_hash.empty() && !match);
   if (!match || row.expires <= unix_now()) return done(failure(wire::BAD_CREDENTIALS, wrong));
   hashing_.post([this, row, new_password, wrong, done = std::move(done)](bool admitted) mutable {
     if (!admitted) return done(busy());

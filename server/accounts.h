@@ -88,8 +88,9 @@ class Accounts {
   void request_password_reset(const std::string& name, const std::string& client_address,
                               std::function<void(AuthResult)> done);
   // ResetPassword: with the mailed code, a new password; every session of the player ends.
+  // Wrong codes are limited per name and client address (`client_address` as for register_user).
   void reset_password(const std::string& name, const std::string& code, const std::string& new_password,
-                      std::function<void(AuthResult)> done);
+                      const std::string& client_address, std::function<void(AuthResult)> done);
 
   // Deletes expired sessions.
   void purge_expired();
@@ -97,7 +98,10 @@ class Accounts {
   void stop() { hashing_.stop(); }
 
  private:
-  void new_session(std::int64_t user_id, const std::string& name, std::function<void(AuthResult)> done);
+  // A session, stored only while the password is still the one `password_hash`
+  // checked: a change or reset stored meanwhile makes it BAD_CREDENTIALS.
+  void new_session(std::int64_t user_id, const std::string& name, const std::string& password_hash,
+                   std::function<void(AuthResult)> done);
   // The Argon2id hash of a password as libsodium stores it; empty when it cannot be made.
   std::string hash_password(const std::string& password) const;
 
@@ -114,7 +118,7 @@ class Accounts {
   // client address, so that nobody makes the server mail strangers at will.
   RecentAttempts email_changes_by_user_, email_codes_by_recipient_, email_codes_by_address_;
   RecentAttempts email_code_failures_by_user_;  // wrong codes
-  RecentAttempts reset_failures_by_name_;       // wrong password reset codes, by lower-case name
+  RecentAttempts reset_failures_;               // wrong password reset codes, by lower-case name and client address
 };
 
 }  // namespace counterattack::server

@@ -1,6 +1,10 @@
 #include "backups.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -45,18 +49,26 @@ std::vector<std::string> backups_in(const std::string& dir) {
 
 }  // namespace
 
-std::string backup_database(const std::string& db_path, const std::string& to) {
+std::string backup_database(const std::string& db_path, const std::string& to, const std::function<void(Db*)>& running) {
   std::error_code ec;
   if (fs::exists(to, ec)) return to + " exists already";
   if (!fs::exists(db_path, ec)) return "there is no database " + db_path;
-  const std::string partial = to + ".partial";
+  // A name of this process's own: another backup under way keeps its own.
+  const std::string partial = to + ".partial-" + std::to_string(::getpid());
   fs::remove(partial, ec);
   try {
     {
       std::string error;
       Db source(db_path, false, error);
       if (!source.ok()) return error;
-      source.prepare("VACUUM INTO ?").run(partial);
+      if (running) running(&source);
+      try {
+        source.prepare("VACUUM INTO ?").run(partial);
+      } catch (...) {
+        if (running) running(nullptr);
+        throw;
+      }
+      if (running) running(nullptr);
     }
     // The copy must read back whole before it counts as a backup.
     std::string error;
@@ -71,10 +83,16 @@ std::string backup_database(const std::string& db_path, const std::string& to) {
     fs::remove(partial, ec);
     return std::string("backup failed: ") + x.what();
   }
-  fs::rename(partial, to, ec);
-  if (ec) {
-    fs::remove(partial, ec);
-    return "cannot name the backup " + to + ": " + ec.message();
+  // link, unlike rename, never replaces a file that took the name meanwhile.
+  const bool named = ::link(partial.c_str(), to.c_str()) == 0;
+  const int link_errno = errno;
+  fs::remove(partial, ec);
+  if (!named) return "cannot name the backup " + to + ": " + std::generic_category().message(link_errno);
+  // The new name itself durable.
+  const auto parent = fs::path(to).parent_path();
+  if (const int dir = ::open(parent.empty() ? "." : parent.c_str(), O_RDONLY | O_DIRECTORY); dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
   }
   return "";
 }
@@ -85,7 +103,7 @@ std::vector<std::string> backups_beyond(std::vector<std::string> names, int keep
   return {names.begin(), names.begin() + static_cast<std::ptrdiff_t>(extra)};
 }
 
-Backups::Backups(const Config& config) : config_(config) {}
+Backups::Backups(const Config& config, Storage& storage) : config_(config), storage_(storage) {}
 
 Backups::~Backups() { stop(); }
 
@@ -101,6 +119,7 @@ void Backups::stop() {
   {
     std::lock_guard lock(mu_);
     stopping_ = true;
+    if (running_) running_->interrupt();  // a large copy would hold up the shutdown
   }
   wake_.notify_all();
   if (worker_.joinable()) worker_.join();
@@ -120,31 +139,48 @@ void Backups::run() {
       due = clock::now() - std::chrono::duration_cast<clock::duration>(age) + every;
     }
   }
-  // Copies a killed server left unfinished.
+  // Copies a killed server left unfinished; a day old, so that none under way is taken.
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(config_.backup_dir, ec)) {
     const auto name = entry.path().filename().string();
-    if (name.starts_with(kPrefix) && name.ends_with(std::string(kSuffix) + ".partial")) fs::remove(entry.path(), ec);
+    std::error_code age_ec;
+    const auto written = fs::last_write_time(entry.path(), age_ec);
+    if (name.starts_with(kPrefix) && name.find(".partial-") != std::string::npos && !age_ec &&
+        fs::file_time_type::clock::now() - written > std::chrono::hours(24)) {
+      fs::remove(entry.path(), ec);
+    }
   }
   std::unique_lock lock(mu_);
   while (!stopping_) {
     if (wake_.wait_until(lock, due, [this] { return stopping_; })) break;
     lock.unlock();
-    take_one();
+    const bool taken = take_one();
     lock.lock();
-    due = clock::now() + every;
+    // A failed one is tried again within the hour.
+    due = clock::now() + (taken ? every : std::min<clock::duration>(every, std::chrono::hours(1)));
   }
 }
 
-void Backups::take_one() {
+bool Backups::take_one() {
   std::error_code ec;
   fs::create_directories(config_.backup_dir, ec);
-  if (ec) return log::error("backup failed", {{"error", "cannot create " + config_.backup_dir + ": " + ec.message()}});
+  if (ec) {
+    log::error("backup failed", {{"error", "cannot create " + config_.backup_dir + ": " + ec.message()}});
+    return false;
+  }
   const auto name = backup_name(std::time(nullptr));
   const auto path = (fs::path(config_.backup_dir) / name).string();
   const auto started = std::chrono::steady_clock::now();
-  if (auto why = backup_database(config_.database, path); !why.empty()) {
-    return log::error("backup failed", {{"error", why}});
+  storage_.hold_wal_restarts(true);
+  const auto why = backup_database(config_.database, path, [this](Db* db) {
+    std::lock_guard lock(mu_);
+    running_ = db;
+    if (db && stopping_) db->interrupt();
+  });
+  storage_.hold_wal_restarts(false);
+  if (!why.empty()) {
+    log::error("backup failed", {{"error", why}});
+    return false;
   }
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
   log::info("backup taken", {{"file", path},
@@ -153,6 +189,7 @@ void Backups::take_one() {
   for (const auto& old : backups_beyond(backups_in(config_.backup_dir), config_.backup_keep)) {
     fs::remove(fs::path(config_.backup_dir) / old, ec);
   }
+  return true;
 }
 
 }  // namespace counterattack::server

@@ -1,11 +1,12 @@
 // Backups of the database, taken while the server runs: SQLite's VACUUM INTO
 // on a connection of its own reads one consistent snapshot while play goes on
-// (WAL readers do not block the writer), the copy is checked, and only then
-// given its name. Scheduled ones go into Config::backup_dir, the newest
+// (the WAL is not reset meanwhile, and grows), the copy is checked, and only
+// then given its name, which it never takes from another file. Scheduled ones go into Config::backup_dir, the newest
 // Config::backup_keep kept; `counterattackd --backup FILE` takes one at once.
 #pragma once
 
 #include <condition_variable>
+#include <functional>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -13,12 +14,15 @@
 #include <vector>
 
 #include "config.h"
+#include "storage.h"
 
 namespace counterattack::server {
 
 // Copies the database at `db_path` to `to`, which must not exist yet: "" when
-// done, else why not (nothing is left at `to` then).
-std::string backup_database(const std::string& db_path, const std::string& to);
+// done, else why not (nothing is left at `to` then). `running` is told the
+// connection that reads the database while it copies, then null.
+std::string backup_database(const std::string& db_path, const std::string& to,
+                            const std::function<void(Db*)>& running = nullptr);
 
 // Of the scheduled backups' file names (which sort by the time they were
 // taken), those to delete so that the newest `keep` are left.
@@ -27,20 +31,23 @@ std::vector<std::string> backups_beyond(std::vector<std::string> names, int keep
 // Scheduled backups on a thread of their own.
 class Backups {
  public:
-  explicit Backups(const Config& config);
+  Backups(const Config& config, Storage& storage);
   ~Backups();
   // Starts the schedule: the next backup is due an interval after the newest
   // one in backup_dir; with none there, an interval (at most an hour) from now.
   void start();
-  // Waits for a backup under way to end.
+  // Stops a backup under way (its copy is dropped) and the schedule.
   void stop();
 
  private:
   void run();
-  void take_one();
+  // True when a backup was taken.
+  bool take_one();
 
   const Config& config_;
+  Storage& storage_;
   std::mutex mu_;
+  Db* running_ = nullptr;  // the connection copying now, under mu_
   std::condition_variable wake_;
   bool stopping_ = false;
   std::thread worker_;

@@ -180,7 +180,7 @@ int main(int argc, char** argv) {
                                       {"schema", std::to_string(storage->schema_version())}});
   listener->run();
   mailer.start();
-  Backups backups(cfg);
+  Backups backups(cfg, *storage);
   backups.start();
 
   net::steady_timer purge(ioc), drain(ioc);

@@ -123,9 +123,9 @@ class WsSession : public Connection {
     });
   }
 
-  void sign_out(std::int64_t user_id, const std::string& why) override {
-    net::post(derived().ws().get_executor(), [s = self(), user_id, why] {
-      if (s->user_id_ != user_id) return;
+  void sign_out(std::int64_t user_id, const std::string& keep, const std::string& why) override {
+    net::post(derived().ws().get_executor(), [s = self(), user_id, keep, why] {
+      if (s->user_id_ != user_id || (!keep.empty() && s->token_hash_ == keep)) return;
       s->drop_watches();
       s->hub_.games.unfollow_turns(std::exchange(s->user_id_, 0), s->id_);
       s->user_name_.clear();
@@ -471,12 +471,16 @@ class WsSession : public Connection {
     switch (msg.body_case()) {
       case M::kLogout: return logout(rid);
       case M::kChangePassword:
+        // Two password hashes each: limited as logins are.
+        if (!auth_attempt_allowed()) {
+          return send_error(rid, wire::RATE_LIMITED, "Too many login attempts on this connection; wait a minute.");
+        }
         return hub_.accounts.change_password(
             user_id_, user_name_, token_hash_, msg.change_password().old_password(), msg.change_password().new_password(),
-            [c = caller(rid), &sessions = hub_.sessions, id = id_](const AuthResult& r) {
+            [c = caller(rid), &sessions = hub_.sessions, keep = token_hash_](const AuthResult& r) {
               if (r.code != wire::ERROR_UNSPECIFIED) return c.error(r.code, r.message);
-              sessions.sign_out(r.user_id, id, "Your password was changed on another connection: log in again.");
               c.ok();
+              sessions.sign_out(r.user_id, keep, "Your password was changed elsewhere: log in again.");
             });
       case M::kGetAccount:
         return hub_.accounts.get_account(user_id_, [c = caller(rid)](wire::ServerMessage m) { c.reply(std::move(m)); });
@@ -575,11 +579,11 @@ class WsSession : public Connection {
                                                   });
     }
     const auto& r = msg.reset_password();
-    hub_.accounts.reset_password(r.name(), r.code(), r.new_password(),
+    hub_.accounts.reset_password(r.name(), r.code(), r.new_password(), address_key_,
                                  [c = caller(rid), &sessions = hub_.sessions](const AuthResult& a) {
                                    if (a.code != wire::ERROR_UNSPECIFIED) return c.error(a.code, a.message);
-                                   sessions.sign_out(a.user_id, 0, "Your password was reset: log in again.");
                                    c.ok();
+                                   sessions.sign_out(a.user_id, "", "Your password was reset: log in again.");
                                  });
   }
 
@@ -675,16 +679,15 @@ std::size_t SessionRegistry::size() {
   return all_.size();
 }
 
-void SessionRegistry::sign_out(std::int64_t user_id, std::uint64_t except, const std::string& why) {
+void SessionRegistry::sign_out(std::int64_t user_id, const std::string& keep, const std::string& why) {
   std::vector<std::shared_ptr<Connection>> live;
   {
     std::lock_guard lock(mu_);
     for (auto& [id, w] : all_) {
-      if (id == except) continue;
       if (auto c = w.lock()) live.push_back(std::move(c));
     }
   }
-  for (auto& c : live) c->sign_out(user_id, why);
+  for (auto& c : live) c->sign_out(user_id, keep, why);
 }
 
 void SessionRegistry::shutdown_all() {

@@ -27,8 +27,9 @@ class Connection : public Peer {
  public:
   // Says SHUTTING_DOWN and closes (going away); any thread.
   virtual void shutdown() = 0;
-  // When logged in as `user_id`: says UNAUTHENTICATED with `why`, and closes; any thread.
-  virtual void sign_out(std::int64_t user_id, const std::string& why) = 0;
+  // When logged in as `user_id` with a session other than `keep` (a token's
+  // hash; empty: none kept): says UNAUTHENTICATED with `why`, and closes; any thread.
+  virtual void sign_out(std::int64_t user_id, const std::string& keep, const std::string& why) = 0;
 };
 
 // Live connections, for a graceful shutdown.
@@ -38,8 +39,8 @@ class SessionRegistry {
   void remove(std::uint64_t id);
   std::size_t size();
   void shutdown_all();
-  // Ends every connection logged in as `user_id` but connection `except` (0: none).
-  void sign_out(std::int64_t user_id, std::uint64_t except, const std::string& why);
+  // Ends every connection logged in as `user_id` but those of session `keep` (see Connection).
+  void sign_out(std::int64_t user_id, const std::string& keep, const std::string& why);
 
  private:
   std::mutex mu_;

@@ -238,7 +238,7 @@ void Storage::checkpoint_loop() {
     checkpoint_cv_.wait_for(lock, std::chrono::milliseconds(250), [&] { return checkpoint_stopping_ || checkpoint_wanted_; });
     checkpoint_wanted_ = false;
     lock.unlock();
-    if (checkpoint_db_->checkpoint(SQLITE_CHECKPOINT_PASSIVE) > kWalCheckpointFrames &&
+    if (checkpoint_db_->checkpoint(SQLITE_CHECKPOINT_PASSIVE) > kWalCheckpointFrames && !restarts_held_ &&
         checkpoint_db_->checkpoint(SQLITE_CHECKPOINT_RESTART) < 0) {
       log::debug("WAL restart deferred", {});
     }

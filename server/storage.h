@@ -91,6 +91,8 @@ class Db {
   void exec(const std::string& sql);
   Stmt& prepare(const char* sql);
   std::int64_t changes() const { return sqlite3_changes64(db_); }
+  // Makes the statement running now on this connection stop with an error; any thread.
+  void interrupt() { sqlite3_interrupt(db_); }
   // Runs a WAL checkpoint (SQLITE_CHECKPOINT_PASSIVE or _RESTART); returns the
   // frames in the log, or -1 when it could not run now.
   int checkpoint(int mode);
@@ -160,6 +162,9 @@ class Storage {
   void stop();
 
   int schema_version() const { return schema_version_; }
+  // While a long read (a backup) holds its snapshot, a WAL restart could not
+  // finish and would only hold up the writer: the checkpointer skips them.
+  void hold_wal_restarts(bool hold) { restarts_held_ = hold; }
   std::uint64_t batches() const { return batches_; }
   std::uint64_t writes() const { return writes_; }
   std::uint64_t syncs() const { return syncs_; }  // WAL flushes to disk
@@ -216,6 +221,7 @@ class Storage {
   std::thread checkpointer_;
   int schema_version_ = 0;
   std::atomic<std::uint64_t> batches_ = 0, writes_ = 0, syncs_ = 0;
+  std::atomic<bool> restarts_held_ = false;
 };
 
 }  // namespace counterattack::server
