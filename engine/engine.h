@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,9 @@ class Engine {
   std::vector<Order> legal_orders(const GameState& s) const;
   // The overruns the decider may declare now (9): a cheap subset of legal_orders.
   std::vector<Order> legal_overruns(const GameState& s) const;
+  // The order the decider's standing orders give for the decision now, when
+  // they cover it and the rules accept it; otherwise the decider is asked.
+  std::optional<Order> standing_answer(const GameState& s, const game::StandingOrders& standing) const;
 
   // 7: the only way a game leaves the engine. view() is to_proto(view_model()).
   ViewModel view_model(const GameState& s, Viewer viewer) const;

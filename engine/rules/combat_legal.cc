@@ -149,85 +149,25 @@ void Rules::legal_combat_answers(const Decision& d, std::vector<Order>& out) con
     case game::Decision::ATTACKER_LOSSES:
     case game::Decision::DEFENDER_LOSSES: {
       const bool defender = d.kind == game::Decision::DEFENDER_LOSSES;
-      const auto& units = defender ? c.defenders : c.attackers;
       std::vector<std::pair<int, int>> options{{0, 0}};  // (elastic, desperate)
       if (defender) {
         for (int e = 1; e <= elastic_allowed(); ++e) options.push_back({e, 0});
         for (int k = 1; k <= c.retreat; ++k) options.push_back({0, k});
       }
       for (auto [e, k] : options) {
-        const int base = defender ? c.defender_steps : c.attacker_steps;
-        const int need = base - e + k;
-        // Spread the losses over the units, or concentrate them, first to last and last to first.
-        for (int variant = 0; variant < 4; ++variant) {
-          std::vector<std::int16_t> order(units.begin(), units.end());
-          if (variant % 2) std::reverse(order.begin(), order.end());
-          std::vector<int> left;
-          for (auto u : order) left.push_back(on_board(u) ? static_cast<int>(def(u).steps.size()) - us(u).hits : 0);
-          Order o = Order::of(K::TakeLosses);
-          o.elastic = static_cast<std::int8_t>(e);
-          o.desperate = static_cast<std::int8_t>(k);
-          int remaining = need;
-          bool progress = true;
-          while (remaining > 0 && progress) {
-            progress = false;
-            for (size_t i = 0; i < order.size() && remaining > 0; ++i) {
-              if (left[i] == 0) continue;
-              const int take = variant < 2 ? 1 : std::min(left[i], remaining);
-              for (int t = 0; t < take; ++t) o.units.push_back(order[i]);
-              left[i] -= take;
-              remaining -= take;
-              progress = true;
-            }
-          }
-          keep(o);
-        }
+        for (int variant = 0; variant < 4; ++variant) keep(loss_order(defender, e, k, variant % 2 == 1, variant >= 2));
       }
       return;
     }
     case game::Decision::RETREAT: {
-      std::vector<std::int16_t> movers;
-      for (auto u : c.defenders) {
-        if (us(u).loc == c.target) movers.push_back(u);
-      }
-      std::vector<std::vector<std::vector<Loc>>> options;
-      const int max_len = rule(sc_.rules.max_retreat(), 4);
-      for (auto u : movers) {
-        std::vector<std::vector<Loc>> opts;
-        for (int len = c.retreat; len >= 0 && opts.empty(); --len) opts = retreat_paths(u, len);
-        for (int len = c.retreat + 1; len <= max_len; ++len) {
-          auto longer = retreat_paths(u, len);
-          opts.insert(opts.end(), longer.begin(), longer.begin() + std::min<long>(8, static_cast<long>(longer.size())));
-        }
-        if (opts.empty()) opts.push_back({});
-        options.push_back(std::move(opts));
-      }
+      const auto movers = retreating_units();
+      const auto options = retreat_options(movers);
       for (size_t k = 0; k < 24 && out.size() < 6; ++k) {
         Order o = Order::of(K::Retreat, movers);
         for (size_t i = 0; i < movers.size(); ++i) o.paths.push_back(options[i][(k * (i + 1) + i) % options[i].size()]);
         keep(o);
       }
-      // Greedy: each unit the first path that still leaves room where it ends.
-      Order o = Order::of(K::Retreat, movers);
-      for (size_t i = 0; i < movers.size(); ++i) {
-        std::vector<Loc> chosen = options[i].back();
-        for (const auto& p : options[i]) {
-          Order trial = o;
-          trial.units.resize(i + 1);
-          trial.paths.push_back(p);
-          GameState tstate = s_;
-          for (size_t j = 0; j <= i; ++j) {
-            if (!trial.paths[j].empty()) tstate.units[static_cast<size_t>(trial.units[j])].loc = trial.paths[j].back();
-          }
-          Rules tr(e_, tstate, nullptr, nullptr);
-          if (p.empty() || tr.stacking_ok_after(tr.occupancy(), p.back(), side_of(movers[i]), {})) {
-            chosen = p;
-            break;
-          }
-        }
-        o.paths.push_back(chosen);
-      }
-      keep(o);
+      keep(roomy_retreat(movers, options));
       return;
     }
     case game::Decision::ADVANCE: {
@@ -251,6 +191,81 @@ void Rules::legal_combat_answers(const Decision& d, std::vector<Order>& out) con
     default:
       return;
   }
+}
+
+Order Rules::loss_order(bool defender, int elastic, int desperate, bool last_first, bool concentrate) const {
+  const auto& c = s_.combat;
+  const auto& units = defender ? c.defenders : c.attackers;
+  const int need = (defender ? c.defender_steps : c.attacker_steps) - elastic + desperate;
+  std::vector<std::int16_t> order(units.begin(), units.end());
+  if (last_first) std::reverse(order.begin(), order.end());
+  std::vector<int> left;
+  for (auto u : order) left.push_back(on_board(u) ? static_cast<int>(def(u).steps.size()) - us(u).hits : 0);
+  Order o = Order::of(Order::Kind::TakeLosses);
+  o.elastic = static_cast<std::int8_t>(elastic);
+  o.desperate = static_cast<std::int8_t>(desperate);
+  int remaining = need;
+  bool progress = true;
+  while (remaining > 0 && progress) {
+    progress = false;
+    for (size_t i = 0; i < order.size() && remaining > 0; ++i) {
+      if (left[i] == 0) continue;
+      const int take = concentrate ? std::min(left[i], remaining) : 1;
+      for (int t = 0; t < take; ++t) o.units.push_back(order[i]);
+      left[i] -= take;
+      remaining -= take;
+      progress = true;
+    }
+  }
+  return o;
+}
+
+std::vector<std::int16_t> Rules::retreating_units() const {
+  std::vector<std::int16_t> movers;
+  for (auto u : s_.combat.defenders) {
+    if (us(u).loc == s_.combat.target) movers.push_back(u);
+  }
+  return movers;
+}
+
+std::vector<std::vector<std::vector<Loc>>> Rules::retreat_options(const std::vector<std::int16_t>& movers) const {
+  std::vector<std::vector<std::vector<Loc>>> options;
+  const int max_len = rule(sc_.rules.max_retreat(), 4);
+  for (auto u : movers) {
+    std::vector<std::vector<Loc>> opts;
+    for (int len = s_.combat.retreat; len >= 0 && opts.empty(); --len) opts = retreat_paths(u, len);
+    for (int len = s_.combat.retreat + 1; len <= max_len; ++len) {
+      auto longer = retreat_paths(u, len);
+      opts.insert(opts.end(), longer.begin(), longer.begin() + std::min<long>(8, static_cast<long>(longer.size())));
+    }
+    if (opts.empty()) opts.push_back({});
+    options.push_back(std::move(opts));
+  }
+  return options;
+}
+
+Order Rules::roomy_retreat(const std::vector<std::int16_t>& movers,
+                           const std::vector<std::vector<std::vector<Loc>>>& options) const {
+  Order o = Order::of(Order::Kind::Retreat, movers);
+  for (size_t i = 0; i < movers.size(); ++i) {
+    std::vector<Loc> chosen = options[i].back();
+    for (const auto& p : options[i]) {
+      Order trial = o;
+      trial.units.resize(i + 1);
+      trial.paths.push_back(p);
+      GameState tstate = s_;
+      for (size_t j = 0; j <= i; ++j) {
+        if (!trial.paths[j].empty()) tstate.units[static_cast<size_t>(trial.units[j])].loc = trial.paths[j].back();
+      }
+      Rules tr(e_, tstate, nullptr, nullptr);
+      if (p.empty() || tr.stacking_ok_after(tr.occupancy(), p.back(), side_of(movers[i]), {})) {
+        chosen = p;
+        break;
+      }
+    }
+    o.paths.push_back(chosen);
+  }
+  return o;
 }
 
 }  // namespace counterattack

@@ -129,6 +129,15 @@ class Rules {
   void legal_barrages(Side me, std::vector<Order>& out) const;
   void legal_attacks(Side me, std::vector<Order>& out) const;
   void legal_combat_answers(const Decision& d, std::vector<Order>& out) const;
+  // 9: the losses of the attacker or the defender, with `elastic` and
+  // `desperate` exchanges: one step a unit in turn (or all of a unit's steps
+  // before the next, `concentrate`), from the first unit named (or the last).
+  Order loss_order(bool defender, int elastic, int desperate, bool last_first, bool concentrate) const;
+  // 9: the defenders that retreat now, the paths each may take, and a retreat
+  // that gives each the first of its paths that leaves room where it ends.
+  std::vector<std::int16_t> retreating_units() const;
+  std::vector<std::vector<std::vector<Loc>>> retreat_options(const std::vector<std::int16_t>& movers) const;
+  Order roomy_retreat(const std::vector<std::int16_t>& movers, const std::vector<std::vector<std::vector<Loc>>>& options) const;
 
   // --- 3 Victory ---
   int victory_points(Side side) const;

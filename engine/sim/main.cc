@@ -66,6 +66,7 @@ int playout(const Scenario&, std::shared_ptr<const Scenario> sc, int games, std:
   j["events_played"] = stats.events_played;
   j["recoveries"] = stats.recoveries;
   j["takebacks"] = stats.takebacks;
+  j["standing_answers"] = stats.standing_answers;
   j["combats"] = stats.combats;
   j["overruns"] = stats.overruns;
   j["barrages"] = stats.barrages;

@@ -191,6 +191,16 @@ void check_views(const Engine& engine, const GameState& s, Prng& rng, std::vecto
   }
 }
 
+game::StandingOrders every_standing_order() {
+  game::StandingOrders all;
+  all.set_stand_fast(true);
+  all.set_no_support(true);
+  all.set_keep_die(true);
+  all.set_take_losses(true);
+  all.set_retreat(true);
+  return all;
+}
+
 void play_one(const Engine& engine, std::uint64_t game_seed, const PlayoutOptions& opt, PlayoutStats& stats) {
   Prng dice = Prng::from_seed(game_seed);
   Prng choices = Prng::from_seed(game_seed ^ 0x5DEECE66Dull);
@@ -209,6 +219,22 @@ void play_one(const Engine& engine, std::uint64_t game_seed, const PlayoutOption
   long orders = 0;
   while (s.step != Step::GameOver && orders < opt.max_orders) {
     const Decision d = engine.decision(s);
+    // Standing orders: an answer given in advance is one the rules accept, and
+    // owes nothing to the other side's secrets.
+    if (auto answer = engine.standing_answer(s, every_standing_order())) {
+      stats.standing_answers++;
+      GameState trial = s;
+      Prng trial_dice = dice;
+      const Outcome r = engine.apply(trial, d.side, *answer, trial_dice);
+      if (!r.accepted) problems.push_back("a standing answer was rejected: " + r.rejection.reason);
+      if (opt.view_check_every > 0) {
+        GameState other = s;
+        Prng hide = Prng::from_seed(game_seed ^ static_cast<std::uint64_t>(orders));
+        perturb_hidden(engine, other, enemy_of(d.side), hide);
+        const auto again = engine.standing_answer(other, every_standing_order());
+        if (!again || !(*again == *answer)) problems.push_back("a standing answer owed something to the other side's secrets");
+      }
+    }
     // Now and then the player takes back an order, when one may be taken back.
     const Order o = !s.takeback.empty() && choices.below(10) == 0 ? Order::of(Order::Kind::Undo)
                                                                    : random_order(engine, s, choices);

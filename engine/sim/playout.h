@@ -25,6 +25,7 @@ struct PlayoutStats {
   int soviet_wins = 0, german_wins = 0, draws = 0;
   long invariant_violations = 0;
   long moves = 0, break_contacts = 0, events_played = 0, recoveries = 0, takebacks = 0;
+  long standing_answers = 0;  // decisions every standing order would have answered
   long combats = 0, overruns = 0, barrages = 0, retreats = 0, advances = 0, steps_lost = 0;
   std::map<std::string, long> crt_columns;  // combats resolved on each column
   std::map<std::string, long> chits_played;  // by event chit id, in any order that plays one
@@ -37,6 +38,9 @@ struct PlayoutOptions {
   int view_check_every = 25;      // orders between hidden-information checks
   long max_orders = 200000;       // a game that runs longer counts as not completed
 };
+
+// Every standing order set.
+game::StandingOrders every_standing_order();
 
 // Plays one complete game and checks invariants after every order.
 void play_one(const Engine& engine, std::uint64_t game_seed, const PlayoutOptions& opt, PlayoutStats& stats);

@@ -9,11 +9,13 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "fixture.h"
+#include "playout.h"
 #include "view_delta.h"
 
 namespace counterattack::testing {
@@ -1889,6 +1891,152 @@ TEST_F(CombatChits, Rule20_AnAirStrikeBarragesAnyHexInTheBarrageStep) {
   EXPECT_TRUE(logged(game::Event::BARRAGE, "Air strike"));
   EXPECT_EQ(steps("ID/2"), 1);
   EXPECT_EQ(marker("1TC-art"), "ready");
+}
+
+// ===========================================================================
+// Standing orders: answers given in advance to the decisions the other side's
+// play asks (6, 9, 10, 12); the server gives them for the absent player
+// ===========================================================================
+
+class StandingOrders : public CombatTable {
+ protected:
+  // The answer standing orders `so` give now, in wire form; nullopt: the player is asked.
+  std::optional<game::Order> answer(const game::StandingOrders& so) const {
+    const auto o = t.engine.standing_answer(t.s, so);
+    if (!o) return std::nullopt;
+    return t.engine.to_proto(*o);
+  }
+  static game::StandingOrders all() { return every_standing_order(); }
+  static game::StandingOrders only(void (game::StandingOrders::*set)(bool)) {
+    game::StandingOrders so;
+    (so.*set)(true);
+    return so;
+  }
+};
+
+TEST_F(StandingOrders, Rule6_StandFastAnswersBreakContactWithoutMoving) {
+  soviet_phase();
+  t.put("1TC/R", "0901");
+  t.put("PzA/1", "0903");
+  ASSERT_TRUE(Ok(Side::Soviet, move_order({"1TC/R"}, {"0902"})));
+  ASSERT_EQ(t.decision().kind, game::Decision::BREAK_CONTACT);
+  EXPECT_FALSE(answer({}));  // none set: the German is asked
+  EXPECT_FALSE(answer(only(&game::StandingOrders::set_no_support)));
+  const auto a = answer(only(&game::StandingOrders::set_stand_fast));
+  ASSERT_TRUE(a);
+  ASSERT_TRUE(Ok(Side::German, *a));
+  EXPECT_EQ(at("PzA/1"), "0903");
+  EXPECT_EQ(t.decision().kind, game::Decision::MOVEMENT);
+  EXPECT_EQ(t.decision().side, Side::Soviet);
+}
+
+TEST_F(StandingOrders, Rule10_NoSupportCommitsNoArtilleryAndPlaysNoChit) {
+  reset(kAllD1);
+  german_phase();
+  give_chits(t, Side::Soviet, {"SOV-KATYUSHA"});
+  t.put("PzA/2", "0605");
+  t.put("1TC/1", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Ok(Side::German, attack_order({"PzA/2"}, "0606")));
+  ASSERT_EQ(t.decision().kind, game::Decision::DEFENSIVE_SUPPORT);
+  EXPECT_FALSE(answer(only(&game::StandingOrders::set_stand_fast)));
+  const auto a = answer(only(&game::StandingOrders::set_no_support));
+  ASSERT_TRUE(a);
+  ASSERT_TRUE(Ok(Side::Soviet, *a));
+  EXPECT_EQ(modifier(), 0);
+  EXPECT_EQ(marker("1TC-art"), "ready");
+  EXPECT_EQ(t.s.sides[static_cast<int>(Side::Soviet)].hand.size(), 1U);  // the chit stays in hand
+}
+
+TEST_F(StandingOrders, Rule9_TakeLossesLosesTheNamedStepsOneAUnitWithoutElasticOrDesperateDefense) {
+  reset({{"1:1", "D2r1"}}, kRedArmyElasticDefense);
+  german_phase();
+  t.put("PzA/1", "0605");
+  t.put("PzA/3", "0605");
+  t.put("1TC/1", "0606");
+  t.put("1TC/2", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1", "PzA/3"}, "0606")));
+  ASSERT_EQ(t.decision().kind, game::Decision::DEFENDER_LOSSES);
+  EXPECT_FALSE(answer(only(&game::StandingOrders::set_retreat)));
+  const auto a = answer(only(&game::StandingOrders::set_take_losses));
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->take_losses().elastic(), 0);
+  EXPECT_EQ(a->take_losses().desperate(), 0);
+  ASSERT_TRUE(Ok(Side::Soviet, *a));
+  EXPECT_EQ(steps("1TC/1"), 1);
+  EXPECT_EQ(steps("1TC/2"), 1);
+  ASSERT_EQ(t.decision().kind, game::Decision::RETREAT);
+  EXPECT_EQ(t.decision().count, 1);
+}
+
+TEST_F(StandingOrders, Rule9_TheAttackersOwnLossesAreNeverAnsweredInAdvance) {
+  reset({{"1:1", "A2"}});
+  german_phase();
+  t.put("PzA/1", "0605");
+  t.put("PzA/3", "0605");
+  t.put("1TC/1", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1", "PzA/3"}, "0606")));
+  ASSERT_EQ(t.decision().kind, game::Decision::ATTACKER_LOSSES);
+  EXPECT_FALSE(answer(all()));
+}
+
+TEST_F(StandingOrders, Rule9_RetreatTakesEachUnitAwayByAPathThatLeavesRoom) {
+  reset({{"1:1", "D1r2"}});
+  german_phase();
+  t.put("PzA/1", "0605");
+  t.put("PzA/3", "0605");
+  t.put("1TC/1", "0606");
+  t.put("1TC/2", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1", "PzA/3"}, "0606")));
+  ASSERT_TRUE(Ok(Side::Soviet, losses_order({"1TC/2"})));
+  ASSERT_EQ(t.decision().kind, game::Decision::RETREAT);
+  EXPECT_FALSE(answer(only(&game::StandingOrders::set_take_losses)));
+  const auto a = answer(only(&game::StandingOrders::set_retreat));
+  ASSERT_TRUE(a);
+  ASSERT_TRUE(Ok(Side::Soviet, *a));
+  EXPECT_NE(at("1TC/1"), "0606");
+  EXPECT_NE(at("1TC/2"), "0606");
+  EXPECT_TRUE(logged(game::Event::RETREATED));
+  EXPECT_EQ(t.decision().side, Side::German);
+}
+
+TEST_F(StandingOrders, Rule10_TakeLossesPutsABarragesHitOnTheFirstUnit) {
+  german_phase();
+  t.put("PzA/2", "0604");
+  t.put("1TC/1", "0606");
+  t.put("1TC/2", "0606");
+  to(Side::German, game::Decision::BARRAGE);
+  t.rng = dice({3});  // L
+  ASSERT_TRUE(Ok(Side::German, barrage_order("Stuka-1", "0606")));
+  ASSERT_EQ(t.decision().kind, game::Decision::BARRAGE_LOSS);
+  const auto a = answer(only(&game::StandingOrders::set_take_losses));
+  ASSERT_TRUE(a);
+  ASSERT_EQ(a->choose_units().units_size(), 1);
+  const std::string hit = a->choose_units().units(0);
+  ASSERT_TRUE(Ok(Side::Soviet, *a));
+  EXPECT_EQ(steps(hit), 1);
+  EXPECT_EQ(steps("1TC/1") + steps("1TC/2"), 3);
+  EXPECT_EQ(t.decision().kind, game::Decision::BARRAGE);
+}
+
+TEST_F(StandingOrders, Rule12_KeepDieNeverCallsFMModelToReroll) {
+  reset(kAllD1);
+  t.s.model_turn = 1;
+  soviet_phase();
+  t.put("1TC/1", "0605");
+  t.put("ID/2", "0606");
+  to(Side::Soviet, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::Soviet, attack_order({"1TC/1"}, "0606")));
+  ASSERT_EQ(t.decision().kind, game::Decision::MODEL_REROLL);
+  EXPECT_FALSE(answer(only(&game::StandingOrders::set_no_support)));
+  const auto a = answer(only(&game::StandingOrders::set_keep_die));
+  ASSERT_TRUE(a);
+  EXPECT_FALSE(a->reroll().reroll());
+  ASSERT_TRUE(Ok(Side::German, *a));
+  EXPECT_EQ(t.engine.view(t.s, Viewer::German).header().model_turn(), 1);  // Model still waits
 }
 
 }  // namespace

@@ -27,6 +27,7 @@ TEST(Playout, RandomGamesCompleteWithoutInvariantViolations) {
   EXPECT_EQ(stats.completed, 6);
   EXPECT_EQ(stats.soviet_wins + stats.german_wins + stats.draws, 6);
   EXPECT_GT(stats.moves, 0);
+  EXPECT_GT(stats.standing_answers, 0);  // each checked: accepted, and blind to the other side's secrets
 }
 
 // The random players draw every order from the legal ones, so each chit they
