@@ -386,6 +386,79 @@ std::optional<wire::ClientMessage> vacation_request(const std::vector<std::strin
   return std::nullopt;
 }
 
+namespace {
+
+// The words of the standing orders, in the order they are listed, with what each answers.
+struct StandingWord {
+  const char* word;
+  bool (game::StandingOrders::*get)() const;
+  void (game::StandingOrders::*set)(bool);
+  const char* meaning;
+};
+const StandingWord kStandingWords[] = {
+    {"stand-fast", &game::StandingOrders::stand_fast, &game::StandingOrders::set_stand_fast,
+     "never break contact when enemy units enter your ZOC (6)"},
+    {"no-support", &game::StandingOrders::no_support, &game::StandingOrders::set_no_support,
+     "when attacked, commit no tactical support and play no chit (10)"},
+    {"keep-die", &game::StandingOrders::keep_die, &game::StandingOrders::set_keep_die,
+     "German: never re-roll a combat's die with FM Model (12)"},
+    {"take-losses", &game::StandingOrders::take_losses, &game::StandingOrders::set_take_losses,
+     "defending, lose the steps the result names, one a unit in turn, no elastic or desperate defense (9, 10)"},
+    {"retreat", &game::StandingOrders::retreat, &game::StandingOrders::set_retreat,
+     "retreat each unit by the first path that leaves room where it ends (9)"},
+};
+
+std::string lower(std::string s) {
+  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+}  // namespace
+
+std::optional<wire::ClientMessage> standing_request(const std::string& game_id, const std::vector<std::string>& words,
+                                                    std::string* why) {
+  wire::ClientMessage m;
+  auto* req = m.mutable_set_standing_orders();
+  req->set_game_id(game_id);
+  const bool none = words.size() == 1 && lower(words[0]) == "none";
+  for (const auto& w : words) {
+    if (none) break;
+    const auto it = std::find_if(std::begin(kStandingWords), std::end(kStandingWords),
+                                 [&](const StandingWord& s) { return lower(w) == s.word; });
+    if (it == std::end(kStandingWords)) {
+      if (why) {
+        *why = "Unknown standing order '" + w + "'. standing GAME [none | ORDER...], each ORDER one of:\n";
+        for (const auto& s : kStandingWords) *why += std::string("  ") + s.word + ": " + s.meaning + "\n";
+        why->pop_back();
+      }
+      return std::nullopt;
+    }
+    (req->mutable_orders()->*(it->set))(true);
+  }
+  return m;
+}
+
+std::optional<game::StandingOrders> my_standing_orders(Session& s, const std::string& game_id, std::string* why) {
+  wire::ClientMessage m;
+  m.mutable_my_games();
+  auto reply = s.call(m, why);
+  if (!reply) return std::nullopt;
+  for (const auto& game : reply->game_list().games()) {
+    if (game.game_id() == game_id) return game.standing_orders();
+  }
+  if (why) *why = "You play no game " + game_id + ".";
+  return std::nullopt;
+}
+
+std::string describe_standing(const game::StandingOrders& s) {
+  std::string set;
+  for (const auto& w : kStandingWords) {
+    if ((s.*(w.get))()) set += std::string("\n  ") + w.word + ": " + w.meaning;
+  }
+  if (set.empty()) return "No standing orders: every decision is asked of you.";
+  return "Standing orders (the server answers these decisions for you at once):" + set;
+}
+
 std::string describe_vacation(const wire::Vacation& v, std::int64_t now_unix) {
   if (v.days_per_year() <= 0) return "This server gives no vacation time.";
   if (now_unix == 0) now_unix = static_cast<std::int64_t>(std::time(nullptr));

@@ -118,6 +118,15 @@ std::string describe_account(const wire::Account& a);
 // The request for `vacation`, `vacation start DAYS` or `vacation end` (the
 // words after "vacation"); nothing, with the usage in `why`, for other words.
 std::optional<wire::ClientMessage> vacation_request(const std::vector<std::string>& words, std::string* why);
+// The request for `standing GAME none` or `standing GAME ORDER...` (the words
+// after the game): exactly those standing orders set (stand-fast, no-support,
+// keep-die, take-losses, retreat). Nothing, with the usage in `why`, for other words.
+std::optional<wire::ClientMessage> standing_request(const std::string& game_id, const std::vector<std::string>& words,
+                                                    std::string* why);
+// Your standing orders in one of your games, as the server keeps them; nothing, with why, when it cannot tell.
+std::optional<game::StandingOrders> my_standing_orders(Session& s, const std::string& game_id, std::string* why);
+// The standing orders set, one a line with what each answers; or that there are none.
+std::string describe_standing(const game::StandingOrders& s);
 // What an Account answer says about vacation. `now_unix` 0: the clock's.
 std::string describe_vacation(const wire::Vacation& v, std::int64_t now_unix = 0);
 // The request for `tournament WORDS...`: nothing or `list`, `new NAME... [--players N]

@@ -310,7 +310,7 @@ namespace {
 const std::vector<std::string>& shell_words() {
   static const std::vector<std::string> w = {
       "help",     "show", "map",   "at",   "full", "stack", "log",    "hand",    "units",
-      "decision", "chat", "games", "open", "join", "new",   "rematch", "resign", "draw", "email", "vacation", "tournament", "rating", "ratings", "refresh", "quit"};
+      "decision", "chat", "games", "open", "join", "new",   "rematch", "resign", "draw", "standing", "email", "vacation", "tournament", "rating", "ratings", "refresh", "quit"};
   return w;
 }
 
@@ -678,6 +678,17 @@ class Shell {
       if (!m) return out(why);
       auto reply = s_.call(*m, &why);
       out(reply ? describe_account(reply->account()) : why);
+    } else if (cmd == "standing") {
+      if (!game_) return out("Open a game first: standing orders are a game's.");
+      std::string why;
+      if (w.size() == 1) {
+        const auto set = my_standing_orders(s_, game_->id(), &why);
+        return out(set ? describe_standing(*set) : why);
+      }
+      auto m = standing_request(game_->id(), {w.begin() + 1, w.end()}, &why);
+      if (!m) return out(why);
+      if (!s_.call(*m, &why)) return out(why);
+      out(describe_standing(m->set_standing_orders().orders()));
     } else if (cmd == "vacation") {
       std::string why;
       auto m = vacation_request({w.begin() + 1, w.end()}, &why);
@@ -742,6 +753,8 @@ class Shell {
          "  games | open GAME | join GAME [INVITE] | new soviet|german|random [private] [casual] [3d|12h|90m|--clock 15m+10s]\n"
          "  rematch [GAME] [decline]         after a game: another with the sides swapped, or accept (or decline) one offered\n"
          "  draw offer|accept|decline | resign yes | refresh | quit\n"
+         "  standing [none | ORDER...]       decisions answered for you at once: stand-fast no-support keep-die\n"
+         "                                   take-losses retreat (nothing: the ones set)\n"
          "  email [ADDRESS | confirm CODE | off]   turn notices by mail while you are away\n"
          "  vacation [start DAYS | end]      your time per move stands still while you are away\n"
          "  tournament [list] | tournament new NAME [--players N] [--time 3d | --clock 15m+10s] [--private] [--organise-only]\n"

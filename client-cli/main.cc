@@ -125,6 +125,12 @@ int main(int argc, char** argv) {
   rematch->add_option("GAME", game_id, "The finished game")->required();
   bool decline = false;
   rematch->add_flag("--decline", decline, "Turn down the rematch your opponent offers");
+  std::vector<std::string> standing_words;
+  auto* standing = app.add_subcommand(
+      "standing", "Standing orders: decisions the server answers for you at once, so that a game played over days does not wait on you");
+  standing->add_option("GAME", game_id, "Game id")->required();
+  standing->add_option("ORDERS", standing_words,
+                       "none, or any of: stand-fast no-support keep-die take-losses retreat (nothing: show yours)");
   auto* show = app.add_subcommand(
       "show", "Show a game as you see it: map, tracks, chits, log and the decision asked");
   show->add_option("GAME", game_id, "Game id")->required();
@@ -508,6 +514,21 @@ int main(int argc, char** argv) {
                 << ". Your opponent joins with: counterattack join " << gc.game().game_id()
                 << (gc.invite_code().empty() ? "" : " --invite " + gc.invite_code()) << std::endl;
     }
+    return cli::kOk;
+  }
+
+  if (*standing) {
+    if (standing_words.empty()) {
+      const auto set = cli::my_standing_orders(s, game_id, &why);
+      if (!set) return fail(g, why);
+      std::cout << (g.json ? cli::to_json(*set) : cli::describe_standing(*set)) << std::endl;
+      return cli::kOk;
+    }
+    auto m = cli::standing_request(game_id, standing_words, &why);
+    if (!m) return fail(g, why, cli::kUsage);
+    if (!s.call(*m, &why)) return fail(g, why);
+    const auto& set = m->set_standing_orders().orders();
+    std::cout << (g.json ? cli::to_json(set) : cli::describe_standing(set)) << std::endl;
     return cli::kOk;
   }
 

@@ -118,6 +118,12 @@ class CounterattackMatch final : public Match {
   std::string result_reason() const override { return state_.result_reason; }
   int turn() const override { return state_.turn; }
 
+  std::optional<game::Order> standing_answer(const game::StandingOrders& standing) const override {
+    auto o = engine_->standing_answer(state_, standing);
+    if (!o) return std::nullopt;
+    return engine_->to_proto(*o);
+  }
+
  private:
   std::shared_ptr<const Engine> engine_;
   GameState state_;
@@ -144,6 +150,11 @@ class CounterattackRuleset final : public Ruleset {
       if (std::find(seen.begin(), seen.end(), key) != seen.end()) return "Optional rule '" + key + "' is named twice.";
       seen.push_back(key);
     }
+    return "";
+  }
+
+  std::string check_standing_orders(game::Side side, const game::StandingOrders& standing) const override {
+    if (standing.keep_die() && side != game::GERMAN) return "FM Model is the German's: only the German player keeps his die.";
     return "";
   }
 

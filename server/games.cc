@@ -23,6 +23,12 @@ std::string hash_hex(std::uint64_t h) {
 
 game::Side side_enum(int side) { return side == 0 ? game::SOVIET : game::GERMAN; }
 
+// The idempotency key of an order a player's standing orders gave: its version
+// behind a prefix that players' own keys may not have.
+constexpr std::string_view kStandingKeyPrefix = "standing:";
+std::string standing_key(std::int64_t version) { return std::string(kStandingKeyPrefix) + std::to_string(version); }
+bool is_standing_key(const std::string& key) { return key.starts_with(kStandingKeyPrefix); }
+
 // Code points, for the chat limit (protobuf has already checked the UTF-8).
 std::size_t code_points(const std::string& s) {
   std::size_t n = 0;
@@ -37,6 +43,7 @@ wire::ServerMessage answer_of(const std::string& game_id, const std::string& key
     a->set_game_id(game_id);
     a->set_idempotency_key(key);
     a->set_version(r.version);
+    a->set_answered_to_version(r.answered_to);
   } else {
     auto* rj = m.mutable_order_rejected();
     rj->set_game_id(game_id);
@@ -222,6 +229,13 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
           "SELECT version, side, idempotency_key, entry, state_hash FROM orders WHERE game_id = ? ORDER BY version");
       o.bind_all(id);
       while (o.step()) orders.push_back({o.integer(0), static_cast<int>(o.integer(1)), o.text(2), o.blob(3), o.integer(4)});
+      auto& so = db.prepare("SELECT side, orders FROM standing_orders WHERE game_id = ?");
+      so.bind_all(id);
+      while (so.step()) {
+        const int seat = seat_of_side(so.integer(0));
+        g->standing[seat].ParseFromString(so.blob(1));
+        g->standing_set[seat] = g->standing[seat].ByteSizeLong() > 0;
+      }
       auto& r = db.prepare("SELECT side, idempotency_key, order_bytes, rejection, at_version FROM rejections WHERE game_id = ?");
       r.bind_all(id);
       while (r.step()) rejections.push_back({static_cast<int>(r.integer(0)), r.text(1), r.blob(2), r.blob(3), r.integer(4)});
@@ -269,8 +283,10 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
   for (const auto& row : orders) {
     wire::LoggedOrder entry;
     if (!entry.ParseFromString(row.entry)) return fail("order " + std::to_string(row.version) + " does not decode");
-    g->keys[{seat_of_side(row.side), row.key}] = Game::KeyRecord{entry.order().SerializeAsString(), true, row.version, {}, true};
-    g->played[seat_of_side(row.side)] = true;
+    if (!is_standing_key(row.key)) {  // a standing answer is no retry to recognise, nor the player's play
+      g->keys[{seat_of_side(row.side), row.key}] = Game::KeyRecord{entry.order().SerializeAsString(), true, row.version, {}, true};
+      g->played[seat_of_side(row.side)] = true;
+    }
     if (row.version <= version) continue;
     if (row.version != version + 1) return fail("order " + std::to_string(version + 1) + " is missing");
     const Applied a = g->match->apply(entry.side(), entry.order());
@@ -312,6 +328,15 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
     if (g->user[s] != 0) ratings_.warm(g->user[s], g->scenario);
   }
   for (int s = 0; s < 2; ++s) g->views[s] = g->match->seat_view(viewer_of(static_cast<Seat>(s)));
+  // A run of standing answers that a stop cut short goes on (no lock: nobody else has the game yet).
+  if (!overdue(*g)) {
+    if (auto next = standing_answer(*g)) {
+      const game::Side decider = g->match->decider();
+      if (Applied a = g->match->apply(decider, *next); a.accepted) {
+        play(g, seat_of_side(decider), standing_key(g->head + 1), *next, std::move(a), decider, std::nullopt, 0);
+      }
+    }
+  }
   log::info("game loaded", {{"game", id},
                             {"version", std::to_string(version)},
                             {"state_hash", hash_hex(g->match->state_hash())},
@@ -351,6 +376,7 @@ wire::GameSummary GameService::summary(const Game& g, int your_side) const {
   s.set_rematch_of(g.rematch_of);
   if (g.status == Game::Status::Open) s.set_reserved_for(g.reserved_name);
   add_ratings(s, g.scenario, g.user, g.rated, g.rating_change);
+  if ((your_side == 0 || your_side == 1) && g.standing_set[your_side]) *s.mutable_standing_orders() = g.standing[your_side];
   if (g.status == Game::Status::Playing) {
     s.set_soviet_vacation_until(vacations_.until(g.user[0]));
     s.set_german_vacation_until(vacations_.until(g.user[1]));
@@ -712,6 +738,9 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
   if (key.empty() || key.size() > 128) {
     return c.error(wire::BAD_REQUEST, "An order needs an idempotency_key of 1 to 128 characters.");
   }
+  if (is_standing_key(key)) {
+    return c.error(wire::BAD_REQUEST, "Idempotency keys that begin with 'standing:' are the server's own.");
+  }
   if (!req.has_order() || req.order().kind_case() == game::Order::KIND_NOT_SET) {
     return c.error(wire::BAD_REQUEST, "The order is empty.");
   }
@@ -815,106 +844,202 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
     return;
   }
 
-  const std::int64_t v = ++g->head;
-  compute_version(*g, a.events);
-  slot->second = Game::KeyRecord{bytes, true, v, {}, false};
-  if (g->draw_offer == 1 - side) g->draw_offer = -1;  // answered by playing on
-  g->mailed[side] = false;
-  g->played[side] = true;
-  const bool finished = g->match->over();
-  if (finished) end_game(*g, g->match->result(), g->match->result_reason());
-  wire::LoggedOrder entry;
-  entry.set_version(v);
-  entry.set_side(who);
-  *entry.mutable_order() = req.order();
-  for (auto& e : a.events) *entry.add_events() = std::move(e);
-  const bool snapshot = finished || v % config_.snapshot_every == 0;
-  struct Row {
-    std::string entry, state, dice, result, reason;
-    std::int64_t hash;
-  };
-  auto row = std::make_shared<Row>(Row{entry.SerializeAsString(), snapshot ? g->match->encode_state() : "",
-                                       snapshot ? g->match->encode_dice() : "", g->result, g->reason,
-                                       static_cast<std::int64_t>(g->match->state_hash())});
-  const game::Side decider = g->match->decider();
-  const int turn = g->match->turn();
-  // The time per move starts afresh for a player each time the decision passes
-  // to them; a game clock stops for the one who passed it, and runs on for the other.
-  std::int64_t new_deadline = 0;
-  if (g->timed() && decider != deciding && !finished) {
-    if (g->clock_seconds > 0 && (deciding == game::SOVIET || deciding == game::GERMAN)) stop_clock(*g, seat_of_side(deciding));
-    start_clock(*g, seat_of_side(decider));
-    new_deadline = g->deadline_unix;
+  slot->second = Game::KeyRecord{bytes, true, g->head + 1, {}, false};
+  play(g, side, key, req.order(), std::move(a), deciding, c, c.user_id);
+}
+
+std::optional<game::Order> GameService::standing_answer(const Game& g) {
+  if (g.status != Game::Status::Playing || g.broken) return std::nullopt;
+  const game::Side decider = g.match->decider();
+  if (decider != game::SOVIET && decider != game::GERMAN) return std::nullopt;
+  const int seat = seat_of_side(decider);
+  if (!g.standing_set[seat]) return std::nullopt;
+  return g.match->standing_answer(g.standing[seat]);
+}
+
+std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const std::string& key, const game::Order& order,
+                               Applied a, game::Side deciding, const std::optional<Caller>& c, std::int64_t actor) {
+  // The acknowledgement names the last version the opponent's standing orders
+  // answered after the order: known once the run ends, before any write of it commits.
+  auto answered_to = std::make_shared<std::int64_t>(0);
+  const std::int64_t first = g->head + 1;
+  std::optional<Caller> caller = c;
+  std::string k = key;
+  game::Order given = order;
+  for (;;) {
+    const std::int64_t v = ++g->head;
+    compute_version(*g, a.events);
+    if (caller) {
+      if (g->draw_offer == 1 - side) g->draw_offer = -1;  // answered by playing on
+      g->mailed[side] = false;
+      g->played[side] = true;
+    }
+    const bool finished = g->match->over();
+    if (finished) end_game(*g, g->match->result(), g->match->result_reason());
+    wire::LoggedOrder entry;
+    entry.set_version(v);
+    entry.set_side(side_enum(side));
+    *entry.mutable_order() = given;
+    for (auto& e : a.events) *entry.add_events() = std::move(e);
+    const bool snapshot = finished || v % config_.snapshot_every == 0;
+    struct Row {
+      std::string entry, state, dice, result, reason;
+      std::int64_t hash;
+    };
+    auto row = std::make_shared<Row>(Row{entry.SerializeAsString(), snapshot ? g->match->encode_state() : "",
+                                         snapshot ? g->match->encode_dice() : "", g->result, g->reason,
+                                         static_cast<std::int64_t>(g->match->state_hash())});
+    const game::Side decider = g->match->decider();
+    const int turn = g->match->turn();
+    // The time per move starts afresh for a player each time the decision passes
+    // to them; a game clock stops for the one who passed it, and runs on for the other.
+    std::int64_t new_deadline = 0;
+    if (g->timed() && decider != deciding && !finished) {
+      if (g->clock_seconds > 0 && (deciding == game::SOVIET || deciding == game::GERMAN)) stop_clock(*g, seat_of_side(deciding));
+      start_clock(*g, seat_of_side(decider));
+      new_deadline = g->deadline_unix;
+    }
+    const std::int64_t held_until = g->held_until;
+    const std::array<std::int64_t, 2> clock_left{g->clock_left[0], g->clock_left[1]};
+    const std::int64_t deadline_after = g->deadline_unix;
+    // The next order of the run, when the decider's standing orders answer now.
+    std::optional<game::Order> next = finished ? std::nullopt : standing_answer(*g);
+    Applied answered;
+    if (next) {
+      answered = g->match->apply(decider, *next);
+      if (!answered.accepted) {
+        log::error("a standing answer was refused", {{"game", g->id}, {"reason", answered.rejection.reason()}});
+        next.reset();
+      }
+    }
+    const bool last = !next;
+    ++g->pending;
+    auto rating = std::make_shared<std::optional<Ratings::Change>>();
+    storage_.write(
+        [g, v, side, k, row, snapshot, finished, new_deadline, held_until, clock_left, rating](Db& db) {
+          if (g->broken) throw std::runtime_error("game " + g->id + " is being reloaded");
+          try {
+            db.prepare(
+                  "INSERT INTO orders (game_id, version, side, idempotency_key, entry, state_hash, created_unix)"
+                  " VALUES (?, ?, ?, ?, ?, ?, ?)")
+                .run(g->id, v, side_enum(side), k, Blob{row->entry}, row->hash, unix_now());
+            if (snapshot) {
+              db.prepare("INSERT OR REPLACE INTO snapshots (game_id, version, state, dice) VALUES (?, ?, ?, ?)")
+                  .run(g->id, v, Blob{row->state}, Blob{row->dice});
+            }
+            if (finished) *rating = store_end(db, g->id, row->result, row->reason);
+            if (new_deadline > 0) {
+              db.prepare("UPDATE games SET deadline_unix = ?, held_until = ?, soviet_left = ?, german_left = ? WHERE id = ?")
+                  .run(new_deadline, held_until, clock_left[0], clock_left[1], g->id);
+            }
+          } catch (...) {
+            g->broken = true;  // later orders of this game must not be stored after a gap
+            throw;
+          }
+        },
+        [this, g, caller, k = std::make_pair(side, k), v, decider, turn, finished, deadline_after, clock_left, rating,
+         last, answered_to, actor](bool ok) {
+          std::lock_guard l(g->mu);
+          --g->pending;
+          if (!ok) {
+            g->broken = true;
+            forget(g);
+            log::error("order not stored; game will be reloaded", {{"game", g->id}, {"version", std::to_string(v)}});
+            // Every watcher, the sender's own connection too, follows a version that will
+            // never be stored: their streams end, and each is told which game to watch again.
+            wire::ServerMessage ended;
+            ended.mutable_error()->set_code(wire::INTERNAL);
+            ended.mutable_error()->set_game_id(g->id);
+            ended.mutable_error()->set_message("Game " + g->id + " could not store an order and is read again from its log; Watch it again.");
+            broadcast(*g, encode(ended));
+            g->subscribers.clear();
+            if (caller) caller->error(wire::INTERNAL, "The order could not be stored; nothing was applied. Watch the game again.");
+            return;
+          }
+          // A run of standing answers tells the turn once, after its last order.
+          const game::Side was = g->committed_decider;
+          g->committed = v;
+          if (last) g->committed_decider = decider;
+          g->committed_turn = turn;
+          if (g->committed_deadline != deadline_after) g->reminded = false;
+          g->committed_deadline = deadline_after;
+          g->committed_clock_left[0] = clock_left[0];
+          g->committed_clock_left[1] = clock_left[1];
+          if (finished) ended_durably(*g, *rating);
+          if (caller) {
+            if (auto r = g->keys.find(k); r != g->keys.end()) {
+              r->second.committed = true;
+              r->second.answered_to = *answered_to;
+            }
+            wire::ServerMessage ack;
+            auto* oa = ack.mutable_order_accepted();
+            oa->set_game_id(g->id);
+            oa->set_idempotency_key(k.second);
+            oa->set_version(v);
+            oa->set_answered_to_version(*answered_to);
+            caller->reply(std::move(ack));
+          }
+          flush(*g);
+          if (last) {
+            if (g->timed() && decider != was && !finished) push_summary(*g);  // the clocks, as they now stand
+            notify_turn(*g, was);
+          }
+          if (finished) {
+            broadcast(*g, game_ended_frame(*g));
+            log::info("game finished", {{"game", g->id}, {"result", g->result}, {"version", std::to_string(v)}});
+            tell_game_over(*g, actor);
+          }
+        });
+    if (last) {
+      if (v > first) *answered_to = v;
+      return v;
+    }
+    side = seat_of_side(decider);
+    deciding = decider;
+    k = standing_key(v + 1);
+    given = std::move(*next);
+    a = std::move(answered);
+    caller.reset();
   }
-  const std::int64_t held_until = g->held_until;
-  const std::array<std::int64_t, 2> clock_left{g->clock_left[0], g->clock_left[1]};
+}
+
+void GameService::set_standing_orders(const Caller& c, const wire::SetStandingOrders& req) {
+  auto g = find(req.game_id());
+  if (!g) return no_such_game(c, req.game_id());
+  std::lock_guard lock(g->mu);
+  const int side = seat_of(c, *g, req.game_id(), "You are not a player in this game; only its players give it standing orders.");
+  if (side < 0) return;
+  if (g->status == Game::Status::Finished) return c.error(wire::CONFLICT, "The game is over.");
+  if (g->broken) return c.error(wire::INTERNAL, "The game is being reloaded; send the standing orders again.");
+  if (auto why = g->rules->check_standing_orders(side_enum(side), req.orders()); !why.empty()) {
+    return c.error(wire::BAD_REQUEST, why);
+  }
+  auto before = std::make_shared<game::StandingOrders>(g->standing[side]);
+  g->standing[side] = req.orders();
+  g->standing_set[side] = req.orders().ByteSizeLong() > 0;
   ++g->pending;
-  const std::int64_t deadline_after = g->deadline_unix;
-  auto rating = std::make_shared<std::optional<Ratings::Change>>();
   storage_.write(
-      [g, v, side, key, row, snapshot, finished, new_deadline, held_until, clock_left, rating](Db& db) {
-        if (g->broken) throw std::runtime_error("game " + g->id + " is being reloaded");
-        try {
-          db.prepare(
-                "INSERT INTO orders (game_id, version, side, idempotency_key, entry, state_hash, created_unix)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)")
-              .run(g->id, v, side_enum(side), key, Blob{row->entry}, row->hash, unix_now());
-          if (snapshot) {
-            db.prepare("INSERT OR REPLACE INTO snapshots (game_id, version, state, dice) VALUES (?, ?, ?, ?)")
-                .run(g->id, v, Blob{row->state}, Blob{row->dice});
-          }
-          if (finished) *rating = store_end(db, g->id, row->result, row->reason);
-          if (new_deadline > 0) {
-            db.prepare("UPDATE games SET deadline_unix = ?, held_until = ?, soviet_left = ?, german_left = ? WHERE id = ?")
-                .run(new_deadline, held_until, clock_left[0], clock_left[1], g->id);
-          }
-        } catch (...) {
-          g->broken = true;  // later orders of this game must not be stored after a gap
-          throw;
-        }
+      [g, side, bytes = req.orders().SerializeAsString()](Db& db) {
+        db.prepare("INSERT OR REPLACE INTO standing_orders (game_id, side, orders) VALUES (?, ?, ?)")
+            .run(g->id, side_enum(side), Blob{bytes});
       },
-      [this, g, c, k, v, decider, turn, finished, deadline_after, clock_left, rating](bool ok) {
+      [g, c, side, before, orders = req.orders()](bool ok) {
         std::lock_guard l(g->mu);
         --g->pending;
-        if (!ok) {
-          g->broken = true;
-          forget(g);
-          log::error("order not stored; game will be reloaded", {{"game", g->id}, {"version", std::to_string(v)}});
-          // Every watcher, the sender's own connection too, follows a version that will
-          // never be stored: their streams end, and each is told which game to watch again.
-          wire::ServerMessage ended;
-          ended.mutable_error()->set_code(wire::INTERNAL);
-          ended.mutable_error()->set_game_id(g->id);
-          ended.mutable_error()->set_message("Game " + g->id + " could not store an order and is read again from its log; Watch it again.");
-          broadcast(*g, encode(ended));
-          g->subscribers.clear();
-          return c.error(wire::INTERNAL, "The order could not be stored; nothing was applied. Watch the game again.");
+        if (ok) return c.ok();
+        if (g->standing[side].SerializeAsString() == orders.SerializeAsString()) {  // not changed again meanwhile
+          g->standing[side] = *before;
+          g->standing_set[side] = before->ByteSizeLong() > 0;
         }
-        const game::Side was = g->committed_decider;
-        g->committed = v;
-        g->committed_decider = decider;
-        g->committed_turn = turn;
-        if (g->committed_deadline != deadline_after) g->reminded = false;
-        g->committed_deadline = deadline_after;
-        g->committed_clock_left[0] = clock_left[0];
-        g->committed_clock_left[1] = clock_left[1];
-        if (auto r = g->keys.find(k); r != g->keys.end()) r->second.committed = true;
-        if (finished) ended_durably(*g, *rating);
-        wire::ServerMessage ack;
-        auto* oa = ack.mutable_order_accepted();
-        oa->set_game_id(g->id);
-        oa->set_idempotency_key(k.second);
-        oa->set_version(v);
-        c.reply(std::move(ack));
-        flush(*g);
-        if (g->timed() && decider != was && !finished) push_summary(*g);  // the clocks, as they now stand
-        notify_turn(*g, was);
-        if (finished) {
-          broadcast(*g, game_ended_frame(*g));
-          log::info("game finished", {{"game", g->id}, {"result", g->result}, {"version", std::to_string(v)}});
-          tell_game_over(*g, c.user_id);
-        }
+        c.error(wire::INTERNAL, "The standing orders could not be stored; send them again.");
       });
+  // The decision now, when they cover it (the orders it makes are the player's whatever becomes of this write).
+  if (g->status != Game::Status::Playing || overdue(*g)) return;
+  if (auto next = standing_answer(*g)) {
+    const game::Side decider = g->match->decider();
+    Applied a = g->match->apply(decider, *next);
+    if (a.accepted) play(g, seat_of_side(decider), standing_key(g->head + 1), *next, std::move(a), decider, std::nullopt, c.user_id);
+  }
 }
 
 // ---------------------------------------------------------------------------

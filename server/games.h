@@ -100,6 +100,7 @@ struct Game {
     std::int64_t version = 0;
     game::Rejection rejection;
     bool committed = false;
+    std::int64_t answered_to = 0;  // the last version the opponent's standing orders answered after it
   };
   struct KeyHash {
     std::size_t operator()(const std::pair<int, std::string>& k) const {
@@ -126,6 +127,9 @@ struct Game {
   bool mailed[2] = {false, false};
   bool reminded = false;  // the player to decide was mailed that the deadline is near
   bool played[2] = {false, false};  // each player has given an order (at `head`)
+  // Each player's standing orders (SetStandingOrders), and whether any is set.
+  game::StandingOrders standing[2];
+  bool standing_set[2] = {false, false};
 
   int side_of(std::int64_t user_id) const {
     if (user_id == 0) return -1;
@@ -166,6 +170,8 @@ class GameService {
   bool watch(const Caller& c, const wire::Watch& req);
   void unwatch(const Caller& c, const wire::Unwatch& req);
   void submit(const Caller& c, const wire::SubmitOrder& req);
+  // A player's standing orders: stored, then the decision now answered if they cover it.
+  void set_standing_orders(const Caller& c, const wire::SetStandingOrders& req);
   void chat(const Caller& c, const wire::SendChat& req);
   void get_log(const Caller& c, const wire::GetLog& req);
   // Forgets a closed connection's subscriptions.
@@ -287,6 +293,17 @@ class GameService {
   // until now: they keep what was left, with the increment.
   static void stop_clock(Game& g, int seat);
   void compute_version(Game& g, const std::vector<game::Event>& events);
+  // With g->mu held, once g->match has accepted `order` from the player of
+  // `seat`: the order becomes the game's next version, which is stored, then
+  // sent to every viewer. `c`, the player who gave it, is answered with its
+  // acknowledgement (a standing answer has none); `actor` started the run of
+  // orders (0: nobody). Then each decision the decider's standing orders cover
+  // is answered in turn, and the turn told only after the last. Returns the last
+  // version made.
+  std::int64_t play(const std::shared_ptr<Game>& g, int seat, const std::string& key, const game::Order& order,
+                    Applied applied, game::Side deciding, const std::optional<Caller>& c, std::int64_t actor);
+  // With g->mu held: the order the decider's standing orders give now, if any.
+  static std::optional<game::Order> standing_answer(const Game& g);
   void send_catch_up(Game& g, const Caller& c, Seat seat, Frame snapshot);
   void send_log(Game& g, const Caller& c);
   static void log_closed(const Caller& c);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,9 @@ class Match {
   virtual std::string result() const = 0;  // "Soviet victory", "German victory", "Draw"; "" while playing
   virtual std::string result_reason() const = 0;
   virtual int turn() const = 0;
+  // The order the decider's standing orders give for the decision now; nothing
+  // when they do not cover it, and the decider is asked.
+  virtual std::optional<game::Order> standing_answer(const game::StandingOrders& standing) const = 0;
 };
 
 class Ruleset {
@@ -59,6 +63,8 @@ class Ruleset {
   virtual std::string name() const = 0;
   // An error sentence for unknown or repeated option keys, "" when they are fine.
   virtual std::string check_options(const std::vector<std::string>& options) const = 0;
+  // An error sentence for standing orders that `side` cannot give, "" when they are fine.
+  virtual std::string check_standing_orders(game::Side side, const game::StandingOrders& standing) const = 0;
   // A new game; `events` receives what the set-up did.
   virtual std::unique_ptr<Match> create(const std::vector<std::string>& options, const Seed& seed,
                                         std::vector<game::Event>* events) const = 0;

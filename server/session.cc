@@ -506,6 +506,7 @@ class WsSession : public Connection {
         if (cleaned_) return;
         return games.follow_turns(caller(rid));
       case M::kSubmitOrder: return games.submit(caller(rid), msg.submit_order());
+      case M::kSetStandingOrders: return games.set_standing_orders(caller(rid), msg.set_standing_orders());
       case M::kResign: return games.resign(caller(rid), msg.resign());
       case M::kOfferDraw: return games.offer_draw(caller(rid), msg.offer_draw());
       case M::kAnswerDraw: return games.answer_draw(caller(rid), msg.answer_draw());

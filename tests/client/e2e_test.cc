@@ -635,6 +635,41 @@ TEST_F(TwoPlayers, ARematchIsOfferedAcceptedAndDeclinedFromTheCommandLine) {
   EXPECT_NE(again.err.find("was declined"), std::string::npos) << again.err;
 }
 
+// Standing orders from the command line: set, shown to their player alone, cleared; a word the
+// client does not know, and one the side cannot give, are refused with what to type instead.
+TEST_F(TwoPlayers, StandingOrdersAreSetShownAndClearedFromTheCommandLine) {
+  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
+  ASSERT_EQ(cli(bob_, {"register", "bob"}, "password-of-bob\n").code, 0);
+  auto created = cli(alice_, {"--json", "new", "--side", "soviet", "--time", "2d"});
+  ASSERT_EQ(created.code, 0) << created.err;
+  const std::string game = json::parse(created.out).value("game_id", "");
+  ASSERT_EQ(cli(bob_, {"join", game}).code, 0);
+
+  auto none = cli(alice_, {"standing", game});
+  ASSERT_EQ(none.code, 0) << none.err;
+  EXPECT_NE(none.out.find("No standing orders: every decision is asked of you."), std::string::npos) << none.out;
+  auto set = cli(alice_, {"standing", game, "no-support", "retreat"});
+  ASSERT_EQ(set.code, 0) << set.err;
+  EXPECT_NE(set.out.find("no-support: when attacked, commit no tactical support"), std::string::npos) << set.out;
+  auto shown = cli(alice_, {"standing", game});
+  EXPECT_NE(shown.out.find("no-support:"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("retreat:"), std::string::npos) << shown.out;
+  EXPECT_EQ(shown.out.find("stand-fast:"), std::string::npos) << shown.out;
+  auto theirs = cli(bob_, {"standing", game});
+  EXPECT_NE(theirs.out.find("No standing orders"), std::string::npos) << "alice's are hers alone: " << theirs.out;
+
+  auto unknown = cli(alice_, {"standing", game, "surrender"});
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_NE(unknown.err.find("Unknown standing order 'surrender'"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("take-losses:"), std::string::npos) << unknown.err;
+  auto model = cli(alice_, {"standing", game, "keep-die"});
+  EXPECT_EQ(model.code, 1);
+  EXPECT_NE(model.err.find("FM Model is the German's"), std::string::npos) << model.err;
+
+  ASSERT_EQ(cli(alice_, {"standing", game, "none"}).code, 0);
+  EXPECT_NE(cli(alice_, {"standing", game}).out.find("No standing orders"), std::string::npos);
+}
+
 // A tournament from the command line: made, entered (which starts it, being
 // full), its standings and games shown, and a game of it played by the same
 // commands as any other.

@@ -1,5 +1,7 @@
 #include "fixture.h"
 
+#include <algorithm>
+
 #include <sodium.h>
 
 #include <filesystem>
@@ -160,10 +162,11 @@ PlayStats play(Player& soviet, Player& german, Player* spectator, int max_orders
     if (r.has_order_accepted()) {
       bot.result(true);
       ++st.accepted;
-      st.version = r.order_accepted().version();
+      // The opponent's standing orders may have answered after it: every version up to theirs is awaited.
+      st.version = std::max(r.order_accepted().version(), r.order_accepted().answered_to_version());
       if (order->has_move()) ++st.moves;
       if (order->has_undo()) ++st.takebacks;
-      st.orders[st.version] = *order;
+      st.orders[r.order_accepted().version()] = *order;
       for (auto* q : players) {
         if (!q->wait_version(st.version)) {
           ADD_FAILURE() << "no delta for version " << st.version;

@@ -58,7 +58,7 @@ struct PlayStats {
   int accepted = 0, rejected = 0, moves = 0, takebacks = 0;
   bool over = false;
   std::int64_t version = 0;
-  std::map<std::int64_t, game::Order> orders;  // accepted, by version
+  std::map<std::int64_t, game::Order> orders;  // the bots' accepted orders, by version
 };
 
 // Both players' views of a game, on connections that watch it from now on.
