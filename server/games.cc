@@ -329,14 +329,7 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
   }
   for (int s = 0; s < 2; ++s) g->views[s] = g->match->seat_view(viewer_of(static_cast<Seat>(s)));
   // A run of standing answers that a stop cut short goes on (no lock: nobody else has the game yet).
-  if (!overdue(*g)) {
-    if (auto next = standing_answer(*g)) {
-      const game::Side decider = g->match->decider();
-      if (Applied a = g->match->apply(decider, *next); a.accepted) {
-        play(g, seat_of_side(decider), standing_key(g->head + 1), *next, std::move(a), decider, std::nullopt, 0);
-      }
-    }
-  }
+  answer_standing(g, 0);
   log::info("game loaded", {{"game", id},
                             {"version", std::to_string(version)},
                             {"state_hash", hash_hex(g->match->state_hash())},
@@ -1034,11 +1027,16 @@ void GameService::set_standing_orders(const Caller& c, const wire::SetStandingOr
         c.error(wire::INTERNAL, "The standing orders could not be stored; send them again.");
       });
   // The decision now, when they cover it (the orders it makes are the player's whatever becomes of this write).
-  if (g->status != Game::Status::Playing || overdue(*g)) return;
-  if (auto next = standing_answer(*g)) {
-    const game::Side decider = g->match->decider();
-    Applied a = g->match->apply(decider, *next);
-    if (a.accepted) play(g, seat_of_side(decider), standing_key(g->head + 1), *next, std::move(a), decider, std::nullopt, c.user_id);
+  answer_standing(g, c.user_id);
+}
+
+void GameService::answer_standing(const std::shared_ptr<Game>& g, std::int64_t actor) {
+  if (overdue(*g)) return;
+  auto next = standing_answer(*g);
+  if (!next) return;
+  const game::Side decider = g->match->decider();
+  if (Applied a = g->match->apply(decider, *next); a.accepted) {
+    play(g, seat_of_side(decider), standing_key(g->head + 1), *next, std::move(a), decider, std::nullopt, actor);
   }
 }
 

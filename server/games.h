@@ -304,6 +304,9 @@ class GameService {
                     Applied applied, game::Side deciding, const std::optional<Caller>& c, std::int64_t actor);
   // With g->mu held: the order the decider's standing orders give now, if any.
   static std::optional<game::Order> standing_answer(const Game& g);
+  // With g->mu held: when the decider's standing orders answer the decision now,
+  // that answer and the run that follows it are played; `actor` as for play().
+  void answer_standing(const std::shared_ptr<Game>& g, std::int64_t actor);
   void send_catch_up(Game& g, const Caller& c, Seat seat, Frame snapshot);
   void send_log(Game& g, const Caller& c);
   static void log_closed(const Caller& c);

@@ -217,6 +217,17 @@ class TwoPlayers : public ::testing::Test {
   }
 
   std::string url() const { return "wss://" + addr_; }
+  // alice and bob registered, and a game of alice's (Soviet) with `time` per move that bob has
+  // joined: its id (empty, with a test failure, when that went wrong).
+  std::string started_game(const std::string& time) {
+    EXPECT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
+    EXPECT_EQ(cli(bob_, {"register", "bob"}, "password-of-bob\n").code, 0);
+    auto created = cli(alice_, {"--json", "new", "--side", "soviet", "--time", time});
+    EXPECT_EQ(created.code, 0) << created.err;
+    const std::string game = created.code == 0 ? json::parse(created.out).value("game_id", "") : "";
+    EXPECT_EQ(cli(bob_, {"join", game}).code, 0);
+    return game;
+  }
   std::map<std::string, std::string> env(const Player& p) const {
     return {{"XDG_CONFIG_HOME", p.config}, {"NO_COLOR", "1"}};
   }
@@ -545,12 +556,8 @@ TEST_F(TwoPlayers, APasswordIsChangedFromTheCommandLine) {
 // Vacation from the command line: alice goes away for five days, which her
 // opponent's list of games shows, and comes back early.
 TEST_F(TwoPlayers, AVacationHoldsTheClocksAndShowsInTheOpponentsList) {
-  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
-  ASSERT_EQ(cli(bob_, {"register", "bob"}, "password-of-bob\n").code, 0);
-  auto created = cli(alice_, {"--json", "new", "--side", "soviet", "--time", "3d"});
-  ASSERT_EQ(created.code, 0) << created.err;
-  const std::string game = json::parse(created.out).value("game_id", "");
-  ASSERT_EQ(cli(bob_, {"join", game}).code, 0);
+  const std::string game = started_game("3d");
+  ASSERT_FALSE(HasFailure());
 
   auto shown = cli(alice_, {"vacation"});
   EXPECT_EQ(shown.code, 0) << shown.err;
@@ -602,12 +609,8 @@ TEST_F(TwoPlayers, AGameClockIsTypedOnTheCommandLineAndBothClocksShowInTheGamesL
 }
 
 TEST_F(TwoPlayers, ARematchIsOfferedAcceptedAndDeclinedFromTheCommandLine) {
-  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
-  ASSERT_EQ(cli(bob_, {"register", "bob"}, "password-of-bob\n").code, 0);
-  auto created = cli(alice_, {"--json", "new", "--side", "soviet", "--time", "2d"});
-  ASSERT_EQ(created.code, 0) << created.err;
-  const std::string game = json::parse(created.out).value("game_id", "");
-  ASSERT_EQ(cli(bob_, {"join", game}).code, 0);
+  const std::string game = started_game("2d");
+  ASSERT_FALSE(HasFailure());
   EXPECT_EQ(cli(alice_, {"rematch", game}).code, 1) << "not over yet";
   ASSERT_EQ(cli(bob_, {"resign", game}).code, 0);
 
@@ -638,12 +641,8 @@ TEST_F(TwoPlayers, ARematchIsOfferedAcceptedAndDeclinedFromTheCommandLine) {
 // Standing orders from the command line: set, shown to their player alone, cleared; a word the
 // client does not know, and one the side cannot give, are refused with what to type instead.
 TEST_F(TwoPlayers, StandingOrdersAreSetShownAndClearedFromTheCommandLine) {
-  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
-  ASSERT_EQ(cli(bob_, {"register", "bob"}, "password-of-bob\n").code, 0);
-  auto created = cli(alice_, {"--json", "new", "--side", "soviet", "--time", "2d"});
-  ASSERT_EQ(created.code, 0) << created.err;
-  const std::string game = json::parse(created.out).value("game_id", "");
-  ASSERT_EQ(cli(bob_, {"join", game}).code, 0);
+  const std::string game = started_game("2d");
+  ASSERT_FALSE(HasFailure());
 
   auto none = cli(alice_, {"standing", game});
   ASSERT_EQ(none.code, 0) << none.err;
