@@ -851,7 +851,17 @@ std::string ratings_table(const wire::RatingList& l) {
                   p.rating().provisional() ? '?' : ' ', p.rating().deviation(), p.games(), wdl.c_str());
     s += row;
   }
-  return s;
+  return s + side_edge_text(l);
+}
+
+std::string side_edge_text(const wire::RatingList& l) {
+  const std::string from =
+      " (from " + std::to_string(l.edge_games()) + " rated game" + (l.edge_games() == 1 ? "" : "s") + ")";
+  if (l.german_edge() == 0) return "Sides: neither is worth more than the other" + from + ".\n";
+  const bool german = l.german_edge() > 0;
+  return std::string("Sides: the ") + (german ? "German" : "Soviet") + " side is worth " +
+         std::to_string(std::abs(l.german_edge())) + " rating points over the " + (german ? "Soviet" : "German") + from +
+         "; a win with the " + (german ? "Soviet" : "German") + " side counts for more.\n";
 }
 
 }  // namespace counterattack::cli

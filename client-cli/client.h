@@ -164,8 +164,10 @@ std::optional<wire::ClientMessage> rating_request(const std::vector<std::string>
 std::optional<wire::ClientMessage> ratings_request(const std::vector<std::string>& words, std::string* why);
 // A player's rating, record, rank and last rated game, a few lines.
 std::string describe_rating(const wire::PlayerRating& p);
-// The rating list as a table, or a sentence when it is empty.
+// The rating list as a table, or a sentence when it is empty; then what the sides are worth.
 std::string ratings_table(const wire::RatingList& l);
+// "Sides: the German side is worth 63 rating points over the Soviet (from 12 rated games); ...".
+std::string side_edge_text(const wire::RatingList& l);
 // A fresh random idempotency key.
 std::string new_idempotency_key();
 // Whether to draw with ANSI colour on standard output.

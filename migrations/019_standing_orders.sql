@@ -9,3 +9,7 @@ CREATE TABLE standing_orders (
   orders  BLOB NOT NULL,      -- counterattack.game.StandingOrders
   PRIMARY KEY (game_id, side)
 ) WITHOUT ROWID;
+
+-- Keys that begin 'standing:' are the server's own from now on: a player's
+-- order stored under one before keeps it, marked as the player's.
+UPDATE orders SET idempotency_key = 'player:' || idempotency_key WHERE idempotency_key LIKE 'standing:%';

@@ -108,7 +108,8 @@ GameService::GameService(Storage& storage, Rulesets rulesets, const Config& conf
       vacations_(vacations),
       post_(std::move(post)),
       chat_by_user_(config.chat_messages_per_minute, std::chrono::minutes(1)),
-      refusals_by_user_(config.refused_orders_per_minute, std::chrono::minutes(1)) {}
+      refusals_by_user_(config.refused_orders_per_minute, std::chrono::minutes(1)),
+      standing_by_user_(kStandingChangesPerMinute, std::chrono::minutes(1)) {}
 
 game::ViewerKind GameService::viewer_of(Seat s) {
   switch (s) {
@@ -280,12 +281,16 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
   if (version == 0) {
     for (auto& e : setup) g->recent_events.emplace_back(0, std::move(e));
   }
+  std::pair<int, std::string> last_key;  // the player's order a run of standing answers follows
   for (const auto& row : orders) {
     wire::LoggedOrder entry;
     if (!entry.ParseFromString(row.entry)) return fail("order " + std::to_string(row.version) + " does not decode");
     if (!is_standing_key(row.key)) {  // a standing answer is no retry to recognise, nor the player's play
-      g->keys[{seat_of_side(row.side), row.key}] = Game::KeyRecord{entry.order().SerializeAsString(), true, row.version, {}, true};
+      last_key = {seat_of_side(row.side), row.key};
+      g->keys[last_key] = Game::KeyRecord{entry.order().SerializeAsString(), true, row.version, {}, true};
       g->played[seat_of_side(row.side)] = true;
+    } else if (auto r = g->keys.find(last_key); r != g->keys.end()) {
+      r->second.answered_to = row.version;  // the run of answers after the player's order, as its retry says
     }
     if (row.version <= version) continue;
     if (row.version != version + 1) return fail("order " + std::to_string(version + 1) + " is missing");
@@ -328,8 +333,12 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
     if (g->user[s] != 0) ratings_.warm(g->user[s], g->scenario);
   }
   for (int s = 0; s < 2; ++s) g->views[s] = g->match->seat_view(viewer_of(static_cast<Seat>(s)));
-  // A run of standing answers that a stop cut short goes on (no lock: nobody else has the game yet).
-  answer_standing(g, 0);
+  {
+    // A run of standing answers that a stop cut short goes on. Its writes'
+    // callbacks take the game's lock: held here, they wait for the run.
+    std::lock_guard l(g->mu);
+    answer_standing(g, 0);
+  }
   log::info("game loaded", {{"game", id},
                             {"version", std::to_string(version)},
                             {"state_hash", hash_hex(g->match->state_hash())},
@@ -859,6 +868,7 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
   std::optional<Caller> caller = c;
   std::string k = key;
   game::Order given = order;
+  bool clocks_moved = false;  // by any order of the run so far
   for (;;) {
     const std::int64_t v = ++g->head;
     compute_version(*g, a.events);
@@ -891,6 +901,7 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
       if (g->clock_seconds > 0 && (deciding == game::SOVIET || deciding == game::GERMAN)) stop_clock(*g, seat_of_side(deciding));
       start_clock(*g, seat_of_side(decider));
       new_deadline = g->deadline_unix;
+      clocks_moved = true;
     }
     const std::int64_t held_until = g->held_until;
     const std::array<std::int64_t, 2> clock_left{g->clock_left[0], g->clock_left[1]};
@@ -931,7 +942,7 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
           }
         },
         [this, g, caller, k = std::make_pair(side, k), v, decider, turn, finished, deadline_after, clock_left, rating,
-         last, answered_to, actor](bool ok) {
+         last, clocks_moved, answered_to, actor](bool ok) {
           std::lock_guard l(g->mu);
           --g->pending;
           if (!ok) {
@@ -974,7 +985,7 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
           }
           flush(*g);
           if (last) {
-            if (g->timed() && decider != was && !finished) push_summary(*g);  // the clocks, as they now stand
+            if (clocks_moved && !finished) push_summary(*g);  // the clocks, as they now stand
             notify_turn(*g, was);
           }
           if (finished) {
@@ -1004,19 +1015,24 @@ void GameService::set_standing_orders(const Caller& c, const wire::SetStandingOr
   if (side < 0) return;
   if (g->status == Game::Status::Finished) return c.error(wire::CONFLICT, "The game is over.");
   if (g->broken) return c.error(wire::INTERNAL, "The game is being reloaded; send the standing orders again.");
-  if (auto why = g->rules->check_standing_orders(side_enum(side), req.orders()); !why.empty()) {
+  game::StandingOrders orders = req.orders();
+  orders.DiscardUnknownFields();  // what is kept and shown is what the rules read
+  if (auto why = g->rules->check_standing_orders(side_enum(side), orders); !why.empty()) {
     return c.error(wire::BAD_REQUEST, why);
   }
+  if (!standing_by_user_.take(std::to_string(c.user_id))) {
+    return c.error(wire::RATE_LIMITED, "You are changing standing orders too often; wait a minute.");
+  }
   auto before = std::make_shared<game::StandingOrders>(g->standing[side]);
-  g->standing[side] = req.orders();
-  g->standing_set[side] = req.orders().ByteSizeLong() > 0;
+  g->standing[side] = orders;
+  g->standing_set[side] = orders.ByteSizeLong() > 0;
   ++g->pending;
   storage_.write(
-      [g, side, bytes = req.orders().SerializeAsString()](Db& db) {
+      [g, side, bytes = orders.SerializeAsString()](Db& db) {
         db.prepare("INSERT OR REPLACE INTO standing_orders (game_id, side, orders) VALUES (?, ?, ?)")
             .run(g->id, side_enum(side), Blob{bytes});
       },
-      [g, c, side, before, orders = req.orders()](bool ok) {
+      [g, c, side, before, orders](bool ok) {
         std::lock_guard l(g->mu);
         --g->pending;
         if (ok) return c.ok();

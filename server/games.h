@@ -336,6 +336,9 @@ class GameService {
   static constexpr std::size_t kRestingGames = 64;
   // Each chat message and refused order is stored: a sender's share of them is bounded.
   RecentAttempts chat_by_user_, refusals_by_user_;
+  // Each change of standing orders is a write and may play orders: a player's are bounded.
+  RecentAttempts standing_by_user_;
+  static constexpr int kStandingChangesPerMinute = 30;
   // Connections that follow their user's turns, by user. Taken after a game's mu, never before.
   std::mutex online_mu_;
   std::unordered_multimap<std::int64_t, std::pair<std::uint64_t, std::weak_ptr<Peer>>> online_;

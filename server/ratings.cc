@@ -21,6 +21,12 @@ constexpr double kProvisional = 110;
 // 110 in a year without rated games.
 constexpr double kPeriodsPerDay = 0.21436;
 
+// The side edge starts as if each scenario had this many rated games behind it
+// at half a point each, so that a few early results move it little.
+constexpr double kEdgePriorGames = 10;
+// The edge never goes past this many rating points either way.
+constexpr double kMaxEdge = 400;
+
 int rounded(double x) { return static_cast<int>(std::lround(x)); }
 
 // The rating now: the deviation grown by the time since the last rated game.
@@ -105,10 +111,15 @@ std::optional<Ratings::Change> Ratings::record(Db& db, const std::string& game_i
     before[s] = read(db, c.user[s], c.scenario);
     start[s] = aged(before[s], now);
   }
+  // Each plays the other as rated, moved by what the side they play is worth:
+  // a win with the side that wins less often moves a rating more.
+  const double edge = side_edge(db, c.scenario).points;
   for (int s = 0; s < 2; ++s) {
     auto& a = c.after[s];
     a = before[s];
-    a.rating = glicko2::rate(start[s], {{start[1 - s], score[s]}}, kTau);
+    glicko2::Rating opponent = start[1 - s];
+    opponent.rating += s == 0 ? edge : -edge;
+    a.rating = glicko2::rate(start[s], {{opponent, score[s]}}, kTau);
     a.rating.deviation = std::clamp(a.rating.deviation, kMinDeviation, kMaxDeviation);
     ++a.games;
     (score[s] == 1 ? a.wins : score[s] == 0 ? a.losses : a.draws) += 1;
@@ -246,13 +257,40 @@ void Ratings::get(const Caller& c, const wire::GetRating& req) {
   c.reply(std::move(m));
 }
 
+Ratings::SideEdge Ratings::side_edge(Db& db, const std::string& scenario) {
+  auto& q = db.prepare(
+      "SELECT COUNT(*), COALESCE(SUM(CASE g.result WHEN 'Soviet victory' THEN 1.0 WHEN 'Draw' THEN 0.5 ELSE 0 END), 0)"
+      " FROM games g WHERE g.scenario = ? AND g.rated != 0 AND g.status = 'finished'"
+      " AND g.result IN ('Soviet victory', 'German victory', 'Draw')"
+      " AND EXISTS (SELECT 1 FROM rating_changes r WHERE r.game_id = g.id)");
+  q.bind_all(scenario);
+  SideEdge e;
+  double soviet_points = 0;
+  if (q.step()) {
+    e.games = static_cast<int>(q.integer(0));
+    soviet_points = q.real(1);
+    q.reset();
+  }
+  // The Soviet side's share of the points, and the rating difference at which
+  // Glicko's expected score (400 points a factor of ten) is that share.
+  const double share = (soviet_points + kEdgePriorGames / 2) / (e.games + kEdgePriorGames);
+  e.points = std::clamp(400 * std::log10((1 - share) / share), -kMaxEdge, kMaxEdge);
+  return e;
+}
+
 void Ratings::list(const Caller& c, const wire::ListRatings& req) {
   const std::string scenario = scenario_of(c, req.scenario());
   if (scenario.empty()) return;
-  const auto all = storage_.read([&](Db& db) { return everyone(db, scenario); });
+  SideEdge edge;
+  const auto all = storage_.read([&](Db& db) {
+    edge = side_edge(db, scenario);
+    return everyone(db, scenario);
+  });
   wire::ServerMessage m;
   auto* list = m.mutable_rating_list();
   list->set_scenario(scenario);
+  list->set_german_edge(rounded(edge.points));
+  list->set_edge_games(edge.games);
   const std::int64_t now = unix_now();
   for (std::size_t i = 0; i < all.size() && i < kListed; ++i) {
     auto* p = list->add_players();

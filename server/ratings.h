@@ -1,7 +1,9 @@
 // Ratings: a Glicko-2 rating per player and scenario. Each rated game is one
 // rating period for both players, and its end moves both ratings in the
 // transaction that stores the end. Between games the deviation grows with the
-// time away, so a rating unused for long is trusted less.
+// time away, so a rating unused for long is trusted less. The sides of a
+// scenario are unequal: each player is rated against the opponent's rating
+// moved by what the opponent's side is worth, as the scenario's rated games show it.
 #pragma once
 
 #include <cstdint>
@@ -56,6 +58,15 @@ class Ratings {
 
   // Rounded, with provisional marked.
   static wire::Rating to_wire(const glicko2::Rating& r);
+
+  // What the German side is worth over the Soviet in a scenario, in rating
+  // points (negative: the Soviet side is the stronger), from the rated games
+  // that have moved ratings so far (`games` of them).
+  struct SideEdge {
+    double points = 0;
+    int games = 0;
+  };
+  static SideEdge side_edge(Db& db, const std::string& scenario);
 
  private:
   // The scenario a request names ("counterattack" when empty); empty when unknown (and answered).

@@ -1,6 +1,7 @@
 // Standing orders: the answer a player gave in advance to a decision that the
 // other side's play asks of them (6 break contact, 9 losses and retreats,
-// 10 tactical support, 12 FM Model's re-roll).
+// 10 tactical support, 12 FM Model's re-roll). Decisions in the player's own
+// phase are always asked.
 #include "rules/rules.h"
 
 namespace counterattack {
@@ -9,6 +10,15 @@ std::optional<Order> Engine::standing_answer(const GameState& s, const game::Sta
   using K = Order::Kind;
   Rules r(*this, const_cast<GameState&>(s), nullptr, nullptr);
   const Decision d = r.decision();
+  if (d.kind == game::Decision::GAME_OVER || !s.in_activation() || d.side == s.phase_side()) return std::nullopt;
+  // The first of the legal answers of this kind that `keep` accepts, for when
+  // the chosen answer is refused (a unit that can only be eliminated, say).
+  auto first_legal = [&](auto keep) -> std::optional<Order> {
+    for (auto& o : legal_orders(s)) {
+      if (keep(o)) return o;
+    }
+    return std::nullopt;
+  };
   std::optional<Order> answer;
   switch (d.kind) {
     case game::Decision::BREAK_CONTACT:
@@ -21,7 +31,11 @@ std::optional<Order> Engine::standing_answer(const GameState& s, const game::Sta
       if (standing.keep_die()) answer = Order::of(K::Reroll);
       break;
     case game::Decision::DEFENDER_LOSSES:
-      if (standing.take_losses()) answer = r.loss_order(true, 0, 0, false, false);
+      if (!standing.take_losses()) break;
+      answer = r.loss_order(true, 0, 0, false, false);
+      if (r.check(d.side, *answer)) {
+        answer = first_legal([](const Order& o) { return o.kind == K::TakeLosses && o.elastic == 0 && o.desperate == 0; });
+      }
       break;
     case game::Decision::BARRAGE_LOSS:
       if (standing.take_losses() && !d.candidates.empty()) {
@@ -29,10 +43,9 @@ std::optional<Order> Engine::standing_answer(const GameState& s, const game::Sta
       }
       break;
     case game::Decision::RETREAT:
-      if (standing.retreat()) {
-        const auto movers = r.retreating_units();
-        answer = r.roomy_retreat(movers, r.retreat_options(movers));
-      }
+      if (!standing.retreat()) break;
+      answer = r.roomy_retreat(r.retreating_units(), r.retreat_options(r.retreating_units()));
+      if (r.check(d.side, *answer)) answer = first_legal([](const Order& o) { return o.kind == K::Retreat; });
       break;
     default:
       break;

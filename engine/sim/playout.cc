@@ -219,9 +219,19 @@ void play_one(const Engine& engine, std::uint64_t game_seed, const PlayoutOption
   long orders = 0;
   while (s.step != Step::GameOver && orders < opt.max_orders) {
     const Decision d = engine.decision(s);
-    // Standing orders: an answer given in advance is one the rules accept, and
-    // owes nothing to the other side's secrets.
-    if (auto answer = engine.standing_answer(s, every_standing_order())) {
+    // Standing orders: with every one set, each decision they cover gets an
+    // answer, one the rules accept and that owes nothing to the other side's secrets.
+    const auto answer = engine.standing_answer(s, every_standing_order());
+    const bool covered = s.in_activation() && d.side != s.phase_side() &&
+                         (d.kind == game::Decision::BREAK_CONTACT || d.kind == game::Decision::DEFENSIVE_SUPPORT ||
+                          d.kind == game::Decision::MODEL_REROLL || d.kind == game::Decision::DEFENDER_LOSSES ||
+                          d.kind == game::Decision::BARRAGE_LOSS || d.kind == game::Decision::RETREAT);
+    if (covered != answer.has_value()) {
+      problems.push_back(std::string(covered ? "a decision standing orders cover was left to the player: "
+                                             : "standing orders answered a decision they do not cover: ") +
+                         game::Decision::Kind_Name(d.kind));
+    }
+    if (answer) {
       stats.standing_answers++;
       GameState trial = s;
       Prng trial_dice = dice;

@@ -214,7 +214,22 @@ TEST(RatingList, IsATableWithRankedPlayersFirstAndProvisionalOnesUnranked) {
             "   1  bob                        1611     74     31  20/3/8\n"
             "   2  a_very_long_name_of_24ch   1580    101     12  9/1/2\n"
             "   -  alice                      1662?   290      1  1/0/0\n"
-            "   -  dan                        1338?   290      1  0/0/1\n");
+            "   -  dan                        1338?   290      1  0/0/1\n"
+            "Sides: neither is worth more than the other (from 0 rated games).\n");
+}
+
+TEST(RatingList, SaysWhichSideIsWorthMoreAndThatAWinWithTheOtherCountsForMore) {
+  wire::RatingList l;
+  l.set_german_edge(63);
+  l.set_edge_games(12);
+  EXPECT_EQ(side_edge_text(l),
+            "Sides: the German side is worth 63 rating points over the Soviet (from 12 rated games); a win with the "
+            "Soviet side counts for more.\n");
+  l.set_german_edge(-8);
+  l.set_edge_games(1);
+  EXPECT_EQ(side_edge_text(l),
+            "Sides: the Soviet side is worth 8 rating points over the German (from 1 rated game); a win with the "
+            "German side counts for more.\n");
 }
 
 TEST(RatingList, SaysSoWhenNobodyHasARatingYet) {

@@ -2012,10 +2012,12 @@ TEST_F(StandingOrders, Rule10_TakeLossesPutsABarragesHitOnTheFirstUnit) {
   t.rng = dice({3});  // L
   ASSERT_TRUE(Ok(Side::German, barrage_order("Stuka-1", "0606")));
   ASSERT_EQ(t.decision().kind, game::Decision::BARRAGE_LOSS);
+  const std::string first = t.sc().units[static_cast<size_t>(t.decision().candidates.at(0))].id;
   const auto a = answer(only(&game::StandingOrders::set_take_losses));
   ASSERT_TRUE(a);
   ASSERT_EQ(a->choose_units().units_size(), 1);
   const std::string hit = a->choose_units().units(0);
+  EXPECT_EQ(hit, first);
   ASSERT_TRUE(Ok(Side::Soviet, *a));
   EXPECT_EQ(steps(hit), 1);
   EXPECT_EQ(steps("1TC/1") + steps("1TC/2"), 3);
@@ -2037,6 +2039,19 @@ TEST_F(StandingOrders, Rule12_KeepDieNeverCallsFMModelToReroll) {
   EXPECT_FALSE(a->reroll().reroll());
   ASSERT_TRUE(Ok(Side::German, *a));
   EXPECT_EQ(t.engine.view(t.s, Viewer::German).header().model_turn(), 1);  // Model still waits
+}
+
+TEST_F(StandingOrders, Rule12_TheGermansOwnAttacksAreNeverAnsweredInAdvance) {
+  reset(kAllD1);
+  t.s.model_turn = 1;
+  german_phase();
+  t.put("PzA/2", "0605");
+  t.put("2TC/1", "0606");  // no artillery to ask about
+  to(Side::German, game::Decision::COMBAT);
+  t.rng = dice({2, 5});
+  ASSERT_TRUE(Ok(Side::German, attack_order({"PzA/2"}, "0606")));
+  ASSERT_EQ(t.decision().kind, game::Decision::MODEL_REROLL);
+  EXPECT_FALSE(answer(all())) << "the German sees his own die";
 }
 
 }  // namespace

@@ -164,6 +164,9 @@ PlayStats play(Player& soviet, Player& german, Player* spectator, int max_orders
       ++st.accepted;
       // The opponent's standing orders may have answered after it: every version up to theirs is awaited.
       st.version = std::max(r.order_accepted().version(), r.order_accepted().answered_to_version());
+      if (r.order_accepted().answered_to_version() != 0) {
+        EXPECT_GT(r.order_accepted().answered_to_version(), r.order_accepted().version());
+      }
       if (order->has_move()) ++st.moves;
       if (order->has_undo()) ++st.takebacks;
       st.orders[r.order_accepted().version()] = *order;

@@ -140,6 +140,27 @@ TEST_F(ServerRating, ADrawBetweenUnequalPlayersMovesThemTowardsEachOther) {
   EXPECT_EQ(a.games(), 2);
 }
 
+// The sides are unequal: once the German side has won four rated games, a win
+// with the Soviet side is worth more than the same win with the German side
+// between two newcomers, and the rating list says what the German side is worth.
+TEST_F(ServerRating, AWinWithTheSideThatWinsLessOftenCountsForMore) {
+  auto carol = user("carol"), dave = user("dave");
+  for (int i = 0; i < 4; ++i) resign(*carol, new_game(*carol, *dave, false));  // the Soviet resigns: German victories
+  const auto list = rating_list(*carol);
+  EXPECT_EQ(list.edge_games(), 4);
+  // Four German points of four, over ten even games before them: a share of 5/14 for the Soviet.
+  EXPECT_EQ(list.german_edge(), 102);
+
+  auto alice = user("alice"), bob = user("bob"), erin = user("erin"), frank = user("frank");
+  resign(*bob, new_game(*alice, *bob, false));     // alice wins with the Soviet side
+  resign(*erin, new_game(*erin, *frank, false));   // frank wins with the German side
+  const int soviet_win = rating_of(*alice).rating().rating() - 1500;
+  const int german_win = rating_of(*frank).rating().rating() - 1500;
+  EXPECT_GT(german_win, 0);
+  EXPECT_GT(soviet_win, german_win + 20) << soviet_win << " against " << german_win;
+  EXPECT_EQ(rating_of(*bob).rating().rating() - 1500, -soviet_win) << "newcomers: equal stakes";
+}
+
 TEST_F(ServerRating, CasualAndWithdrawnGamesLeaveRatingsAsTheyAre) {
   auto alice = user("alice"), bob = user("bob");
   const std::string casual = new_game(*alice, *bob, true);
