@@ -862,12 +862,13 @@ std::optional<game::Order> GameService::standing_answer(const Game& g) {
 std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const std::string& key, const game::Order& order,
                                Applied a, game::Side deciding, const std::optional<Caller>& c, std::int64_t actor) {
   // The acknowledgement names the last version the opponent's standing orders
-  // answered after the order: known once the run ends, before any write of it commits.
-  auto answered_to = std::make_shared<std::int64_t>(0);
-  const std::int64_t first = g->head + 1;
+  // answered after the order: known once the run ends, before any write of it
+  // commits. Made only for a run: a lone order's is 0.
+  std::shared_ptr<std::int64_t> answered_to;
   std::optional<Caller> caller = c;
   std::string k = key;
-  game::Order given = order;
+  const game::Order* given = &order;
+  game::Order answer;  // the standing answer being played, once the run has one
   bool clocks_moved = false;  // by any order of the run so far
   for (;;) {
     const std::int64_t v = ++g->head;
@@ -882,7 +883,7 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
     wire::LoggedOrder entry;
     entry.set_version(v);
     entry.set_side(side_enum(side));
-    *entry.mutable_order() = given;
+    *entry.mutable_order() = *given;
     for (auto& e : a.events) *entry.add_events() = std::move(e);
     const bool snapshot = finished || v % config_.snapshot_every == 0;
     struct Row {
@@ -917,6 +918,7 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
       }
     }
     const bool last = !next;
+    if (!last && !answered_to) answered_to = std::make_shared<std::int64_t>(0);
     ++g->pending;
     auto rating = std::make_shared<std::optional<Ratings::Change>>();
     storage_.write(
@@ -973,14 +975,14 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
           if (caller) {
             if (auto r = g->keys.find(k); r != g->keys.end()) {
               r->second.committed = true;
-              r->second.answered_to = *answered_to;
+              r->second.answered_to = answered_to ? *answered_to : 0;
             }
             wire::ServerMessage ack;
             auto* oa = ack.mutable_order_accepted();
             oa->set_game_id(g->id);
             oa->set_idempotency_key(k.second);
             oa->set_version(v);
-            oa->set_answered_to_version(*answered_to);
+            oa->set_answered_to_version(answered_to ? *answered_to : 0);
             caller->reply(std::move(ack));
           }
           flush(*g);
@@ -995,13 +997,14 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
           }
         });
     if (last) {
-      if (v > first) *answered_to = v;
+      if (answered_to) *answered_to = v;
       return v;
     }
     side = seat_of_side(decider);
     deciding = decider;
     k = standing_key(v + 1);
-    given = std::move(*next);
+    answer = std::move(*next);
+    given = &answer;
     a = std::move(answered);
     caller.reset();
   }
