@@ -450,6 +450,14 @@ std::optional<game::StandingOrders> my_standing_orders(Session& s, const std::st
   return std::nullopt;
 }
 
+std::string standing_words(const game::StandingOrders& s) {
+  std::string set;
+  for (const auto& w : kStandingWords) {
+    if ((s.*(w.get))()) set += std::string(set.empty() ? "" : ", ") + w.word;
+  }
+  return set;
+}
+
 std::string describe_standing(const game::StandingOrders& s) {
   std::string set;
   for (const auto& w : kStandingWords) {

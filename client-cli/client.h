@@ -125,6 +125,8 @@ std::optional<wire::ClientMessage> standing_request(const std::string& game_id, 
                                                     std::string* why);
 // Your standing orders in one of your games, as the server keeps them; nothing, with why, when it cannot tell.
 std::optional<game::StandingOrders> my_standing_orders(Session& s, const std::string& game_id, std::string* why);
+// The words of the standing orders set, "no-support, retreat"; empty when none.
+std::string standing_words(const game::StandingOrders& s);
 // The standing orders set, one a line with what each answers; or that there are none.
 std::string describe_standing(const game::StandingOrders& s);
 // What an Account answer says about vacation. `now_unix` 0: the clock's.

@@ -208,6 +208,12 @@ std::string time_line(const LiveGame& g, std::int64_t now_unix) {
   return clock.empty() ? "" : "Time: " + clock + "\n";
 }
 
+std::string standing_line(const LiveGame& g) {
+  if (!g.summary() || g.summary()->status() == "finished" || g.ended()) return "";
+  const std::string set = standing_words(g.summary()->standing_orders());
+  return set.empty() ? "" : "Standing orders: " + set + " (answered for you at once; `standing` to change)\n";
+}
+
 std::string retime(const std::string& shown, const std::string& now) {
   if (shown.empty() || now.empty() || shown == now) return "";
   return "\033[1A\r\033[2K" + now;  // up a line, to its start, cleared
@@ -231,7 +237,8 @@ int run_watch(Session& s, const Scenario& sc, const std::string& game_id, const 
   auto draw = [&] {
     if (json) return;
     shown_time = time_line(g);
-    std::cout << clear_screen(ro.colour) << render_screen(sc, g.view(), g.log(), ro) << shown_time << std::flush;
+    std::cout << clear_screen(ro.colour) << render_screen(sc, g.view(), g.log(), ro) << standing_line(g) << shown_time
+              << std::flush;
   };
   auto notices = [&] {
     for (const auto& n : g.take_notices()) {
@@ -426,7 +433,7 @@ class Shell {
     ro.center_hex = center_;
     ro.full = full_;
     game_->take_new_events();
-    const std::string screen = render_screen(sc_, game_->view(), game_->log(), ro) + time_line(*game_);
+    const std::string screen = render_screen(sc_, game_->view(), game_->log(), ro) + standing_line(*game_) + time_line(*game_);
     if (tty_)
       out(clear_screen(ro.colour) + screen);
     else
@@ -688,6 +695,7 @@ class Shell {
       auto m = standing_request(game_->id(), {w.begin() + 1, w.end()}, &why);
       if (!m) return out(why);
       if (!s_.call(*m, &why)) return out(why);
+      game_->note_standing(m->set_standing_orders().orders());
       out(describe_standing(m->set_standing_orders().orders()));
     } else if (cmd == "vacation") {
       std::string why;

@@ -34,6 +34,10 @@ class LiveGame {
   const std::vector<game::Event>& log() const { return log_; }
   // The game's summary as last sent (the answer to Watch, and each change of a game clock).
   const std::optional<wire::GameSummary>& summary() const { return summary_; }
+  // Your standing orders in it as you just set them (the server pushes no summary for that).
+  void note_standing(const game::StandingOrders& orders) {
+    if (summary_) *summary_->mutable_standing_orders() = orders;
+  }
   bool ended() const {
     return ended_ || (has_view_ && view_.decision().kind() == game::Decision::GAME_OVER);
   }
@@ -60,6 +64,8 @@ class LiveGame {
 // "Time: 3d per move, 1d 2h left" or "Time: clock 15m+10s: Soviet 12:47 (running), German 15:00",
 // with a newline, for a timed game in play, as of `now_unix` (0: now); empty otherwise.
 std::string time_line(const LiveGame& g, std::int64_t now_unix = 0);
+// "Standing orders: no-support, retreat (...)" with a newline when you have any in the game; empty otherwise.
+std::string standing_line(const LiveGame& g);
 // What rewrites `shown`, the time line last printed on a terminal, to `now` in
 // place (the cursor is on the line below it); empty when there is nothing to change.
 std::string retime(const std::string& shown, const std::string& now);

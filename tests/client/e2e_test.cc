@@ -654,6 +654,10 @@ TEST_F(TwoPlayers, StandingOrdersAreSetShownAndClearedFromTheCommandLine) {
   EXPECT_NE(shown.out.find("no-support:"), std::string::npos) << shown.out;
   EXPECT_NE(shown.out.find("retreat:"), std::string::npos) << shown.out;
   EXPECT_EQ(shown.out.find("stand-fast:"), std::string::npos) << shown.out;
+  auto drawn = cli(alice_, {"show", game});
+  EXPECT_NE(drawn.out.find("Standing orders: no-support, retreat (answered for you at once"), std::string::npos)
+      << drawn.out;
+  EXPECT_EQ(cli(bob_, {"show", game}).out.find("Standing orders:"), std::string::npos);
   auto theirs = cli(bob_, {"standing", game});
   EXPECT_NE(theirs.out.find("No standing orders"), std::string::npos) << "alice's are hers alone: " << theirs.out;
 
