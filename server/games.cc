@@ -851,7 +851,8 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
 }
 
 std::optional<game::Order> GameService::standing_answer(const Game& g) {
-  if (g.status != Game::Status::Playing || g.broken) return std::nullopt;
+  // Most games have none: a flag each before asking the rules who decides.
+  if ((!g.standing_set[0] && !g.standing_set[1]) || g.status != Game::Status::Playing || g.broken) return std::nullopt;
   const game::Side decider = g.match->decider();
   if (decider != game::SOVIET && decider != game::GERMAN) return std::nullopt;
   const int seat = seat_of_side(decider);
@@ -943,7 +944,7 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
             throw;
           }
         },
-        [this, g, caller, k = std::make_pair(side, k), v, decider, turn, finished, deadline_after, clock_left, rating,
+        [this, g, caller = std::move(caller), k = std::make_pair(side, k), v, decider, turn, finished, deadline_after, clock_left, rating,
          last, clocks_moved, answered_to, actor](bool ok) {
           std::lock_guard l(g->mu);
           --g->pending;

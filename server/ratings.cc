@@ -136,6 +136,10 @@ std::optional<Ratings::Change> Ratings::record(Db& db, const std::string& game_i
     db.prepare("INSERT INTO rating_changes (game_id, user_id, before, after) VALUES (?, ?, ?, ?)")
         .run(game_id, c.user[s], before[s].rating.rating, a.rating.rating);
   }
+  db.prepare(
+        "INSERT INTO side_records (scenario, games, soviet_points) VALUES (?, 1, ?) ON CONFLICT (scenario) DO UPDATE SET"
+        " games = games + 1, soviet_points = soviet_points + excluded.soviet_points")
+      .run(c.scenario, score[0]);
   return c;
 }
 
@@ -258,11 +262,7 @@ void Ratings::get(const Caller& c, const wire::GetRating& req) {
 }
 
 Ratings::SideEdge Ratings::side_edge(Db& db, const std::string& scenario) {
-  auto& q = db.prepare(
-      "SELECT COUNT(*), COALESCE(SUM(CASE g.result WHEN 'Soviet victory' THEN 1.0 WHEN 'Draw' THEN 0.5 ELSE 0 END), 0)"
-      " FROM games g WHERE g.scenario = ? AND g.rated != 0 AND g.status = 'finished'"
-      " AND g.result IN ('Soviet victory', 'German victory', 'Draw')"
-      " AND EXISTS (SELECT 1 FROM rating_changes r WHERE r.game_id = g.id)");
+  auto& q = db.prepare("SELECT games, soviet_points FROM side_records WHERE scenario = ?");
   q.bind_all(scenario);
   SideEdge e;
   double soviet_points = 0;
