@@ -421,6 +421,46 @@ TEST(ServerUnit, RecentAttemptsHoldPlacesForAttemptsUnderWay) {
   EXPECT_FALSE(limits.take("b"));
 }
 
+// A server that had rated games before the side records gets each scenario's
+// from them: only games that moved ratings, a draw half a point.
+TEST(ServerUnit, TheSideRecordsMigrationCountsTheRatedGamesBeforeIt) {
+  const std::string dir = make_temp_dir("sides");
+  std::string err;
+  Db db(dir + "/db.sqlite", true, err);
+  ASSERT_TRUE(db.ok()) << err;
+  std::string last;
+  for (const auto& [name, sql] : embedded_migrations()) {
+    if (name.starts_with("020_")) {
+      last = sql;
+      break;
+    }
+    db.exec(sql);
+  }
+  ASSERT_FALSE(last.empty());
+  db.exec("INSERT INTO users (id, name, password_hash, created_unix) VALUES (1, 'alice', '', 0), (2, 'bob', '', 0)");
+  auto game = [&](const std::string& id, const std::string& result, bool rated, bool moved) {
+    db.prepare("INSERT INTO games (id, scenario, options, seed, seed_commitment, creator_id, soviet_id, german_id, private,"
+               " invite_code, status, result, created_unix, updated_unix, rated)"
+               " VALUES (?, 'counterattack', '', x'00', '', 1, 1, 2, 0, '', 'finished', ?, 0, 0, ?)")
+        .run(id, result, rated ? 1 : 0);
+    if (moved) {
+      db.prepare("INSERT INTO rating_changes (game_id, user_id, before, after) VALUES (?, 1, 1500, 1500)").run(id);
+    }
+  };
+  game("g1", "Soviet victory", true, true);
+  game("g2", "German victory", true, true);
+  game("g3", "Draw", true, true);
+  game("g4", "Soviet victory", false, false);  // casual
+  game("g5", "Aborted", true, false);          // ended before a first move: rated nothing
+  db.exec(last);
+  auto& q = db.prepare("SELECT games, soviet_points FROM side_records WHERE scenario = 'counterattack'");
+  q.bind_all();
+  ASSERT_TRUE(q.step());
+  EXPECT_EQ(q.integer(0), 3);
+  EXPECT_DOUBLE_EQ(q.real(1), 1.5);
+  q.reset();
+}
+
 TEST(ServerUnit, StorageAppliesMigrationsOnceAndCommitsInGroups) {
   const std::string dir = make_temp_dir("storage");
   std::string err;
