@@ -11,15 +11,10 @@ std::optional<Order> Engine::standing_answer(const GameState& s, const game::Sta
   Rules r(*this, const_cast<GameState&>(s), nullptr, nullptr);
   const Decision d = r.decision();
   if (d.kind == game::Decision::GAME_OVER || !s.in_activation() || d.side == s.phase_side()) return std::nullopt;
-  // The first of the legal answers of this kind that `keep` accepts, for when
-  // the chosen answer is refused (a unit that can only be eliminated, say).
-  auto first_legal = [&](auto keep) -> std::optional<Order> {
-    for (auto& o : legal_orders(s)) {
-      if (keep(o)) return o;
-    }
-    return std::nullopt;
-  };
   std::optional<Order> answer;
+  // For a chosen answer the rules refuse (a unit that can only be eliminated,
+  // say): the first legal answer that this accepts.
+  bool (*fallback)(const Order&) = nullptr;
   switch (d.kind) {
     case game::Decision::BREAK_CONTACT:
       if (standing.stand_fast()) answer = Order::of(K::BreakContact);
@@ -33,26 +28,32 @@ std::optional<Order> Engine::standing_answer(const GameState& s, const game::Sta
     case game::Decision::DEFENDER_LOSSES:
       if (!standing.take_losses()) break;
       answer = r.loss_order(true, 0, 0, false, false);
-      if (r.check(d.side, *answer)) {
-        answer = first_legal([](const Order& o) { return o.kind == K::TakeLosses && o.elastic == 0 && o.desperate == 0; });
-      }
+      fallback = [](const Order& o) { return o.kind == K::TakeLosses && o.elastic == 0 && o.desperate == 0; };
       break;
     case game::Decision::BARRAGE_LOSS:
       if (standing.take_losses() && !d.candidates.empty()) {
         answer = Order::of(K::ChooseUnits, {static_cast<std::int16_t>(d.candidates.front())});
       }
       break;
-    case game::Decision::RETREAT:
+    case game::Decision::RETREAT: {
       if (!standing.retreat()) break;
-      answer = r.roomy_retreat(r.retreating_units(), r.retreat_options(r.retreating_units()));
-      if (r.check(d.side, *answer)) answer = first_legal([](const Order& o) { return o.kind == K::Retreat; });
+      const auto movers = r.retreating_units();
+      answer = r.roomy_retreat(movers, r.retreat_options(movers));
+      fallback = [](const Order& o) { return o.kind == K::Retreat; };
       break;
+    }
     default:
       break;
   }
-  // An answer the rules would refuse now is left to the player.
-  if (answer && r.check(d.side, *answer)) return std::nullopt;
-  return answer;
+  if (!answer || !r.check(d.side, *answer)) return answer;
+  // Refused now: the fallback's first legal answer (each legal order is one
+  // the rules accept), or else the player is asked.
+  if (fallback) {
+    for (auto& o : legal_orders(s)) {
+      if (fallback(o)) return o;
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace counterattack

@@ -217,11 +217,12 @@ void play_one(const Engine& engine, std::uint64_t game_seed, const PlayoutOption
   check_state(engine, s, problems);
   note("start");
   long orders = 0;
+  const game::StandingOrders every_order = every_standing_order();
   while (s.step != Step::GameOver && orders < opt.max_orders) {
     const Decision d = engine.decision(s);
     // Standing orders: with every one set, each decision they cover gets an
     // answer, one the rules accept and that owes nothing to the other side's secrets.
-    const auto answer = engine.standing_answer(s, every_standing_order());
+    const auto answer = engine.standing_answer(s, every_order);
     const bool covered = s.in_activation() && d.side != s.phase_side() &&
                          (d.kind == game::Decision::BREAK_CONTACT || d.kind == game::Decision::DEFENSIVE_SUPPORT ||
                           d.kind == game::Decision::MODEL_REROLL || d.kind == game::Decision::DEFENDER_LOSSES ||
@@ -241,7 +242,7 @@ void play_one(const Engine& engine, std::uint64_t game_seed, const PlayoutOption
         GameState other = s;
         Prng hide = Prng::from_seed(game_seed ^ static_cast<std::uint64_t>(orders));
         perturb_hidden(engine, other, enemy_of(d.side), hide);
-        const auto again = engine.standing_answer(other, every_standing_order());
+        const auto again = engine.standing_answer(other, every_order);
         if (!again || !(*again == *answer)) problems.push_back("a standing answer owed something to the other side's secrets");
       }
     }
