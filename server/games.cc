@@ -24,10 +24,17 @@ std::string hash_hex(std::uint64_t h) {
 game::Side side_enum(int side) { return side == 0 ? game::SOVIET : game::GERMAN; }
 
 // The idempotency key of an order a player's standing orders gave: its version
-// behind a prefix that players' own keys may not have.
+// behind a prefix that players' own keys may not have. The first answer of a run
+// that no order of the opponent's started (standing orders set while the
+// decision waits) is marked, so that a retry of the order before it, after a
+// restart, is not told of a run it did not cause.
 constexpr std::string_view kStandingKeyPrefix = "standing:";
-std::string standing_key(std::int64_t version) { return std::string(kStandingKeyPrefix) + std::to_string(version); }
+constexpr std::string_view kOwnRunMark = "/set";
+std::string standing_key(std::int64_t version, bool own_run = false) {
+  return std::string(kStandingKeyPrefix) + std::to_string(version) + (own_run ? std::string(kOwnRunMark) : "");
+}
 bool is_standing_key(const std::string& key) { return key.starts_with(kStandingKeyPrefix); }
+bool starts_own_run(const std::string& key) { return is_standing_key(key) && key.ends_with(kOwnRunMark); }
 
 // Code points, for the chat limit (protobuf has already checked the UTF-8).
 std::size_t code_points(const std::string& s) {
@@ -289,6 +296,8 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
       last_key = {seat_of_side(row.side), row.key};
       g->keys[last_key] = Game::KeyRecord{entry.order().SerializeAsString(), true, row.version, {}, true};
       g->played[seat_of_side(row.side)] = true;
+    } else if (starts_own_run(row.key)) {
+      last_key = {};  // this run and its answers follow no order
     } else if (auto r = g->keys.find(last_key); r != g->keys.end()) {
       r->second.answered_to = row.version;  // the run of answers after the player's order, as its retry says
     }
@@ -1047,16 +1056,16 @@ void GameService::set_standing_orders(const Caller& c, const wire::SetStandingOr
         c.error(wire::INTERNAL, "The standing orders could not be stored; send them again.");
       });
   // The decision now, when they cover it (the orders it makes are the player's whatever becomes of this write).
-  answer_standing(g, c.user_id);
+  answer_standing(g, c.user_id, true);
 }
 
-void GameService::answer_standing(const std::shared_ptr<Game>& g, std::int64_t actor) {
+void GameService::answer_standing(const std::shared_ptr<Game>& g, std::int64_t actor, bool own_run) {
   if (overdue(*g)) return;
   auto next = standing_answer(*g);
   if (!next) return;
   const game::Side decider = g->match->decider();
   if (Applied a = g->match->apply(decider, *next); a.accepted) {
-    play(g, seat_of_side(decider), standing_key(g->head + 1), *next, std::move(a), decider, std::nullopt, actor);
+    play(g, seat_of_side(decider), standing_key(g->head + 1, own_run), *next, std::move(a), decider, std::nullopt, actor);
   }
 }
 

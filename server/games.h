@@ -306,7 +306,8 @@ class GameService {
   static std::optional<game::Order> standing_answer(const Game& g);
   // With g->mu held: when the decider's standing orders answer the decision now,
   // that answer and the run that follows it are played; `actor` as for play().
-  void answer_standing(const std::shared_ptr<Game>& g, std::int64_t actor);
+  // own_run: set by the player now, not following an order of the opponent's.
+  void answer_standing(const std::shared_ptr<Game>& g, std::int64_t actor, bool own_run = false);
   void send_catch_up(Game& g, const Caller& c, Seat seat, Frame snapshot);
   void send_log(Game& g, const Caller& c);
   static void log_closed(const Caller& c);

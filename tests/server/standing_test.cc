@@ -88,9 +88,17 @@ TEST_F(ServerStanding, TheDecisionsTheyCoverAreAnsweredAtOnceForTheAbsentPlayerA
   EXPECT_GT(answered, 0);
 }
 
+// The last order a player gave, and what the server answered.
+struct Given {
+  game::Side side = game::SIDE_UNSPECIFIED;
+  std::string key;
+  game::Order order;
+  wire::OrderAccepted accepted;
+};
+
 // Two bots play game `id` until a decision the Soviet's standing orders would
 // cover waits for him: true; false when the game ends first.
-bool play_until_the_soviet_is_asked(Player& soviet, Player& german) {
+bool play_until_the_soviet_is_asked(Player& soviet, Player& german, Given* last = nullptr) {
   Bot bots[2] = {Bot(game::SOVIET, default_scenario()), Bot(game::GERMAN, default_scenario())};
   int serial = 0;
   for (int i = 0; i < 20000; ++i) {
@@ -107,8 +115,10 @@ bool play_until_the_soviet_is_asked(Player& soviet, Player& german) {
     Bot& bot = bots[d.side() == game::SOVIET ? 0 : 1];
     auto order = bot.next(p.view);
     if (!order) return ADD_FAILURE() << "the bot has no order for " << d.ShortDebugString(), false;
-    auto r = p.client.submit(p.game_id, "w" + std::to_string(serial++), *order);
+    const std::string key = "w" + std::to_string(serial++);
+    auto r = p.client.submit(p.game_id, key, *order);
     bot.result(r.has_order_accepted(), r.order_rejected().rejection().reason());
+    if (last && r.has_order_accepted()) *last = Given{d.side(), key, *order, r.order_accepted()};
     if (bot.stuck() > 40) return ADD_FAILURE() << "the bot is stuck at " << d.ShortDebugString(), false;
     if (r.has_order_accepted() && !(soviet.wait_version(r.order_accepted().version()) &&
                                     german.wait_version(r.order_accepted().version()))) {
@@ -122,12 +132,13 @@ TEST_F(ServerStanding, SetWhileTheirDecisionWaitsTheyAnswerItAndTheyLastThroughA
   auto alice = user("alice"), bob = user("bob");
   std::string id;
   bool asked = false;
+  Given last;
   // Most games bring such a decision; a few games make sure.
   for (int game = 0; game < 5 && !asked && !HasFailure(); ++game) {
     id = start_game(*alice, *bob);
     ASSERT_FALSE(HasFailure());
     auto [soviet, german] = watch_as_players(*alice, *bob, id);
-    asked = play_until_the_soviet_is_asked(soviet, german);
+    asked = play_until_the_soviet_is_asked(soviet, german, &last);
     if (!asked) continue;
     const std::int64_t before = soviet.version;
     ASSERT_TRUE(set_standing(*alice, id, every_order(game::SOVIET)).has_ok());
@@ -140,6 +151,16 @@ TEST_F(ServerStanding, SetWhileTheirDecisionWaitsTheyAnswerItAndTheyLastThroughA
   restart();
   auto again = login_as("alice");
   ASSERT_TRUE(again);
+  // The order before them, sent again, is the same order, and the answers the
+  // standing orders gave when they were set are not told as following it.
+  ASSERT_NE(last.side, game::SIDE_UNSPECIFIED);
+  auto bob_again = login_as("bob");
+  ASSERT_TRUE(bob_again);
+  Client* sender = last.side == game::SOVIET ? again.get() : bob_again.get();
+  const auto retry = sender->submit(id, last.key, last.order);
+  ASSERT_TRUE(retry.has_order_accepted()) << retry.ShortDebugString();
+  EXPECT_EQ(retry.order_accepted().version(), last.accepted.version());
+  EXPECT_EQ(retry.order_accepted().answered_to_version(), last.accepted.answered_to_version());
   EXPECT_EQ(summary_in_my_games(*again, id).standing_orders().SerializeAsString(),
             every_order(game::SOVIET).SerializeAsString());
   // All off asks every decision again.
