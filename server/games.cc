@@ -972,15 +972,18 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
             if (caller) caller->error(wire::INTERNAL, "The order could not be stored; nothing was applied. Watch the game again.");
             return;
           }
-          // A run of standing answers tells the turn once, after its last order.
+          // A run of standing answers tells the turn once, after its last order; until
+          // then summaries keep the decider, turn and clocks from before it, together.
           const game::Side was = g->committed_decider;
           g->committed = v;
-          if (last) g->committed_decider = decider;
-          g->committed_turn = turn;
-          if (g->committed_deadline != deadline_after) g->reminded = false;
-          g->committed_deadline = deadline_after;
-          g->committed_clock_left[0] = clock_left[0];
-          g->committed_clock_left[1] = clock_left[1];
+          if (last) {
+            g->committed_decider = decider;
+            g->committed_turn = turn;
+            if (g->committed_deadline != deadline_after) g->reminded = false;
+            g->committed_deadline = deadline_after;
+            g->committed_clock_left[0] = clock_left[0];
+            g->committed_clock_left[1] = clock_left[1];
+          }
           if (finished) ended_durably(*g, *rating);
           if (caller) {
             if (auto r = g->keys.find(k); r != g->keys.end()) {
