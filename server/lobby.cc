@@ -374,11 +374,12 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
   ratings_.warm(c.user_id, g->scenario);  // here, not in the syncer's callback that answers
   std::lock_guard lock(g->mu);
   if (g->side_of(c.user_id) >= 0) return c.error(wire::CONFLICT, "You are already in this game.");
-  if (g->reserved_for != 0 && g->reserved_for != c.user_id) {
-    return c.error(wire::FORBIDDEN, "This game is a rematch kept for " + g->reserved_name + ".");
-  }
+  // Before the reservation: whom a private game is kept for is for those with its code.
   if (g->is_private && req.invite_code() != g->invite && g->reserved_for != c.user_id) {
     return c.error(wire::FORBIDDEN, "This game is private: joining it needs its invite code.");
+  }
+  if (g->reserved_for != 0 && g->reserved_for != c.user_id) {
+    return c.error(wire::FORBIDDEN, "This game is a rematch kept for " + g->reserved_name + ".");
   }
   if (g->status == Game::Status::Playing) return c.error(wire::CONFLICT, "The game has already started.");
   if (g->status == Game::Status::Finished) return c.error(wire::CONFLICT, "The game is over.");

@@ -183,5 +183,27 @@ TEST_F(ServerRematch, APrivateGamesRematchIsJoinedWithoutItsCodeAndOneRefusedLea
   for (int i = 0; i < 2; ++i) EXPECT_EQ(ask_rematch(*alice, strict).error().code(), wire::BAD_REQUEST) << i;
 }
 
+TEST_F(ServerRematch, AStrangerWithAPrivateRematchsIdLearnsNotWhomItIsKeptFor) {
+  auto alice = user("alice"), bob = user("bob"), mallory = user("mallory");
+  auto made = alice->create_game(wire::CHOOSE_SOVIET, true);
+  ASSERT_TRUE(made.has_game_created()) << made.DebugString();
+  const std::string old = made.game_created().game().game_id();
+  ASSERT_TRUE(bob->join(old, made.game_created().invite_code()).has_game());
+  wire::ClientMessage resign;
+  resign.mutable_resign()->set_game_id(old);
+  ASSERT_FALSE(bob->request(resign).has_error());
+  auto offered = ask_rematch(*alice, old);
+  ASSERT_TRUE(offered.has_game_created()) << offered.DebugString();
+  const std::string id = offered.game_created().game().game_id();
+
+  // Refused as any private game is without its code, naming nobody.
+  const auto refused = mallory->join(id);
+  EXPECT_EQ(refused.error().code(), wire::FORBIDDEN) << refused.DebugString();
+  EXPECT_EQ(refused.error().message().find("bob"), std::string::npos) << refused.error().message();
+  EXPECT_EQ(mallory->join(id, offered.game_created().invite_code()).error().code(), wire::FORBIDDEN)
+      << "kept for bob, code or not";
+  EXPECT_TRUE(bob->join(id).has_game());
+}
+
 }  // namespace
 }  // namespace counterattack::server::testing
