@@ -627,7 +627,7 @@ bool GameService::watch(const Caller& c, const wire::Watch& req) {
   const auto pid = c.peer->peer_id();
   g->unsubscribe(pid);
   if (side >= 0) g->mailed[side] = false;  // looked at: the next turn away is mailed again
-  Game::Subscriber sub{c.peer, pid, seat, 0};
+  Game::Subscriber sub{c.peer, pid, seat, 0, c.user_id};
   const int si = static_cast<int>(seat);
 
   // The missed deltas, when all are kept and they weigh less than a snapshot.

@@ -114,6 +114,7 @@ struct Game {
     std::uint64_t peer_id = 0;
     Seat seat = Seat::Spectator;
     std::int64_t sent = 0;  // the version this subscriber has
+    std::int64_t user = 0;  // who watches (0: nobody logged in)
   };
   std::vector<Subscriber> subscribers;
   void unsubscribe(std::uint64_t peer_id) {

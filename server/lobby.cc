@@ -385,9 +385,11 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
   if (g->status == Game::Status::Finished) return c.error(wire::CONFLICT, "The game is over.");
   if (g->pending > 0) return c.error(wire::CONFLICT, "The game is not ready yet; try again.");
   const int seat = g->user[0] == 0 ? 0 : 1;
-  // A spectator's stream on this connection would go on showing the spectators'
-  // view and chat to a player: it ends, and a Watch now gives the player's seat.
-  g->unsubscribe(c.peer->peer_id());
+  // A spectator's stream on this connection, or another of the player's, would go on
+  // showing the spectators' view and chat to a player: it ends, and a Watch now gives the player's seat.
+  std::erase_if(g->subscribers, [&](const Game::Subscriber& s) {
+    return s.peer_id == c.peer->peer_id() || s.user == c.user_id;
+  });
   g->user[seat] = c.user_id;
   g->name[seat] = c.name;
   g->status = Game::Status::Playing;

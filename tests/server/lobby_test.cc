@@ -159,6 +159,21 @@ TEST_F(ServerLobby, LoggingInOrJoiningEndsASpectatorsStream) {
   EXPECT_FALSE(has_chat(*dave, "who is dave?"));
 }
 
+TEST_F(ServerLobby, APlayerWhoJoinsReadsNoSpectatorsChatOnTheirOtherConnections) {
+  auto carol = user("carol"), eve = user("eve"), dave = user("dave");
+  auto dave_elsewhere = login_as("dave");
+  auto created = carol->create_game(wire::CHOOSE_SOVIET);
+  ASSERT_TRUE(created.has_game_created());
+  const std::string open = created.game_created().game().game_id();
+  ASSERT_TRUE(eve->watch(open).has_game());
+  ASSERT_TRUE(dave_elsewhere->watch(open).has_game());  // a spectator, until dave joins
+  ASSERT_EQ(dave->join(open).game().your_side(), "german");
+  EXPECT_TRUE(eve->request(chat(open, wire::SPECTATORS, "dave will blunder")).has_ok());
+  ASSERT_TRUE(eve->ping().has_pong());
+  ASSERT_TRUE(dave_elsewhere->ping().has_pong());
+  EXPECT_FALSE(has_chat(*dave_elsewhere, "dave will blunder"));
+}
+
 // A finished game nobody watches rests in memory with the last few others:
 // watching it again, or reading its log, does not replay it from the database
 // each time, and a restart replays it once.
