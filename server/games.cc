@@ -109,7 +109,8 @@ GameService::GameService(Storage& storage, Rulesets rulesets, const Config& conf
       post_(std::move(post)),
       chat_by_user_(config.chat_messages_per_minute, std::chrono::minutes(1)),
       refusals_by_user_(config.refused_orders_per_minute, std::chrono::minutes(1)),
-      standing_by_user_(kStandingChangesPerMinute, std::chrono::minutes(1)) {}
+      standing_by_user_(kStandingChangesPerMinute, std::chrono::minutes(1)),
+      rematch_offers_by_user_(kRematchOffersPerHour, std::chrono::hours(1)) {}
 
 game::ViewerKind GameService::viewer_of(Seat s) {
   switch (s) {

@@ -101,8 +101,17 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
   }
   std::lock_guard lock(g->mu);
   ++g->pending;
+  auto crowded = std::make_shared<bool>(false);
   storage_.write(
-      [g, opts = join_options(options)](Db& db) {
+      [g, opts = join_options(options), crowded](Db& db) {
+        auto& q = db.prepare("SELECT COUNT(*) FROM games WHERE status = 'open' AND creator_id = ?");
+        q.bind_all(g->creator);
+        std::int64_t open = 0;
+        while (q.step()) open = q.integer(0);
+        if (open >= kOpenGamesPerUser) {
+          *crowded = true;
+          throw std::runtime_error("too many open games");
+        }
         db.prepare(
               "INSERT INTO games (id, scenario, options, seed, seed_commitment, creator_id, soviet_id, german_id, private,"
               " invite_code, status, created_unix, updated_unix, move_seconds, rated, clock_seconds, increment_seconds,"
@@ -113,7 +122,7 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
                  g->created_unix, g->move_seconds, g->rated ? 1 : 0, g->clock_seconds, g->increment_seconds,
                  g->clock_seconds, g->clock_seconds, g->rematch_of, g->reserved_for);
       },
-      [this, g, c, side](bool ok) {
+      [this, g, c, side, crowded](bool ok) {
         std::lock_guard l(g->mu);
         --g->pending;
         if (!ok) {
@@ -121,6 +130,10 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
           if (!g->rematch_of.empty()) {
             std::lock_guard map_lock(mu_);
             rematches_.erase(g->rematch_of);
+          }
+          if (*crowded) {
+            return c.error(wire::CONFLICT, "You have " + std::to_string(kOpenGamesPerUser) +
+                                               " games waiting for an opponent: withdraw one (Resign) first.");
           }
           return c.error(wire::INTERNAL, "The game could not be stored.");
         }
@@ -251,10 +264,14 @@ void GameService::rematch(const Caller& c, const wire::Rematch& req) {
   } else if (made) {
     return c.error(wire::CONFLICT, "A rematch of this game is being made; try again.");
   }
-  if (!make_game(c, terms, r)) {
-    // Refused before anything was stored (the server's bounds have changed since): not being made.
-    std::lock_guard lock(mu_);
-    if (auto it = rematches_.find(r.rematch_of); it != rematches_.end() && it->second.empty()) rematches_.erase(it);
+  const bool allowed = rematch_offers_by_user_.take(std::to_string(c.user_id));
+  if (!allowed || !make_game(c, terms, r)) {
+    // Refused before anything was stored (too many offers, or the server's bounds have changed since): not being made.
+    {
+      std::lock_guard lock(mu_);
+      if (auto it = rematches_.find(r.rematch_of); it != rematches_.end() && it->second.empty()) rematches_.erase(it);
+    }
+    if (!allowed) c.error(wire::RATE_LIMITED, "You have offered rematches too often; wait an hour.");
   }
 }
 
