@@ -116,7 +116,8 @@ GameService::GameService(Storage& storage, Rulesets rulesets, const Config& conf
       post_(std::move(post)),
       chat_by_user_(config.chat_messages_per_minute, std::chrono::minutes(1)),
       refusals_by_user_(config.refused_orders_per_minute, std::chrono::minutes(1)),
-      standing_by_user_(kStandingChangesPerMinute, std::chrono::minutes(1)) {}
+      standing_by_user_(kStandingChangesPerMinute, std::chrono::minutes(1)),
+      rematch_offers_by_user_(kRematchOffersPerHour, std::chrono::hours(1)) {}
 
 game::ViewerKind GameService::viewer_of(Seat s) {
   switch (s) {
@@ -636,7 +637,7 @@ bool GameService::watch(const Caller& c, const wire::Watch& req) {
   const auto pid = c.peer->peer_id();
   g->unsubscribe(pid);
   if (side >= 0) g->mailed[side] = false;  // looked at: the next turn away is mailed again
-  Game::Subscriber sub{c.peer, pid, seat, 0};
+  Game::Subscriber sub{c.peer, pid, seat, 0, c.user_id};
   const int si = static_cast<int>(seat);
 
   // The missed deltas, when all are kept and they weigh less than a snapshot.

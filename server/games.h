@@ -114,6 +114,7 @@ struct Game {
     std::uint64_t peer_id = 0;
     Seat seat = Seat::Spectator;
     std::int64_t sent = 0;  // the version this subscriber has
+    std::int64_t user = 0;  // who watches (0: nobody logged in)
   };
   std::vector<Subscriber> subscribers;
   void unsubscribe(std::uint64_t peer_id) {
@@ -340,6 +341,11 @@ class GameService {
   // Each change of standing orders is a write and may play orders: a player's are bounded.
   RecentAttempts standing_by_user_;
   static constexpr int kStandingChangesPerMinute = 30;
+  // Each rematch offered is a game stored, and a notice or a mail to the opponent.
+  RecentAttempts rematch_offers_by_user_;
+  static constexpr int kRematchOffersPerHour = 10;
+  // Open games wait in memory and in the lobby on their maker's word alone.
+  static constexpr int kOpenGamesPerUser = 20;
   // Connections that follow their user's turns, by user. Taken after a game's mu, never before.
   std::mutex online_mu_;
   std::unordered_multimap<std::int64_t, std::pair<std::uint64_t, std::weak_ptr<Peer>>> online_;

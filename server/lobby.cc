@@ -101,8 +101,17 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
   }
   std::lock_guard lock(g->mu);
   ++g->pending;
+  auto crowded = std::make_shared<bool>(false);
   storage_.write(
-      [g, opts = join_options(options)](Db& db) {
+      [g, opts = join_options(options), crowded](Db& db) {
+        auto& q = db.prepare("SELECT COUNT(*) FROM games WHERE status = 'open' AND creator_id = ?");
+        q.bind_all(g->creator);
+        std::int64_t open = 0;
+        while (q.step()) open = q.integer(0);
+        if (open >= kOpenGamesPerUser) {
+          *crowded = true;
+          throw std::runtime_error("too many open games");
+        }
         db.prepare(
               "INSERT INTO games (id, scenario, options, seed, seed_commitment, creator_id, soviet_id, german_id, private,"
               " invite_code, status, created_unix, updated_unix, move_seconds, rated, clock_seconds, increment_seconds,"
@@ -113,7 +122,7 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
                  g->created_unix, g->move_seconds, g->rated ? 1 : 0, g->clock_seconds, g->increment_seconds,
                  g->clock_seconds, g->clock_seconds, g->rematch_of, g->reserved_for);
       },
-      [this, g, c, side](bool ok) {
+      [this, g, c, side, crowded](bool ok) {
         std::lock_guard l(g->mu);
         --g->pending;
         if (!ok) {
@@ -121,6 +130,10 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
           if (!g->rematch_of.empty()) {
             std::lock_guard map_lock(mu_);
             rematches_.erase(g->rematch_of);
+          }
+          if (*crowded) {
+            return c.error(wire::CONFLICT, "You have " + std::to_string(kOpenGamesPerUser) +
+                                               " games waiting for an opponent: withdraw one (Resign) first.");
           }
           return c.error(wire::INTERNAL, "The game could not be stored.");
         }
@@ -251,10 +264,14 @@ void GameService::rematch(const Caller& c, const wire::Rematch& req) {
   } else if (made) {
     return c.error(wire::CONFLICT, "A rematch of this game is being made; try again.");
   }
-  if (!make_game(c, terms, r)) {
-    // Refused before anything was stored (the server's bounds have changed since): not being made.
-    std::lock_guard lock(mu_);
-    if (auto it = rematches_.find(r.rematch_of); it != rematches_.end() && it->second.empty()) rematches_.erase(it);
+  const bool allowed = rematch_offers_by_user_.take(std::to_string(c.user_id));
+  if (!allowed || !make_game(c, terms, r)) {
+    // Refused before anything was stored (too many offers, or the server's bounds have changed since): not being made.
+    {
+      std::lock_guard lock(mu_);
+      if (auto it = rematches_.find(r.rematch_of); it != rematches_.end() && it->second.empty()) rematches_.erase(it);
+    }
+    if (!allowed) c.error(wire::RATE_LIMITED, "You have offered rematches too often; wait an hour.");
   }
 }
 
@@ -374,19 +391,22 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
   ratings_.warm(c.user_id, g->scenario);  // here, not in the syncer's callback that answers
   std::lock_guard lock(g->mu);
   if (g->side_of(c.user_id) >= 0) return c.error(wire::CONFLICT, "You are already in this game.");
-  if (g->reserved_for != 0 && g->reserved_for != c.user_id) {
-    return c.error(wire::FORBIDDEN, "This game is a rematch kept for " + g->reserved_name + ".");
-  }
+  // Before the reservation: whom a private game is kept for is for those with its code.
   if (g->is_private && req.invite_code() != g->invite && g->reserved_for != c.user_id) {
     return c.error(wire::FORBIDDEN, "This game is private: joining it needs its invite code.");
+  }
+  if (g->reserved_for != 0 && g->reserved_for != c.user_id) {
+    return c.error(wire::FORBIDDEN, "This game is a rematch kept for " + g->reserved_name + ".");
   }
   if (g->status == Game::Status::Playing) return c.error(wire::CONFLICT, "The game has already started.");
   if (g->status == Game::Status::Finished) return c.error(wire::CONFLICT, "The game is over.");
   if (g->pending > 0) return c.error(wire::CONFLICT, "The game is not ready yet; try again.");
   const int seat = g->user[0] == 0 ? 0 : 1;
-  // A spectator's stream on this connection would go on showing the spectators'
-  // view and chat to a player: it ends, and a Watch now gives the player's seat.
-  g->unsubscribe(c.peer->peer_id());
+  // A spectator's stream on this connection, or another of the player's, would go on
+  // showing the spectators' view and chat to a player: it ends, and a Watch now gives the player's seat.
+  std::erase_if(g->subscribers, [&](const Game::Subscriber& s) {
+    return s.peer_id == c.peer->peer_id() || s.user == c.user_id;
+  });
   g->user[seat] = c.user_id;
   g->name[seat] = c.name;
   g->status = Game::Status::Playing;

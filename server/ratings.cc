@@ -196,14 +196,16 @@ std::vector<Ratings::Rated> Ratings::everyone(Db& db, const std::string& scenari
   return out;
 }
 
-std::vector<wire::RatedGame> Ratings::recent_games(Db& db, std::int64_t user, const std::string& scenario) {
+std::vector<wire::RatedGame> Ratings::recent_games(Db& db, std::int64_t user, const std::string& scenario,
+                                                  std::int64_t viewer) {
   std::vector<wire::RatedGame> out;
   auto& q = db.prepare(
       "SELECT g.id, g.soviet_id = rc.user_id, COALESCE(o.name, ''), g.result, rc.before, rc.after, g.updated_unix"
       " FROM rating_changes rc JOIN games g ON g.id = rc.game_id"
       " LEFT JOIN users o ON o.id = CASE WHEN g.soviet_id = rc.user_id THEN g.german_id ELSE g.soviet_id END"
-      " WHERE rc.user_id = ? AND g.scenario = ? ORDER BY g.updated_unix DESC, g.rowid DESC LIMIT ?");
-  q.bind_all(user, scenario, static_cast<std::int64_t>(kRecent));
+      " WHERE rc.user_id = ? AND g.scenario = ? AND (g.private = 0 OR g.soviet_id = ? OR g.german_id = ?)"
+      " ORDER BY g.updated_unix DESC, g.rowid DESC LIMIT ?");
+  q.bind_all(user, scenario, viewer, viewer, static_cast<std::int64_t>(kRecent));
   while (q.step()) {
     wire::RatedGame g;
     g.set_game_id(q.text(0));
@@ -247,7 +249,7 @@ void Ratings::get(const Caller& c, const wire::GetRating& req) {
     for (std::size_t i = 0; i < all.size() && all[i].established; ++i) {
       if (all[i].name == out.name) out.rank = static_cast<int>(i) + 1;
     }
-    out.recent = recent_games(db, user, scenario);
+    out.recent = recent_games(db, user, scenario, c.user_id);  // a private game's id and players are its own
     return out;
   });
   if (f.name.empty()) return c.error(wire::NOT_FOUND, "There is no player '" + name + "'.");

@@ -82,8 +82,10 @@ class Ratings {
   };
   static std::vector<Rated> everyone(Db& db, const std::string& scenario);
   static constexpr std::size_t kListed = 100;
-  // A player's last rated games in the scenario, newest first.
-  static std::vector<wire::RatedGame> recent_games(Db& db, std::int64_t user, const std::string& scenario);
+  // A player's last rated games in the scenario, newest first: private games
+  // only when `viewer` played in them (0: nobody logged in).
+  static std::vector<wire::RatedGame> recent_games(Db& db, std::int64_t user, const std::string& scenario,
+                                                   std::int64_t viewer);
   static constexpr std::size_t kRecent = 10;
 
   Storage& storage_;

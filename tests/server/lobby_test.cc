@@ -159,6 +159,55 @@ TEST_F(ServerLobby, LoggingInOrJoiningEndsASpectatorsStream) {
   EXPECT_FALSE(has_chat(*dave, "who is dave?"));
 }
 
+TEST_F(ServerLobby, APlayerWhoJoinsReadsNoSpectatorsChatOnTheirOtherConnections) {
+  auto carol = user("carol"), eve = user("eve"), dave = user("dave");
+  auto dave_elsewhere = login_as("dave");
+  auto created = carol->create_game(wire::CHOOSE_SOVIET);
+  ASSERT_TRUE(created.has_game_created());
+  const std::string open = created.game_created().game().game_id();
+  ASSERT_TRUE(eve->watch(open).has_game());
+  ASSERT_TRUE(dave_elsewhere->watch(open).has_game());  // a spectator, until dave joins
+  ASSERT_EQ(dave->join(open).game().your_side(), "german");
+  EXPECT_TRUE(eve->request(chat(open, wire::SPECTATORS, "dave will blunder")).has_ok());
+  ASSERT_TRUE(eve->ping().has_pong());
+  ASSERT_TRUE(dave_elsewhere->ping().has_pong());
+  EXPECT_FALSE(has_chat(*dave_elsewhere, "dave will blunder"));
+}
+
+TEST_F(ServerLobby, OnePlayersOpenGamesCannotCrowdEveryoneElseOutOfTheLobby) {
+  auto mallory = user("mallory"), alice = user("alice");
+  std::string first;
+  int made = 0;
+  wire::ServerMessage refused;
+  for (int i = 0; i < 200; ++i) {
+    auto r = mallory->create_game(wire::CHOOSE_SOVIET, i % 2 == 1);
+    if (!r.has_game_created()) {
+      refused = r;
+      break;
+    }
+    if (first.empty()) first = r.game_created().game().game_id();
+    ++made;
+  }
+  EXPECT_EQ(made, 20);
+  EXPECT_EQ(refused.error().code(), wire::CONFLICT) << refused.DebugString();
+  EXPECT_FALSE(refused.error().message().empty());
+
+  // Everyone else still gets a game into the lobby, and it is listed.
+  auto mine = alice->create_game(wire::CHOOSE_GERMAN);
+  ASSERT_TRUE(mine.has_game_created()) << mine.DebugString();
+  wire::ClientMessage list;
+  list.mutable_list_games();
+  const auto listed = alice->request(list);
+  EXPECT_EQ(listed.game_list().games_size(), 11) << "mallory's ten public games and alice's";
+
+  // A game withdrawn, or joined, makes room for another.
+  wire::ClientMessage withdraw;
+  withdraw.mutable_resign()->set_game_id(first);
+  ASSERT_TRUE(mallory->request(withdraw).has_ok());
+  EXPECT_TRUE(mallory->create_game(wire::CHOOSE_SOVIET).has_game_created());
+  EXPECT_EQ(mallory->create_game(wire::CHOOSE_SOVIET).error().code(), wire::CONFLICT);
+}
+
 // A finished game nobody watches rests in memory with the last few others:
 // watching it again, or reading its log, does not replay it from the database
 // each time, and a restart replays it once.

@@ -314,5 +314,33 @@ TEST_F(ServerRating, ARatingShowsTheLastRatedGamesNewestFirstAndAnyoneMayReadIt)
   EXPECT_EQ(many.recent(0).rating_after(), many.rating().rating());
 }
 
+TEST_F(ServerRating, APrivateGameIsInTheRatingHistoryOfItsPlayersOnly) {
+  auto alice = user("alice"), bob = user("bob"), carol = user("carol");
+  auto created = alice->create_game(wire::CHOOSE_SOVIET, true);
+  ASSERT_TRUE(created.has_game_created()) << created.DebugString();
+  const std::string hidden = created.game_created().game().game_id();
+  ASSERT_TRUE(bob->join(hidden, created.game_created().invite_code()).has_game());
+  resign(*bob, hidden);
+  const std::string open = new_game(*alice, *bob, false);
+  resign(*bob, open);
+
+  // Its players see it in either history.
+  const auto mine = rating_of(*alice);
+  ASSERT_EQ(mine.recent_size(), 2);
+  EXPECT_EQ(mine.recent(1).game_id(), hidden);
+  EXPECT_EQ(rating_of(*bob, "alice").recent_size(), 2);
+
+  // Anyone else reads the rating, which the game moved, but not the game, its id or its opponent.
+  auto visitor = connect();
+  for (Client* stranger : {carol.get(), visitor.get()}) {
+    const auto seen = rating_of(*stranger, "alice");
+    EXPECT_EQ(seen.games(), 2);
+    EXPECT_EQ(seen.rating().rating(), mine.rating().rating());
+    ASSERT_EQ(seen.recent_size(), 1);
+    EXPECT_EQ(seen.recent(0).game_id(), open);
+    EXPECT_EQ(rating_of(*stranger, "bob").recent_size(), 1);
+  }
+}
+
 }  // namespace
 }  // namespace counterattack::server::testing

@@ -108,6 +108,37 @@ TEST_F(ServerRematch, AWithdrawnRematchMayBeOfferedAgainByEitherPlayer) {
   EXPECT_EQ(accepted.game().status(), "playing");
 }
 
+TEST_F(ServerRematch, OfferingAndWithdrawingOverAndOverCannotFloodTheOpponent) {
+  auto alice = user("alice"), bob = user("bob");
+  ASSERT_TRUE(bob->follow_turns().has_ok());
+  const std::string old = finished_game(*alice, *bob);
+  ASSERT_FALSE(HasFailure());
+  int offers = 0;
+  wire::ServerMessage refused;
+  for (int i = 0; i < 100; ++i) {
+    auto offered = ask_rematch(*alice, old);
+    if (!offered.has_game_created()) {
+      refused = offered;
+      break;
+    }
+    ++offers;
+    wire::ClientMessage withdraw;
+    withdraw.mutable_resign()->set_game_id(offered.game_created().game().game_id());
+    ASSERT_FALSE(alice->request(withdraw).has_error());
+  }
+  EXPECT_EQ(offers, 10);
+  EXPECT_EQ(refused.error().code(), wire::RATE_LIMITED) << refused.DebugString();
+  ASSERT_TRUE(bob->ping().has_pong());
+  EXPECT_EQ(bob->take_all([](const wire::ServerMessage& m) { return m.has_rematch_offered(); }).size(), 10u);
+
+  // The opponent may still offer one, and it may be accepted.
+  auto theirs = ask_rematch(*bob, old);
+  ASSERT_TRUE(theirs.has_game_created()) << theirs.DebugString();
+  auto accepted = ask_rematch(*alice, old);
+  ASSERT_TRUE(accepted.has_game()) << accepted.DebugString();
+  EXPECT_EQ(accepted.game().status(), "playing");
+}
+
 wire::ServerMessage decline_rematch(Client& c, const std::string& game_id) {
   wire::ClientMessage m;
   m.mutable_rematch()->set_game_id(game_id);
@@ -181,6 +212,28 @@ TEST_F(ServerRematch, APrivateGamesRematchIsJoinedWithoutItsCodeAndOneRefusedLea
   restart({}, "min_move_seconds = 7200\n");
   alice = login_as("alice");
   for (int i = 0; i < 2; ++i) EXPECT_EQ(ask_rematch(*alice, strict).error().code(), wire::BAD_REQUEST) << i;
+}
+
+TEST_F(ServerRematch, AStrangerWithAPrivateRematchsIdLearnsNotWhomItIsKeptFor) {
+  auto alice = user("alice"), bob = user("bob"), mallory = user("mallory");
+  auto made = alice->create_game(wire::CHOOSE_SOVIET, true);
+  ASSERT_TRUE(made.has_game_created()) << made.DebugString();
+  const std::string old = made.game_created().game().game_id();
+  ASSERT_TRUE(bob->join(old, made.game_created().invite_code()).has_game());
+  wire::ClientMessage resign;
+  resign.mutable_resign()->set_game_id(old);
+  ASSERT_FALSE(bob->request(resign).has_error());
+  auto offered = ask_rematch(*alice, old);
+  ASSERT_TRUE(offered.has_game_created()) << offered.DebugString();
+  const std::string id = offered.game_created().game().game_id();
+
+  // Refused as any private game is without its code, naming nobody.
+  const auto refused = mallory->join(id);
+  EXPECT_EQ(refused.error().code(), wire::FORBIDDEN) << refused.DebugString();
+  EXPECT_EQ(refused.error().message().find("bob"), std::string::npos) << refused.error().message();
+  EXPECT_EQ(mallory->join(id, offered.game_created().invite_code()).error().code(), wire::FORBIDDEN)
+      << "kept for bob, code or not";
+  EXPECT_TRUE(bob->join(id).has_game());
 }
 
 }  // namespace
