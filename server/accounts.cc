@@ -509,7 +509,8 @@ void Accounts::request_password_reset(const std::string& name, const std::string
   }
   // Answered before the write: how long the answer takes tells nothing either.
   done(AuthResult{});
-  const std::string code = random_hex(4);
+  // 64 bits: wrong codes are counted per name and client address, and many addresses must not find it.
+  const std::string code = random_hex(8);
   storage_.write(
       [id = row.id, h = sha256_hex(code), expires = unix_now() + kEmailCodeSeconds](Db& db) {
         db.prepare("UPDATE users SET reset_code_hash = ?, reset_code_expires_unix = ? WHERE id = ?").run(h, expires, id);

@@ -6,6 +6,7 @@
 #include <curl/curl.h>
 #include <sodium.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <CLI/CLI.hpp>
 #include <boost/asio/io_context.hpp>
@@ -79,6 +80,9 @@ int main(int argc, char** argv) {
   app.add_option("--backup", backup_to,
                  "Write a consistent copy of the database to FILE and exit; the server may be running meanwhile");
   CLI11_PARSE(app, argc, argv);
+  // The database, its backups and the TLS key hold password hashes, addresses
+  // and secrets: what the server makes is its own user's alone.
+  ::umask(077);
 
   Config cfg;
   std::string error;

@@ -1,6 +1,6 @@
 // Backups, for the operator: copies taken on a schedule while the server runs,
-// the oldest dropped; a copy on demand from a second process; and a server
-// started again on a copy.
+// the oldest dropped, readable by the server's user alone; a copy on demand from
+// a second process; and a server started again on a copy.
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -36,6 +36,12 @@ std::int64_t games_with_id(const std::string& path, const std::string& id) {
   return q.step() ? q.integer(0) : -1;
 }
 
+// Readable and writable by the server's own user alone: the files hold password hashes and addresses.
+bool owners_alone(const std::string& path) {
+  const auto p = fs::status(path).permissions();
+  return (p & (fs::perms::group_all | fs::perms::others_all)) == fs::perms::none;
+}
+
 TEST(ServerUnit, OnlyTheNewestBackupsAreKept) {
   const std::vector<std::string> names{"counterattack-20261125-120000.db", "counterattack-20261124-120000.db",
                                        "counterattack-20261126-120000.db"};
@@ -65,12 +71,15 @@ TEST_F(ServerBackup, CopiesAreTakenWhilePlayGoesOnTheOldestDroppedAndAServerStar
   }
   EXPECT_EQ(kept.size(), 2u) << "the newest two kept";
   EXPECT_EQ(games_with_id(dir + "/" + kept.back(), game), 1);
+  EXPECT_TRUE(owners_alone(dir + "/" + kept.back()));
+  EXPECT_TRUE(owners_alone(server_->data_dir() + "/counterattack.db"));
 
   // On demand, from another process, while this one serves.
   const std::string copy = dir_ + "/copy.db";
   const std::string command = std::string(COUNTERATTACKD) + " --data-dir '" + server_->data_dir() + "' --backup '" + copy + "'";
   ASSERT_EQ(std::system((command + " > /dev/null").c_str()), 0);
   EXPECT_EQ(games_with_id(copy, game), 1);
+  EXPECT_TRUE(owners_alone(copy));
   EXPECT_NE(std::system((command + " 2> /dev/null").c_str()), 0) << "a backup is not written over a file";
   ASSERT_TRUE(alice->ping().has_pong()) << "the server went on serving";
 

@@ -421,6 +421,7 @@ TEST_F(ServerMail, AForgottenPasswordIsResetWithACodeMailedToTheConfirmedAddress
   const std::string prefix = "Your Counterattack password reset code: ";
   ASSERT_EQ(subject.rfind(prefix, 0), 0u) << subject;
   const std::string code = subject.substr(prefix.size());
+  EXPECT_EQ(code.size(), 16u) << "64 bits, too many to guess from many addresses: " << code;
   EXPECT_NE(body_of(all.back()).find("counterattack password --reset alice " + code), std::string::npos) << all.back().data;
 
   EXPECT_EQ(reset("00000000", "battery staple").error().code(), wire::BAD_CREDENTIALS);
