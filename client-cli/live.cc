@@ -79,6 +79,14 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
     }
     case wire::ServerMessage::kGame: {
       if (m.game().game_id() != id_) return false;
+      // Its creator watches it from the start, so no turn notice tells them it began.
+      if (summary_ && summary_->status() == "open" && m.game().status() == "playing") {
+        const auto& g = m.game();
+        const std::string& opponent = g.your_side() == "soviet" ? g.german() : g.soviet();
+        if (!g.your_side().empty() && !opponent.empty())
+          notices_.push_back(opponent + " joined game " + id_ + ": it has started, you play " +
+                             g.your_side() + ".");
+      }
       summary_ = m.game();
       return summary_->clock_seconds() > 0 || summary_->move_seconds() > 0;  // the time shown changed
     }
@@ -107,6 +115,8 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
       notices_.push_back(m.draw_offered().by() + " offers a draw.");
       return false;
     case wire::ServerMessage::kYourTurn:  // another game of yours: this one streams its own deltas
+      // One sent before this game was watched (a rematch just accepted) tells nothing new.
+      if (m.your_turn().game_id() == id_) return false;
       notices_.push_back(describe_turn(m.your_turn()));
       return false;
     case wire::ServerMessage::kDrawDeclined:

@@ -1,0 +1,429 @@
+// The interactive shell (`counterattack play`), driven line by line through
+// its standard input against a real `counterattackd`: what each player types,
+// and what both players' shells print, live. Skipped when the server has not
+// been built.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "harness.h"
+#include "notation.h"
+
+namespace counterattack::cli {
+namespace {
+
+using namespace cli::testing;
+
+// Generous, for a loaded machine and the sanitizers; a wait ends as soon as the text is there.
+constexpr int kWaitSeconds = 30;
+
+// A running shell: lines typed into it, and what it prints read in order.
+class LiveShell {
+ public:
+  void start(const std::vector<std::string>& command, const std::map<std::string, std::string>& env,
+             const std::string& log) {
+    proc_.start(command, env, log, true);
+  }
+  void type(const std::string& line) {
+    EXPECT_TRUE(proc_.send(line + "\n")) << "the shell no longer reads: " << line;
+  }
+  // A last line with no newline after it, then the end of the input.
+  void type_last(const std::string& text) {
+    EXPECT_TRUE(proc_.send(text)) << "the shell no longer reads: " << text;
+    proc_.close_input();
+  }
+  void end_input() { proc_.close_input(); }
+  void stop() { proc_.stop(); }
+
+  // Waits for `text` in what the shell printed after the last text waited for,
+  // and moves past it.
+  ::testing::AssertionResult expect(const std::string& text) { return expect_one_of({text}).first; }
+  // Waits for the first of `texts` to appear; which one (-1: none), and the assertion.
+  std::pair<::testing::AssertionResult, int> expect_one_of(const std::vector<std::string>& texts) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(kWaitSeconds);
+    for (;;) {
+      const std::string out = proc_.output();
+      size_t best = std::string::npos;
+      int which = -1;
+      for (size_t i = 0; i < texts.size() && mark_ <= out.size(); ++i) {
+        const auto at = out.find(texts[i], mark_);
+        if (at < best) {
+          best = at;
+          which = static_cast<int>(i);
+        }
+      }
+      if (which >= 0) {
+        mark_ = best + texts[static_cast<size_t>(which)].size();
+        return {::testing::AssertionSuccess(), which};
+      }
+      if (std::chrono::steady_clock::now() >= until) {
+        std::string wanted;
+        for (const auto& t : texts) wanted += (wanted.empty() ? "'" : " or '") + t + "'";
+        return {::testing::AssertionFailure()
+                    << "the shell did not print " << wanted << "; after what was read:\n"
+                    << (mark_ < out.size() ? out.substr(mark_) : std::string("(nothing)")),
+                -1};
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  // What was printed from the last text waited for up to `text` (waited for as well).
+  std::string printed_until(const std::string& text) {
+    const size_t from = mark_;
+    if (!expect(text)) return {};
+    return proc_.output().substr(from, mark_ - from);
+  }
+  // Its exit status once it has ended (-1 when it did not end in time and was killed).
+  int exit_code() { return proc_.wait(kWaitSeconds); }
+  std::string output() const { return proc_.output(); }
+
+ private:
+  Background proc_;
+  size_t mark_ = 0;
+};
+
+class Shell : public TwoPlayers {
+ protected:
+  // `counterattack play [GAME]` for the player, its output in the player's config directory.
+  void open(LiveShell& shell, const Player& p, const std::string& game = "") {
+    std::vector<std::string> args = {"play"};
+    if (!game.empty()) args.push_back(game);
+    shell.start(command(args), env(p), p.config + "/shell-" + std::to_string(++shells_) + ".log");
+    ASSERT_TRUE(shell.expect("Connected to " + url() + " as " + p.name + "."));
+    if (!game.empty()) {
+      // The game is drawn once, ending with whose decision it is.
+      ASSERT_TRUE(shell.expect_one_of({"Your decision (", "Waiting for the "}).first);
+    }
+  }
+  // alice (Soviet) and bob (German) each in a shell on a new game of theirs: its id.
+  std::string both_in_a_game() {
+    const std::string game = started_game("2d");
+    if (game.empty() || HasFailure()) return {};
+    open(alice_shell_, alice_, game);
+    open(bob_shell_, bob_, game);
+    return HasFailure() ? std::string() : game;
+  }
+  void TearDown() override {
+    if (HasFailure()) {
+      std::cerr << "alice's shell:\n"
+                << tail(alice_shell_.output()) << "\nbob's shell:\n"
+                << tail(bob_shell_.output()) << std::endl;
+    }
+    // Before the server, which they would otherwise try to reach again.
+    alice_shell_.stop();
+    bob_shell_.stop();
+    TwoPlayers::TearDown();
+  }
+  static std::string tail(const std::string& s) {
+    return s.size() > 6000 ? s.substr(s.size() - 6000) : s;
+  }
+
+  LiveShell alice_shell_, bob_shell_;
+  int shells_ = 0;
+};
+
+// Where a unit stands in a view as JSON ("" when it is not on the board).
+std::string location_of(const json& view, const std::string& unit) {
+  for (const auto& st : view.value("stacks", json::array())) {
+    for (const auto& u : st.value("units", json::array())) {
+      if (u.value("id", "") == unit) return st.value("location", "");
+    }
+  }
+  return {};
+}
+
+TEST_F(Shell, TwoPlayersPlayOrdersAndSeeEachOthersMovesLive) {
+  const std::string game = both_in_a_game();
+  ASSERT_FALSE(game.empty());
+
+  // Orders go in through the shell of whoever decides, until a unit has moved and the
+  // decision has passed from one player to the other; the other's shell shows both
+  // without a word typed there.
+  bool moved = false, passed = false;
+  for (int step = 0; step < 60 && !(moved && passed); ++step) {
+    json v = view_of(alice_, game);
+    const std::string side = v["decision"].value("side", "");
+    const bool soviet = side == "SOVIET";
+    const Player& me = soviet ? alice_ : bob_;
+    LiveShell& mine = soviet ? alice_shell_ : bob_shell_;
+    LiveShell& theirs = soviet ? bob_shell_ : alice_shell_;
+    if (!soviet) v = view_of(bob_, game);
+    const std::string kind = v["decision"].value("kind", "");
+    ASSERT_NE(kind, "GAME_OVER") << v.dump();
+
+    if (!moved && (kind == "MOVEMENT" || kind == "RESERVES")) {
+      for (const auto& t : move_tries(v, side)) {
+        const auto words = split_words(t);  // move UNIT HEX
+        const std::string from = location_of(v, words[1]);
+        mine.type(t);
+        const auto [answered, outcome] =
+            mine.expect_one_of({"Accepted: " + t + " (version ", "Rejected: "});
+        ASSERT_TRUE(answered) << t;
+        if (outcome == 1) continue;  // not a legal move: the next try
+        // The opponent reads the move (its top counter, from where to where) as it happens;
+        // the mover's own line gives the cost instead of ending there.
+        const std::string seen = " " + from + " → " + words[2] + ".";
+        EXPECT_TRUE(theirs.expect(seen)) << me.name << " moved: " << t;
+        EXPECT_EQ(location_of(view_of(me, game), words[1]), words[2]);
+        moved = true;
+        break;
+      }
+      if (moved) continue;
+    }
+
+    const auto cand = candidates(v);
+    std::string line = "done";
+    if (kind == "CHOOSE_CORPS" && !cand.empty()) line = "corps " + cand.front();
+    if (kind == "BREAK_CONTACT") line = "stand";
+    if (kind == "DEFENSIVE_SUPPORT") line = "nosupport";
+    if (kind == "MODEL_REROLL") line = "noreroll";
+    if (kind == "ADVANCE") line = "advance";
+    mine.type(line);
+    ASSERT_TRUE(mine.expect("Accepted: " + line + " (version "))
+        << kind << " answered with " << line;
+    if (view_of(alice_, game)["decision"].value("side", "") != side) {
+      EXPECT_TRUE(theirs.expect("Your decision (")) << "the decision passed from " << me.name;
+      passed = true;
+    }
+  }
+  ASSERT_TRUE(moved) << "no unit could be moved";
+  ASSERT_TRUE(passed) << "the decision never passed to the other player";
+
+  // An order out of turn: the server's reason, in the shell of whoever typed it, and nothing
+  // changes.
+  const json v = view_of(alice_, game);
+  const bool soviet_decides = v["decision"].value("side", "") == "SOVIET";
+  LiveShell& waiting = soviet_decides ? bob_shell_ : alice_shell_;
+  const json before = view_of(soviet_decides ? bob_ : alice_, game);
+  waiting.type("done");
+  EXPECT_TRUE(waiting.expect(std::string("Rejected: It is the ") +
+                             (soviet_decides ? "Soviet" : "German") +
+                             " player's decision now. [NOT_YOUR_DECISION]"));
+  EXPECT_EQ(view_of(soviet_decides ? bob_ : alice_, game), before);
+
+  // A line that is no order at all is explained by the shell itself; nothing reaches the server.
+  waiting.type("move 3TC/50");
+  EXPECT_TRUE(waiting.expect("Expected a hex"));
+  EXPECT_EQ(view_of(soviet_decides ? bob_ : alice_, game), before);
+}
+
+TEST_F(Shell, ChatTypedInOneShellAppearsInTheOther) {
+  const std::string game = both_in_a_game();
+  ASSERT_FALSE(game.empty());
+  alice_shell_.type("chat Hold the bridge at Praga until dawn");
+  EXPECT_TRUE(bob_shell_.expect("[chat] alice: Hold the bridge at Praga until dawn"));
+  bob_shell_.type("say We shall see");
+  EXPECT_TRUE(alice_shell_.expect("[chat] bob: We shall see"));
+  alice_shell_.type("chat");
+  EXPECT_TRUE(alice_shell_.expect("chat TEXT"));
+}
+
+TEST_F(Shell, ADrawOfferedInOneShellIsDeclinedInTheOther) {
+  const std::string game = both_in_a_game();
+  ASSERT_FALSE(game.empty());
+  alice_shell_.type("draw offer");
+  EXPECT_TRUE(alice_shell_.expect("You offered a draw."));
+  EXPECT_TRUE(bob_shell_.expect("alice offers a draw."));
+  bob_shell_.type("draw decline");
+  EXPECT_TRUE(bob_shell_.expect("You declined the draw."));
+  EXPECT_TRUE(alice_shell_.expect("bob declines the draw."));
+  bob_shell_.type("draw maybe");
+  EXPECT_TRUE(bob_shell_.expect("draw offer | draw accept | draw decline"));
+}
+
+TEST_F(Shell, StandingOrdersAreSetShownAndCleared) {
+  const std::string game = both_in_a_game();
+  ASSERT_FALSE(game.empty());
+  alice_shell_.type("standing");
+  EXPECT_TRUE(alice_shell_.expect("No standing orders: every decision is asked of you."));
+
+  alice_shell_.type("standing no-support");
+  EXPECT_TRUE(
+      alice_shell_.expect("Standing orders (the server answers these decisions for you at once):\n"
+                          "  no-support: when attacked, commit no tactical support"));
+  // The game as drawn says so, under the map; the time line comes after it.
+  alice_shell_.type("show");
+  const std::string drawn = alice_shell_.printed_until("Time: 2d per move");
+  EXPECT_NE(
+      drawn.find("Standing orders: no-support (answered for you at once; `standing` to change)"),
+      std::string::npos)
+      << drawn;
+  alice_shell_.type("standing");
+  EXPECT_TRUE(alice_shell_.expect("  no-support: when attacked"));
+  // They are alice's alone.
+  EXPECT_NE(cli(bob_, {"standing", game}).out.find("No standing orders"), std::string::npos);
+
+  alice_shell_.type("standing surrender");
+  EXPECT_TRUE(alice_shell_.expect("Unknown standing order 'surrender'"));
+  alice_shell_.type("standing none");
+  EXPECT_TRUE(alice_shell_.expect("No standing orders: every decision is asked of you."));
+  alice_shell_.type("show");
+  const std::string redrawn = alice_shell_.printed_until("Time: 2d per move");
+  EXPECT_EQ(redrawn.find("Standing orders:"), std::string::npos) << redrawn;
+  EXPECT_NE(cli(alice_, {"standing", game}).out.find("No standing orders"), std::string::npos);
+}
+
+TEST_F(Shell, HelpListsTheCommandsAndAnUnknownWordLeavesTheShellRunning) {
+  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
+  LiveShell shell;
+  open(shell, alice_);
+  ASSERT_TRUE(shell.expect("Your games:\n  none"));
+  shell.type("help");
+  const std::string help = shell.printed_until("Tab completes commands");
+  for (const char* word : {"Orders (sent to the server for the open game):", "  move ", "  done",
+                           "Commands:", "  show [HEX]", "chat TEXT", "games | open GAME",
+                           "resign yes", "standing [none | ORDER...]", "quit"}) {
+    EXPECT_NE(help.find(word), std::string::npos) << word << " is not in:\n" << help;
+  }
+  shell.type("help move");
+  EXPECT_TRUE(shell.expect("move UNIT"));
+
+  shell.type("frobnicate the panzers");
+  EXPECT_TRUE(shell.expect("'frobnicate' is not an order. Orders: move, done"));
+  // An order, and a command of a game, with no game open.
+  shell.type("done");
+  EXPECT_TRUE(shell.expect("No game open: `games` lists yours, `open GAME` opens one."));
+  shell.type("standing no-support");
+  EXPECT_TRUE(shell.expect("Open a game first: standing orders are a game's."));
+  // Still reading: it answers the next line.
+  shell.type("games");
+  EXPECT_TRUE(shell.expect("Your games:\n  none"));
+  shell.type("quit");
+  EXPECT_EQ(shell.exit_code(), 0) << shell.output();
+}
+
+TEST_F(Shell, EndOfInputEndsTheShellCleanly) {
+  const std::string game = both_in_a_game();
+  ASSERT_FALSE(game.empty());
+  bob_shell_.type("decision");
+  EXPECT_TRUE(bob_shell_.expect_one_of({"Your decision (", "Waiting for the "}).first);
+  bob_shell_.end_input();
+  EXPECT_EQ(bob_shell_.exit_code(), 0) << bob_shell_.output();
+  // A last line without its newline is obeyed before the shell ends.
+  LiveShell watching;
+  open(watching, bob_, game);
+  alice_shell_.type_last("chat still here");
+  EXPECT_EQ(alice_shell_.exit_code(), 0) << alice_shell_.output();
+  EXPECT_TRUE(watching.expect("[chat] alice: still here"));
+}
+
+TEST_F(Shell, GamesListsTheGameAndOpenShowsIt) {
+  const std::string game = started_game("2d");
+  ASSERT_FALSE(game.empty());
+  LiveShell shell;
+  open(shell, bob_);
+  // With no game named, the shell starts with the player's games.
+  const std::string first = shell.printed_until("\n  " + game + "  playing");
+  EXPECT_NE(first.find("Your games:"), std::string::npos) << first;
+  EXPECT_TRUE(shell.expect("Soviet: alice"));
+  EXPECT_TRUE(shell.expect("German: bob"));
+  EXPECT_TRUE(shell.expect("you: german"));
+  shell.type("games");
+  EXPECT_TRUE(shell.expect("Your games:\n  " + game + "  playing"));
+  shell.type("open " + game);
+  EXPECT_TRUE(shell.expect("Turn 1/10"));
+  EXPECT_TRUE(
+      shell.expect_one_of({"Your decision (German)", "Waiting for the Soviet player"}).first);
+  shell.type("open nosuchgame");
+  EXPECT_TRUE(shell.expect("There is no game 'nosuchgame'."));
+  shell.type("units");
+  EXPECT_TRUE(shell.expect_one_of({" at ", "None of your units is on the board."}).first)
+      << "the game opened before stays open";
+  shell.type("quit");
+  EXPECT_EQ(shell.exit_code(), 0) << shell.output();
+}
+
+TEST_F(Shell, ResignEndsTheGameAndBothShellsSaySo) {
+  const std::string game = both_in_a_game();
+  ASSERT_FALSE(game.empty());
+  bob_shell_.type("resign");
+  EXPECT_TRUE(bob_shell_.expect("Type `resign yes` to resign game " + game + "."));
+  bob_shell_.type("resign yes");
+  EXPECT_TRUE(bob_shell_.expect("You resigned."));
+  const std::string over = "The game is over: Soviet victory (The German player resigned.)";
+  EXPECT_TRUE(bob_shell_.expect(over));
+  EXPECT_TRUE(alice_shell_.expect(over));
+  EXPECT_TRUE(alice_shell_.expect(". Dice seed: "));
+  // After the end, orders are refused and the game is listed as finished.
+  alice_shell_.type("done");
+  EXPECT_TRUE(alice_shell_.expect("Rejected: "));
+  alice_shell_.type("games");
+  EXPECT_TRUE(alice_shell_.expect("  " + game + "  finished"));
+  alice_shell_.type("quit");
+  EXPECT_EQ(alice_shell_.exit_code(), 0) << alice_shell_.output();
+}
+
+TEST_F(Shell, AGameMadeInOneShellIsJoinedFromTheOther) {
+  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
+  ASSERT_EQ(cli(bob_, {"register", "bob"}, "password-of-bob\n").code, 0);
+  open(alice_shell_, alice_);
+  open(bob_shell_, bob_);
+  alice_shell_.type("new soviet 2d");
+  ASSERT_TRUE(alice_shell_.expect("Created game "));
+  const std::string created =
+      alice_shell_.printed_until(". Your opponent joins with: counterattack join ");
+  const std::string game = created.substr(0, created.find('.'));
+  ASSERT_EQ(game.size(), 10u) << created;
+  // The new game is open in the creator's shell; orders wait for an opponent.
+  alice_shell_.type("corps 3TC");
+  EXPECT_TRUE(alice_shell_.expect(
+      "Rejected: The game has not started: it waits for a second player. [CONFLICT]"));
+
+  bob_shell_.type("join " + game);
+  EXPECT_TRUE(bob_shell_.expect("Joined game " + game + " as the german player."));
+  EXPECT_TRUE(bob_shell_.expect("Waiting for the Soviet player: "));
+  // The creator, who watches the game and so gets no turn notice, is told it started.
+  EXPECT_TRUE(
+      alice_shell_.expect("bob joined game " + game + ": it has started, you play soviet."));
+  alice_shell_.type("corps 3TC");
+  EXPECT_TRUE(alice_shell_.expect("Accepted: corps 3TC (version 1)."));
+  EXPECT_TRUE(bob_shell_.expect("3TC activates."));
+}
+
+TEST_F(Shell, AShellTellsOfAGameItDoesNotShowWhenTheDecisionPassesToYou) {
+  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
+  ASSERT_EQ(cli(bob_, {"register", "bob"}, "password-of-bob\n").code, 0);
+  open(alice_shell_, alice_);
+  auto created = cli(alice_, {"--json", "new", "--side", "soviet", "--time", "2d"});
+  ASSERT_EQ(created.code, 0) << created.err;
+  const std::string game = json::parse(created.out).value("game_id", "");
+  ASSERT_EQ(cli(bob_, {"join", game}).code, 0);
+  EXPECT_TRUE(alice_shell_.expect("Your move in game " + game + " (turn 1, Soviet, 2d per move"));
+  EXPECT_TRUE(alice_shell_.expect("`open " + game + "` in the shell to answer."));
+  alice_shell_.type("open " + game);
+  EXPECT_TRUE(alice_shell_.expect("Your decision (Soviet): "));
+}
+
+TEST_F(Shell, ARematchOfferedInOneShellIsAcceptedInTheOther) {
+  const std::string game = both_in_a_game();
+  ASSERT_FALSE(game.empty());
+  alice_shell_.type("rematch");
+  EXPECT_TRUE(alice_shell_.expect("A rematch follows a finished game; this one is not over."));
+  bob_shell_.type("resign yes");
+  ASSERT_TRUE(alice_shell_.expect("The game is over: Soviet victory"));
+  alice_shell_.type("rematch");
+  ASSERT_TRUE(alice_shell_.expect("Offered a rematch: game "));
+  const std::string offered = alice_shell_.printed_until(", you play german");
+  const std::string next = offered.substr(0, offered.find(','));
+  ASSERT_EQ(next.size(), 10u) << offered;
+  EXPECT_TRUE(bob_shell_.expect("alice offers a rematch of game " + game + ": game " + next +
+                                ", you would play soviet"));
+  bob_shell_.type("rematch");
+  EXPECT_TRUE(
+      bob_shell_.expect("Rematch accepted: game " + next + " has started, you play soviet."));
+  EXPECT_TRUE(bob_shell_.expect("Your decision (Soviet): "));
+  // The shell now shows the rematch: no notice sends him to open what is open already.
+  bob_shell_.type("decision");
+  const std::string meanwhile = bob_shell_.printed_until("Your decision (Soviet): ");
+  EXPECT_EQ(meanwhile.find("Your move in game " + next), std::string::npos) << meanwhile;
+  alice_shell_.type("games");
+  EXPECT_TRUE(alice_shell_.expect("  " + next + "  playing"));
+}
+
+}  // namespace
+}  // namespace counterattack::cli
