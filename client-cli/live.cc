@@ -218,6 +218,11 @@ std::string time_line(const LiveGame& g, std::int64_t now_unix) {
   return clock.empty() ? "" : "Time: " + clock + "\n";
 }
 
+std::string opening_line(const LiveGame& g) {
+  if (!g.summary() || g.summary()->status() != "open") return "";
+  return "Not started: the game waits for a second player to join it, and takes orders once one has.\n";
+}
+
 std::string standing_line(const LiveGame& g) {
   if (!g.summary() || g.summary()->status() == "finished" || g.ended()) return "";
   const std::string set = standing_words(g.summary()->standing_orders());
@@ -247,7 +252,7 @@ int run_watch(Session& s, const Scenario& sc, const std::string& game_id, const 
   auto draw = [&] {
     if (json) return;
     shown_time = time_line(g);
-    std::cout << clear_screen(ro.colour) << render_screen(sc, g.view(), g.log(), ro) << standing_line(g) << shown_time
+    std::cout << clear_screen(ro.colour) << render_screen(sc, g.view(), g.log(), ro) << opening_line(g) << standing_line(g) << shown_time
               << std::flush;
   };
   auto notices = [&] {
@@ -443,7 +448,7 @@ class Shell {
     ro.center_hex = center_;
     ro.full = full_;
     game_->take_new_events();
-    const std::string screen = render_screen(sc_, game_->view(), game_->log(), ro) + standing_line(*game_) + time_line(*game_);
+    const std::string screen = render_screen(sc_, game_->view(), game_->log(), ro) + opening_line(*game_) + standing_line(*game_) + time_line(*game_);
     if (tty_)
       out(clear_screen(ro.colour) + screen);
     else

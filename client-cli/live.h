@@ -66,6 +66,8 @@ class LiveGame {
 std::string time_line(const LiveGame& g, std::int64_t now_unix = 0);
 // "Standing orders: no-support, retreat (...)" with a newline when you have any in the game; empty otherwise.
 std::string standing_line(const LiveGame& g);
+// Under a game no one has joined yet: that the decision shown waits for them.
+std::string opening_line(const LiveGame& g);
 // What rewrites `shown`, the time line last printed on a terminal, to `now` in
 // place (the cursor is on the line below it); empty when there is nothing to change.
 std::string retime(const std::string& shown, const std::string& now);

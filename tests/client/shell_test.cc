@@ -370,6 +370,7 @@ TEST_F(Shell, AGameMadeInOneShellIsJoinedFromTheOther) {
   const std::string game = created.substr(0, created.find('.'));
   ASSERT_EQ(game.size(), 10u) << created;
   // The new game is open in the creator's shell; orders wait for an opponent.
+  EXPECT_TRUE(alice_shell_.expect("Not started: the game waits for a second player to join it"));
   alice_shell_.type("corps 3TC");
   EXPECT_TRUE(alice_shell_.expect(
       "Rejected: The game has not started: it waits for a second player. [CONFLICT]"));
