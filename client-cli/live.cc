@@ -939,7 +939,9 @@ class Shell {
   void order(const std::string& line) {
     auto parsed = parse_order(line, sc_);
     if (!parsed.ok()) {
-      out(parsed.error);
+      // A first word that is neither an order nor a command may be a command mistyped.
+      const bool unknown_word = parsed.error.find("' is not an order.") != std::string::npos;
+      out(parsed.error + (unknown_word ? " `help` lists the shell's commands." : ""));
       return;
     }
     if (!need_game()) return;

@@ -285,6 +285,7 @@ TEST_F(Shell, HelpListsTheCommandsAndAnUnknownWordLeavesTheShellRunning) {
 
   shell.type("frobnicate the panzers");
   EXPECT_TRUE(shell.expect("'frobnicate' is not an order. Orders: move, done"));
+  EXPECT_TRUE(shell.expect("`help` lists the shell's commands."));
   // An order, and a command of a game, with no game open.
   shell.type("done");
   EXPECT_TRUE(shell.expect("No game open: `games` lists yours, `open GAME` opens one."));
