@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <array>
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
@@ -192,6 +193,11 @@ class Conn : public std::enable_shared_from_this<Conn> {
 struct Stats {
   std::vector<double> latency_ms;
   long orders = 0, errors = 0, desyncs = 0, games_finished = 0;
+  std::map<std::string, long> error_texts;  // what the errors said, for standard error
+  void error(const std::string& what) {
+    ++errors;
+    ++error_texts[what];
+  }
 };
 
 struct Game;
@@ -302,7 +308,7 @@ class Runner {
       co_await setup();
     } catch (const std::exception& e) {
       std::cerr << "setup failed: " << e.what() << "\n";
-      stats.errors++;
+      stats.error(std::string("setup: ") + e.what());
       co_return;
     }
     start_ = Clock::now();
@@ -352,11 +358,17 @@ class Runner {
 
   asio::awaitable<void> setup() {
     const auto tag = std::to_string(std::random_device{}() % 1000000);
-    tokens_[0] = co_await account("load" + tag + "a");
-    tokens_[1] = co_await account("load" + tag + "b");
+    std::array<std::string, 2> tokens;
     for (int g = 0; g < games_; ++g) {
+      // A pair of players for every few games: the server holds a player to a
+      // few games waiting for an opponent, and every game here starts as one.
+      if (g % kGamesPerPair == 0) {
+        const std::string pair = tag + "x" + std::to_string(g / kGamesPerPair);
+        tokens[0] = co_await account("load" + pair + "a");
+        tokens[1] = co_await account("load" + pair + "b");
+      }
       auto game = std::make_shared<Game>();
-      for (int k = 0; k < 2; ++k) game->seats[k].conn = co_await seat_conn(tokens_[k]);
+      for (int k = 0; k < 2; ++k) game->seats[k].conn = co_await seat_conn(tokens[static_cast<size_t>(k)]);
       co_await new_game(*game);
       all_.push_back(game);
     }
@@ -405,13 +417,13 @@ class Runner {
       delivered(g);
       settle(g);
     } else if (m.has_order_rejected() && m.order_rejected().game_id() == g.id) {
-      stats.errors++;
+      stats.error("order rejected: " + m.order_rejected().rejection().reason());
       g.busy = false;
       g.over = true;  // a bot that is refused stops rather than loop
     } else if (m.has_game_ended() && m.game_ended().game_id() == g.id) {
       g.over = true;
     } else if (m.has_error()) {
-      stats.errors++;
+      stats.error("error: " + m.error().message());
     }
   }
 
@@ -487,8 +499,8 @@ class Runner {
         seat.conn->send(un);
       }
       co_await new_game(g);
-    } catch (const std::exception&) {
-      stats.errors++;
+    } catch (const std::exception& e) {
+      stats.error(std::string("next game: ") + e.what());
       co_return;
     }
     g.busy = false;
@@ -523,7 +535,7 @@ class Runner {
     for (auto& g : all_) {
       for (auto& seat : g->seats) {
         if (seat.conn->closed) {
-          stats.errors++;
+          stats.error("connection closed");
           continue;
         }
         seat.conn->on_message = nullptr;
@@ -531,7 +543,7 @@ class Runner {
         watch.mutable_watch()->set_game_id(g->id);
         auto snap = co_await seat.conn->call(watch);
         if (!snap.has_snapshot()) {
-          stats.errors++;
+          stats.error("watch at the end: " + snap.error().message());
           continue;
         }
         if (snap.snapshot().version() == seat.version &&
@@ -547,7 +559,7 @@ class Runner {
   Target target_;
   int games_;
   double seconds_, rate_;
-  std::string tokens_[2];
+  static constexpr int kGamesPerPair = 10;
   std::vector<std::shared_ptr<Game>> all_;
   Clock::time_point start_, end_;
   bool stopping_ = false;
@@ -703,6 +715,7 @@ int main(int argc, char** argv) {
   j["echo_per_second"] = echo_rate;
   j["echo_p50_ms"] = echo_p50;
   j["ratio"] = echo_rate > 0 ? ops / echo_rate : 0;
+  for (const auto& [text, n] : st.error_texts) std::cerr << n << " x " << text << "\n";
   std::cout << j.dump() << std::endl;
   return st.errors == 0 && st.desyncs == 0 && st.orders > 0 ? 0 : 1;
 }
