@@ -135,10 +135,17 @@ game::ViewerKind GameService::viewer_of(Seat s) {
 
 std::shared_ptr<Game> GameService::find(const std::string& id) {
   if (id.empty() || id.size() > 64) return nullptr;
-  std::lock_guard lock(mu_);
-  if (auto it = games_.find(id); it != games_.end()) return it->second;
-  auto g = load(id);  // under the registry lock: a game is loaded once
-  if (g) games_[id] = g;
+  std::shared_ptr<Game> g;
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = games_.find(id); it != games_.end()) return it->second;
+    g = load(id);  // under the registry lock: a game is loaded once
+    if (!g) return nullptr;
+    games_[id] = g;
+  }
+  // Read from the database for whatever request: a finished game rests with the
+  // others at once, so that the oldest unwatched one is let go.
+  maybe_unload(g);
   return g;
 }
 

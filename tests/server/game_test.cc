@@ -128,5 +128,34 @@ TEST_F(ServerGame, TwoClientsPlayACompleteGameAndTheSeedReplaysEveryDie) {
             << " dice\n";
 }
 
+// A finished game is read from the database for any request about it, an order
+// or a chat too, not only a watch; the server keeps the last few in memory and
+// lets the older ones go, so reading many old games cannot fill its memory.
+TEST_F(ServerGame, FinishedGamesReadForAnyRequestAreLetGoBeyondTheFewKeptInMemory) {
+  auto alice = user("alice"), bob = user("bob");
+  std::vector<std::string> ids;
+  for (int i = 0; i < 65 && !HasFailure(); ++i) {  // one more than the server keeps
+    ids.push_back(start_game(*alice, *bob));
+    wire::ClientMessage resign;
+    resign.mutable_resign()->set_game_id(ids.back());
+    ASSERT_FALSE(bob->request(resign).has_error());
+  }
+  restart();  // none of them in memory
+  alice = login_as("alice");
+  ASSERT_TRUE(alice);
+  game::Order done;
+  done.mutable_done();
+  auto refused = [&](const std::string& id) {
+    const auto r = alice->submit(id, "late", done);
+    return r.has_error() && r.error().code() == wire::CONFLICT;
+  };
+  for (const auto& id : ids) EXPECT_TRUE(refused(id)) << id;
+  EXPECT_TRUE(refused(ids.front()));
+  const std::string log = server_->log(), loaded = "msg=\"game loaded\" game=" + ids.front() + " ";
+  int loads = 0;
+  for (auto at = log.find(loaded); at != std::string::npos; at = log.find(loaded, at + 1)) ++loads;
+  EXPECT_EQ(loads, 2) << "read, let go as 64 others were read, and read again";
+}
+
 }  // namespace
 }  // namespace counterattack::server::testing
