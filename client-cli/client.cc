@@ -158,6 +158,12 @@ std::string describe_turn(const wire::GameSummary& g) {
   return text + "): `open " + g.game_id() + "` in the shell to answer.";
 }
 
+std::string describe_start(const wire::GameSummary& g) {
+  const std::string& opponent = g.your_side() == "soviet" ? g.german() : g.soviet();
+  return (opponent.empty() ? std::string("Someone") : opponent) + " joined your game " + g.game_id() +
+         ": it has started, you play " + g.your_side() + ". `open " + g.game_id() + "` in the shell to follow it.";
+}
+
 std::string new_idempotency_key() {
   std::random_device rd;
   static const char* hex = "0123456789abcdef";

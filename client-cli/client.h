@@ -77,6 +77,8 @@ std::string to_json(const google::protobuf::Message& m, bool pretty = false);
 std::string describe_error(const wire::Error& e);
 // "Your move in game X (turn N, Soviet): `open X` in the shell to answer." for a your_turn notice.
 std::string describe_turn(const wire::GameSummary& g);
+// "bob joined your game X: it has started, you play german. `open X` ..." for a game_started notice.
+std::string describe_start(const wire::GameSummary& g);
 // The request for `draw GAME offer|accept|decline`.
 wire::ClientMessage draw_request(const std::string& game_id, const std::string& answer);
 

@@ -483,6 +483,7 @@ class Shell {
       if (!m) break;
       if (game_ && game_->handle(*m)) any = true;
       if (!game_ && m->has_your_turn()) out(describe_turn(m->your_turn()));
+      if (m->has_game_started()) out(describe_start(m->game_started()));
       if (m->has_rematch_offered()) out(rematch_offer_notice(m->rematch_offered()));
       if (m->has_tournament_started()) out(tournament_start_notice(m->tournament_started()));
       if (m->has_tournament_finished()) out(tournament_end_notice(m->tournament_finished()));

@@ -436,7 +436,14 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
         *m.mutable_game() = summary(*g, seat);
         c.reply(std::move(m));
         push_summary(*g);
-        notify_turn(*g, game::SIDE_UNSPECIFIED);  // the creator may be waiting in the lobby
+        // The maker may be waiting in the lobby, or in another game.
+        if (const auto to = followers_elsewhere(*g, 1 - seat); !to.empty()) {
+          wire::ServerMessage started;
+          *started.mutable_game_started() = summary(*g, 1 - seat);
+          const Frame frame = encode(started);
+          for (const auto& p : to) p->deliver(frame);
+        }
+        notify_turn(*g, game::SIDE_UNSPECIFIED);
       });
 }
 

@@ -395,6 +395,7 @@ TEST_F(Shell, AShellTellsOfAGameItDoesNotShowWhenTheDecisionPassesToYou) {
   ASSERT_EQ(created.code, 0) << created.err;
   const std::string game = json::parse(created.out).value("game_id", "");
   ASSERT_EQ(cli(bob_, {"join", game}).code, 0);
+  EXPECT_TRUE(alice_shell_.expect("bob joined your game " + game + ": it has started, you play soviet."));
   EXPECT_TRUE(alice_shell_.expect("Your move in game " + game + " (turn 1, Soviet, 2d per move"));
   EXPECT_TRUE(alice_shell_.expect("`open " + game + "` in the shell to answer."));
   alice_shell_.type("open " + game);
@@ -423,6 +424,8 @@ TEST_F(Shell, ARematchOfferedInOneShellIsAcceptedInTheOther) {
   bob_shell_.type("decision");
   const std::string meanwhile = bob_shell_.printed_until("Your decision (Soviet): ");
   EXPECT_EQ(meanwhile.find("Your move in game " + next), std::string::npos) << meanwhile;
+  // The offerer, who moves second, is told at once that it has started.
+  EXPECT_TRUE(alice_shell_.expect("bob joined your game " + next + ": it has started, you play german."));
   alice_shell_.type("games");
   EXPECT_TRUE(alice_shell_.expect("  " + next + "  playing"));
 }

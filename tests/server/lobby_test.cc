@@ -127,6 +127,41 @@ TEST_F(ServerLobby, APlayerNotWatchingIsToldWhenTheDecisionPassesToThemAndWhenTh
   EXPECT_EQ(board_told + ended(*alice_board).size(), 1u) << "it watches the game";
 }
 
+// The maker of a game who waits elsewhere, in the lobby or another game, is
+// told when someone joins it, even when the first decision is the opponent's;
+// a connection that watches the game gets its summary instead, and one that
+// does not follow turns nothing.
+TEST_F(ServerLobby, TheMakerOfAGameIsToldWhenSomeoneJoinsIt) {
+  auto alice = user("alice"), bob = user("bob");
+  ASSERT_TRUE(alice->follow_turns().has_ok());
+  auto quiet = login_as("alice");
+  auto made = alice->create_game(wire::CHOOSE_GERMAN, false, {});  // the Soviet decides first
+  ASSERT_TRUE(made.has_game_created()) << made.DebugString();
+  const std::string id = made.game_created().game().game_id();
+  auto board = login_as("alice");
+  wire::ClientMessage watch;
+  watch.mutable_watch()->set_game_id(id);
+  ASSERT_TRUE(board->request(watch).has_snapshot());
+  ASSERT_TRUE(board->follow_turns().has_ok());
+
+  ASSERT_TRUE(bob->join(id).has_game());
+  const auto told = alice->wait_for([](const wire::ServerMessage& m) { return m.has_game_started(); });
+  ASSERT_TRUE(told);
+  EXPECT_EQ(told->game_started().game_id(), id);
+  EXPECT_EQ(told->game_started().status(), "playing");
+  EXPECT_EQ(told->game_started().your_side(), "german");
+  EXPECT_EQ(told->game_started().soviet(), "bob");
+  EXPECT_TRUE(alice->take_all([](const wire::ServerMessage& m) { return m.has_your_turn(); }).empty())
+      << "the first decision is bob's";
+  const auto summary =
+      board->wait_for([](const wire::ServerMessage& m) { return m.has_game() && m.game().status() == "playing"; });
+  EXPECT_TRUE(summary) << "it watches the game";
+  for (Client* c : {board.get(), quiet.get()}) {
+    EXPECT_TRUE(c->ping().has_pong());
+    EXPECT_TRUE(c->take_all([](const wire::ServerMessage& m) { return m.has_game_started(); }).empty());
+  }
+}
+
 // A connection's seat is its user's. Games watched before logging in were
 // watched as a spectator: that stream ends at the login, so a player never
 // reads the spectators' chat, and a Watch then gives the player's view. A
