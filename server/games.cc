@@ -471,6 +471,13 @@ std::vector<std::shared_ptr<Peer>> GameService::followers_elsewhere(Game& g, int
   return to;
 }
 
+void GameService::tell_elsewhere(Game& g, int seat, const std::function<Frame()>& make) {
+  const auto to = followers_elsewhere(g, seat);
+  if (to.empty()) return;
+  const Frame frame = make();
+  for (const auto& p : to) p->deliver(frame);
+}
+
 void GameService::tell_game_over(Game& g, std::int64_t actor) {
   for (int seat = 0; seat < 2; ++seat) {
     const auto user = g.user[seat];
@@ -480,10 +487,7 @@ void GameService::tell_game_over(Game& g, std::int64_t actor) {
       if (g.user[1 - seat] != 0 && mailer_.has_address(user)) mailer_.game_over(user, summary(g, seat), g.reason);
       continue;
     }
-    const auto to = followers_elsewhere(g, seat);
-    if (to.empty()) continue;
-    const Frame frame = game_ended_frame(g);
-    for (const auto& p : to) p->deliver(frame);
+    tell_elsewhere(g, seat, [&] { return game_ended_frame(g); });
   }
 }
 
@@ -511,12 +515,11 @@ bool GameService::notify_turn(Game& g, game::Side was, bool mail) {
     }
     return true;
   }
-  const auto to = followers_elsewhere(g, seat);
-  if (to.empty()) return false;
-  wire::ServerMessage m;
-  *m.mutable_your_turn() = summary(g, seat);
-  const Frame frame = encode(m);
-  for (const auto& p : to) p->deliver(frame);
+  tell_elsewhere(g, seat, [&] {
+    wire::ServerMessage m;
+    *m.mutable_your_turn() = summary(g, seat);
+    return encode(m);
+  });
   return false;
 }
 

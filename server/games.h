@@ -251,6 +251,8 @@ class GameService {
   std::vector<std::pair<std::uint64_t, std::shared_ptr<Peer>>> followers(std::int64_t user_id);
   // The seat's connections that follow turns and do not watch the game.
   std::vector<std::shared_ptr<Peer>> followers_elsewhere(Game& g, int seat);
+  // Sends those connections the frame `make` builds, built only when there is one.
+  void tell_elsewhere(Game& g, int seat, const std::function<Frame()>& make);
   // Each player but `actor` who does not watch the game is told it is over: on
   // the connections that follow turns, or by mail when away.
   void tell_game_over(Game& g, std::int64_t actor);

@@ -437,12 +437,11 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
         c.reply(std::move(m));
         push_summary(*g);
         // The maker may be waiting in the lobby, or in another game.
-        if (const auto to = followers_elsewhere(*g, 1 - seat); !to.empty()) {
+        tell_elsewhere(*g, 1 - seat, [&] {
           wire::ServerMessage started;
           *started.mutable_game_started() = summary(*g, 1 - seat);
-          const Frame frame = encode(started);
-          for (const auto& p : to) p->deliver(frame);
-        }
+          return encode(started);
+        });
         notify_turn(*g, game::SIDE_UNSPECIFIED);
       });
 }

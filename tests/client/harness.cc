@@ -24,6 +24,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A null-ended vector of the strings of `a` for execve, which `a` must outlive.
+std::vector<char*> argv_of(std::vector<std::string>& a) {
+  std::vector<char*> argv;
+  for (auto& s : a) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  return argv;
+}
+
 std::vector<char*> make_env(const std::map<std::string, std::string>& extra,
                             std::vector<std::string>& store) {
   for (char** e = environ; *e; ++e) {
@@ -32,10 +40,7 @@ std::vector<char*> make_env(const std::map<std::string, std::string>& extra,
     if (!extra.count(key)) store.push_back(kv);
   }
   for (const auto& [k, v] : extra) store.push_back(k + "=" + v);
-  std::vector<char*> out;
-  for (auto& s : store) out.push_back(s.data());
-  out.push_back(nullptr);
-  return out;
+  return argv_of(store);
 }
 
 }  // namespace
@@ -59,9 +64,7 @@ Result run(const std::vector<std::string>& args, const std::map<std::string, std
   std::vector<std::string> store;
   auto envp = make_env(env, store);
   std::vector<std::string> a = args;
-  std::vector<char*> argv;
-  for (auto& s : a) argv.push_back(s.data());
-  argv.push_back(nullptr);
+  auto argv = argv_of(a);
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::dup2(in[0], 0);
@@ -111,9 +114,7 @@ void Background::start(const std::vector<std::string>& args,
   std::vector<std::string> store;
   auto envp = make_env(env, store);
   std::vector<std::string> a = args;
-  std::vector<char*> argv;
-  for (auto& s : a) argv.push_back(s.data());
-  argv.push_back(nullptr);
+  auto argv = argv_of(a);
   // Close-on-exec, so that no other child holds this input open after close_input.
   int in[2] = {-1, -1};
   if (piped_input) {

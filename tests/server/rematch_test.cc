@@ -139,6 +139,18 @@ TEST_F(ServerRematch, OfferingAndWithdrawingOverAndOverCannotFloodTheOpponent) {
   EXPECT_EQ(accepted.game().status(), "playing");
 }
 
+// A private game of alice's (Soviet) that bob joined with its code and resigned.
+std::string finished_private_game(Client& alice, Client& bob) {
+  auto made = alice.create_game(wire::CHOOSE_SOVIET, true);
+  EXPECT_TRUE(made.has_game_created()) << made.DebugString();
+  const std::string id = made.game_created().game().game_id();
+  EXPECT_TRUE(bob.join(id, made.game_created().invite_code()).has_game());
+  wire::ClientMessage resign;
+  resign.mutable_resign()->set_game_id(id);
+  EXPECT_FALSE(bob.request(resign).has_error());
+  return id;
+}
+
 wire::ServerMessage decline_rematch(Client& c, const std::string& game_id) {
   wire::ClientMessage m;
   m.mutable_rematch()->set_game_id(game_id);
@@ -184,13 +196,8 @@ TEST_F(ServerRematch, TheOpponentMayDeclineARematchItsMakerIsToldAndItIsNotOffer
 
 TEST_F(ServerRematch, APrivateGamesRematchIsJoinedWithoutItsCodeAndOneRefusedLeavesNothingBehind) {
   auto alice = user("alice"), bob = user("bob");
-  auto made = alice->create_game(wire::CHOOSE_SOVIET, true);
-  ASSERT_TRUE(made.has_game_created()) << made.DebugString();
-  const std::string old = made.game_created().game().game_id();
-  ASSERT_TRUE(bob->join(old, made.game_created().invite_code()).has_game());
-  wire::ClientMessage resign;
-  resign.mutable_resign()->set_game_id(old);
-  ASSERT_FALSE(bob->request(resign).has_error());
+  const std::string old = finished_private_game(*alice, *bob);
+  ASSERT_FALSE(HasFailure());
   auto offered = ask_rematch(*bob, old);
   ASSERT_TRUE(offered.has_game_created()) << offered.DebugString();
   EXPECT_TRUE(offered.game_created().game().private_());
@@ -207,6 +214,7 @@ TEST_F(ServerRematch, APrivateGamesRematchIsJoinedWithoutItsCodeAndOneRefusedLea
   ASSERT_TRUE(second.has_game_created()) << second.DebugString();
   const std::string strict = second.game_created().game().game_id();
   ASSERT_TRUE(bob->join(strict).has_game());
+  wire::ClientMessage resign;
   resign.mutable_resign()->set_game_id(strict);
   ASSERT_FALSE(bob->request(resign).has_error());
   restart({}, "min_move_seconds = 7200\n");
@@ -216,13 +224,8 @@ TEST_F(ServerRematch, APrivateGamesRematchIsJoinedWithoutItsCodeAndOneRefusedLea
 
 TEST_F(ServerRematch, AStrangerWithAPrivateRematchsIdLearnsNotWhomItIsKeptFor) {
   auto alice = user("alice"), bob = user("bob"), mallory = user("mallory");
-  auto made = alice->create_game(wire::CHOOSE_SOVIET, true);
-  ASSERT_TRUE(made.has_game_created()) << made.DebugString();
-  const std::string old = made.game_created().game().game_id();
-  ASSERT_TRUE(bob->join(old, made.game_created().invite_code()).has_game());
-  wire::ClientMessage resign;
-  resign.mutable_resign()->set_game_id(old);
-  ASSERT_FALSE(bob->request(resign).has_error());
+  const std::string old = finished_private_game(*alice, *bob);
+  ASSERT_FALSE(HasFailure());
   auto offered = ask_rematch(*alice, old);
   ASSERT_TRUE(offered.has_game_created()) << offered.DebugString();
   const std::string id = offered.game_created().game().game_id();
