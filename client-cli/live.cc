@@ -57,6 +57,9 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
       has_view_ = true;
       log_.assign(m.snapshot().recent_events().begin(), m.snapshot().recent_events().end());
       shown_events_ = 0;
+      if (m.snapshot().unfollowed())
+        notices_.push_back("The server is busy with other finished games: this one is shown as it is, and "
+                           "new chat in it will not appear here.");
       return true;
     }
     case wire::ServerMessage::kDelta: {

@@ -27,6 +27,7 @@ struct Config {
   std::size_t max_queued_frames = 8192;       // a slower reader is disconnected
   std::size_t max_queued_bytes = 32u << 20;   // and one whose unread frames weigh more
   int max_watches_per_connection = 64;
+  int max_finished_games_held = 1000;         // read back for watchers; beyond, a Watch is answered once
   int max_connections = 10000;                // open at once; more are closed as they come
   int max_connections_per_address = 200;      // per remote address, loopback not counted
   TrustedProxies trusted_proxies;             // reverse proxies whose X-Forwarded-For is believed

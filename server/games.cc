@@ -142,6 +142,10 @@ std::shared_ptr<Game> GameService::find(const std::string& id) {
     g = load(id);  // under the registry lock: a game is loaded once
     if (!g) return nullptr;
     games_[id] = g;
+    if (g->status == Game::Status::Finished) {
+      g->loaded_finished = true;
+      ++finished_held_;
+    }
   }
   // Read from the database for whatever request: a finished game rests with the
   // others at once, so that the oldest unwatched one is let go.
@@ -151,7 +155,10 @@ std::shared_ptr<Game> GameService::find(const std::string& id) {
 
 void GameService::forget(const std::shared_ptr<Game>& g) {
   std::lock_guard lock(mu_);
-  if (auto it = games_.find(g->id); it != games_.end() && it->second == g) games_.erase(it);
+  if (auto it = games_.find(g->id); it != games_.end() && it->second == g) {
+    games_.erase(it);
+    if (g->loaded_finished) --finished_held_;
+  }
   std::erase(resting_, g);
 }
 
@@ -632,7 +639,7 @@ bool GameService::watch(const Caller& c, const wire::Watch& req) {
   if (req.from_version() < 0) return c.error(wire::BAD_REQUEST, "from_version cannot be negative."), false;
   auto g = find(req.game_id());
   if (!g) return no_such_game(c, req.game_id()), false;
-  std::lock_guard lock(g->mu);
+  std::unique_lock lock(g->mu);
   const int side = g->side_of(c.user_id);
   if (side < 0 && g->is_private) return no_such_game(c, req.game_id()), false;
   // Everything opens only once the end is durable: an end that cannot be
@@ -646,6 +653,9 @@ bool GameService::watch(const Caller& c, const wire::Watch& req) {
   }
   const auto pid = c.peer->peer_id();
   g->unsubscribe(pid);
+  // Each finished game read back holds its whole match in memory: while too many
+  // are held, a spectator gets this one's view once and it is not followed.
+  const bool follow = side >= 0 || !g->loaded_finished || !g->subscribers.empty() || may_follow_finished(g);
   if (side >= 0) g->mailed[side] = false;  // looked at: the next turn away is mailed again
   Game::Subscriber sub{c.peer, pid, seat, 0, c.user_id};
   const int si = static_cast<int>(seat);
@@ -686,6 +696,13 @@ bool GameService::watch(const Caller& c, const wire::Watch& req) {
   auto visible = g->rules->events_for(events, viewer_of(seat));
   const std::size_t keep = std::min<std::size_t>(visible.size(), static_cast<std::size_t>(config_.recent_events));
   for (auto it = visible.end() - static_cast<std::ptrdiff_t>(keep); it != visible.end(); ++it) *snap->add_recent_events() = *it;
+  if (!follow) {
+    snap->set_unfollowed(true);
+    send_catch_up(*g, c, seat, encode(m));  // a game read back over has nothing pending
+    lock.unlock();
+    maybe_unload(g);
+    return false;
+  }
   Frame frame = encode(m);
   sub.sent = g->head;
   g->subscribers.push_back(std::move(sub));
@@ -749,6 +766,18 @@ void GameService::maybe_unload(const std::shared_ptr<Game>& g) {
   }
   std::lock_guard lock(oldest->mu);
   if (idle(*oldest)) forget(oldest);
+}
+
+bool GameService::may_follow_finished(const std::shared_ptr<Game>& g) {
+  std::lock_guard lock(mu_);
+  // Let go since it was found: it is read once.
+  if (auto it = games_.find(g->id); it == games_.end() || it->second != g) return false;
+  const auto resting = std::count_if(resting_.begin(), resting_.end(), [](const auto& x) { return x->loaded_finished; });
+  const bool rests = std::find(resting_.begin(), resting_.end(), g) != resting_.end();
+  const std::size_t others = finished_held_ - static_cast<std::size_t>(resting) - (rests ? 0 : 1);
+  if (others >= static_cast<std::size_t>(config_.max_finished_games_held)) return false;
+  std::erase(resting_, g);
+  return true;
 }
 
 // ---------------------------------------------------------------------------

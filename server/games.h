@@ -3,7 +3,6 @@
 // ruleset.h, and the network only through Peer.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -55,6 +54,7 @@ struct Game {
   std::string rematch_of;         // a rematch: the finished game it follows
   std::int64_t reserved_for = 0;  // a rematch: the only user who may join it (0: anyone)
   std::string reserved_name;
+  bool loaded_finished = false;   // read from the database already over: held only for readers
 
   // Seats: [0] Soviet, [1] German; 0 while open.
   std::int64_t user[2] = {0, 0};
@@ -230,6 +230,9 @@ class GameService {
   void note_alive();
   // Unloads a finished game nobody watches; it loads again from its final snapshot.
   void maybe_unload(const std::shared_ptr<Game>& g);
+  // Under g->mu: whether a spectator may follow this finished game read back, which
+  // no one watches; if so it no longer rests.
+  bool may_follow_finished(const std::shared_ptr<Game>& g);
 
   // Called with g->mu held.
   wire::GameSummary summary(const Game& g, int your_side) const;
@@ -338,6 +341,9 @@ class GameService {
   // open; guarded by mu_. Filled from the database when asked for and not here.
   std::map<std::string, std::string> rematches_;
   static constexpr std::size_t kRestingGames = 64;
+  // Games held that were read from the database already over, watched or
+  // resting; those watched are bounded by config_.max_finished_games_held. Under mu_.
+  std::size_t finished_held_ = 0;
   // Each chat message and refused order is stored: a sender's share of them is bounded.
   RecentAttempts chat_by_user_, refusals_by_user_;
   // Each change of standing orders is a write and may play orders: a player's are bounded.

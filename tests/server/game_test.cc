@@ -157,5 +157,58 @@ TEST_F(ServerGame, FinishedGamesReadForAnyRequestAreLetGoBeyondTheFewKeptInMemor
   EXPECT_EQ(loads, 2) << "read, let go as 64 others were read, and read again";
 }
 
+// A spectator's watch holds a finished game, read back from the database, in
+// memory for as long as it lasts. Beyond the server's bound on such games, one
+// more is shown once, unfollowed, so watching many old games cannot fill the
+// server's memory; a game's own players are always followed.
+TEST_F(ServerGame, WhileManyFinishedGamesAreWatchedAnotherIsShownOnceUnfollowed) {
+  auto alice = user("alice"), bob = user("bob");
+  std::vector<std::string> ids;
+  for (int i = 0; i < 3 && !HasFailure(); ++i) {
+    ids.push_back(start_game(*alice, *bob));
+    wire::ClientMessage resign;
+    resign.mutable_resign()->set_game_id(ids.back());
+    ASSERT_FALSE(bob->request(resign).has_error());
+  }
+  ASSERT_NO_FATAL_FAILURE(restart({}, "max_finished_games_held = 2\n"));  // none of them in memory
+  alice = login_as("alice");
+  auto carol = user("carol");
+  ASSERT_TRUE(alice && carol);
+  auto watch = [](Client& c, const std::string& id) {
+    wire::ClientMessage w;
+    w.mutable_watch()->set_game_id(id);
+    const auto r = c.request(w);
+    EXPECT_TRUE(r.has_snapshot()) << r.DebugString();
+    return r.snapshot();
+  };
+  EXPECT_FALSE(watch(*carol, ids[0]).unfollowed());
+  EXPECT_FALSE(watch(*carol, ids[1]).unfollowed());
+  const auto third = watch(*carol, ids[2]);
+  EXPECT_TRUE(third.unfollowed());
+  EXPECT_GT(third.view().stacks_size(), 0);  // the view all the same
+  EXPECT_FALSE(watch(*alice, ids[2]).unfollowed()) << "its player";
+
+  // Chat in the unfollowed game does not reach carol; in a followed one it does.
+  auto say = [&](const std::string& id, const std::string& text) {
+    wire::ClientMessage m;
+    m.mutable_send_chat()->set_game_id(id);
+    m.mutable_send_chat()->set_text(text);
+    EXPECT_FALSE(alice->request(m).has_error());
+  };
+  say(ids[2], "unseen");
+  say(ids[0], "seen");
+  const auto got = carol->wait_for([&](const wire::ServerMessage& m) {
+    EXPECT_FALSE(m.has_chat() && m.chat().text() == "unseen") << "pushed from an unfollowed game";
+    return m.has_chat() && m.chat().text() == "seen";
+  });
+  EXPECT_TRUE(got);
+
+  // One let go makes room: the third is followed now.
+  wire::ClientMessage unwatch;
+  unwatch.mutable_unwatch()->set_game_id(ids[0]);
+  EXPECT_FALSE(carol->request(unwatch).has_error());
+  EXPECT_FALSE(watch(*carol, ids[2]).unfollowed());
+}
+
 }  // namespace
 }  // namespace counterattack::server::testing
