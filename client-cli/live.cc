@@ -52,11 +52,13 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
   switch (m.body_case()) {
     case wire::ServerMessage::kSnapshot: {
       if (!m.snapshot().game_id().empty() && m.snapshot().game_id() != id_) return false;
+      std::vector<game::Event> log(m.snapshot().recent_events().begin(), m.snapshot().recent_events().end());
+      // Again after a reconnect: what was shown already is not shown twice.
+      shown_events_ = has_view_ ? events_already_shown(log_, shown_events_, log) : 0;
       view_ = m.snapshot().view();
       version_ = m.snapshot().version();
       has_view_ = true;
-      log_.assign(m.snapshot().recent_events().begin(), m.snapshot().recent_events().end());
-      shown_events_ = 0;
+      log_ = std::move(log);
       if (m.snapshot().unfollowed())
         notices_.push_back("The server is busy with other finished games: this one is shown as it is, and "
                            "new chat in it will not appear here.");
@@ -162,6 +164,22 @@ std::vector<std::string> LiveGame::take_notices() {
   auto n = std::move(notices_);
   notices_.clear();
   return n;
+}
+
+// How many of a new snapshot's recent events were shown before. Events carry no
+// version, so the last ones shown are found in it by content, latest first.
+std::size_t events_already_shown(const std::vector<game::Event>& before, std::size_t shown_before,
+                                 const std::vector<game::Event>& log) {
+  const std::size_t shown = std::min(shown_before, before.size());
+  if (shown == 0) return 0;
+  auto same = [](const game::Event& a, const game::Event& b) { return a.SerializeAsString() == b.SerializeAsString(); };
+  for (std::size_t end = log.size(); end > 0; --end) {
+    const std::size_t need = std::min({end, shown, std::size_t{8}});
+    std::size_t run = 0;
+    while (run < need && same(log[end - 1 - run], before[shown - 1 - run])) ++run;
+    if (run == need) return end;
+  }
+  return 0;  // all it holds came after what was shown
 }
 
 std::vector<game::Event> LiveGame::take_new_events() {

@@ -16,6 +16,11 @@
 
 namespace counterattack::cli {
 
+// Of a new snapshot's recent events `log`, how many were among the first
+// `shown_before` of the events held before it (`before`): shown already.
+std::size_t events_already_shown(const std::vector<game::Event>& before, std::size_t shown_before,
+                                 const std::vector<game::Event>& log);
+
 class LiveGame {
  public:
   LiveGame(Session& s, std::string game_id) : s_(s), id_(std::move(game_id)) {}
