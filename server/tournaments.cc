@@ -1020,7 +1020,8 @@ void Tournaments::list(const Caller& c) {
   const auto ids = storage_.read([&](Db& db) {
     std::vector<std::string> out;
     auto& q = db.prepare(
-        "SELECT id, created_unix FROM tournaments WHERE status IN ('open', 'playing') AND private = 0"
+        // Those over are not shown to others: they take no place of the 100.
+        "SELECT id, created_unix FROM tournaments WHERE status IN ('open', 'playing') AND private = 0 AND finished_unix = 0"
         " UNION SELECT id, created_unix FROM tournaments WHERE organiser_id = ?"
         " UNION SELECT t.id, t.created_unix FROM tournament_entrants e JOIN tournaments t ON t.id = e.tournament_id"
         " WHERE e.user_id = ? ORDER BY 2 DESC LIMIT 100");
