@@ -286,8 +286,17 @@ Tournaments::Tournaments(Storage& storage, Rulesets rulesets, const Config& conf
     }
     return out;
   });
+  // Likewise ends stored but not told.
+  const auto ended = storage_.read([](Db& db) {
+    std::vector<std::string> out;
+    auto& q = db.prepare("SELECT id FROM tournaments WHERE unannounced = 3 AND finished_unix != 0");
+    q.bind_all();
+    while (q.step()) out.push_back(q.text(0));
+    return out;
+  });
   catch_up_ends();
   for (const auto& [id, u] : unannounced) post_([this, id, u] { announce(id, u.games, u.deciders); });
+  for (const auto& id : ended) post_([this, id] { announce_end(id); });
   // Likewise cancellations stored but not told.
   struct Cancelled {
     std::string id, reason;
@@ -412,7 +421,8 @@ void Tournaments::game_ended(const std::string& id) {
         } else if (round < rounds) {
           return next_round_in(db, id, static_cast<int>(round + 1), *out);
         }
-        db.prepare("UPDATE tournaments SET finished_unix = ? WHERE id = ?").run(unix_now(), id);
+        // 3: its end not yet told, so that a server stopped before telling it tells it at its next start.
+        db.prepare("UPDATE tournaments SET finished_unix = ?, unannounced = 3 WHERE id = ?").run(unix_now(), id);
         *over = true;
       },
       [this, id, over, out](bool ok) {
@@ -437,6 +447,9 @@ void Tournaments::announce_end(const std::string& id) {
     *m.mutable_tournament_finished() = as_seen_by(*d, user);
     if (!games_.tell_followers(user, encode(m))) mailer_.tournament_finished(user, name, m.tournament_finished());
   }
+  storage_.write(
+      [id](Db& db) { db.prepare("UPDATE tournaments SET unannounced = 0 WHERE id = ? AND unannounced = 3").run(id); },
+      [](bool) {});  // not stored: told again at the next start, which is the lesser harm
 }
 
 void Tournaments::mark_cancelled(Db& db, const std::string& id, const std::string& reason, std::int64_t by) {
@@ -868,7 +881,8 @@ void Tournaments::announce(const std::string& id, const std::vector<std::string>
   }
   storage_.write(
       [id, round = d->tournament.round()](Db& db) {
-        db.prepare("UPDATE tournaments SET unannounced = 0 WHERE id = ? AND round = ?").run(id, round);
+        db.prepare("UPDATE tournaments SET unannounced = 0 WHERE id = ? AND round = ? AND unannounced IN (1, 2)")
+            .run(id, round);
       },
       [](bool) {});  // not stored: announced again at the next start, which is the lesser harm
 }
@@ -1020,7 +1034,8 @@ void Tournaments::list(const Caller& c) {
   const auto ids = storage_.read([&](Db& db) {
     std::vector<std::string> out;
     auto& q = db.prepare(
-        "SELECT id, created_unix FROM tournaments WHERE status IN ('open', 'playing') AND private = 0"
+        // Those over are not shown to others: they take no place of the 100.
+        "SELECT id, created_unix FROM tournaments WHERE status IN ('open', 'playing') AND private = 0 AND finished_unix = 0"
         " UNION SELECT id, created_unix FROM tournaments WHERE organiser_id = ?"
         " UNION SELECT t.id, t.created_unix FROM tournament_entrants e JOIN tournaments t ON t.id = e.tournament_id"
         " WHERE e.user_id = ? ORDER BY 2 DESC LIMIT 100");

@@ -99,7 +99,7 @@ class Tournaments {
   // marks the end. Then announces either.
   void game_ended(const std::string& id);
   // Tells the entrants and the organiser that the tournament is over: on the
-  // connections that follow turns, or by mail when they have none.
+  // connections that follow turns, or by mail when they have none. Then marks it told.
   void announce_end(const std::string& id);
   // Stores the cancellation, why, and by whom, as not yet told.
   static void mark_cancelled(Db& db, const std::string& id, const std::string& reason, std::int64_t by);

@@ -26,7 +26,7 @@ class ServerMail : public ServerTest {
   }
 
   // The server killed after storing a tournament's start or cancellation (with
-  // 2: a knock-out's deciding games) but before telling anyone of it, then started again.
+  // 2: a knock-out's deciding games; 3: its end) but before telling anyone of it, then started again.
   void crash_before_telling(int unannounced = 1) {
     server_->kill9();
     {
@@ -623,6 +623,50 @@ TEST_F(ServerMail, AnEntrantAwayIsMailedTheFinalStandingsWhenTheirTournamentEnds
   };
   for (int i = 0; i < 200 && !told_again(); ++i) std::this_thread::sleep_for(50ms);
   EXPECT_TRUE(told_again());
+}
+
+// The server killed after storing a tournament's end but before telling it:
+// the final standings are mailed when it starts again, once.
+TEST_F(ServerMail, AnEntrantAwayIsMailedTheFinalStandingsEvenWhenTheServerStopsBeforeTellingThem) {
+  auto alice = user("alice"), bob = user("bob");
+  std::size_t mails = confirm_address(*alice, sink_, "alice@example.org");
+  ASSERT_FALSE(HasFailure());
+  const auto started = two_player_tournament(*alice, *bob);
+  ASSERT_EQ(started.tournament().games_size(), 2) << started.DebugString();
+  const std::string id = started.tournament().tournament_id();
+  mails = sink_.wait_for(mails + 1).size();  // the start
+  for (const auto& g : started.tournament().games()) {
+    wire::ClientMessage resign;
+    resign.mutable_resign()->set_game_id(g.game_id());
+    ASSERT_TRUE(bob->request(resign).has_ok());
+  }
+  mails = sink_.wait_for(mails + 3).size();  // each game's end, then the tournament's
+  const auto told_and_sent = [&] {
+    std::string err;
+    Db db(server_->data_dir() + "/counterattack.db", true, err);
+    EXPECT_TRUE(db.ok()) << err;
+    auto& q = db.prepare(
+        "SELECT finished_unix > 0 AND unannounced = 0 AND NOT EXISTS (SELECT 1 FROM outbox) FROM tournaments WHERE id = ?");
+    q.bind_all(id);
+    return q.step() && q.integer(0) == 1;
+  };
+  for (int i = 0; i < 100 && !told_and_sent(); ++i) std::this_thread::sleep_for(50ms);
+  ASSERT_TRUE(told_and_sent());
+
+  crash_before_telling(3);  // 3: the end
+  const auto ends = [&] {
+    const auto now = sink_.mails();
+    return std::count_if(now.begin() + static_cast<std::ptrdiff_t>(mails), now.end(), [](const auto& m) {
+      return m.to == "alice@example.org" && m.header("Subject") == "The tournament \"Summer Cup\" is over";
+    });
+  };
+  for (int i = 0; i < 200 && ends() == 0; ++i) std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(ends(), 1);
+  for (int i = 0; i < 100 && !told_and_sent(); ++i) std::this_thread::sleep_for(50ms);
+  ASSERT_TRUE(told_and_sent());
+  restart({}, mail_settings(sink_.url()));
+  std::this_thread::sleep_for(500ms);
+  EXPECT_EQ(ends(), 1) << "told once";
 }
 
 TEST_F(ServerMail, AnOpponentAwayIsMailedARematchOfferWithHowToAcceptOrDeclineIt) {

@@ -766,5 +766,42 @@ TEST_F(ServerTournament, ASetStartStartsTheTournamentByItselfOrCancelsItWhenTooF
   EXPECT_EQ(cancelled->tournament_cancelled().reason(), "Fewer than two players had entered it by its set start.");
 }
 
+// The list holds at most 100 tournaments: those over, which it does not show,
+// take none of those places, however many ended since an open one was made.
+TEST_F(ServerTournament, AnOpenTournamentIsListedHoweverManyHaveFinishedSince) {
+  auto alice = user("alice"), bob = user("bob"), carol = user("carol");
+  auto open = alice->request(create("Long Open", 4));
+  ASSERT_TRUE(open.has_tournament()) << open.DebugString();
+  const std::string id = open.tournament().tournament_id();
+  // carol's 120 public knock-outs, made after it and played to the end.
+  server_->kill9();
+  {
+    std::string err;
+    Db db(server_->data_dir() + "/counterattack.db", false, err);
+    ASSERT_TRUE(db.ok()) << err;
+    const auto now = static_cast<std::int64_t>(std::time(nullptr));
+    for (int i = 0; i < 120; ++i) {
+      const auto t = std::to_string(now + 1 + i);
+      db.exec("INSERT INTO tournaments (id, name, organiser_id, scenario, options, move_seconds, max_players, private,"
+              " invite_code, status, created_unix, started_unix, rounds, round, knockout, finished_unix)"
+              " SELECT 'done" + std::to_string(i) + "', 'Done Cup', id, 'counterattack', '', 86400, 2, 0, '', 'playing', " +
+              t + ", " + t + ", 1, 1, 1, " + t + " FROM users WHERE name = 'carol'");
+    }
+  }
+  restart();
+  bob = login_as("bob");
+  carol = login_as("carol");
+  auto finished = carol->request(get("done0"));
+  ASSERT_TRUE(finished.has_tournament()) << finished.DebugString();
+  ASSERT_EQ(finished.tournament().status(), "finished");
+
+  const auto listed = bob->request(list());
+  ASSERT_TRUE(listed.has_tournament_list()) << listed.DebugString();
+  ASSERT_EQ(listed.tournament_list().tournaments_size(), 1) << listed.DebugString();
+  EXPECT_EQ(listed.tournament_list().tournaments(0).tournament_id(), id);
+  // Their organiser still finds her own: the newest 100.
+  EXPECT_EQ(carol->request(list()).tournament_list().tournaments_size(), 100);
+}
+
 }  // namespace
 }  // namespace counterattack::server::testing
