@@ -392,7 +392,8 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
   std::lock_guard lock(g->mu);
   if (g->side_of(c.user_id) >= 0) return c.error(wire::CONFLICT, "You are already in this game.");
   // Before the reservation: whom a private game is kept for is for those with its code.
-  if (g->is_private && req.invite_code() != g->invite && g->reserved_for != c.user_id) {
+  // A private tournament's games have no code: no one joins them.
+  if (g->is_private && (g->invite.empty() || req.invite_code() != g->invite) && g->reserved_for != c.user_id) {
     return c.error(wire::FORBIDDEN, "This game is private: joining it needs its invite code.");
   }
   if (g->reserved_for != 0 && g->reserved_for != c.user_id) {

@@ -319,6 +319,26 @@ TEST_F(ServerTournament, RefusedRequestsSayWhyAndChangeNothing) {
   EXPECT_EQ(code_of(eve->request(create("One too many", 4))), wire::CONFLICT);
 }
 
+// A private tournament's games are private games: someone who learns a game's
+// id is refused as for any private game without its code, not told it started.
+TEST_F(ServerTournament, AnOutsiderCannotJoinAGameOfAPrivateTournament) {
+  auto alice = user("alice"), bob = user("bob"), eve = user("eve");
+  auto made = alice->request(create("Invitational", 2, true, true));
+  ASSERT_TRUE(made.has_tournament());
+  const std::string id = made.tournament().tournament_id();
+  ASSERT_TRUE(bob->request(join(id, made.tournament().invite_code())).has_tournament());
+  const auto started = alice->request(get(id));  // full: it started by itself
+  ASSERT_TRUE(started.has_tournament()) << started.DebugString();
+  ASSERT_GT(started.tournament().games_size(), 0);
+  wire::ClientMessage m;
+  m.mutable_join_game()->set_game_id(started.tournament().games(0).game_id());
+  for (const std::string code : {"", "wrongcode2"}) {
+    m.mutable_join_game()->set_invite_code(code);
+    const auto r = eve->request(m);
+    EXPECT_EQ(code_of(r), wire::FORBIDDEN) << r.DebugString();
+  }
+}
+
 // A tournament for a club night: every game with a game clock instead of a
 // time per move. In a tournament a player who never moves loses on time: the
 // game is not aborted, as the standings need its result.
