@@ -267,6 +267,39 @@ TEST_F(ServerAuth, AChangedPasswordEndsThePlayersOtherSessionsAndOnlyTheNewOneLo
   EXPECT_EQ(connect()->request(reset).error().code(), wire::UNAVAILABLE);
 }
 
+// Two connections of a player change the password at once, each from the
+// password both knew: one change is made, the other is refused, and the
+// password that logs in is the one its sender was told of.
+TEST_F(ServerAuth, OfTwoPasswordChangesAtOnceOnlyTheOneMadeIsAccepted) {
+  ASSERT_NO_FATAL_FAILURE(restart({}, "login_failures_per_name = 1000\n"));
+  ASSERT_TRUE(user("alice"));
+  std::string password = "correct horse";
+  for (int round = 0; round < 5; ++round) {
+    auto a = connect(), b = connect();
+    ASSERT_TRUE(a->login("alice", password).has_session()) << round;
+    ASSERT_TRUE(b->login("alice", password).has_session()) << round;
+    const std::string to_a = "password " + std::to_string(round) + "a", to_b = "password " + std::to_string(round) + "b";
+    const auto id_a = a->send(change_password(password, to_a));
+    const auto id_b = b->send(change_password(password, to_b));
+    // The change made ends the other connection, which may close before its answer comes.
+    const auto answer_a = a->wait_for([&](const wire::ServerMessage& m) { return m.request_id() == id_a; });
+    const auto answer_b = b->wait_for([&](const wire::ServerMessage& m) { return m.request_id() == id_b; });
+    const bool a_logs_in = connect()->login("alice", to_a).has_session();
+    const bool b_logs_in = connect()->login("alice", to_b).has_session();
+    ASSERT_NE(a_logs_in, b_logs_in) << round;
+    EXPECT_EQ(answer_a && answer_a->has_ok(), a_logs_in) << "round " << round << ": "
+                                                         << (answer_a ? answer_a->DebugString() : "no answer");
+    EXPECT_EQ(answer_b && answer_b->has_ok(), b_logs_in) << "round " << round << ": "
+                                                         << (answer_b ? answer_b->DebugString() : "no answer");
+    for (const auto& answer : {answer_a, answer_b}) {
+      if (answer && !answer->has_ok()) {
+        EXPECT_EQ(answer->error().code(), wire::BAD_CREDENTIALS) << answer->DebugString();
+      }
+    }
+    password = a_logs_in ? to_a : to_b;
+  }
+}
+
 // Logging out ends the session on every connection that resumed with its
 // token: each is told and closed, and nothing it sends acts for the player.
 // The player's other sessions go on.
