@@ -469,13 +469,18 @@ void Accounts::change_password(std::int64_t user_id, const std::string& name, co
     if (!match) return done(failure(wire::BAD_CREDENTIALS, "The old password is wrong."));
     const std::string hash = hash_password(new_password);
     if (hash.empty()) return done(failure(wire::INTERNAL, "The password could not be hashed."));
+    auto changed = std::make_shared<bool>(false);
     storage_.write(
-        [user_id, hash, token_hash](Db& db) {
-          db.prepare("UPDATE users SET password_hash = ?, reset_code_hash = '' WHERE id = ?").run(hash, user_id);
-          db.prepare("DELETE FROM sessions WHERE user_id = ? AND token_hash <> ?").run(user_id, token_hash);
+        [user_id, hash, stored, token_hash, changed](Db& db) {
+          // Only over the password checked: a change or reset stored meanwhile stands.
+          db.prepare("UPDATE users SET password_hash = ?, reset_code_hash = '' WHERE id = ? AND password_hash = ?")
+              .run(hash, user_id, stored);
+          *changed = db.changes() == 1;
+          if (*changed) db.prepare("DELETE FROM sessions WHERE user_id = ? AND token_hash <> ?").run(user_id, token_hash);
         },
-        [user_id, done = std::move(done)](bool ok) {
+        [user_id, changed, done = std::move(done)](bool ok) {
           if (!ok) return done(failure(wire::INTERNAL, "The new password could not be stored; try again."));
+          if (!*changed) return done(failure(wire::BAD_CREDENTIALS, "The password was changed meanwhile; the old one is wrong."));
           log::info("password changed", {{"user_id", std::to_string(user_id)}});
           AuthResult r;
           r.user_id = user_id;

@@ -35,6 +35,17 @@ bool parse_bool(const std::string& text, bool& out) {
   return false;
 }
 
+// Where a '#' starts a comment: not inside a quoted value, which may hold one
+// (a password, a URL).
+std::size_t comment_start(const std::string& line) {
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '"') quoted = !quoted;
+    if (line[i] == '#' && !quoted) return i;
+  }
+  return line.size();
+}
+
 using Setter = std::function<bool(Config&, const std::string&)>;
 
 template <typename T>
@@ -196,7 +207,7 @@ bool load_config_file(const std::string& path, Config& c, std::string& error) {
   int n = 0;
   while (std::getline(lines, line)) {
     ++n;
-    if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+    line.resize(comment_start(line));
     line = trim(line);
     if (line.empty()) continue;
     const auto eq = line.find('=');

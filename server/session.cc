@@ -2,6 +2,7 @@
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -126,15 +127,14 @@ class WsSession : public Connection {
   void sign_out(std::int64_t user_id, const std::string& keep, const std::string& why) override {
     net::post(derived().ws().get_executor(), [s = self(), user_id, keep, why] {
       if (s->user_id_ != user_id || (!keep.empty() && s->token_hash_ == keep)) return;
-      s->drop_watches();
-      s->hub_.games.unfollow_turns(std::exchange(s->user_id_, 0), s->id_);
-      s->user_name_.clear();
-      s->token_hash_.clear();
-      wire::ServerMessage m;
-      m.mutable_error()->set_code(wire::UNAUTHENTICATED);
-      m.mutable_error()->set_message(why);
-      s->queue_frame(encode(m));
-      s->begin_close(websocket::close_code::normal);
+      s->signed_out(why);
+    });
+  }
+
+  void end_session(const std::string& token_hash, const std::string& why) override {
+    net::post(derived().ws().get_executor(), [s = self(), token_hash, why] {
+      if (s->user_id_ == 0 || s->token_hash_ != token_hash) return;
+      s->signed_out(why);
     });
   }
 
@@ -360,6 +360,7 @@ class WsSession : public Connection {
     queue_.clear();
     drop_watches();
     if (user_id_ != 0) hub_.games.unfollow_turns(user_id_, id_);
+    if (expiry_) expiry_->cancel();  // its wait holds the session
     if (registered_) hub_.sessions.remove(id_);
   }
 
@@ -557,6 +558,7 @@ class WsSession : public Connection {
     user_id_ = r.user_id;
     user_name_ = r.name;
     token_hash_ = r.token_hash;
+    expire_at(r.expires_unix);
     wire::ServerMessage m;
     m.set_request_id(rid);
     auto* s = m.mutable_session();
@@ -593,10 +595,38 @@ class WsSession : public Connection {
     drop_watches();
     hub_.games.unfollow_turns(std::exchange(user_id_, 0), id_);
     user_name_.clear();
-    hub_.accounts.logout(std::exchange(token_hash_, std::string()), [c = caller(rid)](bool ok) {
-      if (ok) return c.ok();
-      c.error(wire::INTERNAL, "The session could not be ended; it expires on its own.");
+    if (expiry_) expiry_->cancel();
+    const std::string token_hash = std::exchange(token_hash_, std::string());
+    hub_.accounts.logout(token_hash, [c = caller(rid), &sessions = hub_.sessions, token_hash](bool ok) {
+      if (!ok) return c.error(wire::INTERNAL, "The session could not be ended; it expires on its own.");
+      c.ok();
+      // Other connections resumed with the token speak for the player no more either.
+      sessions.end_session(token_hash, "This session was logged out: log in again.");
     });
+  }
+
+  // The session ends on this connection at its expiry, as its token does.
+  void expire_at(std::int64_t expires_unix) {
+    if (!expiry_) expiry_.emplace(derived().ws().get_executor());
+    expiry_->expires_after(std::chrono::seconds(std::max<std::int64_t>(0, expires_unix - unix_now())));
+    expiry_->async_wait([s = self(), token_hash = token_hash_](beast::error_code ec) {
+      if (ec || s->user_id_ == 0 || s->token_hash_ != token_hash) return;
+      s->signed_out("The session has expired; log in again.");
+    });
+  }
+
+  // No longer logged in: says UNAUTHENTICATED with `why`, and closes.
+  void signed_out(const std::string& why) {
+    drop_watches();
+    hub_.games.unfollow_turns(std::exchange(user_id_, 0), id_);
+    user_name_.clear();
+    token_hash_.clear();
+    if (expiry_) expiry_->cancel();
+    wire::ServerMessage m;
+    m.mutable_error()->set_code(wire::UNAUTHENTICATED);
+    m.mutable_error()->set_message(why);
+    queue_frame(encode(m));
+    begin_close(websocket::close_code::normal);
   }
 
   const std::uint64_t id_ = g_next_id++;
@@ -622,6 +652,7 @@ class WsSession : public Connection {
   std::int64_t user_id_ = 0;
   std::string user_name_, token_hash_;
   bool auth_busy_ = false;
+  std::optional<net::steady_timer> expiry_;  // the session's end, while logged in
   std::deque<Clock::time_point> auth_times_;
   double tokens_;
   Clock::time_point refill_;
@@ -689,6 +720,17 @@ void SessionRegistry::sign_out(std::int64_t user_id, const std::string& keep, co
     }
   }
   for (auto& c : live) c->sign_out(user_id, keep, why);
+}
+
+void SessionRegistry::end_session(const std::string& token_hash, const std::string& why) {
+  std::vector<std::shared_ptr<Connection>> live;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [id, w] : all_) {
+      if (auto c = w.lock()) live.push_back(std::move(c));
+    }
+  }
+  for (auto& c : live) c->end_session(token_hash, why);
 }
 
 void SessionRegistry::shutdown_all() {

@@ -30,6 +30,8 @@ class Connection : public Peer {
   // When logged in as `user_id` with a session other than `keep` (a token's
   // hash; empty: none kept): says UNAUTHENTICATED with `why`, and closes; any thread.
   virtual void sign_out(std::int64_t user_id, const std::string& keep, const std::string& why) = 0;
+  // When logged in with the session `token_hash`: the same, for a session that ended.
+  virtual void end_session(const std::string& token_hash, const std::string& why) = 0;
 };
 
 // Live connections, for a graceful shutdown.
@@ -41,6 +43,8 @@ class SessionRegistry {
   void shutdown_all();
   // Ends every connection logged in as `user_id` but those of session `keep` (see Connection).
   void sign_out(std::int64_t user_id, const std::string& keep, const std::string& why);
+  // Ends every connection logged in with session `token_hash` (see Connection).
+  void end_session(const std::string& token_hash, const std::string& why);
 
  private:
   std::mutex mu_;

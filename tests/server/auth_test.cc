@@ -267,6 +267,94 @@ TEST_F(ServerAuth, AChangedPasswordEndsThePlayersOtherSessionsAndOnlyTheNewOneLo
   EXPECT_EQ(connect()->request(reset).error().code(), wire::UNAVAILABLE);
 }
 
+// Two connections of a player change the password at once, each from the
+// password both knew: one change is made, the other is refused, and the
+// password that logs in is the one its sender was told of.
+TEST_F(ServerAuth, OfTwoPasswordChangesAtOnceOnlyTheOneMadeIsAccepted) {
+  ASSERT_NO_FATAL_FAILURE(restart({}, "login_failures_per_name = 1000\n"));
+  ASSERT_TRUE(user("alice"));
+  std::string password = "correct horse";
+  for (int round = 0; round < 5; ++round) {
+    auto a = connect(), b = connect();
+    ASSERT_TRUE(a->login("alice", password).has_session()) << round;
+    ASSERT_TRUE(b->login("alice", password).has_session()) << round;
+    const std::string to_a = "password " + std::to_string(round) + "a", to_b = "password " + std::to_string(round) + "b";
+    const auto id_a = a->send(change_password(password, to_a));
+    const auto id_b = b->send(change_password(password, to_b));
+    // The change made ends the other connection, which may close before its answer comes.
+    const auto answer_a = a->wait_for([&](const wire::ServerMessage& m) { return m.request_id() == id_a; });
+    const auto answer_b = b->wait_for([&](const wire::ServerMessage& m) { return m.request_id() == id_b; });
+    const bool a_logs_in = connect()->login("alice", to_a).has_session();
+    const bool b_logs_in = connect()->login("alice", to_b).has_session();
+    ASSERT_NE(a_logs_in, b_logs_in) << round;
+    EXPECT_EQ(answer_a && answer_a->has_ok(), a_logs_in) << "round " << round << ": "
+                                                         << (answer_a ? answer_a->DebugString() : "no answer");
+    EXPECT_EQ(answer_b && answer_b->has_ok(), b_logs_in) << "round " << round << ": "
+                                                         << (answer_b ? answer_b->DebugString() : "no answer");
+    for (const auto& answer : {answer_a, answer_b}) {
+      if (answer && !answer->has_ok()) {
+        EXPECT_EQ(answer->error().code(), wire::BAD_CREDENTIALS) << answer->DebugString();
+      }
+    }
+    password = a_logs_in ? to_a : to_b;
+  }
+}
+
+// Logging out ends the session on every connection that resumed with its
+// token: each is told and closed, and nothing it sends acts for the player.
+// The player's other sessions go on.
+TEST_F(ServerAuth, ATokenStopsWorkingAfterLogoutOnEveryConnection) {
+  auto alice = connect();
+  const auto session = alice->register_user("alice");
+  ASSERT_TRUE(session.has_session());
+  const std::string token = session.session().token();
+  auto same = connect();
+  ASSERT_TRUE(same->resume(token).has_session());
+  ASSERT_TRUE(same->follow_turns().has_ok());
+  auto elsewhere = login_as("alice");
+
+  wire::ClientMessage logout;
+  logout.mutable_logout();
+  ASSERT_TRUE(alice->request(logout).has_ok());
+  const auto told = same->wait_for([](const wire::ServerMessage& m) { return m.has_error(); });
+  ASSERT_TRUE(told) << "the other connection of the session is told";
+  EXPECT_EQ(told->error().code(), wire::UNAUTHENTICATED);
+  for (int i = 0; i < 100 && !same->closed(); ++i) std::this_thread::sleep_for(20ms);
+  EXPECT_TRUE(same->closed());
+  EXPECT_EQ(connect()->resume(token).error().code(), wire::UNAUTHENTICATED);
+  wire::ClientMessage mine;
+  mine.mutable_my_games();
+  EXPECT_TRUE(elsewhere->request(mine).has_game_list()) << "another session of the player goes on";
+  EXPECT_TRUE(is_error(alice->create_game(wire::CHOOSE_GERMAN), wire::UNAUTHENTICATED));
+}
+
+// A session lasts its time also on a connection that stays open: when it
+// expires, the connection resumed with it is told and closed.
+TEST_F(ServerAuth, ASessionExpiresAlsoOnTheConnectionsStillOpenWithIt) {
+  const auto session = connect()->register_user("alice");
+  ASSERT_TRUE(session.has_session());
+  const std::string token = session.session().token();
+  const std::int64_t expires = unix_now() + 3;
+  {
+    std::string err;
+    Db db(server_->data_dir() + "/counterattack.db", false, err);
+    ASSERT_TRUE(db.ok()) << err;
+    db.prepare("UPDATE sessions SET expires_unix = ? WHERE token_hash = ?").run(expires, sha256_hex(token));
+    ASSERT_EQ(db.changes(), 1);
+  }
+  auto open = connect();
+  const auto resumed = open->resume(token);
+  ASSERT_TRUE(resumed.has_session()) << resumed.DebugString();
+  ASSERT_EQ(resumed.session().expires_unix(), expires);
+  const auto told = open->wait_for([](const wire::ServerMessage& m) { return m.has_error(); }, 20s);
+  ASSERT_TRUE(told) << "the connection is told when the session ends";
+  EXPECT_EQ(told->error().code(), wire::UNAUTHENTICATED);
+  EXPECT_GE(unix_now(), expires);
+  for (int i = 0; i < 100 && !open->closed(); ++i) std::this_thread::sleep_for(20ms);
+  EXPECT_TRUE(open->closed());
+  EXPECT_EQ(connect()->resume(token).error().code(), wire::UNAUTHENTICATED);
+}
+
 TEST_F(ServerAuth, PrivateGamesNeedTheirInviteCode) {
   auto alice = user("alice"), bob = user("bob"), eve = user("eve");
   auto created = alice->create_game(wire::CHOOSE_RANDOM, true);

@@ -227,6 +227,22 @@ TEST(ServerUnit, ConfigReadsKeyValueAndJsonAndRejectsUnknownKeys) {
   std::filesystem::remove_all(dir);
 }
 
+// A '#' starts a comment, but not inside a quoted value: a password or a URL
+// may hold one, and must not be cut short without a word.
+TEST(ServerUnit, ConfigKeepsAHashInsideAQuotedValue) {
+  const std::string dir = make_temp_dir("config-hash");
+  std::ofstream(dir + "/a.conf") << "smtp_password = \"pa#ss word\"  # the relay's\n"
+                              << "public_url = \"https://games.example.org/#lobby\"\n"
+                              << "smtp_user = club # a comment\n";
+  Config c;
+  std::string err;
+  ASSERT_TRUE(load_config_file(dir + "/a.conf", c, err)) << err;
+  EXPECT_EQ(c.smtp_password, "pa#ss word");
+  EXPECT_EQ(c.public_url, "https://games.example.org/#lobby");
+  EXPECT_EQ(c.smtp_user, "club");
+  std::filesystem::remove_all(dir);
+}
+
 // Loopback is not counted per address, on an IPv4 or an IPv6 listener; an IPv6
 // client is counted by its /64; places are given back when dropped.
 TEST(ServerUnit, ConnectionCapsCountByAddressAndGiveBack) {
