@@ -354,7 +354,9 @@ void Accounts::set_email(std::int64_t user_id, const std::string& name, const st
   auto vacation = vacations_.describe(user_id);  // read here: not on the thread that reports commits
   storage_.write(
       [user_id, address, code_hash, expires](Db& db) {
-        // A password reset code mailed to the address being replaced holds no more.
+        // Mail still waiting for the address being replaced is not sent, and a
+        // password reset code mailed to it holds no more.
+        db.prepare("DELETE FROM outbox WHERE user_id = ?").run(user_id);
         db.prepare("UPDATE users SET email = ?, email_confirmed = 0, email_code_hash = ?, email_code_expires_unix = ?,"
                    " reset_code_hash = '' WHERE id = ?")
             .run(address, code_hash, expires, user_id);
@@ -364,7 +366,7 @@ void Accounts::set_email(std::int64_t user_id, const std::string& name, const st
         // Again, in commit order: a confirmation stored just before may have put the old one back.
         mailer_.forget(user_id);
         if (!code.empty()) {
-          mailer_.queue(address, "Your Counterattack confirmation code: " + code,
+          mailer_.queue(user_id, address, "Your Counterattack confirmation code: " + code,
                         "Hello,\n\nto have your Counterattack turn notices sent to this address, run\n\n"
                         "    counterattack email confirm " + code + "\n\n(or type `email confirm " + code +
                             "` in the counterattack shell) within the hour.\n\n"
@@ -522,7 +524,7 @@ void Accounts::request_password_reset(const std::string& name, const std::string
       },
       [this, row, code](bool ok) {
         if (!ok) return log::error("a password reset code could not be stored", {{"user_id", std::to_string(row.id)}});
-        mailer_.queue(row.email, "Your Counterattack password reset code: " + code,
+        mailer_.queue(row.id, row.email, "Your Counterattack password reset code: " + code,
                       "Hello " + row.name + ",\n\nto choose a new password for your Counterattack account, run\n\n"
                       "    counterattack password --reset " + row.name + " " + code +
                           "\n\nwithin the hour. Every session of yours then ends: log in again with the new password.\n\n"

@@ -116,13 +116,13 @@ std::string Mailer::check_address(const std::string& address) {
   return shaped && clean ? "" : "That is not an e-mail address such as name@example.org.";
 }
 
-void Mailer::queue(const std::string& to, const std::string& subject, const std::string& body) {
+void Mailer::queue(std::int64_t user_id, const std::string& to, const std::string& subject, const std::string& body) {
   if (!enabled()) return;
   storage_.write(
-      [to, subject, body](Db& db) {
+      [user_id, to, subject, body](Db& db) {
         const auto now = unix_now();
-        db.prepare("INSERT INTO outbox (to_address, subject, body, created_unix, next_attempt_unix) VALUES (?, ?, ?, ?, ?)")
-            .run(to, subject, body, now, now);
+        db.prepare("INSERT INTO outbox (user_id, to_address, subject, body, created_unix, next_attempt_unix) VALUES (?, ?, ?, ?, ?, ?)")
+            .run(user_id, to, subject, body, now, now);
       },
       [this](bool ok) {
         if (!ok) {
@@ -218,7 +218,7 @@ const char* kFooter =
 void Mailer::your_turn(std::int64_t user_id, const wire::GameSummary& game) {
   const std::string to = address_of(user_id);
   if (to.empty()) return;
-  queue(to, "Your move in game " + game.game_id() + " (turn " + std::to_string(game.turn()) + ")",
+  queue(user_id, to, "Your move in game " + game.game_id() + " (turn " + std::to_string(game.turn()) + ")",
         opening(game, "It is your move") + how_to_answer(game) +
             "\nYou get one such mail per game until you next look at the game or play in it.\n" + kFooter);
 }
@@ -226,7 +226,7 @@ void Mailer::your_turn(std::int64_t user_id, const wire::GameSummary& game) {
 void Mailer::deadline_near(std::int64_t user_id, const wire::GameSummary& game) {
   const std::string to = address_of(user_id);
   if (to.empty()) return;
-  queue(to, "Your time runs out soon in game " + game.game_id(),
+  queue(user_id, to, "Your time runs out soon in game " + game.game_id(),
         opening(game, game.clock_seconds() > 0 ? "Your game clock is running out" : "Your time per move is running out") +
             how_to_answer(game) + kFooter);
 }
@@ -235,7 +235,7 @@ void Mailer::game_over(std::int64_t user_id, const wire::GameSummary& game, cons
   const std::string to = address_of(user_id);
   if (to.empty()) return;
   const bool soviet = game.your_side() == "soviet";
-  queue(to, "Game " + game.game_id() + " is over: " + game.result(),
+  queue(user_id, to, "Game " + game.game_id() + " is over: " + game.result(),
         "Hello " + (soviet ? game.soviet() : game.german()) + ",\n\ngame " + game.game_id() + " against " +
             (soviet ? game.german() : game.soviet()) + " is over: " + game.result() + "." +
             (reason.empty() ? "" : " " + reason) + "\n\nIts whole log, with the dice seed revealed: `counterattack export " +
@@ -282,7 +282,7 @@ void Mailer::tournament_started(std::int64_t user_id, const std::string& player,
     body += "\n" + how_to_answer(your_move.front());
   }
   body += "The standings: " + command("tournament show " + t.tournament_id()) + ".\n" + kFooter;
-  queue(to,
+  queue(user_id, to,
         deciding                        ? "A deciding game in the tournament \"" + t.name() + "\""
         : t.rounds() > 0 && t.round() > 1 ? "Round " + std::to_string(t.round()) + " of the tournament \"" + t.name() + "\" has begun"
                                         : "The tournament \"" + t.name() + "\" has started",
@@ -302,14 +302,14 @@ void Mailer::tournament_finished(std::int64_t user_id, const std::string& player
             (s.player() == player ? "  (you)" : "") + "\n";
   }
   body += "\nEvery game and the tie-break: " + command("tournament show " + t.tournament_id()) + ".\n" + kFooter;
-  queue(to, "The tournament \"" + t.name() + "\" is over", body);
+  queue(user_id, to, "The tournament \"" + t.name() + "\" is over", body);
 }
 
 void Mailer::tournament_cancelled(std::int64_t user_id, const std::string& player, const wire::Tournament& t,
                                   const std::string& reason) {
   const std::string to = address_of(user_id);
   if (to.empty()) return;
-  queue(to, "The tournament \"" + t.name() + "\" was cancelled",
+  queue(user_id, to, "The tournament \"" + t.name() + "\" was cancelled",
         "Hello " + player + ",\n\nthe tournament \"" + t.name() + "\" (" + t.tournament_id() +
             ") was cancelled before it started: none of its games will be played. " + reason +
             "\n\nOpen tournaments to enter: " + command("tournament list") + ".\n" + kFooter);
@@ -322,7 +322,7 @@ void Mailer::rematch_offered(std::int64_t user_id, const wire::RematchOffered& o
   std::string terms = time_words(g.move_seconds(), g.clock_seconds(), g.increment_seconds());
   if (!terms.empty()) terms = ", " + terms;
   const std::string& of = offer.of_game_id();
-  queue(to, offer.by() + " offers you a rematch of game " + of,
+  queue(user_id, to, offer.by() + " offers you a rematch of game " + of,
         "Hello " + g.reserved_for() + ",\n\n" + offer.by() + " offers you a rematch of game " + of + ": game " +
             g.game_id() + ", " + (g.rated() ? "rated" : "casual") + ", in which you would play the " +
             (g.your_side() == "soviet" ? "Soviet" : "German") + " side" + terms + ".\n\nTo accept it, run " +

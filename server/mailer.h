@@ -35,8 +35,9 @@ class Mailer {
   // could break out of a mail header: control characters, spaces, angle brackets.
   static std::string check_address(const std::string& address);
 
-  // Stores a message in the outbox (durably, then the sender is woken). Nothing when disabled.
-  void queue(const std::string& to, const std::string& subject, const std::string& body);
+  // Stores a message to `user_id`'s address in the outbox (durably, then the
+  // sender is woken). Nothing when disabled.
+  void queue(std::int64_t user_id, const std::string& to, const std::string& subject, const std::string& body);
 
   // The address turn notices go to, kept in step with the users table.
   void confirmed(std::int64_t user_id, const std::string& address);
