@@ -878,6 +878,12 @@ std::optional<Rejection> Rules::check_advance(const Order& o) const {
     if (occ.zoc[enemy][static_cast<size_t>(to)] && i + 1 < o.path.size()) {
       return reject(game::MUST_STOP_IN_ZOC, "The advance stops in an enemy ZOC (11).");
     }
+    // 13: the armored train advances only along connected railway hexes.
+    for (auto u : o.units) {
+      if (is_train(u) && !can_step(u, i == 0 ? us(u).loc : o.path[i - 1], to, occ)) {
+        return reject(game::ILLEGAL_PATH, "The armored train advances only along connected railway hexes (13).");
+      }
+    }
   }
   if (!stacking_ok_after(occ, o.path.back(), side, o.units)) return reject(game::STACKING_LIMIT, "Too many units would end in " + loc_name(o.path.back()) + " (7).");
   return std::nullopt;

@@ -1534,6 +1534,32 @@ TEST_F(Advance, Rule11_TheAdvanceStopsInEnemyZoc) {
   EXPECT_EQ(at("PzA/1"), "0606");
 }
 
+TEST_F(Advance, Rule13_TheArmoredTrainAdvancesOnlyAlongTheRailway) {
+  reset({{"1:1", "D1"}});
+  german_phase();
+  t.put("GER/Zug", "0303");
+  t.put("1TC/R", "0403");  // off the railway
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"GER/Zug"}, "0403")));
+  EXPECT_EQ(at("1TC/R"), "eliminated");
+  ASSERT_EQ(t.decision().kind, game::Decision::ADVANCE);
+  EXPECT_TRUE(Refused(Side::German, advance_order({"GER/Zug"}, {"0403"}), game::ILLEGAL_PATH));
+  ASSERT_TRUE(Ok(Side::German, advance_order({}, {})));
+  EXPECT_EQ(at("GER/Zug"), "0303");
+}
+
+TEST_F(Advance, Rule13_TheArmoredTrainAdvancesAlongTheRailway) {
+  reset({{"1:1", "D1"}});
+  german_phase();
+  t.put("GER/Zug", "0303");
+  t.put("1TC/R", "0304");  // on the railway
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"GER/Zug"}, "0304")));
+  ASSERT_EQ(t.decision().kind, game::Decision::ADVANCE);
+  ASSERT_TRUE(Ok(Side::German, advance_order({"GER/Zug"}, {"0304"})));
+  EXPECT_EQ(at("GER/Zug"), "0304");
+}
+
 // ===========================================================================
 // 10 Barrage fire
 // ===========================================================================
