@@ -761,7 +761,8 @@ int Rules::retreat_loss_for(int u, const std::vector<Loc>& path, const Occupancy
     }
     for (int i = std::max(0, need - 1); i + 1 < len; ++i) {
       const Loc h = path[static_cast<size_t>(i)];
-      if (!sc_.is_hex(h) || occ.count[static_cast<int>(side)][static_cast<size_t>(h)] < rule(sc_.rules.stacking_limit(), 2)) {
+      // 7: a hex with room for this unit (a Kampfgruppe's third) ends the retreat.
+      if (!sc_.is_hex(h) || stacking_ok_after(occ, h, side, {static_cast<std::int16_t>(u)})) {
         if (why) *why = unit_name(u) + " retreats " + std::to_string(need) + " hexes, further only past full hexes (9).";
         return -1;
       }

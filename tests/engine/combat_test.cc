@@ -1368,6 +1368,21 @@ TEST_F(Retreat, Rule9_ARetreatGoesOnOnlyPastHexesAlreadyFull) {
   EXPECT_EQ(steps("1TC/1"), 2);
 }
 
+TEST_F(Retreat, Rule9_ARetreatStopsWhereAKampfgruppeHasRoom) {
+  reset({{"1:1", "r1"}});
+  soviet_phase();
+  t.put("1TC/1", "0605");
+  t.put("PzA/3", "0606");
+  t.put("PzA/1", "0507");  // two of PzA/3's division: room for a third (7)
+  t.put("PzA/2", "0507");
+  to(Side::Soviet, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::Soviet, attack_order({"1TC/1"}, "0606")));
+  ASSERT_TRUE(Ok(Side::German, losses_order({})));
+  EXPECT_TRUE(Refused(Side::German, retreat_order({{"PzA/3", {"0507", "0407"}}})));
+  ASSERT_TRUE(Ok(Side::German, retreat_order({{"PzA/3", {"0507"}}})));
+  EXPECT_EQ(at("PzA/3"), "0507");
+}
+
 TEST_F(Retreat, Rule9_ARetreatIsAtMostFourHexes) {
   reset({{"1:2", "r4"}});
   german_phase();
