@@ -533,6 +533,42 @@ TEST_F(CombatWorkedExample, Rule9_RetreatExample_HGGoesPastTheFullHexesAndStopsI
   EXPECT_EQ(at("73ID/I-170"), "3724");
 }
 
+// 10: "A unit from the HG Division moves and stops 4 hexes away from a Soviet unit;
+// it can perform barrage fire against that unit because the HG Division's artillery
+// counter has a range of 4."
+TEST_F(CombatWorkedExample, Rule10_ArtilleryExample_AnHGUnitThatStopsFourHexesAwayLetsTheHGArtilleryFire) {
+  t.s.turn = 2;  // the HG artillery is on the map from the second turn
+  const auto& art = t.sc().artillery;
+  const auto hg = static_cast<size_t>(std::find_if(art.begin(), art.end(), [](const auto& a) { return a.id == "ART-HG"; }) - art.begin());
+  ASSERT_LT(hg, art.size());
+  ASSERT_EQ(art[hg].range, 4);
+  t.s.artillery[hg] = MarkerState::Ready;
+  german_phase();
+  t.put("HG/II-Pz", "4216");
+  t.put("3TC/50", "4221");
+  ASSERT_TRUE(Ok(Side::German, move_order({"HG/II-Pz"}, {"4217"})));
+  ASSERT_EQ(t.sc().distance(t.loc("4217"), t.loc("4221")), 4);
+  to(Side::German, game::Decision::BARRAGE);
+  ASSERT_TRUE(Ok(Side::German, barrage_order("ART-HG", "4221")));
+  EXPECT_EQ(marker("ART-HG"), "used");
+}
+
+TEST_F(CombatWorkedExample, Rule10_ArtilleryExample_FiveHexesAwayIsOutOfRange) {
+  t.s.turn = 2;
+  const auto& art = t.sc().artillery;
+  const auto hg = static_cast<size_t>(std::find_if(art.begin(), art.end(), [](const auto& a) { return a.id == "ART-HG"; }) - art.begin());
+  ASSERT_LT(hg, art.size());
+  t.s.artillery[hg] = MarkerState::Ready;
+  german_phase();
+  t.put("HG/II-Pz", "4216");
+  t.put("3TC/50", "4222");
+  ASSERT_TRUE(Ok(Side::German, move_order({"HG/II-Pz"}, {"4217"})));
+  ASSERT_EQ(t.sc().distance(t.loc("4217"), t.loc("4222")), 5);
+  to(Side::German, game::Decision::BARRAGE);
+  EXPECT_TRUE(Refused(Side::German, barrage_order("ART-HG", "4222"), game::NOT_ALLOWED));
+  EXPECT_EQ(marker("ART-HG"), "ready");
+}
+
 // ===========================================================================
 // 9 Overrun attacks
 // ===========================================================================
