@@ -1419,6 +1419,26 @@ TEST_F(Retreat, Rule9_ARetreatStopsWhereAKampfgruppeHasRoom) {
   EXPECT_EQ(at("PzA/3"), "0507");
 }
 
+TEST_F(Retreat, Rule9_AUnitWhoseOnlyRetreatEndsInAFullHexLosesStepsInstead) {
+  reset({{"2:1", "r1"}});
+  german_phase();
+  t.put("PzA/2", "0201");
+  t.put("PzA/3", "0103");
+  t.put("PzB/1", "0202");
+  t.put("1TC/R", "0101");  // the corner: its only way out is 0102
+  t.put("2TC/1", "0102");  // full, and hemmed in by the Germans
+  t.put("3TC/1", "0102");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/2"}, "0101")));
+  ASSERT_TRUE(Ok(Side::Soviet, losses_order({})));
+  ASSERT_EQ(t.decision().kind, game::Decision::RETREAT);
+  EXPECT_TRUE(Refused(Side::Soviet, retreat_order({{"1TC/R", {"0102"}}}), game::STACKING_LIMIT));
+  ASSERT_TRUE(Ok(Side::Soviet, retreat_order({{"1TC/R", {}}})));
+  EXPECT_EQ(at("1TC/R"), "eliminated");  // one step, all it has
+  EXPECT_TRUE(logged(game::Event::STEP_LOST, "no retreat path"));
+  EXPECT_EQ(steps("2TC/1"), 2);
+}
+
 TEST_F(Retreat, Rule9_ARetreatIsAtMostFourHexes) {
   reset({{"1:2", "r4"}});
   german_phase();
