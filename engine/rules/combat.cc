@@ -712,6 +712,27 @@ std::vector<std::vector<Loc>> Rules::retreat_paths(int u, int length) const {
   return out;
 }
 
+// Whether a retreat that has come `len` hexes to `at` can go on to a legal end:
+// the result's length or more, past full hexes only, ending where the unit has
+// room (or in Warsaw), within the maximum length (9).
+bool Rules::retreat_can_finish(int u, Loc at, std::vector<Loc>& visited, int len, const Occupancy& occ) const {
+  const int need = s_.combat.retreat;
+  const Side side = side_of(u);
+  if (len > 0 && at == sc_.warsaw()) return true;
+  if (len >= need && len > 0 && stacking_ok_after(occ, at, side, {static_cast<std::int16_t>(u)})) return true;
+  if (len >= rule(sc_.rules.max_retreat(), 4) || at == sc_.warsaw()) return false;
+  std::vector<Loc> next(sc_.hexes[static_cast<size_t>(at)].nb.begin(), sc_.hexes[static_cast<size_t>(at)].nb.end());
+  next.push_back(sc_.warsaw());
+  for (Loc to : next) {
+    if (to < 0 || !can_retreat_step(u, at, to, visited, occ)) continue;
+    visited.push_back(to);
+    const bool done = retreat_can_finish(u, to, visited, len + 1, occ);
+    visited.pop_back();
+    if (done) return true;
+  }
+  return false;
+}
+
 // Steps lost on the way: one per enemy-ZOC hex not held by friends, plus one
 // per hex short of the result when no path goes on. -1 when the path is illegal.
 int Rules::retreat_loss_for(int u, const std::vector<Loc>& path, const Occupancy& occ, std::string* why) const {
@@ -741,13 +762,9 @@ int Rules::retreat_loss_for(int u, const std::vector<Loc>& path, const Occupancy
   }
   const int len = static_cast<int>(path.size());
   if (len < need && !(len > 0 && path.back() == sc_.warsaw())) {  // 6: Warsaw takes a retreat in full
-    // Only when no path goes further.
-    bool onward = false;
-    std::vector<Loc> next;
-    if (sc_.is_hex(at)) next.assign(sc_.hexes[static_cast<size_t>(at)].nb.begin(), sc_.hexes[static_cast<size_t>(at)].nb.end());
-    next.push_back(sc_.warsaw());
-    for (Loc to : next) onward |= to >= 0 && at != sc_.warsaw() && can_retreat_step(u, at, to, visited, occ);
-    if (onward) {
+    // Only when no path goes on to a legal end: one that cannot finish the
+    // retreat is no retreat, and the unit loses steps instead (9).
+    if (retreat_can_finish(u, at, visited, len, occ)) {
       if (why) *why = unit_name(u) + " must retreat " + std::to_string(need) + " hexes (9).";
       return -1;
     }
@@ -761,7 +778,8 @@ int Rules::retreat_loss_for(int u, const std::vector<Loc>& path, const Occupancy
     }
     for (int i = std::max(0, need - 1); i + 1 < len; ++i) {
       const Loc h = path[static_cast<size_t>(i)];
-      if (!sc_.is_hex(h) || occ.count[static_cast<int>(side)][static_cast<size_t>(h)] < rule(sc_.rules.stacking_limit(), 2)) {
+      // 7: a hex with room for this unit (a Kampfgruppe's third) ends the retreat.
+      if (!sc_.is_hex(h) || stacking_ok_after(occ, h, side, {static_cast<std::int16_t>(u)})) {
         if (why) *why = unit_name(u) + " retreats " + std::to_string(need) + " hexes, further only past full hexes (9).";
         return -1;
       }
@@ -877,6 +895,12 @@ std::optional<Rejection> Rules::check_advance(const Order& o) const {
     }
     if (occ.zoc[enemy][static_cast<size_t>(to)] && i + 1 < o.path.size()) {
       return reject(game::MUST_STOP_IN_ZOC, "The advance stops in an enemy ZOC (11).");
+    }
+    // 13: the armored train advances only along connected railway hexes.
+    for (auto u : o.units) {
+      if (is_train(u) && !can_step(u, i == 0 ? us(u).loc : o.path[i - 1], to, occ)) {
+        return reject(game::ILLEGAL_PATH, "The armored train advances only along connected railway hexes (13).");
+      }
     }
   }
   if (!stacking_ok_after(occ, o.path.back(), side, o.units)) return reject(game::STACKING_LIMIT, "Too many units would end in " + loc_name(o.path.back()) + " (7).");

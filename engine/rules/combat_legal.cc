@@ -168,6 +168,10 @@ void Rules::legal_combat_answers(const Decision& d, std::vector<Order>& out) con
         keep(o);
       }
       keep(roomy_retreat(movers, options));
+      // 9: a unit with no retreat that can finish stays and loses steps.
+      Order stay = Order::of(K::Retreat, movers);
+      stay.paths.assign(movers.size(), {});
+      keep(stay);
       return;
     }
     case game::Decision::ADVANCE: {

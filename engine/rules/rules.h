@@ -118,6 +118,7 @@ class Rules {
   void end_combat();
   int retreat_loss_for(int unit, const std::vector<Loc>& path, const Occupancy& occ, std::string* why) const;
   bool can_retreat_step(int unit, Loc from, Loc to, const std::vector<Loc>& visited, const Occupancy& occ) const;
+  bool retreat_can_finish(int unit, Loc at, std::vector<Loc>& visited, int len, const Occupancy& occ) const;
   int elastic_allowed() const;
   int survivors(const std::vector<std::int16_t>& units) const;
   std::vector<std::vector<Loc>> retreat_paths(int unit, int length) const;

@@ -533,6 +533,42 @@ TEST_F(CombatWorkedExample, Rule9_RetreatExample_HGGoesPastTheFullHexesAndStopsI
   EXPECT_EQ(at("73ID/I-170"), "3724");
 }
 
+// 10: "A unit from the HG Division moves and stops 4 hexes away from a Soviet unit;
+// it can perform barrage fire against that unit because the HG Division's artillery
+// counter has a range of 4."
+TEST_F(CombatWorkedExample, Rule10_ArtilleryExample_AnHGUnitThatStopsFourHexesAwayLetsTheHGArtilleryFire) {
+  t.s.turn = 2;  // the HG artillery is on the map from the second turn
+  const auto& art = t.sc().artillery;
+  const auto hg = static_cast<size_t>(std::find_if(art.begin(), art.end(), [](const auto& a) { return a.id == "ART-HG"; }) - art.begin());
+  ASSERT_LT(hg, art.size());
+  ASSERT_EQ(art[hg].range, 4);
+  t.s.artillery[hg] = MarkerState::Ready;
+  german_phase();
+  t.put("HG/II-Pz", "4216");
+  t.put("3TC/50", "4221");
+  ASSERT_TRUE(Ok(Side::German, move_order({"HG/II-Pz"}, {"4217"})));
+  ASSERT_EQ(t.sc().distance(t.loc("4217"), t.loc("4221")), 4);
+  to(Side::German, game::Decision::BARRAGE);
+  ASSERT_TRUE(Ok(Side::German, barrage_order("ART-HG", "4221")));
+  EXPECT_EQ(marker("ART-HG"), "used");
+}
+
+TEST_F(CombatWorkedExample, Rule10_ArtilleryExample_FiveHexesAwayIsOutOfRange) {
+  t.s.turn = 2;
+  const auto& art = t.sc().artillery;
+  const auto hg = static_cast<size_t>(std::find_if(art.begin(), art.end(), [](const auto& a) { return a.id == "ART-HG"; }) - art.begin());
+  ASSERT_LT(hg, art.size());
+  t.s.artillery[hg] = MarkerState::Ready;
+  german_phase();
+  t.put("HG/II-Pz", "4216");
+  t.put("3TC/50", "4222");
+  ASSERT_TRUE(Ok(Side::German, move_order({"HG/II-Pz"}, {"4217"})));
+  ASSERT_EQ(t.sc().distance(t.loc("4217"), t.loc("4222")), 5);
+  to(Side::German, game::Decision::BARRAGE);
+  EXPECT_TRUE(Refused(Side::German, barrage_order("ART-HG", "4222"), game::NOT_ALLOWED));
+  EXPECT_EQ(marker("ART-HG"), "ready");
+}
+
 // ===========================================================================
 // 9 Overrun attacks
 // ===========================================================================
@@ -1368,6 +1404,41 @@ TEST_F(Retreat, Rule9_ARetreatGoesOnOnlyPastHexesAlreadyFull) {
   EXPECT_EQ(steps("1TC/1"), 2);
 }
 
+TEST_F(Retreat, Rule9_ARetreatStopsWhereAKampfgruppeHasRoom) {
+  reset({{"1:1", "r1"}});
+  soviet_phase();
+  t.put("1TC/1", "0605");
+  t.put("PzA/3", "0606");
+  t.put("PzA/1", "0507");  // two of PzA/3's division: room for a third (7)
+  t.put("PzA/2", "0507");
+  to(Side::Soviet, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::Soviet, attack_order({"1TC/1"}, "0606")));
+  ASSERT_TRUE(Ok(Side::German, losses_order({})));
+  EXPECT_TRUE(Refused(Side::German, retreat_order({{"PzA/3", {"0507", "0407"}}})));
+  ASSERT_TRUE(Ok(Side::German, retreat_order({{"PzA/3", {"0507"}}})));
+  EXPECT_EQ(at("PzA/3"), "0507");
+}
+
+TEST_F(Retreat, Rule9_AUnitWhoseOnlyRetreatEndsInAFullHexLosesStepsInstead) {
+  reset({{"2:1", "r1"}});
+  german_phase();
+  t.put("PzA/2", "0201");
+  t.put("PzA/3", "0103");
+  t.put("PzB/1", "0202");
+  t.put("1TC/R", "0101");  // the corner: its only way out is 0102
+  t.put("2TC/1", "0102");  // full, and hemmed in by the Germans
+  t.put("3TC/1", "0102");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/2"}, "0101")));
+  ASSERT_TRUE(Ok(Side::Soviet, losses_order({})));
+  ASSERT_EQ(t.decision().kind, game::Decision::RETREAT);
+  EXPECT_TRUE(Refused(Side::Soviet, retreat_order({{"1TC/R", {"0102"}}}), game::STACKING_LIMIT));
+  ASSERT_TRUE(Ok(Side::Soviet, retreat_order({{"1TC/R", {}}})));
+  EXPECT_EQ(at("1TC/R"), "eliminated");  // one step, all it has
+  EXPECT_TRUE(logged(game::Event::STEP_LOST, "no retreat path"));
+  EXPECT_EQ(steps("2TC/1"), 2);
+}
+
 TEST_F(Retreat, Rule9_ARetreatIsAtMostFourHexes) {
   reset({{"1:2", "r4"}});
   german_phase();
@@ -1532,6 +1603,32 @@ TEST_F(Advance, Rule11_TheAdvanceStopsInEnemyZoc) {
   EXPECT_TRUE(Refused(Side::German, advance_order({"PzA/1"}, {"0606", "0706"}), game::MUST_STOP_IN_ZOC));
   ASSERT_TRUE(Ok(Side::German, advance_order({"PzA/1"}, {"0606"})));
   EXPECT_EQ(at("PzA/1"), "0606");
+}
+
+TEST_F(Advance, Rule13_TheArmoredTrainAdvancesOnlyAlongTheRailway) {
+  reset({{"1:1", "D1"}});
+  german_phase();
+  t.put("GER/Zug", "0303");
+  t.put("1TC/R", "0403");  // off the railway
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"GER/Zug"}, "0403")));
+  EXPECT_EQ(at("1TC/R"), "eliminated");
+  ASSERT_EQ(t.decision().kind, game::Decision::ADVANCE);
+  EXPECT_TRUE(Refused(Side::German, advance_order({"GER/Zug"}, {"0403"}), game::ILLEGAL_PATH));
+  ASSERT_TRUE(Ok(Side::German, advance_order({}, {})));
+  EXPECT_EQ(at("GER/Zug"), "0303");
+}
+
+TEST_F(Advance, Rule13_TheArmoredTrainAdvancesAlongTheRailway) {
+  reset({{"1:1", "D1"}});
+  german_phase();
+  t.put("GER/Zug", "0303");
+  t.put("1TC/R", "0304");  // on the railway
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"GER/Zug"}, "0304")));
+  ASSERT_EQ(t.decision().kind, game::Decision::ADVANCE);
+  ASSERT_TRUE(Ok(Side::German, advance_order({"GER/Zug"}, {"0304"})));
+  EXPECT_EQ(at("GER/Zug"), "0304");
 }
 
 // ===========================================================================
