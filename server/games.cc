@@ -142,6 +142,7 @@ std::shared_ptr<Game> GameService::find(const std::string& id) {
     g = load(id);  // under the registry lock: a game is loaded once
     if (!g) return nullptr;
     games_[id] = g;
+    unloadable_.erase(id);  // mended since, by its operator
     if (g->status == Game::Status::Finished) {
       g->loaded_finished = true;
       ++finished_held_;
@@ -285,6 +286,7 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
 
   auto fail = [&](const std::string& why) -> std::shared_ptr<Game> {
     log::error("game cannot be loaded", {{"game", id}, {"error", why}});
+    unloadable_.insert(id);  // under mu_, as find() holds it
     return nullptr;
   };
   auto rs = rulesets_.find(g->scenario);
@@ -638,7 +640,7 @@ void GameService::send_catch_up(Game& g, const Caller& c, Seat seat, Frame snaps
 bool GameService::watch(const Caller& c, const wire::Watch& req) {
   if (req.from_version() < 0) return c.error(wire::BAD_REQUEST, "from_version cannot be negative."), false;
   auto g = find(req.game_id());
-  if (!g) return no_such_game(c, req.game_id()), false;
+  if (!g) return missing_game(c, req.game_id()), false;
   std::unique_lock lock(g->mu);
   const int side = g->side_of(c.user_id);
   if (side < 0 && g->is_private) return no_such_game(c, req.game_id()), false;
@@ -780,6 +782,17 @@ bool GameService::may_follow_finished(const std::shared_ptr<Game>& g) {
   return true;
 }
 
+void GameService::missing_game(const Caller& c, const std::string& game_id) {
+  {
+    std::lock_guard lock(mu_);
+    if (unloadable_.count(game_id)) {
+      return c.error(wire::INTERNAL, "Game '" + game_id +
+                                         "' is stored but cannot be loaded by this server; its log says why, for the operator.");
+    }
+  }
+  no_such_game(c, game_id);
+}
+
 // ---------------------------------------------------------------------------
 // Orders
 // ---------------------------------------------------------------------------
@@ -796,7 +809,7 @@ void GameService::submit(const Caller& c, const wire::SubmitOrder& req) {
     return c.error(wire::BAD_REQUEST, "The order is empty.");
   }
   auto g = find(req.game_id());
-  if (!g) return no_such_game(c, req.game_id());
+  if (!g) return missing_game(c, req.game_id());
   std::unique_lock lock(g->mu);
   const int side = seat_of(c, *g, req.game_id(), "You are not a player in this game; only its players give orders.");
   if (side < 0) return;
@@ -1065,7 +1078,7 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
 
 void GameService::set_standing_orders(const Caller& c, const wire::SetStandingOrders& req) {
   auto g = find(req.game_id());
-  if (!g) return no_such_game(c, req.game_id());
+  if (!g) return missing_game(c, req.game_id());
   std::lock_guard lock(g->mu);
   const int side = seat_of(c, *g, req.game_id(), "You are not a player in this game; only its players give it standing orders.");
   if (side < 0) return;
@@ -1124,7 +1137,7 @@ void GameService::chat(const Caller& c, const wire::SendChat& req) {
   }
   const wire::Channel channel = req.channel() == wire::SPECTATORS ? wire::SPECTATORS : wire::PLAYERS;
   auto g = find(req.game_id());
-  if (!g) return no_such_game(c, req.game_id());
+  if (!g) return missing_game(c, req.game_id());
   std::lock_guard lock(g->mu);
   const int side = g->side_of(c.user_id);
   if (side < 0 && g->is_private) return no_such_game(c, req.game_id());
@@ -1167,7 +1180,7 @@ void GameService::chat(const Caller& c, const wire::SendChat& req) {
 
 void GameService::get_log(const Caller& c, const wire::GetLog& req) {
   auto g = find(req.game_id());
-  if (!g) return no_such_game(c, req.game_id());
+  if (!g) return missing_game(c, req.game_id());
   std::unique_lock lock(g->mu);
   if (g->side_of(c.user_id) < 0 && g->is_private) return no_such_game(c, req.game_id());
   if (g->status != Game::Status::Finished) return log_closed(c);

@@ -233,6 +233,9 @@ class GameService {
   // Under g->mu: whether a spectator may follow this finished game read back, which
   // no one watches; if so it no longer rests.
   bool may_follow_finished(const std::shared_ptr<Game>& g);
+  // A game asked for that find() did not give: NOT_FOUND, or INTERNAL when it is
+  // stored but its log does not replay (a player must not be told it is gone).
+  void missing_game(const Caller& c, const std::string& game_id);
 
   // Called with g->mu held.
   wire::GameSummary summary(const Game& g, int your_side) const;
@@ -335,7 +338,8 @@ class GameService {
   // reading its log, does not replay it from the database each time; the
   // oldest is let go beyond kRestingGames. Under mu_.
   std::deque<std::shared_ptr<Game>> resting_;
-  // Games that could not be loaded: the sweep for overdue clocks does not try them again. Under mu_.
+  // Games that could not be loaded: the sweep for overdue clocks does not try them
+  // again, and requests for them say so. Under mu_.
   std::set<std::string> unloadable_;
   // Finished game -> its rematch ("" while one is being made) while that rematch is
   // open; guarded by mu_. Filled from the database when asked for and not here.

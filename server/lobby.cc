@@ -387,7 +387,7 @@ void GameService::my_games(const Caller& c) {
 
 void GameService::join(const Caller& c, const wire::JoinGame& req) {
   auto g = find(req.game_id());
-  if (!g) return no_such_game(c, req.game_id());
+  if (!g) return missing_game(c, req.game_id());
   ratings_.warm(c.user_id, g->scenario);  // here, not in the syncer's callback that answers
   std::lock_guard lock(g->mu);
   if (g->side_of(c.user_id) >= 0) return c.error(wire::CONFLICT, "You are already in this game.");
@@ -456,7 +456,7 @@ void GameService::end_game(Game& g, const std::string& result, const std::string
 
 void GameService::resign(const Caller& c, const wire::Resign& req) {
   auto g = find(req.game_id());
-  if (!g) return no_such_game(c, req.game_id());
+  if (!g) return missing_game(c, req.game_id());
   std::lock_guard lock(g->mu);
   const int side = seat_of(c, *g, req.game_id(), "Only a player of this game can resign it.");
   if (side < 0) return;
@@ -625,7 +625,7 @@ void GameService::expire_overdue(bool sweep) {
 
 void GameService::offer_draw(const Caller& c, const wire::OfferDraw& req) {
   auto g = find(req.game_id());
-  if (!g) return no_such_game(c, req.game_id());
+  if (!g) return missing_game(c, req.game_id());
   std::lock_guard lock(g->mu);
   const int side = seat_of(c, *g, req.game_id(), "Only a player of this game can offer a draw.");
   if (side < 0) return;
@@ -642,7 +642,7 @@ void GameService::offer_draw(const Caller& c, const wire::OfferDraw& req) {
 
 void GameService::answer_draw(const Caller& c, const wire::AnswerDraw& req) {
   auto g = find(req.game_id());
-  if (!g) return no_such_game(c, req.game_id());
+  if (!g) return missing_game(c, req.game_id());
   std::lock_guard lock(g->mu);
   const int side = seat_of(c, *g, req.game_id(), "Only a player of this game can answer a draw offer.");
   if (side < 0) return;

@@ -4,6 +4,7 @@
 
 #include "engine.h"
 #include "fixture.h"
+#include "storage.h"
 
 namespace counterattack::server::testing {
 namespace {
@@ -155,6 +156,35 @@ TEST_F(ServerGame, FinishedGamesReadForAnyRequestAreLetGoBeyondTheFewKeptInMemor
   int loads = 0;
   for (auto at = log.find(loaded); at != std::string::npos; at = log.find(loaded, at + 1)) ++loads;
   EXPECT_EQ(loads, 2) << "read, let go as 64 others were read, and read again";
+}
+
+// A game whose stored log no longer replays (a damaged database, or a rule
+// corrected since its orders were accepted) is not loaded; its players are told
+// that, not that it does not exist, and the server goes on with the others.
+TEST_F(ServerGame, AGameStoredButImpossibleToLoadIsSaidToBeSo) {
+  auto alice = user("alice"), bob = user("bob");
+  const std::string broken = start_game(*alice, *bob), sound = start_game(*alice, *bob);
+  server_->kill9();
+  {
+    std::string err;
+    Db db(server_->data_dir() + "/counterattack.db", false, err);
+    ASSERT_TRUE(db.ok()) << err;
+    db.exec("UPDATE games SET seed = x'00' WHERE id = '" + broken + "'");
+  }
+  restart();
+  alice = login_as("alice");
+  ASSERT_TRUE(alice);
+  wire::ClientMessage w;
+  w.mutable_watch()->set_game_id(broken);
+  const auto r = alice->request(w);
+  ASSERT_TRUE(r.has_error()) << r.DebugString();
+  EXPECT_EQ(r.error().code(), wire::INTERNAL);
+  EXPECT_NE(r.error().message().find("cannot be loaded"), std::string::npos) << r.error().message();
+  w.mutable_watch()->set_game_id(sound);
+  EXPECT_TRUE(alice->request(w).has_snapshot());
+  w.mutable_watch()->set_game_id("nosuchgame");
+  EXPECT_EQ(alice->request(w).error().code(), wire::NOT_FOUND);
+  EXPECT_NE(server_->log().find("msg=\"game cannot be loaded\" game=" + broken), std::string::npos);
 }
 
 // A spectator's watch holds a finished game, read back from the database, in
