@@ -130,8 +130,11 @@ std::string Accounts::check_name(const std::string& name) {
 }
 
 std::string Accounts::check_password(const std::string& password) {
-  if (password.size() < 8) return "A password has at least 8 characters.";
-  if (password.size() > 1024) return "A password has at most 1024 characters.";
+  // Characters, not bytes: "ééé" is three (protobuf strings are UTF-8).
+  const auto characters = std::count_if(password.begin(), password.end(),
+                                        [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
+  if (characters < 8) return "A password has at least 8 characters.";
+  if (password.size() > 1024) return "A password has at most 1024 bytes.";
   return "";
 }
 

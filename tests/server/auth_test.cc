@@ -121,6 +121,8 @@ TEST_F(ServerAuth, AccountsSessionsAndLoginLimits) {
   EXPECT_TRUE(is_error(d->register_user("ALICE"), wire::NAME_TAKEN));
   EXPECT_TRUE(is_error(d->register_user("a!"), wire::BAD_REQUEST));
   EXPECT_TRUE(is_error(d->register_user("shorty", "short"), wire::BAD_REQUEST));
+  EXPECT_TRUE(is_error(d->register_user("shorty", "\u00e9t\u00e9 \u00e9t\u00e9"), wire::BAD_REQUEST))
+      << "7 characters in 11 bytes";
   EXPECT_TRUE(is_error(d->create_game(wire::CHOOSE_SOVIET), wire::UNAUTHENTICATED));
 
   // Wrong passwords: five refusals, then the name is rate-limited even with the right one.
