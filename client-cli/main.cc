@@ -178,6 +178,11 @@ int main(int argc, char** argv) {
   exp->add_option("GAME", game_id, "Game id")->required();
   auto* play = app.add_subcommand("play", "The interactive shell, with a game open");
   play->add_option("GAME", game_id, "Game id");
+  auto* close_account = app.add_subcommand(
+      "close-account",
+      "Close your account for good once no game or tournament of yours is under way (the password is read from "
+      "standard input when it is not a terminal)");
+  close_account->add_flag("--yes,-y", yes, "Do not ask");
   std::vector<std::string> email_words;
   auto* email = app.add_subcommand(
       "email", "Turn notices by e-mail while you are away: show, set ADDRESS, confirm CODE, or off");
@@ -293,6 +298,26 @@ int main(int argc, char** argv) {
     } else {
       std::cout << done << std::endl;
     }
+    return cli::kOk;
+  }
+
+  if (*close_account) {
+    if (!yes && ::isatty(STDIN_FILENO)) {
+      std::cerr << "Close your account for good? Nobody can log in with it again. [y/N] " << std::flush;
+      std::string answer;
+      std::getline(std::cin, answer);
+      if (answer != "y" && answer != "Y" && answer != "yes") return fail(g, "Not closed.", cli::kUsage);
+    }
+    wire::ClientMessage m;
+    m.mutable_close_account()->set_password(read_password("Password: "));
+    if (!s.connect_and_resume(&why)) return fail(g, why);
+    if (!s.call(m, &why)) return fail(g, why);
+    s.forget_session(&why);
+    if (g.json)
+      std::cout << nlohmann::json{{"closed", true}}.dump() << std::endl;
+    else
+      std::cout << "Your account on " << s.url()
+                << " is closed. Your finished games keep your name, which nobody can register again." << std::endl;
     return cli::kOk;
   }
 

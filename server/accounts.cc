@@ -494,6 +494,116 @@ void Accounts::change_password(std::int64_t user_id, const std::string& name, co
   }, kMaxWaitingHashes);
 }
 
+namespace {
+
+// What of the player's is under way and keeps the account open, as a sentence ("" when nothing).
+std::string still_under_way(Db& db, std::int64_t user_id) {
+  std::vector<std::string> games, open, entered, organised;
+  auto& g = db.prepare(
+      "SELECT id, status FROM games WHERE status IN ('open', 'playing') AND (creator_id = ? OR soviet_id = ? OR german_id = ?)"
+      " ORDER BY id");
+  g.bind_all(user_id, user_id, user_id);
+  while (g.step()) (g.text(1) == "open" ? open : games).push_back(g.text(0));
+  auto& e = db.prepare(
+      "SELECT t.id FROM tournaments t JOIN tournament_entrants e ON e.tournament_id = t.id"
+      " WHERE e.user_id = ? AND t.status IN ('open', 'playing') AND t.finished_unix = 0 ORDER BY t.id");
+  e.bind_all(user_id);
+  while (e.step()) entered.push_back(e.text(0));
+  auto& o = db.prepare(
+      "SELECT id FROM tournaments WHERE organiser_id = ? AND status IN ('open', 'playing') AND finished_unix = 0 ORDER BY id");
+  o.bind_all(user_id);
+  while (o.step()) {
+    if (std::find(entered.begin(), entered.end(), o.text(0)) == entered.end()) organised.push_back(o.text(0));
+  }
+  auto list = [](const std::vector<std::string>& ids) {
+    std::string out;
+    for (const auto& id : ids) out += (out.empty() ? "" : ", ") + id;
+    return out;
+  };
+  std::vector<std::string> parts;
+  if (!games.empty()) parts.push_back("you play in " + list(games) + " (finish or resign)");
+  const auto one = [](const std::vector<std::string>& ids, const char* single, const char* plural) {
+    return std::string(ids.size() == 1 ? single : plural);
+  };
+  if (!open.empty()) {
+    parts.push_back(one(open, "your open game ", "your open games ") + list(open) +
+                    one(open, " waits for a player (Resign withdraws it)", " wait for a player (Resign withdraws them)"));
+  }
+  if (!entered.empty()) {
+    parts.push_back("you are entered in " + one(entered, "the tournament ", "the tournaments ") + list(entered) +
+                    " (leave, or play out)");
+  }
+  if (!organised.empty()) {
+    parts.push_back("you organise " + one(organised, "the tournament ", "the tournaments ") + list(organised) +
+                    " (cancel, or let end)");
+  }
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? "" : "; ") + parts[i];
+  return out;
+}
+
+}  // namespace
+
+void Accounts::close_account(std::int64_t user_id, const std::string& name, const std::string& password,
+                             std::function<void(AuthResult)> done) {
+  if (password.size() > 1024) return done(failure(wire::BAD_CREDENTIALS, "The password is wrong."));
+  // Wrong passwords count as failed logins: a session left open is no way to guess it.
+  const std::string key = to_lower(name);
+  if (!login_failures_by_name_.begin(key)) {
+    return done(failure(wire::RATE_LIMITED, "Too many wrong passwords for this name; wait a minute."));
+  }
+  hashing_.post([this, user_id, key, password, done = std::move(done)](bool admitted) mutable {
+    if (!admitted) {
+      login_failures_by_name_.end(key, false);
+      return done(busy());
+    }
+    std::string stored;
+    try {
+      stored = storage_.read([&](Db& db) {
+        std::string h;
+        auto& q = db.prepare("SELECT password_hash FROM users WHERE id = ?");
+        q.bind_all(user_id);
+        while (q.step()) h = q.text(0);
+        return h;
+      });
+    } catch (const std::exception& e) {
+      login_failures_by_name_.end(key, false);
+      log::error("password lookup failed", {{"error", e.what()}});
+      return done(failure(wire::INTERNAL, "The password could not be checked; try again."));
+    }
+    const bool match = !stored.empty() && crypto_pwhash_str_verify(stored.c_str(), password.c_str(), password.size()) == 0;
+    login_failures_by_name_.end(key, !match);
+    if (!match) return done(failure(wire::BAD_CREDENTIALS, "The password is wrong."));
+    auto blocked = std::make_shared<std::string>();
+    auto closed = std::make_shared<bool>(false);
+    storage_.write(
+        [user_id, stored, blocked, closed](Db& db) {
+          // Checked in the closing transaction: nothing can start between the check and the close.
+          *blocked = still_under_way(db, user_id);
+          if (!blocked->empty()) return;
+          db.prepare("UPDATE users SET password_hash = '', email = '', email_confirmed = 0, email_code_hash = '',"
+                     " reset_code_hash = '', closed_unix = ? WHERE id = ? AND password_hash = ?")
+              .run(unix_now(), user_id, stored);
+          *closed = db.changes() == 1;
+          if (!*closed) return;
+          db.prepare("DELETE FROM sessions WHERE user_id = ?").run(user_id);
+          db.prepare("DELETE FROM outbox WHERE user_id = ?").run(user_id);
+        },
+        [this, user_id, blocked, closed, done = std::move(done)](bool ok) {
+          if (!ok) return done(failure(wire::INTERNAL, "The account could not be closed; try again."));
+          if (!blocked->empty()) {
+            return done(failure(wire::CONFLICT, "The account stays open while " + *blocked + "."));
+          }
+          if (!*closed) return done(failure(wire::BAD_CREDENTIALS, "The password was changed meanwhile; this one is wrong."));
+          mailer_.forget(user_id);
+          log::info("account closed", {{"user_id", std::to_string(user_id)}});
+          AuthResult r;
+          r.user_id = user_id;
+          done(std::move(r));
+        });
+  }, kMaxWaitingHashes);
+}
+
 void Accounts::request_password_reset(const std::string& name, const std::string& client_address,
                                       std::function<void(AuthResult)> done) {
   if (!mailer_.enabled()) return done(failure(wire::UNAVAILABLE, "This server sends no e-mail."));

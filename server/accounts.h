@@ -83,6 +83,10 @@ class Accounts {
   void change_password(std::int64_t user_id, const std::string& name, const std::string& token_hash,
                        const std::string& old_password, const std::string& new_password,
                        std::function<void(AuthResult)> done);
+  // CloseAccount: with the password, once nothing of the player's is under way
+  // (CONFLICT naming what is); every session of the player ends.
+  void close_account(std::int64_t user_id, const std::string& name, const std::string& password,
+                     std::function<void(AuthResult)> done);
   // RequestPasswordReset: mails a code to the player's confirmed address, if any;
   // succeeds alike when there is none, or no such player.
   void request_password_reset(const std::string& name, const std::string& client_address,

@@ -176,7 +176,8 @@ std::vector<Ratings::Rated> Ratings::everyone(Db& db, const std::string& scenari
   std::vector<Rated> out;
   auto& q = db.prepare(
       "SELECT u.name, r.rating, r.deviation, r.volatility, r.games, r.wins, r.draws, r.losses, r.updated_unix"
-      " FROM ratings r JOIN users u ON u.id = r.user_id WHERE r.scenario = ? AND r.games > 0 ORDER BY r.rating DESC");
+      " FROM ratings r JOIN users u ON u.id = r.user_id WHERE r.scenario = ? AND r.games > 0 AND u.closed_unix = 0"
+      " ORDER BY r.rating DESC");
   q.bind_all(scenario);
   const std::int64_t now = unix_now();
   while (q.step()) {

@@ -483,6 +483,17 @@ class WsSession : public Connection {
               c.ok();
               sessions.sign_out(r.user_id, keep, "Your password was changed elsewhere: log in again.");
             });
+      case M::kCloseAccount:
+        if (!auth_attempt_allowed()) {
+          return send_error(rid, wire::RATE_LIMITED, "Too many login attempts on this connection; wait a minute.");
+        }
+        return hub_.accounts.close_account(
+            user_id_, user_name_, msg.close_account().password(),
+            [c = caller(rid), &sessions = hub_.sessions](const AuthResult& r) {
+              if (r.code != wire::ERROR_UNSPECIFIED) return c.error(r.code, r.message);
+              c.ok();
+              sessions.sign_out(r.user_id, "", "This account was closed.");
+            });
       case M::kGetAccount:
         return hub_.accounts.get_account(user_id_, [c = caller(rid)](wire::ServerMessage m) { c.reply(std::move(m)); });
       case M::kSetEmail:

@@ -108,6 +108,66 @@ TEST_F(ServerAuth, TheGermanNeverSeesTheSovietChits) {
   }
 }
 
+// A player may close their account for good once nothing of theirs is under
+// way: the name stays taken and their finished games keep it, but nobody can
+// log in as them, and the ratings list forgets them.
+TEST_F(ServerAuth, AClosedAccountLogsInNoMoreKeepsItsNameAndLeavesItsGames) {
+  auto alice = user("alice"), bob = user("bob");
+  auto elsewhere = login_as("alice");
+  ASSERT_TRUE(elsewhere);
+  const std::string id = start_game(*alice, *bob);
+  wire::ClientMessage open_game;
+  open_game.mutable_create_game()->set_side(wire::CHOOSE_SOVIET);
+  const auto made = alice->request(open_game);
+  ASSERT_TRUE(made.has_game_created()) << made.DebugString();
+  const std::string waiting = made.game_created().game().game_id();
+
+  auto close = [](Client& c, const std::string& password) {
+    wire::ClientMessage m;
+    m.mutable_close_account()->set_password(password);
+    return c.request(m);
+  };
+  EXPECT_TRUE(is_error(close(*alice, "wrong password"), wire::BAD_CREDENTIALS));
+  const auto refused = close(*alice, "correct horse");
+  ASSERT_TRUE(is_error(refused, wire::CONFLICT)) << refused.DebugString();
+  EXPECT_NE(refused.error().message().find("you play in " + id), std::string::npos) << refused.error().message();
+  EXPECT_NE(refused.error().message().find(waiting), std::string::npos) << refused.error().message();
+
+  for (const auto& g : {id, waiting}) {
+    wire::ClientMessage resign;
+    resign.mutable_resign()->set_game_id(g);
+    ASSERT_TRUE(alice->request(resign).has_ok());
+  }
+  wire::ClientMessage ratings;
+  ratings.mutable_list_ratings();
+  auto listed = [&](Client& c) {
+    const auto r = c.request(ratings);
+    for (const auto& p : r.rating_list().players()) {
+      if (p.name() == "alice") return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(listed(*bob)) << "a rated game lost";
+  ASSERT_TRUE(close(*alice, "correct horse").has_ok());
+
+  // Every connection of hers is told and closed; her token resumes nothing.
+  for (Client* c : {alice.get(), elsewhere.get()}) {
+    const auto told = c->wait_for([](const wire::ServerMessage& m) { return m.has_error(); });
+    ASSERT_TRUE(told);
+    EXPECT_EQ(told->error().code(), wire::UNAUTHENTICATED);
+  }
+  auto again = connect();
+  EXPECT_TRUE(is_error(again->login("alice", "correct horse"), wire::BAD_CREDENTIALS));
+  EXPECT_TRUE(is_error(again->register_user("alice", "another password"), wire::NAME_TAKEN));
+  EXPECT_FALSE(listed(*bob));
+  wire::ClientMessage mine;
+  mine.mutable_my_games();
+  bool kept = false;
+  const auto bobs = bob->request(mine);
+  for (const auto& g : bobs.game_list().games()) kept |= g.game_id() == id && g.soviet() == "alice";
+  EXPECT_TRUE(kept) << "bob's game against her keeps her name";
+}
+
 TEST_F(ServerAuth, AccountsSessionsAndLoginLimits) {
   auto c = connect();
   auto s = c->register_user("alice", "correct horse");
