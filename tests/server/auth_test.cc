@@ -133,6 +133,24 @@ TEST_F(ServerAuth, AClosedAccountLogsInNoMoreKeepsItsNameAndLeavesItsGames) {
   EXPECT_NE(refused.error().message().find("you play in " + id), std::string::npos) << refused.error().message();
   EXPECT_NE(refused.error().message().find(waiting), std::string::npos) << refused.error().message();
 
+  // A tournament entered and not over keeps it open too, until she leaves it.
+  wire::ClientMessage cup;
+  cup.mutable_create_tournament()->set_name("Club cup");
+  cup.mutable_create_tournament()->set_max_players(4);
+  cup.mutable_create_tournament()->set_enter(true);
+  cup.mutable_create_tournament()->set_move_seconds(86400);
+  const auto made_cup = bob->request(cup);
+  ASSERT_TRUE(made_cup.has_tournament()) << made_cup.DebugString();
+  const std::string cup_id = made_cup.tournament().tournament_id();
+  wire::ClientMessage enter;
+  enter.mutable_join_tournament()->set_tournament_id(cup_id);
+  ASSERT_TRUE(alice->request(enter).has_tournament());
+  const auto entered = close(*alice, "correct horse");
+  EXPECT_NE(entered.error().message().find("entered in the tournament " + cup_id), std::string::npos) << entered.DebugString();
+  wire::ClientMessage leave;
+  leave.mutable_leave_tournament()->set_tournament_id(cup_id);
+  ASSERT_TRUE(alice->request(leave).has_ok());
+
   for (const auto& g : {id, waiting}) {
     wire::ClientMessage resign;
     resign.mutable_resign()->set_game_id(g);
