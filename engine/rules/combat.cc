@@ -715,18 +715,21 @@ std::vector<std::vector<Loc>> Rules::retreat_paths(int u, int length) const {
 // Whether a retreat that has come `len` hexes to `at` can go on to a legal end:
 // the result's length or more, past full hexes only, ending where the unit has
 // room (or in Warsaw), within the maximum length (9).
-bool Rules::retreat_can_finish(int u, Loc at, std::vector<Loc>& visited, int len, const Occupancy& occ) const {
+bool Rules::retreat_can_finish(int u, Loc at, std::vector<Loc>& visited, int len, const Occupancy& occ,
+                               std::vector<Loc>* found) const {
   const int need = s_.combat.retreat;
   const Side side = side_of(u);
-  if (len > 0 && at == sc_.warsaw()) return true;
-  if (len >= need && len > 0 && stacking_ok_after(occ, at, side, {static_cast<std::int16_t>(u)})) return true;
+  if ((len > 0 && at == sc_.warsaw()) || (len >= need && len > 0 && stacking_ok_after(occ, at, side, {static_cast<std::int16_t>(u)}))) {
+    if (found) found->assign(visited.begin() + 1, visited.end());
+    return true;
+  }
   if (len >= rule(sc_.rules.max_retreat(), 4) || at == sc_.warsaw()) return false;
   std::vector<Loc> next(sc_.hexes[static_cast<size_t>(at)].nb.begin(), sc_.hexes[static_cast<size_t>(at)].nb.end());
   next.push_back(sc_.warsaw());
   for (Loc to : next) {
     if (to < 0 || !can_retreat_step(u, at, to, visited, occ)) continue;
     visited.push_back(to);
-    const bool done = retreat_can_finish(u, to, visited, len + 1, occ);
+    const bool done = retreat_can_finish(u, to, visited, len + 1, occ, found);
     visited.pop_back();
     if (done) return true;
   }
@@ -735,7 +738,10 @@ bool Rules::retreat_can_finish(int u, Loc at, std::vector<Loc>& visited, int len
 
 // Steps lost on the way: one per enemy-ZOC hex not held by friends, plus one
 // per hex short of the result when no path goes on. -1 when the path is illegal.
-int Rules::retreat_loss_for(int u, const std::vector<Loc>& path, const Occupancy& occ, std::string* why) const {
+// `occ` is the board before the retreat (steps, ZOC); `room` is this state's,
+// where the other units of the retreat already stand where they end (stacking).
+int Rules::retreat_loss_for(int u, const std::vector<Loc>& path, const Occupancy& occ, const Occupancy& room,
+                            std::string* why) const {
   const auto& c = s_.combat;
   const int need = c.retreat;
   const int max_len = rule(sc_.rules.max_retreat(), 4);
@@ -764,7 +770,7 @@ int Rules::retreat_loss_for(int u, const std::vector<Loc>& path, const Occupancy
   if (len < need && !(len > 0 && path.back() == sc_.warsaw())) {  // 6: Warsaw takes a retreat in full
     // Only when no path goes on to a legal end: one that cannot finish the
     // retreat is no retreat, and the unit loses steps instead (9).
-    if (retreat_can_finish(u, at, visited, len, occ)) {
+    if (retreat_can_finish(u, at, visited, len, room)) {
       if (why) *why = unit_name(u) + " must retreat " + std::to_string(need) + " hexes (9).";
       return -1;
     }
@@ -779,13 +785,35 @@ int Rules::retreat_loss_for(int u, const std::vector<Loc>& path, const Occupancy
     for (int i = std::max(0, need - 1); i + 1 < len; ++i) {
       const Loc h = path[static_cast<size_t>(i)];
       // 7: a hex with room for this unit (a Kampfgruppe's third) ends the retreat.
-      if (!sc_.is_hex(h) || stacking_ok_after(occ, h, side, {static_cast<std::int16_t>(u)})) {
+      if (!sc_.is_hex(h) || stacking_ok_after(room, h, side, {static_cast<std::int16_t>(u)})) {
         if (why) *why = unit_name(u) + " retreats " + std::to_string(need) + " hexes, further only past full hexes (9).";
         return -1;
       }
     }
   }
   return loss;
+}
+
+// 9: the units of a retreat share the room around them: each is judged with
+// the others where their paths end, so that a hex one of them fills is full
+// for the rest, who go on past it or, with nowhere left to go, lose steps
+// instead. The steps each loses, or -1 from the first illegal path on.
+std::vector<int> Rules::retreat_losses(const Order& o, std::string* why) const {
+  const Occupancy occ = occupancy();
+  GameState trial = s_;
+  for (size_t i = 0; i < o.units.size(); ++i) {
+    if (!o.paths[i].empty()) trial.units[static_cast<size_t>(o.units[i])].loc = o.paths[i].back();
+  }
+  std::vector<int> losses(o.units.size(), -1);
+  for (size_t i = 0; i < o.units.size(); ++i) {
+    const auto u = static_cast<size_t>(o.units[i]);
+    trial.units[u].loc = s_.units[u].loc;
+    Rules tr(e_, trial, nullptr, nullptr);
+    losses[i] = tr.retreat_loss_for(o.units[i], o.paths[i], occ, tr.occupancy(), why);
+    if (losses[i] < 0) break;
+    if (!o.paths[i].empty()) trial.units[u].loc = o.paths[i].back();
+  }
+  return losses;
 }
 
 std::optional<Rejection> Rules::check_retreat(const Order& o) const {
@@ -798,11 +826,11 @@ std::optional<Rejection> Rules::check_retreat(const Order& o) const {
       !std::is_permutation(o.units.begin(), o.units.end(), movers.begin(), movers.end())) {
     return reject(game::MALFORMED, "Give a retreat path for every defending unit (9).");
   }
-  const Occupancy occ = occupancy();
+  std::string why;
+  const auto losses = retreat_losses(o, &why);
+  if (std::find(losses.begin(), losses.end(), -1) != losses.end()) return reject(game::ILLEGAL_PATH, why);
   GameState trial = s_;
   for (size_t i = 0; i < o.units.size(); ++i) {
-    std::string why;
-    if (retreat_loss_for(o.units[i], o.paths[i], occ, &why) < 0) return reject(game::ILLEGAL_PATH, why);
     if (!o.paths[i].empty()) trial.units[static_cast<size_t>(o.units[i])].loc = o.paths[i].back();
   }
   Rules tr(e_, trial, nullptr, nullptr);
@@ -820,9 +848,7 @@ std::optional<Rejection> Rules::check_retreat(const Order& o) const {
 
 void Rules::do_retreat(const Order& o) {
   auto& c = s_.combat;
-  const Occupancy occ = occupancy();
-  std::vector<int> losses;
-  for (size_t i = 0; i < o.units.size(); ++i) losses.push_back(retreat_loss_for(o.units[i], o.paths[i], occ, nullptr));
+  const std::vector<int> losses = retreat_losses(o, nullptr);
   for (size_t i = 0; i < o.units.size(); ++i) {
     const int u = o.units[i];
     const auto& path = o.paths[i];

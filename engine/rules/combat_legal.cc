@@ -1,6 +1,7 @@
 // Legal combat orders (9-12): what random players and bots draw from. Every
 // order listed is checked by the same code that checks a player's order.
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "rules/rules.h"
@@ -250,24 +251,31 @@ std::vector<std::vector<std::vector<Loc>>> Rules::retreat_options(const std::vec
 
 Order Rules::roomy_retreat(const std::vector<std::int16_t>& movers,
                            const std::vector<std::vector<std::vector<Loc>>>& options) const {
+  // One unit after the other, each where those before it left room (9): the
+  // first of its paths that is legal and ends with room, else any retreat that
+  // can finish, else none (it stays and loses steps). Each choice stays legal
+  // whatever the later units do, as they only fill hexes.
+  const Occupancy occ = occupancy();
   Order o = Order::of(Order::Kind::Retreat, movers);
+  GameState tstate = s_;
   for (size_t i = 0; i < movers.size(); ++i) {
-    std::vector<Loc> chosen = options[i].back();
+    Rules tr(e_, tstate, nullptr, nullptr);
+    const Occupancy room = tr.occupancy();
+    const Side side = side_of(movers[i]);
+    std::optional<std::vector<Loc>> chosen;
     for (const auto& p : options[i]) {
-      Order trial = o;
-      trial.units.resize(i + 1);
-      trial.paths.push_back(p);
-      GameState tstate = s_;
-      for (size_t j = 0; j <= i; ++j) {
-        if (!trial.paths[j].empty()) tstate.units[static_cast<size_t>(trial.units[j])].loc = trial.paths[j].back();
-      }
-      Rules tr(e_, tstate, nullptr, nullptr);
-      if (p.empty() || tr.stacking_ok_after(tr.occupancy(), p.back(), side_of(movers[i]), {})) {
+      if (tr.retreat_loss_for(movers[i], p, occ, room, nullptr) < 0) continue;
+      if (p.empty() || tr.stacking_ok_after(room, p.back(), side, {movers[i]})) {
         chosen = p;
         break;
       }
     }
-    o.paths.push_back(chosen);
+    if (!chosen) {
+      std::vector<Loc> visited{us(movers[i]).loc}, found;
+      chosen = tr.retreat_can_finish(movers[i], visited.front(), visited, 0, room, &found) ? found : std::vector<Loc>{};
+    }
+    if (!chosen->empty()) tstate.units[static_cast<size_t>(movers[i])].loc = chosen->back();
+    o.paths.push_back(*chosen);
   }
   return o;
 }

@@ -116,9 +116,12 @@ class Rules {
   void apply_combat_result();
   void next_combat_stage();
   void end_combat();
-  int retreat_loss_for(int unit, const std::vector<Loc>& path, const Occupancy& occ, std::string* why) const;
+  int retreat_loss_for(int unit, const std::vector<Loc>& path, const Occupancy& occ, const Occupancy& room, std::string* why) const;
+  std::vector<int> retreat_losses(const Order& o, std::string* why) const;
   bool can_retreat_step(int unit, Loc from, Loc to, const std::vector<Loc>& visited, const Occupancy& occ) const;
-  bool retreat_can_finish(int unit, Loc at, std::vector<Loc>& visited, int len, const Occupancy& occ) const;
+  // With `found`, the hexes of the first such retreat (after `visited`'s first).
+  bool retreat_can_finish(int unit, Loc at, std::vector<Loc>& visited, int len, const Occupancy& occ,
+                          std::vector<Loc>* found = nullptr) const;
   int elastic_allowed() const;
   int survivors(const std::vector<std::int16_t>& units) const;
   std::vector<std::vector<Loc>> retreat_paths(int unit, int length) const;
@@ -134,8 +137,9 @@ class Rules {
   // `desperate` exchanges: one step a unit in turn (or all of a unit's steps
   // before the next, `concentrate`), from the first unit named (or the last).
   Order loss_order(bool defender, int elastic, int desperate, bool last_first, bool concentrate) const;
-  // 9: the defenders that retreat now, the paths each may take, and a retreat
-  // that gives each the first of its paths that leaves room where it ends.
+  // 9: the defenders that retreat now, the paths each may take, and a legal
+  // retreat that gives each, in turn, the first of its paths that leaves room
+  // where it ends (none when the others took the room: it loses steps instead).
   std::vector<std::int16_t> retreating_units() const;
   std::vector<std::vector<std::vector<Loc>>> retreat_options(const std::vector<std::int16_t>& movers) const;
   Order roomy_retreat(const std::vector<std::int16_t>& movers, const std::vector<std::vector<std::vector<Loc>>>& options) const;

@@ -220,6 +220,12 @@ void play_one(const Engine& engine, std::uint64_t game_seed, const PlayoutOption
   const game::StandingOrders every_order = every_standing_order();
   while (s.step != Step::GameOver && orders < opt.max_orders) {
     const Decision d = engine.decision(s);
+    // A game never waits for an order no one can give: every decision has a
+    // legal answer (9: a unit that cannot retreat loses steps instead). A
+    // movement step can always be ended, and listing its moves costs much.
+    if (d.kind != game::Decision::MOVEMENT && d.kind != game::Decision::RESERVES && engine.legal_orders(s).empty()) {
+      problems.push_back(std::string("no legal order answers the decision: ") + game::Decision::Kind_Name(d.kind));
+    }
     // Standing orders: with every one set, each decision they cover gets an
     // answer, one the rules accept and that owes nothing to the other side's secrets.
     const auto answer = engine.standing_answer(s, every_order);

@@ -255,6 +255,22 @@ class CombatTable : public ::testing::Test {
     return Ok(enemy_of(who), support_order());
   }
 
+  // Some order answers the decision, and every order the rules list for it is accepted.
+  ::testing::AssertionResult Answerable() const {
+    const auto legal = t.engine.legal_orders(t.s);
+    if (legal.empty()) return ::testing::AssertionFailure() << "no legal order for " << t.decision().prompt;
+    for (const auto& o : legal) {
+      GameState trial = t.s;
+      Prng dice = t.rng;
+      const Outcome out = t.engine.apply(trial, t.decision().side, o, dice);
+      if (!out.accepted) {
+        return ::testing::AssertionFailure() << "listed but refused: " << t.engine.to_proto(o).ShortDebugString() << ": "
+                                             << out.rejection.reason;
+      }
+    }
+    return ::testing::AssertionSuccess();
+  }
+
   // --- What the log says about the last combat ---
   const game::Event* last_result() const {
     for (auto it = log.rbegin(); it != log.rend(); ++it) {
@@ -1437,6 +1453,135 @@ TEST_F(Retreat, Rule9_AUnitWhoseOnlyRetreatEndsInAFullHexLosesStepsInstead) {
   EXPECT_EQ(at("1TC/R"), "eliminated");  // one step, all it has
   EXPECT_TRUE(logged(game::Event::STEP_LOST, "no retreat path"));
   EXPECT_EQ(steps("2TC/1"), 2);
+}
+
+// 9: units retreating together share the room around them. Here two leave the
+// corner 0101 by 0102, which has room for one: one takes it, and the other,
+// with nowhere else to go, stays and loses steps instead.
+TEST_F(Retreat, Rule9_TwoUnitsWithRoomForOneRetreatOneAndTheOtherLosesSteps) {
+  Results r1;
+  for (const auto& c : kColumns) r1[c] = "r1";
+  reset(r1);
+  german_phase();
+  t.put("PzA/2", "0201");
+  t.put("PzA/3", "0103");
+  t.put("PzB/1", "0202");
+  t.put("1TC/1", "0101");  // the corner: its only way out is 0102
+  t.put("1TC/2", "0101");
+  t.put("2TC/1", "0102");  // room for one more, and hemmed in by the Germans
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/2"}, "0101")));
+  ASSERT_TRUE(Ok(Side::Soviet, losses_order({})));
+  ASSERT_EQ(t.decision().kind, game::Decision::RETREAT);
+  ASSERT_TRUE(Answerable());
+  EXPECT_TRUE(Refused(Side::Soviet, retreat_order({{"1TC/1", {"0102"}}, {"1TC/2", {"0102"}}}), game::STACKING_LIMIT));
+  EXPECT_TRUE(Refused(Side::Soviet, retreat_order({{"1TC/1", {}}, {"1TC/2", {}}}), game::ILLEGAL_PATH));  // one can go
+  {
+    GameState either = t.s;  // the player chooses which one stays
+    Order o;
+    Rejection why;
+    ASSERT_TRUE(t.engine.from_proto(retreat_order({{"1TC/1", {}}, {"1TC/2", {"0102"}}}), o, why));
+    Prng dice = t.rng;
+    EXPECT_TRUE(Accepted(t.engine.apply(either, Side::Soviet, o, dice)));
+  }
+  ASSERT_TRUE(Ok(Side::Soviet, retreat_order({{"1TC/1", {"0102"}}, {"1TC/2", {}}})));
+  EXPECT_EQ(at("1TC/1"), "0102");
+  EXPECT_EQ(steps("1TC/1"), 2);  // German ZOC, but held by friends
+  EXPECT_EQ(at("1TC/2"), "0101");
+  EXPECT_EQ(steps("1TC/2"), 1);  // a step for the hex it could not retreat
+  EXPECT_TRUE(logged(game::Event::STEP_LOST, "no retreat path"));
+  EXPECT_EQ(t.decision().kind, game::Decision::COMBAT);
+}
+
+// 9: "If the retreating unit ends up in a hex already at the stacking limit, it
+// must continue retreating": also when a unit of the same retreat filled it.
+TEST_F(Retreat, Rule9_OfTwoUnitsRetreatingTogetherOneGoesOnPastTheHexTheOtherFilled) {
+  Results r1;
+  for (const auto& c : kColumns) r1[c] = "r1";
+  reset(r1);
+  german_phase();
+  t.put("PzA/2", "0201");
+  t.put("PzA/3", "0103");
+  t.put("1TC/1", "0101");
+  t.put("1TC/2", "0101");
+  t.put("2TC/1", "0102");  // room for one more; 0202 beyond it is free
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/2"}, "0101")));
+  ASSERT_TRUE(Ok(Side::Soviet, losses_order({})));
+  ASSERT_EQ(t.decision().kind, game::Decision::RETREAT);
+  ASSERT_TRUE(Answerable());
+  EXPECT_TRUE(Refused(Side::Soviet, retreat_order({{"1TC/1", {"0102"}}, {"1TC/2", {}}}), game::ILLEGAL_PATH));
+  EXPECT_TRUE(Refused(Side::Soviet, retreat_order({{"1TC/1", {"0102", "0202"}}, {"1TC/2", {"0102", "0202"}}}),
+                      game::ILLEGAL_PATH));  // 0102 had room for the first
+  ASSERT_TRUE(Ok(Side::Soviet, retreat_order({{"1TC/1", {"0102"}}, {"1TC/2", {"0102", "0202"}}})));
+  EXPECT_EQ(at("1TC/1"), "0102");
+  EXPECT_EQ(at("1TC/2"), "0202");
+  EXPECT_EQ(steps("1TC/1"), 2);
+  EXPECT_EQ(steps("1TC/2"), 1);  // 0202 is in German ZOC, and no friends hold it
+}
+
+// 9: whatever crowds a stack that must retreat (enemy units and their ZOC,
+// friends at the stacking limit, the map's edge), the rules offer an answer
+// they accept: the game never waits for an order that cannot be given.
+TEST_F(Retreat, Rule9_EveryRetreatFromACrowdedPositionHasALegalAnswer) {
+  const Names soviets = {"1TC/R", "1TC/3", "2TC/1", "3TC/1", "2TA/1", "47A/1", "1TC/4", "1TC/5", "2TA/G"};
+  const Names germans = {"PzA/1", "PzA/3", "ID/1", "ID/2", "GER/Tiger", "ID/3", "PzB/1"};
+  Prng pick = Prng::from_seed(9);
+  int retreats = 0;
+  for (int trial = 0; trial < 600; ++trial) {
+    Results r;
+    const std::string result = "r" + std::to_string(1 + pick.below(3));
+    for (const auto& c : kColumns) r[c] = result;
+    reset(r);
+    const bool soviet_defends = pick.below(2) == 0;
+    if (soviet_defends) {
+      german_phase();
+    } else {
+      soviet_phase();
+    }
+    const Loc target = static_cast<Loc>(pick.below(static_cast<std::uint32_t>(t.sc().hex_count())));
+    auto around = [&](Loc l) {
+      std::vector<Loc> out;
+      for (Loc nb : t.sc().hexes[static_cast<size_t>(l)].nb) {
+        if (nb >= 0) out.push_back(nb);
+      }
+      return out;
+    };
+    const auto next = around(target);
+    const Loc from = next[pick.below(static_cast<std::uint32_t>(next.size()))];
+    const std::string attacker = soviet_defends ? "PzA/2" : "1TC/1";
+    const Names defenders = soviet_defends ? Names{"1TC/1", "1TC/2"} : Names{"PzB/1", "PzB/2", "PzB/3"};
+    t.put(attacker, t.name(from));
+    const size_t n = soviet_defends ? 2 : 2 + pick.below(2);  // 7: a Kampfgruppe of three
+    for (size_t i = 0; i < n; ++i) t.put(defenders[i], t.name(target));
+    std::map<Loc, std::pair<Side, int>> held{{target, {soviet_defends ? Side::Soviet : Side::German, 2}},
+                                             {from, {soviet_defends ? Side::German : Side::Soviet, 1}}};
+    for (const auto& [side, names] : {std::pair{Side::Soviet, soviets}, std::pair{Side::German, germans}}) {
+      for (const auto& u : names) {
+        if (std::find(defenders.begin(), defenders.end(), u) != defenders.end() || u == attacker) continue;
+        if (pick.below(3) == 0) continue;
+        const auto near = around(next[pick.below(static_cast<std::uint32_t>(next.size()))]);
+        const Loc l = near[pick.below(static_cast<std::uint32_t>(near.size()))];
+        auto& [who, count] = held.try_emplace(l, side, 0).first->second;
+        if (who != side || count >= 2) continue;
+        ++count;
+        t.put(u, t.name(l));
+      }
+    }
+    const Side defender = soviet_defends ? Side::Soviet : Side::German;
+    to(enemy_of(defender), game::Decision::COMBAT);
+    if (!act(enemy_of(defender), attack_order({attacker}, t.name(target))).accepted) continue;
+    if (t.decision().kind == game::Decision::DEFENSIVE_SUPPORT) {
+      ASSERT_TRUE(Ok(defender, support_order()));
+    }
+    if (t.decision().kind == game::Decision::DEFENDER_LOSSES) {
+      ASSERT_TRUE(Ok(defender, losses_order({})));
+    }
+    if (t.decision().kind != game::Decision::RETREAT) continue;
+    ++retreats;
+    ASSERT_TRUE(Answerable()) << "trial " << trial;
+  }
+  EXPECT_GT(retreats, 300);
 }
 
 TEST_F(Retreat, Rule9_ARetreatIsAtMostFourHexes) {
