@@ -53,8 +53,9 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
     case wire::ServerMessage::kSnapshot: {
       if (!m.snapshot().game_id().empty() && m.snapshot().game_id() != id_) return false;
       std::vector<game::Event> log(m.snapshot().recent_events().begin(), m.snapshot().recent_events().end());
-      // Again after a reconnect: what was shown already is not shown twice.
-      shown_events_ = has_view_ ? events_already_shown(log_, shown_events_, log) : 0;
+      // Again after a reconnect, or after a stream that broke off: what was shown
+      // already is not shown twice (the first snapshot finds nothing shown).
+      shown_events_ = events_already_shown(log_, shown_events_, log);
       view_ = m.snapshot().view();
       version_ = m.snapshot().version();
       has_view_ = true;

@@ -761,6 +761,9 @@ void GameService::maybe_unload(const std::shared_ptr<Game>& g) {
   std::shared_ptr<Game> oldest;
   {
     std::lock_guard lock(mu_);
+    // Let go already, by another thread since it was found: it does not rest
+    // again, or finished_held_ would count fewer games than rest.
+    if (auto it = games_.find(g->id); it == games_.end() || it->second != g) return;
     if (std::find(resting_.begin(), resting_.end(), g) == resting_.end()) resting_.push_back(g);
     if (resting_.size() <= kRestingGames) return;
     oldest = std::move(resting_.front());

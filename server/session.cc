@@ -562,6 +562,9 @@ class WsSession : public Connection {
 
   void on_authenticated(std::uint64_t rid, const AuthResult& r) {
     auth_busy_ = false;
+    // Closed while the password was checked: no session is taken up, and no
+    // expiry timer is set to hold this connection until the session ends.
+    if (cleaned_) return;
     if (r.code != wire::ERROR_UNSPECIFIED) return send_error(rid, r.code, r.message);
     // Games watched before logging in were watched as a spectator; a player's
     // seat needs a Watch of its own.

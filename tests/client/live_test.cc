@@ -44,5 +44,32 @@ TEST(LiveLog, EventsHeldButNotYetShownAreShownAfterTheSnapshot) {
   EXPECT_EQ(events_already_shown(events({"a", "b", "c"}), 2, events({"a", "b", "c", "d"})), 2u);
 }
 
+wire::ServerMessage snapshot(const std::string& game_id, std::int64_t version, std::initializer_list<const char*> texts) {
+  wire::ServerMessage m;
+  m.mutable_snapshot()->set_game_id(game_id);
+  m.mutable_snapshot()->set_version(version);
+  for (const auto& e : events(texts)) *m.mutable_snapshot()->add_recent_events() = e;
+  return m;
+}
+
+// The server ends a game's stream with an error (the game is being read again):
+// the view is dropped and asked for again in full, but the log printed stays printed.
+TEST(LiveLog, AFullViewAskedForAgainAfterAnErrorShowsOnlyTheEventsMissed) {
+  Session s(GlobalOptions{});
+  LiveGame g(s, "g1");
+  ASSERT_TRUE(g.handle(snapshot("g1", 4, {"a", "b", "c"})));
+  EXPECT_EQ(g.take_new_events().size(), 3u);
+  wire::ServerMessage error;
+  error.mutable_error()->set_code(wire::INTERNAL);
+  error.mutable_error()->set_game_id("g1");
+  error.mutable_error()->set_message("The game is being reloaded; Watch it again.");
+  g.handle(error);
+  ASSERT_FALSE(g.has_view());
+  ASSERT_TRUE(g.handle(snapshot("g1", 5, {"b", "c", "d"})));
+  const auto fresh = g.take_new_events();
+  ASSERT_EQ(fresh.size(), 1u);
+  EXPECT_EQ(fresh[0].text(), "d");
+}
+
 }  // namespace
 }  // namespace counterattack::cli

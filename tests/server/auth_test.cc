@@ -435,6 +435,37 @@ TEST_F(ServerAuth, ASessionExpiresAlsoOnTheConnectionsStillOpenWithIt) {
   EXPECT_EQ(connect()->resume(token).error().code(), wire::UNAUTHENTICATED);
 }
 
+// A connection closed while its login is being checked is let go at once: the
+// session's end is not waited for, and its place under max_connections is
+// given back.
+TEST_F(ServerAuth, AConnectionClosedWhileItsLoginIsCheckedGivesItsPlaceBack) {
+  // A hash slower than a delayed ACK, so that the close comes in before the
+  // password is checked; without TLS, whose closing takes longer.
+  ASSERT_NO_FATAL_FAILURE(restart({"--plain"}, "max_connections = 2\nargon2_opslimit = 12\nargon2_memlimit_kib = 32768\n"));
+  ASSERT_TRUE(connect(false)->register_user("alice").has_session());
+  auto connect_soon = [&] {
+    std::unique_ptr<Client> c;
+    for (int i = 0; i < 100 && !c; ++i) {
+      c = connect(false);
+      if (!c) std::this_thread::sleep_for(50ms);  // a close not yet noticed
+    }
+    return c;
+  };
+  for (int i = 0; i < 6; ++i) {
+    auto c = connect_soon();
+    ASSERT_TRUE(c) << "attempt " << i << ": every place is held by a connection closed before";
+    wire::ClientMessage login;
+    login.mutable_login()->set_name("alice");
+    login.mutable_login()->set_password("correct horse");
+    c->send(login);
+  }  // each closed at once, its answer unread
+  auto a = connect_soon();
+  auto b = connect_soon();
+  ASSERT_TRUE(a && b) << "the closed connections hold their places";
+  EXPECT_TRUE(a->ping(1).has_pong());
+  EXPECT_TRUE(b->ping(2).has_pong());
+}
+
 TEST_F(ServerAuth, PrivateGamesNeedTheirInviteCode) {
   auto alice = user("alice"), bob = user("bob"), eve = user("eve");
   auto created = alice->create_game(wire::CHOOSE_RANDOM, true);

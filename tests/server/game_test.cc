@@ -233,8 +233,14 @@ TEST_F(ServerGame, WhileManyFinishedGamesAreWatchedAnotherIsShownOnceUnfollowed)
   });
   EXPECT_TRUE(got);
 
-  // One let go makes room: the third is followed now.
+  // Its player gone, the third is held for no one: a spectator's watch of it
+  // is still shown once.
   wire::ClientMessage unwatch;
+  unwatch.mutable_unwatch()->set_game_id(ids[2]);
+  EXPECT_FALSE(alice->request(unwatch).has_error());
+  EXPECT_TRUE(watch(*carol, ids[2]).unfollowed());
+
+  // One let go makes room: the third is followed now.
   unwatch.mutable_unwatch()->set_game_id(ids[0]);
   EXPECT_FALSE(carol->request(unwatch).has_error());
   EXPECT_FALSE(watch(*carol, ids[2]).unfollowed());

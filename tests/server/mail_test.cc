@@ -756,6 +756,16 @@ TEST_F(ServerMail, MailWaitingForAnAddressItsPlayerRemovedIsNotSent) {
   const auto removed = alice->request(set_email(""));
   ASSERT_TRUE(removed.has_account()) << removed.DebugString();
   EXPECT_EQ(removed.account().email(), "");
+  {
+    // Dropped as the address is: not merely later in the outbox than what follows.
+    std::string err;
+    Db db(server_->data_dir() + "/counterattack.db", true, err);
+    ASSERT_TRUE(db.ok()) << err;
+    auto& q = db.prepare("SELECT COUNT(*) FROM outbox WHERE to_address = 'alice@old.example.org'");
+    q.bind_all();
+    ASSERT_TRUE(q.step());
+    EXPECT_EQ(q.integer(0), 0);
+  }
 
   restart({}, mail_settings(sink_.url()));
   auto bob = user("bob");
