@@ -302,6 +302,8 @@ int main(int argc, char** argv) {
   }
 
   if (*close_account) {
+    if (!s.logged_in())
+      return fail(g, "You are not logged in to " + s.url() + ": log in as the player whose account to close.");
     if (!yes && ::isatty(STDIN_FILENO)) {
       std::cerr << "Close your account for good? Nobody can log in with it again. [y/N] " << std::flush;
       std::string answer;
