@@ -439,17 +439,18 @@ std::string Accounts::hash_password(const std::string& password) const {
   return hash;
 }
 
-void Accounts::change_password(std::int64_t user_id, const std::string& name, const std::string& token_hash,
-                               const std::string& old_password, const std::string& new_password,
-                               std::function<void(AuthResult)> done) {
-  if (auto why = check_password(new_password); !why.empty()) return done(failure(wire::BAD_REQUEST, why));
-  if (old_password.size() > 1024) return done(failure(wire::BAD_CREDENTIALS, "The old password is wrong."));
-  // Wrong old passwords count as failed logins: a session left open is no way to guess it.
+// The logged-in player's own password, checked on the hashing thread before a
+// change that needs it; `then` gets the stored hash. Wrong ones count as failed
+// logins: a session left open is no way to guess it.
+void Accounts::check_own_password(std::int64_t user_id, const std::string& name, const std::string& password,
+                                  const std::string& wrong, std::function<void(AuthResult)> done,
+                                  std::function<void(const std::string&, std::function<void(AuthResult)>)> then) {
+  if (password.size() > 1024) return done(failure(wire::BAD_CREDENTIALS, wrong));
   const std::string key = to_lower(name);
   if (!login_failures_by_name_.begin(key)) {
     return done(failure(wire::RATE_LIMITED, "Too many wrong passwords for this name; wait a minute."));
   }
-  hashing_.post([this, user_id, key, token_hash, old_password, new_password, done = std::move(done)](bool admitted) mutable {
+  hashing_.post([this, user_id, key, password, wrong, done = std::move(done), then = std::move(then)](bool admitted) mutable {
     if (!admitted) {
       login_failures_by_name_.end(key, false);
       return done(busy());
@@ -468,10 +469,19 @@ void Accounts::change_password(std::int64_t user_id, const std::string& name, co
       log::error("password lookup failed", {{"error", e.what()}});
       return done(failure(wire::INTERNAL, "The password could not be checked; try again."));
     }
-    const bool match = !stored.empty() &&
-                       crypto_pwhash_str_verify(stored.c_str(), old_password.c_str(), old_password.size()) == 0;
+    const bool match = !stored.empty() && crypto_pwhash_str_verify(stored.c_str(), password.c_str(), password.size()) == 0;
     login_failures_by_name_.end(key, !match);
-    if (!match) return done(failure(wire::BAD_CREDENTIALS, "The old password is wrong."));
+    if (!match) return done(failure(wire::BAD_CREDENTIALS, wrong));
+    then(stored, std::move(done));
+  }, kMaxWaitingHashes);
+}
+
+void Accounts::change_password(std::int64_t user_id, const std::string& name, const std::string& token_hash,
+                               const std::string& old_password, const std::string& new_password,
+                               std::function<void(AuthResult)> answer) {
+  if (auto why = check_password(new_password); !why.empty()) return answer(failure(wire::BAD_REQUEST, why));
+  check_own_password(user_id, name, old_password, "The old password is wrong.", std::move(answer),
+                     [this, user_id, token_hash, new_password](const std::string& stored, std::function<void(AuthResult)> done) {
     const std::string hash = hash_password(new_password);
     if (hash.empty()) return done(failure(wire::INTERNAL, "The password could not be hashed."));
     auto changed = std::make_shared<bool>(false);
@@ -491,7 +501,7 @@ void Accounts::change_password(std::int64_t user_id, const std::string& name, co
           r.user_id = user_id;
           done(std::move(r));
         });
-  }, kMaxWaitingHashes);
+  });
 }
 
 namespace {
@@ -545,35 +555,9 @@ std::string still_under_way(Db& db, std::int64_t user_id) {
 }  // namespace
 
 void Accounts::close_account(std::int64_t user_id, const std::string& name, const std::string& password,
-                             std::function<void(AuthResult)> done) {
-  if (password.size() > 1024) return done(failure(wire::BAD_CREDENTIALS, "The password is wrong."));
-  // Wrong passwords count as failed logins: a session left open is no way to guess it.
-  const std::string key = to_lower(name);
-  if (!login_failures_by_name_.begin(key)) {
-    return done(failure(wire::RATE_LIMITED, "Too many wrong passwords for this name; wait a minute."));
-  }
-  hashing_.post([this, user_id, key, password, done = std::move(done)](bool admitted) mutable {
-    if (!admitted) {
-      login_failures_by_name_.end(key, false);
-      return done(busy());
-    }
-    std::string stored;
-    try {
-      stored = storage_.read([&](Db& db) {
-        std::string h;
-        auto& q = db.prepare("SELECT password_hash FROM users WHERE id = ?");
-        q.bind_all(user_id);
-        while (q.step()) h = q.text(0);
-        return h;
-      });
-    } catch (const std::exception& e) {
-      login_failures_by_name_.end(key, false);
-      log::error("password lookup failed", {{"error", e.what()}});
-      return done(failure(wire::INTERNAL, "The password could not be checked; try again."));
-    }
-    const bool match = !stored.empty() && crypto_pwhash_str_verify(stored.c_str(), password.c_str(), password.size()) == 0;
-    login_failures_by_name_.end(key, !match);
-    if (!match) return done(failure(wire::BAD_CREDENTIALS, "The password is wrong."));
+                             std::function<void(AuthResult)> answer) {
+  check_own_password(user_id, name, password, "The password is wrong.", std::move(answer),
+                     [this, user_id](const std::string& stored, std::function<void(AuthResult)> done) {
     auto blocked = std::make_shared<std::string>();
     auto closed = std::make_shared<bool>(false);
     storage_.write(
@@ -601,7 +585,7 @@ void Accounts::close_account(std::int64_t user_id, const std::string& name, cons
           r.user_id = user_id;
           done(std::move(r));
         });
-  }, kMaxWaitingHashes);
+  });
 }
 
 void Accounts::request_password_reset(const std::string& name, const std::string& client_address,

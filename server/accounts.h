@@ -102,6 +102,11 @@ class Accounts {
   void stop() { hashing_.stop(); }
 
  private:
+  // The logged-in player's own password, checked on the hashing thread (`wrong`
+  // answers a wrong one); `then` gets the stored hash and `done`.
+  void check_own_password(std::int64_t user_id, const std::string& name, const std::string& password,
+                          const std::string& wrong, std::function<void(AuthResult)> done,
+                          std::function<void(const std::string&, std::function<void(AuthResult)>)> then);
   // A session, stored only while the password is still the one `password_hash`
   // checked: a change or reset stored meanwhile makes it BAD_CREDENTIALS.
   void new_session(std::int64_t user_id, const std::string& name, const std::string& password_hash,
