@@ -554,6 +554,14 @@ std::string still_under_way(Db& db, std::int64_t user_id) {
 
 }  // namespace
 
+bool Accounts::closed(Db& db, std::int64_t user_id) {
+  auto& q = db.prepare("SELECT closed_unix FROM users WHERE id = ?");
+  q.bind_all(user_id);
+  bool out = false;
+  while (q.step()) out = q.integer(0) != 0;
+  return out;
+}
+
 void Accounts::close_account(std::int64_t user_id, const std::string& name, const std::string& password,
                              std::function<void(AuthResult)> answer) {
   check_own_password(user_id, name, password, "The password is wrong.", std::move(answer),

@@ -57,6 +57,9 @@ class Accounts {
   static std::string check_password(const std::string& password);
   static std::string sha256_hex(std::string_view bytes);
   static std::string random_hex(std::size_t bytes);
+  // Inside a write: whether the account is closed. Writes that start something
+  // for a player check it, so that nothing starts for an account closed meanwhile.
+  static bool closed(Db& db, std::int64_t user_id);
 
   // Asynchronous: `done` runs on another thread once the answer is durable.
   // `address` is the client's, as ConnectionCaps::address_key gives it: empty for

@@ -786,12 +786,22 @@ bool GameService::may_follow_finished(const std::shared_ptr<Game>& g) {
 }
 
 void GameService::missing_game(const Caller& c, const std::string& game_id) {
+  bool unloadable = false;
   {
     std::lock_guard lock(mu_);
-    if (unloadable_.count(game_id)) {
-      return c.error(wire::INTERNAL, "Game '" + game_id +
-                                         "' is stored but cannot be loaded by this server; its log says why, for the operator.");
-    }
+    unloadable = unloadable_.count(game_id) > 0;
+  }
+  // A private game's existence is for its players alone, loadable or not.
+  const bool told = unloadable && storage_.read([&](Db& db) {
+    auto& q = db.prepare("SELECT private = 0 OR soviet_id IS ? OR german_id IS ? FROM games WHERE id = ?");
+    q.bind_all(c.user_id, c.user_id, game_id);
+    bool visible = false;
+    while (q.step()) visible = q.integer(0) != 0;
+    return visible;
+  });
+  if (told) {
+    return c.error(wire::INTERNAL, "Game '" + game_id +
+                                       "' is stored but cannot be loaded by this server; its log says why, for the operator.");
   }
   no_such_game(c, game_id);
 }

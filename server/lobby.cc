@@ -101,16 +101,26 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
   }
   std::lock_guard lock(g->mu);
   ++g->pending;
-  auto crowded = std::make_shared<bool>(false);
+  // Why the write refused the game, when it did: told to the player as it is.
+  auto refusal = std::make_shared<std::pair<wire::ErrorCode, std::string>>(wire::ERROR_UNSPECIFIED, "");
   storage_.write(
-      [g, opts = join_options(options), crowded](Db& db) {
+      [g, opts = join_options(options), refusal](Db& db) {
+        auto refuse = [&](wire::ErrorCode code, std::string sentence) {
+          *refusal = {code, std::move(sentence)};
+          throw std::runtime_error(refusal->second);
+        };
+        // Checked in the write: an account closed a moment ago, on another connection, starts nothing.
+        if (Accounts::closed(db, g->creator)) refuse(wire::UNAUTHENTICATED, "This account was closed.");
+        if (g->reserved_for != 0 && Accounts::closed(db, g->reserved_for)) {
+          refuse(wire::CONFLICT, g->reserved_name + " has closed their account: no rematch can be offered.");
+        }
         auto& q = db.prepare("SELECT COUNT(*) FROM games WHERE status = 'open' AND creator_id = ?");
         q.bind_all(g->creator);
         std::int64_t open = 0;
         while (q.step()) open = q.integer(0);
         if (open >= kOpenGamesPerUser) {
-          *crowded = true;
-          throw std::runtime_error("too many open games");
+          refuse(wire::CONFLICT, "You have " + std::to_string(kOpenGamesPerUser) +
+                                     " games waiting for an opponent: withdraw one (Resign) first.");
         }
         db.prepare(
               "INSERT INTO games (id, scenario, options, seed, seed_commitment, creator_id, soviet_id, german_id, private,"
@@ -122,7 +132,7 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
                  g->created_unix, g->move_seconds, g->rated ? 1 : 0, g->clock_seconds, g->increment_seconds,
                  g->clock_seconds, g->clock_seconds, g->rematch_of, g->reserved_for);
       },
-      [this, g, c, side, crowded](bool ok) {
+      [this, g, c, side, refusal](bool ok) {
         std::lock_guard l(g->mu);
         --g->pending;
         if (!ok) {
@@ -131,10 +141,7 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
             std::lock_guard map_lock(mu_);
             rematches_.erase(g->rematch_of);
           }
-          if (*crowded) {
-            return c.error(wire::CONFLICT, "You have " + std::to_string(kOpenGamesPerUser) +
-                                               " games waiting for an opponent: withdraw one (Resign) first.");
-          }
+          if (refusal->first != wire::ERROR_UNSPECIFIED) return c.error(refusal->first, refusal->second);
           return c.error(wire::INTERNAL, "The game could not be stored.");
         }
         log::info("game created", {{"game", g->id}, {"by", c.name}, {"private", g->is_private ? "yes" : "no"},
@@ -275,6 +282,26 @@ void GameService::rematch(const Caller& c, const wire::Rematch& req) {
   }
 }
 
+void GameService::decline_rematches_to(std::int64_t user_id, const std::string& name) {
+  // Reads and loading games are not for the thread that reports commits.
+  post_([this, user_id, name] {
+    const auto ids = storage_.read([&](Db& db) {
+      std::vector<std::string> found;
+      auto& q = db.prepare("SELECT id FROM games WHERE status = 'open' AND reserved_for = ?");
+      q.bind_all(user_id);
+      while (q.step()) found.push_back(q.text(0));
+      return found;
+    });
+    for (const auto& id : ids) {
+      auto g = find(id);
+      if (!g) continue;
+      std::lock_guard lock(g->mu);
+      if (g->status != Game::Status::Open || g->reserved_for != user_id || g->pending > 0) continue;
+      finish(g, std::nullopt, user_id, "Declined", name + " closed their account.", "decline");
+    }
+  });
+}
+
 void GameService::forget_rematch(const Game& g) {
   if (g.rematch_of.empty()) return;
   std::lock_guard lock(mu_);
@@ -413,14 +440,17 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
   g->status = Game::Status::Playing;
   if (g->timed()) start_clock(*g, seat_of_side(g->match->decider()));  // the first player's
   ++g->pending;
+  auto closed = std::make_shared<bool>(false);
   storage_.write(
-      [g, seat, uid = c.user_id, deadline = g->deadline_unix, held = g->held_until](Db& db) {
+      [g, seat, uid = c.user_id, deadline = g->deadline_unix, held = g->held_until, closed](Db& db) {
+        // Checked in the write: an account closed a moment ago, on another connection, joins nothing.
+        if ((*closed = Accounts::closed(db, uid))) throw std::runtime_error("account closed");
         db.prepare(seat == 0 ? "UPDATE games SET soviet_id = ?, status = 'playing', deadline_unix = ?, held_until = ?, updated_unix = ? WHERE id = ? AND status = 'open'"
                              : "UPDATE games SET german_id = ?, status = 'playing', deadline_unix = ?, held_until = ?, updated_unix = ? WHERE id = ? AND status = 'open'")
             .run(uid, deadline, held, unix_now(), g->id);
         if (db.changes() != 1) throw std::runtime_error("game is not open");
       },
-      [this, g, c, seat](bool ok) {
+      [this, g, c, seat, closed](bool ok) {
         std::lock_guard l(g->mu);
         --g->pending;
         if (!ok) {
@@ -428,6 +458,7 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
           g->name[seat].clear();
           g->status = Game::Status::Open;
           g->deadline_unix = g->held_until = 0;
+          if (*closed) return c.error(wire::UNAUTHENTICATED, "This account was closed.");
           return c.error(wire::INTERNAL, "Joining could not be stored; try again.");
         }
         g->committed_deadline = g->deadline_unix;

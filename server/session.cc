@@ -489,10 +489,11 @@ class WsSession : public Connection {
         }
         return hub_.accounts.close_account(
             user_id_, user_name_, msg.close_account().password(),
-            [c = caller(rid), &sessions = hub_.sessions](const AuthResult& r) {
+            [c = caller(rid), &sessions = hub_.sessions, &games, name = user_name_](const AuthResult& r) {
               if (r.code != wire::ERROR_UNSPECIFIED) return c.error(r.code, r.message);
               c.ok();
               sessions.sign_out(r.user_id, "", "This account was closed.");
+              games.decline_rematches_to(r.user_id, name);
             });
       case M::kGetAccount:
         return hub_.accounts.get_account(user_id_, [c = caller(rid)](wire::ServerMessage m) { c.reply(std::move(m)); });

@@ -160,7 +160,8 @@ TEST_F(ServerGame, FinishedGamesReadForAnyRequestAreLetGoBeyondTheFewKeptInMemor
 
 // A game whose stored log no longer replays (a damaged database, or a rule
 // corrected since its orders were accepted) is not loaded; its players are told
-// that, not that it does not exist, and the server goes on with the others.
+// that, not that it does not exist, and the server goes on with the others. An
+// outsider of a private one is told only what any missing game tells.
 TEST_F(ServerGame, AGameStoredButImpossibleToLoadIsSaidToBeSo) {
   auto alice = user("alice"), bob = user("bob");
   const std::string broken = start_game(*alice, *bob), sound = start_game(*alice, *bob);
@@ -169,7 +170,7 @@ TEST_F(ServerGame, AGameStoredButImpossibleToLoadIsSaidToBeSo) {
     std::string err;
     Db db(server_->data_dir() + "/counterattack.db", false, err);
     ASSERT_TRUE(db.ok()) << err;
-    db.exec("UPDATE games SET seed = x'00' WHERE id = '" + broken + "'");
+    db.exec("UPDATE games SET seed = x'00', private = 1 WHERE id = '" + broken + "'");
   }
   restart();
   alice = login_as("alice");
@@ -185,6 +186,11 @@ TEST_F(ServerGame, AGameStoredButImpossibleToLoadIsSaidToBeSo) {
   w.mutable_watch()->set_game_id("nosuchgame");
   EXPECT_EQ(alice->request(w).error().code(), wire::NOT_FOUND);
   EXPECT_NE(server_->log().find("msg=\"game cannot be loaded\" game=" + broken), std::string::npos);
+  // A private game's existence stays its players' secret.
+  auto carol = user("carol");
+  w.mutable_watch()->set_game_id(broken);
+  const auto outsider = carol->request(w);
+  EXPECT_EQ(outsider.error().code(), wire::NOT_FOUND) << outsider.DebugString();
 }
 
 // A spectator's watch holds a finished game, read back from the database, in

@@ -194,6 +194,49 @@ TEST_F(ServerRematch, TheOpponentMayDeclineARematchItsMakerIsToldAndItIsNotOffer
   EXPECT_EQ(decline_rematch(*bob, old).error().code(), wire::CONFLICT) << "declined once";
 }
 
+wire::ServerMessage close_account(Client& c) {
+  wire::ClientMessage m;
+  m.mutable_close_account()->set_password("correct horse");
+  return c.request(m);
+}
+
+// An offer kept for a player who leaves for good would wait for nobody, and count
+// against its maker's open games: it ends as declined, and its maker is told.
+TEST_F(ServerRematch, ARematchOfferedToAPlayerWhoThenClosesTheirAccountIsDeclined) {
+  auto alice = user("alice"), bob = user("bob");
+  ASSERT_TRUE(alice->follow_turns().has_ok());
+  const std::string old = finished_game(*alice, *bob);
+  ASSERT_FALSE(HasFailure());
+  auto offered = ask_rematch(*alice, old);
+  ASSERT_TRUE(offered.has_game_created()) << offered.DebugString();
+  const std::string id = offered.game_created().game().game_id();
+
+  ASSERT_TRUE(close_account(*bob).has_ok()) << "an offer kept for him is not his to finish";
+  auto told = alice->wait_for([&](const wire::ServerMessage& m) { return m.has_game_ended() && m.game_ended().game_id() == id; });
+  ASSERT_TRUE(told) << "the one who offered it is told";
+  EXPECT_EQ(told->game_ended().result(), "Declined");
+  EXPECT_EQ(told->game_ended().reason(), "bob closed their account.");
+  EXPECT_EQ(summary_in_my_games(*alice, id).status(), "finished");
+  const auto again = ask_rematch(*alice, old);
+  EXPECT_EQ(again.error().code(), wire::CONFLICT) << again.DebugString();
+}
+
+TEST_F(ServerRematch, NoRematchIsOfferedToAPlayerWhoHasClosedTheirAccount) {
+  auto alice = user("alice"), bob = user("bob");
+  const std::string old = finished_game(*alice, *bob);
+  ASSERT_FALSE(HasFailure());
+  ASSERT_TRUE(close_account(*bob).has_ok());
+  for (int i = 0; i < 2; ++i) {  // refused before anything is kept: the second answer is the same
+    const auto refused = ask_rematch(*alice, old);
+    ASSERT_EQ(refused.error().code(), wire::CONFLICT) << refused.DebugString();
+    EXPECT_NE(refused.error().message().find("bob has closed their account"), std::string::npos) << refused.DebugString();
+  }
+  wire::ClientMessage mine;
+  mine.mutable_my_games();
+  const auto hers = alice->request(mine);
+  for (const auto& g : hers.game_list().games()) EXPECT_NE(g.status(), "open") << g.DebugString();
+}
+
 TEST_F(ServerRematch, APrivateGamesRematchIsJoinedWithoutItsCodeAndOneRefusedLeavesNothingBehind) {
   auto alice = user("alice"), bob = user("bob");
   const std::string old = finished_private_game(*alice, *bob);
