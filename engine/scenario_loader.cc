@@ -273,6 +273,14 @@ class Builder {
         sc.hexes[static_cast<size_t>(lb)].side[static_cast<size_t>(opposite(*d))] = t;
       }
     }
+    // A road meets a hexside that no road bridges (negated_by_road false) and
+    // stops there: it joins the hexes on either side no more than if it were not there.
+    for (auto& h : sc.hexes) {
+      for (int d = 0; d < kDirs; ++d) {
+        const auto t = h.side[static_cast<size_t>(d)];
+        if (t != kNone && !sc.hexside_types[static_cast<size_t>(t)].negated_by_road) h.roads[static_cast<size_t>(d)] = 0;
+      }
+    }
     // Warsaw special zone (6)
     const auto& w = m.warsaw();
     At wat = at.nested("warsaw", -1, w);

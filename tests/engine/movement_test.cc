@@ -155,6 +155,24 @@ TEST_F(Movement, Rule6_StreamCostsOneMoreUnlessTheRoadCrossesIt) {
   EXPECT_EQ(used("2TA/1"), 2);
 }
 
+// A hexside type that no road bridges (the TEC's negated_by_road false): a road
+// running up to it stops there, and crossing costs the terrain and the hexside.
+TEST_F(Movement, Rule6_ARoadDoesNotCrossAHexsideItCannotBridge) {
+  auto files = test_scenario_files();
+  const std::string bridged = "negated_by_road: true", unbridged = "negated_by_road: false";
+  const auto at = files["tec"].find(bridged);
+  ASSERT_NE(at, std::string::npos);
+  files["tec"].replace(at, bridged.size(), unbridged);
+  const auto loaded = load_scenario(files);
+  ASSERT_TRUE(loaded.ok());
+  Table u(loaded.scenario);
+  u.clear_board();
+  u.begin_phase(0, "1TC");
+  u.put("1TC/1", "0704");
+  ASSERT_TRUE(Accepted(u.move(Side::Soviet, {"1TC/1"}, {"0804"})));
+  EXPECT_EQ(u.s.units[static_cast<size_t>(u.unit("1TC/1"))].mp_used, 4) << "clear 1 MP and the stream 1 MP, not the road's half";
+}
+
 // Perft: 1TC/3 (3 MP) on the east road at the stream bridge, nobody else on the map.
 TEST_F(Movement, Rule6_ReachableFromTheRoadAtTheStreamBridge) {
   t.put("1TC/3", "0704");
