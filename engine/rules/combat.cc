@@ -794,16 +794,22 @@ int Rules::retreat_loss_for(int u, const std::vector<Loc>& path, const Occupancy
   return loss;
 }
 
+// This state with every unit of the retreat where its path ends.
+GameState Rules::after_retreat(const Order& o) const {
+  GameState trial = s_;
+  for (size_t i = 0; i < o.units.size(); ++i) {
+    if (!o.paths[i].empty()) trial.units[static_cast<size_t>(o.units[i])].loc = o.paths[i].back();
+  }
+  return trial;
+}
+
 // 9: the units of a retreat share the room around them: each is judged with
 // the others where their paths end, so that a hex one of them fills is full
 // for the rest, who go on past it or, with nowhere left to go, lose steps
 // instead. The steps each loses, or -1 from the first illegal path on.
 std::vector<int> Rules::retreat_losses(const Order& o, std::string* why) const {
   const Occupancy occ = occupancy();
-  GameState trial = s_;
-  for (size_t i = 0; i < o.units.size(); ++i) {
-    if (!o.paths[i].empty()) trial.units[static_cast<size_t>(o.units[i])].loc = o.paths[i].back();
-  }
+  GameState trial = after_retreat(o);
   std::vector<int> losses(o.units.size(), -1);
   for (size_t i = 0; i < o.units.size(); ++i) {
     const auto u = static_cast<size_t>(o.units[i]);
@@ -829,10 +835,7 @@ std::optional<Rejection> Rules::check_retreat(const Order& o) const {
   std::string why;
   const auto losses = retreat_losses(o, &why);
   if (std::find(losses.begin(), losses.end(), -1) != losses.end()) return reject(game::ILLEGAL_PATH, why);
-  GameState trial = s_;
-  for (size_t i = 0; i < o.units.size(); ++i) {
-    if (!o.paths[i].empty()) trial.units[static_cast<size_t>(o.units[i])].loc = o.paths[i].back();
-  }
+  GameState trial = after_retreat(o);
   Rules tr(e_, trial, nullptr, nullptr);
   const Occupancy tocc = tr.occupancy();
   for (size_t i = 0; i < o.units.size(); ++i) {

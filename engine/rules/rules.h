@@ -118,6 +118,7 @@ class Rules {
   void end_combat();
   int retreat_loss_for(int unit, const std::vector<Loc>& path, const Occupancy& occ, const Occupancy& room, std::string* why) const;
   std::vector<int> retreat_losses(const Order& o, std::string* why) const;
+  GameState after_retreat(const Order& o) const;
   bool can_retreat_step(int unit, Loc from, Loc to, const std::vector<Loc>& visited, const Occupancy& occ) const;
   // With `found`, the hexes of the first such retreat (after `visited`'s first).
   bool retreat_can_finish(int unit, Loc at, std::vector<Loc>& visited, int len, const Occupancy& occ,
