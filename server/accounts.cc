@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "log.h"
+#include "moderation.h"
 
 namespace counterattack::server {
 namespace {
@@ -168,8 +169,8 @@ void Accounts::new_session(std::int64_t user_id, const std::string& name, const 
       [r, password_hash, stale](Db& db) {
         db.prepare(
               "INSERT INTO sessions (token_hash, user_id, created_unix, expires_unix) SELECT ?, ?, ?, ?"
-              " WHERE EXISTS (SELECT 1 FROM users WHERE id = ? AND password_hash = ?)")
-            .run(r.token_hash, r.user_id, unix_now(), r.expires_unix, r.user_id, password_hash);
+              " WHERE EXISTS (SELECT 1 FROM users WHERE id = ? AND password_hash = ? AND suspended_until <= ?)")
+            .run(r.token_hash, r.user_id, unix_now(), r.expires_unix, r.user_id, password_hash, unix_now());
         *stale = db.changes() == 0;
       },
       [r, stale, done = std::move(done)](bool ok) {
@@ -242,14 +243,16 @@ void Accounts::login(const std::string& name, const std::string& password, const
     struct Row {
       std::int64_t id = 0;
       std::string name, hash;
+      std::int64_t suspended_until = 0;
+      std::string suspended_reason;
     };
     Row row;
     try {
       row = storage_.read([&](Db& db) {
         Row r;
-        auto& q = db.prepare("SELECT id, name, password_hash FROM users WHERE name = ?");
+        auto& q = db.prepare("SELECT id, name, password_hash, suspended_until, suspended_reason FROM users WHERE name = ?");
         q.bind_all(name);
-        while (q.step()) r = Row{q.integer(0), q.text(1), q.text(2)};
+        while (q.step()) r = Row{q.integer(0), q.text(1), q.text(2), q.integer(3), q.text(4)};
         return r;
       });
     } catch (const std::exception& e) {
@@ -264,6 +267,11 @@ void Accounts::login(const std::string& name, const std::string& password, const
       log::info("login failed", {{"user", name}});
       return done(failure(wire::BAD_CREDENTIALS, "Wrong name or password."));
     }
+    // Told only to whoever knows the password: the reason is the player's business.
+    if (row.suspended_until > unix_now()) {
+      log::info("login refused: suspended", {{"user", row.name}});
+      return done(failure(wire::UNAUTHENTICATED, suspension_text(row.suspended_until, row.suspended_reason)));
+    }
     new_session(row.id, row.name, row.hash, std::move(done));
   }, kMaxWaitingHashes);
 }
@@ -274,16 +282,19 @@ void Accounts::resume(const std::string& token, std::function<void(AuthResult)> 
   AuthResult r = storage_.read([&](Db& db) {
     AuthResult out;
     auto& q = db.prepare(
-        "SELECT s.user_id, u.name, s.expires_unix FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?");
+        "SELECT s.user_id, u.name, s.expires_unix, u.suspended_until, u.suspended_reason FROM sessions s"
+        " JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?");
     q.bind_all(token_hash);
     while (q.step()) {
       out.user_id = q.integer(0);
       out.name = q.text(1);
       out.expires_unix = q.integer(2);
+      if (q.integer(3) > unix_now()) out.message = suspension_text(q.integer(3), q.text(4));
     }
     return out;
   });
   if (!r.user_id) return done(failure(wire::UNAUTHENTICATED, "That session token is not valid; log in again."));
+  if (!r.message.empty()) return done(failure(wire::UNAUTHENTICATED, r.message));
   if (r.expires_unix <= unix_now()) {
     storage_.write([token_hash](Db& db) { db.prepare("DELETE FROM sessions WHERE token_hash = ?").run(token_hash); }, nullptr);
     return done(failure(wire::UNAUTHENTICATED, "The session has expired; log in again."));
@@ -554,12 +565,23 @@ std::string still_under_way(Db& db, std::int64_t user_id) {
 
 }  // namespace
 
-bool Accounts::closed(Db& db, std::int64_t user_id) {
-  auto& q = db.prepare("SELECT closed_unix FROM users WHERE id = ?");
+Accounts::Standing Accounts::standing(Db& db, std::int64_t user_id) {
+  auto& q = db.prepare("SELECT closed_unix, suspended_until FROM users WHERE id = ?");
   q.bind_all(user_id);
-  bool out = false;
-  while (q.step()) out = q.integer(0) != 0;
+  Standing out = Standing::Active;
+  while (q.step()) {
+    if (q.integer(0) != 0) out = Standing::Closed;
+    else if (q.integer(1) > unix_now()) out = Standing::Suspended;
+  }
   return out;
+}
+
+std::string Accounts::barred(Db& db, std::int64_t user_id) {
+  switch (standing(db, user_id)) {
+    case Standing::Closed: return "This account was closed.";
+    case Standing::Suspended: return "This account is suspended.";
+    default: return "";
+  }
 }
 
 void Accounts::close_account(std::int64_t user_id, const std::string& name, const std::string& password,

@@ -57,9 +57,12 @@ class Accounts {
   static std::string check_password(const std::string& password);
   static std::string sha256_hex(std::string_view bytes);
   static std::string random_hex(std::size_t bytes);
-  // Inside a write: whether the account is closed. Writes that start something
-  // for a player check it, so that nothing starts for an account closed meanwhile.
-  static bool closed(Db& db, std::int64_t user_id);
+  // Inside a write: "" when the account may start something, else why not (closed,
+  // or suspended). Writes that start something for a player check it, so that
+  // nothing starts for an account closed or suspended meanwhile.
+  static std::string barred(Db& db, std::int64_t user_id);
+  enum class Standing { Active, Closed, Suspended };
+  static Standing standing(Db& db, std::int64_t user_id);
 
   // Asynchronous: `done` runs on another thread once the answer is durable.
   // `address` is the client's, as ConnectionCaps::address_key gives it: empty for

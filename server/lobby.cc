@@ -109,10 +109,16 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
           *refusal = {code, std::move(sentence)};
           throw std::runtime_error(refusal->second);
         };
-        // Checked in the write: an account closed a moment ago, on another connection, starts nothing.
-        if (Accounts::closed(db, g->creator)) refuse(wire::UNAUTHENTICATED, "This account was closed.");
-        if (g->reserved_for != 0 && Accounts::closed(db, g->reserved_for)) {
-          refuse(wire::CONFLICT, g->reserved_name + " has closed their account: no rematch can be offered.");
+        // Checked in the write: an account closed or suspended a moment ago, on another
+        // connection or by the operator, starts nothing.
+        if (auto barred = Accounts::barred(db, g->creator); !barred.empty()) refuse(wire::UNAUTHENTICATED, barred);
+        if (g->reserved_for != 0) {
+          const auto standing = Accounts::standing(db, g->reserved_for);
+          if (standing != Accounts::Standing::Active) {
+            refuse(wire::CONFLICT, g->reserved_name +
+                                       (standing == Accounts::Standing::Closed ? " has closed their account" : "'s account is suspended") +
+                                       ": no rematch can be offered.");
+          }
         }
         auto& q = db.prepare("SELECT COUNT(*) FROM games WHERE status = 'open' AND creator_id = ?");
         q.bind_all(g->creator);
@@ -282,13 +288,15 @@ void GameService::rematch(const Caller& c, const wire::Rematch& req) {
   }
 }
 
-void GameService::decline_rematches_to(std::int64_t user_id, const std::string& name) {
+void GameService::set_aside_games(std::int64_t user_id, const std::string& why, bool in_play_too) {
   // Reads and loading games are not for the thread that reports commits.
-  post_([this, user_id, name] {
+  post_([this, user_id, why, in_play_too] {
     const auto ids = storage_.read([&](Db& db) {
       std::vector<std::string> found;
-      auto& q = db.prepare("SELECT id FROM games WHERE status = 'open' AND reserved_for = ?");
-      q.bind_all(user_id);
+      auto& q = db.prepare(
+          "SELECT id FROM games WHERE (status = 'open' AND (reserved_for = ? OR creator_id = ?))"
+          " OR (? AND status = 'playing' AND (soviet_id = ? OR german_id = ?))");
+      q.bind_all(user_id, user_id, in_play_too ? 1 : 0, user_id, user_id);
       while (q.step()) found.push_back(q.text(0));
       return found;
     });
@@ -296,8 +304,14 @@ void GameService::decline_rematches_to(std::int64_t user_id, const std::string& 
       auto g = find(id);
       if (!g) continue;
       std::lock_guard lock(g->mu);
-      if (g->status != Game::Status::Open || g->reserved_for != user_id || g->pending > 0) continue;
-      finish(g, std::nullopt, user_id, "Declined", name + " closed their account.", "decline");
+      if (g->pending > 0) continue;
+      if (g->status == Game::Status::Open && g->reserved_for == user_id) {
+        finish(g, std::nullopt, user_id, "Declined", why, "decline");
+      } else if (g->status == Game::Status::Open && g->creator == user_id) {
+        finish(g, std::nullopt, user_id, "Cancelled", why, "withdrawal");
+      } else if (g->status == Game::Status::Playing && in_play_too && g->side_of(user_id) >= 0) {
+        finish(g, std::nullopt, user_id, g->side_of(user_id) == 0 ? "German victory" : "Soviet victory", why, "resignation");
+      }
     }
   });
 }
@@ -440,17 +454,20 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
   g->status = Game::Status::Playing;
   if (g->timed()) start_clock(*g, seat_of_side(g->match->decider()));  // the first player's
   ++g->pending;
-  auto closed = std::make_shared<bool>(false);
+  auto barred = std::make_shared<std::pair<wire::ErrorCode, std::string>>(wire::ERROR_UNSPECIFIED, "");
   storage_.write(
-      [g, seat, uid = c.user_id, deadline = g->deadline_unix, held = g->held_until, closed](Db& db) {
-        // Checked in the write: an account closed a moment ago, on another connection, joins nothing.
-        if ((*closed = Accounts::closed(db, uid))) throw std::runtime_error("account closed");
+      [g, seat, uid = c.user_id, maker = g->user[1 - seat], deadline = g->deadline_unix, held = g->held_until, barred](Db& db) {
+        // Checked in the write: an account closed or suspended a moment ago joins
+        // nothing, and nobody joins the game of a maker suspended meanwhile.
+        if (auto why = Accounts::barred(db, uid); !why.empty()) *barred = {wire::UNAUTHENTICATED, why};
+        else if (maker != 0 && !Accounts::barred(db, maker).empty()) *barred = {wire::CONFLICT, "The game's maker can no longer play it."};
+        if (!barred->second.empty()) throw std::runtime_error(barred->second);
         db.prepare(seat == 0 ? "UPDATE games SET soviet_id = ?, status = 'playing', deadline_unix = ?, held_until = ?, updated_unix = ? WHERE id = ? AND status = 'open'"
                              : "UPDATE games SET german_id = ?, status = 'playing', deadline_unix = ?, held_until = ?, updated_unix = ? WHERE id = ? AND status = 'open'")
             .run(uid, deadline, held, unix_now(), g->id);
         if (db.changes() != 1) throw std::runtime_error("game is not open");
       },
-      [this, g, c, seat, closed](bool ok) {
+      [this, g, c, seat, barred](bool ok) {
         std::lock_guard l(g->mu);
         --g->pending;
         if (!ok) {
@@ -458,7 +475,7 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
           g->name[seat].clear();
           g->status = Game::Status::Open;
           g->deadline_unix = g->held_until = 0;
-          if (*closed) return c.error(wire::UNAUTHENTICATED, "This account was closed.");
+          if (!barred->second.empty()) return c.error(barred->first, barred->second);
           return c.error(wire::INTERNAL, "Joining could not be stored; try again.");
         }
         g->committed_deadline = g->deadline_unix;

@@ -26,6 +26,7 @@
 #include "games.h"
 #include "listener.h"
 #include "log.h"
+#include "moderation.h"
 #include "ruleset.h"
 #include "storage.h"
 #include "tls.h"
@@ -71,14 +72,23 @@ void schedule_purge(net::steady_timer& timer, Accounts& accounts) {
 
 int main(int argc, char** argv) {
   CLI::App app{"counterattackd: the play-by-server for Model's Counterattack"};
-  std::string config_path, listen, data_dir, backup_to;
-  bool plain = false;
+  std::string config_path, listen, data_dir, backup_to, suspend, reinstate, reason;
+  int days = 0;
+  bool plain = false, list_suspensions = false;
   app.add_option("--config", config_path, "Config file: 'key = value' lines, or a JSON object");
   app.add_option("--listen", listen, "ADDR:PORT to listen on (default 127.0.0.1:8443; port 0 picks a free one)");
   app.add_option("--data-dir", data_dir, "Directory of the database and the generated certificate (default ./data)");
   app.add_flag("--plain", plain, "Plain WebSocket without TLS, on a loopback address only");
   app.add_option("--backup", backup_to,
                  "Write a consistent copy of the database to FILE and exit; the server may be running meanwhile");
+  auto* suspending = app.add_option("--suspend", suspend,
+                                    "Suspend the player NAME and exit: their sessions end and they cannot log in; the server may be running");
+  app.add_option("--reason", reason, "With --suspend: why, as the player is told it")->needs(suspending);
+  app.add_option("--days", days, "With --suspend: for this many days (default: until --reinstate)")
+      ->needs(suspending)
+      ->check(CLI::Range(1, 3650));
+  app.add_option("--reinstate", reinstate, "Lift the suspension of the player NAME and exit")->excludes(suspending);
+  app.add_flag("--suspended", list_suspensions, "List the suspended players and exit");
   CLI11_PARSE(app, argc, argv);
   // The database, its backups and the TLS key hold password hashes, addresses
   // and secrets: what the server makes is its own user's alone.
@@ -101,6 +111,18 @@ int main(int argc, char** argv) {
       return 1;
     }
     std::cout << "Backed up " << cfg.database << " to " << backup_to << ".\n";
+    return 0;
+  }
+  if (!suspend.empty() || !reinstate.empty() || list_suspensions) {
+    std::string said;
+    const std::string why = !suspend.empty()     ? suspend_account(cfg.database, suspend, days, reason, said)
+                            : !reinstate.empty() ? reinstate_account(cfg.database, reinstate, said)
+                                                 : list_suspended(cfg.database, said);
+    if (!why.empty()) {
+      std::cerr << "counterattackd: " << why << "\n";
+      return 1;
+    }
+    std::cout << said << (said.ends_with('\n') ? "" : "\n");
     return 0;
   }
   log::init(cfg.log_format, cfg.log_level);
@@ -195,6 +217,8 @@ int main(int argc, char** argv) {
   net::steady_timer clocks(clock_strand);
   std::atomic<bool> clocks_stopped = false;
   int ticks = 0;
+  // Suspensions come from the operator's command in another process: read every two seconds.
+  SuspensionWatch suspensions;
   std::function<void()> tick = [&] {
     clocks.expires_after(std::chrono::seconds(1));
     clocks.async_wait([&](boost::system::error_code e) {
@@ -202,6 +226,13 @@ int main(int argc, char** argv) {
       try {
         games.expire_overdue(++ticks % 30 == 0);
         tournaments.start_due();
+        if (ticks % 2 == 1) {
+          for (const auto& s : suspensions.poll(*storage)) {
+            log::info("player suspended: signed out, games set aside", {{"user", s.name}});
+            sessions.sign_out(s.user_id, "", s.text);
+            games.set_aside_games(s.user_id, s.name + "'s account is suspended.", s.for_good);
+          }
+        }
       } catch (const std::exception& x) {
         log::error("clocks could not be checked", {{"error", x.what()}});
       }

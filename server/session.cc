@@ -493,7 +493,7 @@ class WsSession : public Connection {
               if (r.code != wire::ERROR_UNSPECIFIED) return c.error(r.code, r.message);
               c.ok();
               sessions.sign_out(r.user_id, "", "This account was closed.");
-              games.decline_rematches_to(r.user_id, name);
+              games.set_aside_games(r.user_id, name + " closed their account.");
             });
       case M::kGetAccount:
         return hub_.accounts.get_account(user_id_, [c = caller(rid)](wire::ServerMessage m) { c.reply(std::move(m)); });

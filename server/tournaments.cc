@@ -535,7 +535,7 @@ void Tournaments::create(const Caller& c, const wire::CreateTournament& req) {
        priv = req.private_(), enter = req.enter(), starts = req.starts_unix(), rounds = req.rounds(),
        clock = req.clock_seconds(), increment = req.increment_seconds(), knockout = req.knockout(),
        user = c.user_id](Db& db, Outcome& out) {
-        if (Accounts::closed(db, user)) return out.refuse(wire::UNAUTHENTICATED, "This account was closed.");
+        if (auto barred = Accounts::barred(db, user); !barred.empty()) return out.refuse(wire::UNAUTHENTICATED, barred);
         auto& q = db.prepare("SELECT COUNT(*) FROM tournaments WHERE organiser_id = ? AND status = 'open'");
         std::int64_t open = 0;
         q.bind_all(user);
@@ -759,7 +759,7 @@ void Tournaments::join(const Caller& c, const wire::JoinTournament& req) {
           count = q.integer(5);
         }
         if (!found) return out.refuse(wire::NOT_FOUND, "There is no tournament '" + id + "'.");
-        if (Accounts::closed(db, user)) return out.refuse(wire::UNAUTHENTICATED, "This account was closed.");
+        if (auto barred = Accounts::barred(db, user); !barred.empty()) return out.refuse(wire::UNAUTHENTICATED, barred);
         auto& mine = db.prepare("SELECT COUNT(*) FROM tournament_entrants WHERE tournament_id = ? AND user_id = ?");
         std::int64_t entered = 0;
         mine.bind_all(id, user);

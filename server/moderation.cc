@@ -1,0 +1,177 @@
+#include "moderation.h"
+
+#include <ctime>
+#include <filesystem>
+#include <memory>
+
+namespace counterattack::server {
+
+namespace {
+
+constexpr int kSchemaWithSuspensions = 25;
+constexpr std::size_t kMostReasonBytes = 300;
+
+std::string utc(std::int64_t unix_seconds) {
+  const std::time_t t = static_cast<std::time_t>(unix_seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char out[32];
+  std::strftime(out, sizeof out, "%Y-%m-%d %H:%M UTC", &tm);
+  return out;
+}
+
+// The database, once it has the suspension columns; else why not.
+std::unique_ptr<Db> open_for_moderation(const std::string& db_path, std::string& error) {
+  std::error_code ec;
+  if (!std::filesystem::exists(db_path, ec)) {
+    error = "there is no database " + db_path;
+    return nullptr;
+  }
+  auto db = std::make_unique<Db>(db_path, false, error);
+  if (!db->ok()) return nullptr;
+  auto& v = db->prepare("PRAGMA user_version");
+  int version = 0;
+  while (v.step()) version = static_cast<int>(v.integer(0));
+  if (version < kSchemaWithSuspensions) {
+    error = "the database is at schema " + std::to_string(version) + ": start this counterattackd on it once, to upgrade it";
+    return nullptr;
+  }
+  return db;
+}
+
+// Runs `body` in one write transaction; "" or why it failed.
+template <typename Body>
+std::string in_transaction(Db& db, Body body) {
+  try {
+    db.exec("BEGIN IMMEDIATE");
+    std::string why;
+    try {
+      why = body();
+    } catch (...) {
+      db.exec("ROLLBACK");
+      throw;
+    }
+    db.exec(why.empty() ? "COMMIT" : "ROLLBACK");
+    return why;
+  } catch (const DbError& e) {
+    return std::string("the database: ") + e.what();
+  }
+}
+
+}  // namespace
+
+std::string suspension_text(std::int64_t until_unix, const std::string& reason) {
+  const std::string when = until_unix >= kSuspendedIndefinitely ? "" : " until " + utc(until_unix);
+  return "This account is suspended" + when + " by the server's operator: " + reason;
+}
+
+std::string suspend_account(const std::string& db_path, const std::string& name, int days, const std::string& reason,
+                            std::string& said) {
+  if (days < 0 || days > 3650) return "--days must be between 1 and 3650 (none: until reinstated)";
+  if (reason.empty()) return "say why with --reason: the player is told it";
+  if (reason.size() > kMostReasonBytes) return "the reason is longer than " + std::to_string(kMostReasonBytes) + " bytes";
+  for (const unsigned char ch : reason) {
+    if (ch < 0x20 || ch == 0x7f) return "the reason must be one line of text";
+  }
+  std::string error;
+  auto db = open_for_moderation(db_path, error);
+  if (!db) return error;
+  return in_transaction(*db, [&]() -> std::string {
+    std::int64_t id = 0, closed = 0;
+    std::string stored_name;
+    auto& q = db->prepare("SELECT id, name, closed_unix FROM users WHERE name = ?");  // without case
+    q.bind_all(name);
+    while (q.step()) {
+      id = q.integer(0);
+      stored_name = q.text(1);
+      closed = q.integer(2);
+    }
+    if (id == 0) return "there is no player '" + name + "'";
+    if (closed != 0) return stored_name + " has closed their account";
+    const std::int64_t until = days == 0 ? kSuspendedIndefinitely : unix_now() + std::int64_t{days} * 86400;
+    db->prepare("UPDATE users SET suspended_until = ?, suspended_reason = ? WHERE id = ?").run(until, reason, id);
+    db->prepare("DELETE FROM sessions WHERE user_id = ?").run(id);
+    const auto sessions = db->changes();
+    // Tournament entries are the database's alone: a tournament not yet started
+    // loses the player here, and its start pairs the others.
+    db->prepare(
+          "DELETE FROM tournament_entrants WHERE user_id = ?"
+          " AND tournament_id IN (SELECT id FROM tournaments WHERE status = 'open')")
+        .run(id);
+    const auto entries = db->changes();
+    said = "Suspended " + stored_name + (days == 0 ? " until reinstated" : " until " + utc(until)) + "; " +
+           std::to_string(sessions) + (sessions == 1 ? " session" : " sessions") + " ended, " + std::to_string(entries) +
+           (entries == 1 ? " tournament entry" : " tournament entries") + " withdrawn. They are told: " +
+           suspension_text(until, reason);
+    return "";
+  });
+}
+
+std::string reinstate_account(const std::string& db_path, const std::string& name, std::string& said) {
+  std::string error;
+  auto db = open_for_moderation(db_path, error);
+  if (!db) return error;
+  return in_transaction(*db, [&]() -> std::string {
+    std::int64_t id = 0, until = 0;
+    std::string stored_name;
+    auto& q = db->prepare("SELECT id, name, suspended_until FROM users WHERE name = ?");
+    q.bind_all(name);
+    while (q.step()) {
+      id = q.integer(0);
+      stored_name = q.text(1);
+      until = q.integer(2);
+    }
+    if (id == 0) return "there is no player '" + name + "'";
+    if (until <= unix_now()) return stored_name + " is not suspended";
+    db->prepare("UPDATE users SET suspended_until = 0, suspended_reason = '' WHERE id = ?").run(id);
+    said = "Reinstated " + stored_name + ": they may log in again.";
+    return "";
+  });
+}
+
+std::string list_suspended(const std::string& db_path, std::string& said) {
+  std::string error;
+  auto db = open_for_moderation(db_path, error);
+  if (!db) return error;
+  try {
+    auto& q = db->prepare(
+        "SELECT name, suspended_until, suspended_reason FROM users WHERE suspended_until <> 0 AND suspended_until > ?"
+        " ORDER BY name COLLATE NOCASE");
+    q.bind_all(unix_now());
+    said.clear();
+    while (q.step()) {
+      const auto until = q.integer(1);
+      said += q.text(0) + "\t" + (until >= kSuspendedIndefinitely ? "until reinstated" : "until " + utc(until)) + "\t" +
+              q.text(2) + "\n";
+    }
+    if (said.empty()) said = "No account is suspended.\n";
+    return "";
+  } catch (const DbError& e) {
+    return std::string("the database: ") + e.what();
+  }
+}
+
+std::vector<SuspensionWatch::Suspended> SuspensionWatch::poll(Storage& storage) {
+  // The partial index holds only accounts with a suspension, current or run out: a poll reads those alone.
+  const auto now = storage.read([](Db& db) {
+    std::map<std::int64_t, std::pair<std::int64_t, std::string>> rows;
+    std::map<std::int64_t, std::string> names;
+    auto& q = db.prepare("SELECT id, name, suspended_until, suspended_reason FROM users WHERE suspended_until <> 0 AND suspended_until > ?");
+    q.bind_all(unix_now());
+    while (q.step()) {
+      rows[q.integer(0)] = {q.integer(2), q.text(3)};
+      names[q.integer(0)] = q.text(1);
+    }
+    return std::make_pair(rows, names);
+  });
+  std::vector<Suspended> out;
+  for (const auto& [id, row] : now.first) {
+    const auto was = known_.find(id);
+    if (was != known_.end() && was->second == row) continue;
+    out.push_back(Suspended{id, now.second.at(id), suspension_text(row.first, row.second), row.first >= kSuspendedIndefinitely});
+  }
+  known_ = now.first;
+  return out;
+}
+
+}  // namespace counterattack::server

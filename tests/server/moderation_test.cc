@@ -1,0 +1,241 @@
+// Suspensions: the operator suspends a player with `counterattackd --suspend`,
+// run beside the server. The player is signed out within seconds and told why
+// (only when they give their password), cannot log in until the suspension ends
+// or is lifted, and their games waiting for an opponent and their entries in
+// tournaments not yet started are withdrawn. Their games in play go on, unless
+// the suspension lasts until they are reinstated: then they resign them.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <thread>
+
+#include "fixture.h"
+#include "storage.h"
+
+namespace counterattack::server::testing {
+namespace {
+
+class ServerModeration : public ServerTest {
+ protected:
+  struct Outcome {
+    int status = -1;
+    std::string said;  // standard output and error
+  };
+  // `counterattackd --data-dir DIR ARGS`, as the operator runs it beside the server.
+  Outcome operator_command(const std::string& args) {
+    const std::string command = std::string(COUNTERATTACKD) + " --data-dir '" + server_->data_dir() + "' " + args + " 2>&1";
+    Outcome out;
+    FILE* p = ::popen(command.c_str(), "r");
+    if (!p) return out;
+    char buffer[512];
+    while (std::fgets(buffer, sizeof buffer, p)) out.said += buffer;
+    const int raw = ::pclose(p);
+    out.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    return out;
+  }
+
+  // Whether the open games listed to `c` include `id`.
+  static bool listed(Client& c, const std::string& id) {
+    wire::ClientMessage list;
+    list.mutable_list_games();
+    const auto games = c.request(list);
+    for (const auto& g : games.game_list().games()) {
+      if (g.game_id() == id) return true;
+    }
+    return false;
+  }
+
+  // Waits (the server reads suspensions every two seconds) until `id` is no longer listed.
+  static bool withdrawn(Client& c, const std::string& id) {
+    for (int i = 0; i < 100; ++i) {
+      if (!listed(c, id)) return true;
+      std::this_thread::sleep_for(100ms);
+    }
+    return false;
+  }
+};
+
+TEST_F(ServerModeration, ASuspendedPlayerIsSignedOutAndToldWhyOnlyWithTheirPassword) {
+  auto alice = user("alice");
+  auto bob = connect();
+  const auto registered = bob->register_user("bob");
+  ASSERT_TRUE(registered.has_session()) << registered.DebugString();
+
+  const auto suspended = operator_command("--suspend bob --days 7 --reason 'Abusive chat in the lobby.'");
+  ASSERT_EQ(suspended.status, 0) << suspended.said;
+  EXPECT_NE(suspended.said.find("Suspended bob until "), std::string::npos) << suspended.said;
+  EXPECT_NE(suspended.said.find("1 session ended"), std::string::npos) << suspended.said;
+
+  const auto told = bob->wait_for([](const wire::ServerMessage& m) { return m.has_error(); });
+  ASSERT_TRUE(told) << "the connection he is on is told, within seconds";
+  EXPECT_EQ(told->error().code(), wire::UNAUTHENTICATED);
+  EXPECT_NE(told->error().message().find("suspended until "), std::string::npos) << told->error().message();
+  EXPECT_NE(told->error().message().find("Abusive chat in the lobby."), std::string::npos) << told->error().message();
+  for (int i = 0; i < 100 && !bob->closed(); ++i) std::this_thread::sleep_for(50ms);
+  EXPECT_TRUE(bob->closed());
+
+  auto again = connect();
+  const auto refused = again->login("bob");
+  ASSERT_EQ(refused.error().code(), wire::UNAUTHENTICATED) << refused.DebugString();
+  EXPECT_NE(refused.error().message().find("Abusive chat in the lobby."), std::string::npos) << refused.DebugString();
+  const auto wrong = again->login("bob", "not his password");
+  EXPECT_EQ(wrong.error().code(), wire::BAD_CREDENTIALS) << "without the password, nothing is told";
+  EXPECT_EQ(wrong.error().message().find("suspended"), std::string::npos) << wrong.DebugString();
+  const auto resumed = connect()->resume(registered.session().token());
+  EXPECT_EQ(resumed.error().code(), wire::UNAUTHENTICATED) << "his sessions ended";
+  EXPECT_TRUE(alice->ping().has_pong()) << "others play on";
+
+  const auto listed_now = operator_command("--suspended");
+  ASSERT_EQ(listed_now.status, 0);
+  EXPECT_NE(listed_now.said.find("bob\tuntil "), std::string::npos) << listed_now.said;
+
+  const auto lifted = operator_command("--reinstate BOB");
+  ASSERT_EQ(lifted.status, 0) << lifted.said;
+  EXPECT_TRUE(connect()->login("bob").has_session()) << "reinstated, he logs in again";
+  EXPECT_EQ(operator_command("--suspended").said, "No account is suspended.\n");
+}
+
+TEST_F(ServerModeration, ASuspendedPlayersWaitingGamesAreWithdrawnAndTheirGamesInPlayGoOn) {
+  auto alice = user("alice"), bob = user("bob");
+  const std::string playing = start_game(*alice, *bob);
+  const auto made = bob->create_game(wire::CHOOSE_GERMAN);
+  ASSERT_TRUE(made.has_game_created()) << made.DebugString();
+  const std::string waiting = made.game_created().game().game_id();
+  ASSERT_TRUE(listed(*alice, waiting));
+
+  ASSERT_EQ(operator_command("--suspend bob --days 3 --reason 'Rude in chat.'").status, 0);
+  ASSERT_TRUE(withdrawn(*alice, waiting)) << "nobody can sit down to a game its maker cannot play";
+  EXPECT_EQ(alice->join(waiting).error().code(), wire::CONFLICT);
+  EXPECT_EQ(summary_in_my_games(*alice, playing).status(), "playing") << "a game in play is not taken from his opponent";
+
+  ASSERT_EQ(operator_command("--reinstate bob").status, 0);
+  auto back = login_as("bob");
+  const auto was_waiting = summary_in_my_games(*back, waiting);
+  EXPECT_EQ(was_waiting.status(), "finished");
+  EXPECT_EQ(was_waiting.result(), "Cancelled");
+  EXPECT_EQ(summary_in_my_games(*back, playing).status(), "playing");
+}
+
+TEST_F(ServerModeration, APlayerSuspendedUntilReinstatedResignsTheirGamesInPlay) {
+  auto alice = user("alice"), bob = user("bob");
+  ASSERT_TRUE(alice->follow_turns().has_ok());
+  const std::string playing = start_game(*alice, *bob);
+  ASSERT_TRUE(alice->watch(playing).has_game());
+
+  ASSERT_EQ(operator_command("--suspend bob --reason 'Several accounts.'").status, 0);
+  const auto ended = alice->wait_for([&](const wire::ServerMessage& m) { return m.has_game_ended() && m.game_ended().game_id() == playing; });
+  ASSERT_TRUE(ended) << "his opponent is not left waiting for a player who cannot come back";
+  EXPECT_EQ(ended->game_ended().result(), "Soviet victory");
+  EXPECT_EQ(ended->game_ended().reason(), "bob's account is suspended.");
+  EXPECT_EQ(summary_in_my_games(*alice, playing).status(), "finished");
+}
+
+TEST_F(ServerModeration, ARematchKeptForASuspendedPlayerIsDeclinedAndNoneIsOfferedToThem) {
+  auto alice = user("alice"), bob = user("bob");
+  ASSERT_TRUE(alice->follow_turns().has_ok());
+  auto finished = [&] {
+    const std::string id = start_game(*alice, *bob);
+    wire::ClientMessage resign;
+    resign.mutable_resign()->set_game_id(id);
+    EXPECT_TRUE(bob->request(resign).has_ok());
+    return id;
+  };
+  auto rematch = [&](const std::string& of) {
+    wire::ClientMessage m;
+    m.mutable_rematch()->set_game_id(of);
+    return alice->request(m);
+  };
+  const std::string first = finished(), second = finished();
+  const auto offered = rematch(first);
+  ASSERT_TRUE(offered.has_game_created()) << offered.DebugString();
+  const std::string kept = offered.game_created().game().game_id();
+
+  ASSERT_EQ(operator_command("--suspend bob --days 3 --reason 'Rude in chat.'").status, 0);
+  const auto declined = alice->wait_for([&](const wire::ServerMessage& m) { return m.has_game_ended() && m.game_ended().game_id() == kept; });
+  ASSERT_TRUE(declined) << "the one who offered it is told";
+  EXPECT_EQ(declined->game_ended().result(), "Declined");
+  EXPECT_EQ(declined->game_ended().reason(), "bob's account is suspended.");
+  const auto refused = rematch(second);
+  ASSERT_EQ(refused.error().code(), wire::CONFLICT) << refused.DebugString();
+  EXPECT_NE(refused.error().message().find("bob's account is suspended"), std::string::npos) << refused.DebugString();
+}
+
+TEST_F(ServerModeration, ATournamentNotYetStartedLosesASuspendedEntrant) {
+  auto alice = user("alice"), bob = user("bob");
+  wire::ClientMessage create;
+  create.mutable_create_tournament()->set_name("Club cup");
+  create.mutable_create_tournament()->set_max_players(4);
+  create.mutable_create_tournament()->set_enter(true);
+  create.mutable_create_tournament()->set_move_seconds(86400);
+  const auto made = alice->request(create);
+  ASSERT_TRUE(made.has_tournament()) << made.DebugString();
+  const std::string id = made.tournament().tournament_id();
+  wire::ClientMessage enter;
+  enter.mutable_join_tournament()->set_tournament_id(id);
+  ASSERT_FALSE(bob->request(enter).has_error());
+
+  const auto suspended = operator_command("--suspend bob --days 1 --reason 'Time-wasting.'");
+  ASSERT_EQ(suspended.status, 0) << suspended.said;
+  EXPECT_NE(suspended.said.find("1 tournament entry withdrawn"), std::string::npos) << suspended.said;
+  wire::ClientMessage get;
+  get.mutable_get_tournament()->set_tournament_id(id);
+  const auto now = alice->request(get);
+  ASSERT_TRUE(now.has_tournament()) << now.DebugString();
+  EXPECT_EQ(now.tournament().entrants(), 1);
+  for (const auto& s : now.tournament().standings()) EXPECT_NE(s.player(), "bob");
+}
+
+TEST_F(ServerModeration, TheOperatorsCommandRefusesWhatItCannotDoAndChangesNothing) {
+  auto bob = user("bob");
+  auto carol = user("carol");
+  wire::ClientMessage close;
+  close.mutable_close_account()->set_password("correct horse");
+  ASSERT_TRUE(carol->request(close).has_ok());
+
+  const auto nobody = operator_command("--suspend nobody --reason 'x'");
+  EXPECT_EQ(nobody.status, 1);
+  EXPECT_NE(nobody.said.find("there is no player 'nobody'"), std::string::npos) << nobody.said;
+  const auto no_reason = operator_command("--suspend bob");
+  EXPECT_EQ(no_reason.status, 1);
+  EXPECT_NE(no_reason.said.find("--reason"), std::string::npos) << no_reason.said;
+  EXPECT_NE(operator_command("--suspend bob --days 0 --reason 'x'").status, 0);
+  EXPECT_NE(operator_command("--reason 'x'").status, 0) << "a reason alone suspends nobody";
+  const auto two_lines = operator_command("--suspend bob --reason \"$(printf 'one\\ntwo')\"");
+  EXPECT_EQ(two_lines.status, 1) << two_lines.said;
+  const auto closed = operator_command("--suspend carol --reason 'x'");
+  EXPECT_EQ(closed.status, 1);
+  EXPECT_NE(closed.said.find("carol has closed their account"), std::string::npos) << closed.said;
+  const auto not_suspended = operator_command("--reinstate bob");
+  EXPECT_EQ(not_suspended.status, 1);
+  EXPECT_NE(not_suspended.said.find("bob is not suspended"), std::string::npos) << not_suspended.said;
+
+  EXPECT_EQ(operator_command("--suspended").said, "No account is suspended.\n");
+  EXPECT_TRUE(bob->ping().has_pong());
+  EXPECT_TRUE(login_as("bob")) << "bob was never suspended";
+}
+
+TEST_F(ServerModeration, ASuspensionMadeWhileTheServerIsDownTakesHoldAtStartAndEndsOnItsOwn) {
+  auto bob = user("bob");
+  const auto made = bob->create_game(wire::CHOOSE_SOVIET);
+  ASSERT_TRUE(made.has_game_created()) << made.DebugString();
+  const std::string waiting = made.game_created().game().game_id();
+  bob.reset();
+  ASSERT_EQ(server_->terminate(), 0);
+  ASSERT_EQ(operator_command("--suspend bob --days 2 --reason 'Cooling off.'").status, 0);
+  restart();
+  auto alice = user("alice");
+  EXPECT_TRUE(withdrawn(*alice, waiting)) << "the server reads the suspensions as it starts";
+  EXPECT_EQ(connect()->login("bob").error().code(), wire::UNAUTHENTICATED);
+
+  {  // Two days later (the clock moved on in the database): he logs in as before.
+    std::string err;
+    Db db(server_->data_dir() + "/counterattack.db", false, err);
+    ASSERT_TRUE(db.ok()) << err;
+    db.prepare("UPDATE users SET suspended_until = ? WHERE name = 'bob'").run(unix_now() - 1);
+  }
+  EXPECT_TRUE(connect()->login("bob").has_session());
+  EXPECT_EQ(operator_command("--suspended").said, "No account is suspended.\n");
+}
+
+}  // namespace
+}  // namespace counterattack::server::testing
