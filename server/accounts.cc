@@ -165,15 +165,24 @@ void Accounts::new_session(std::int64_t user_id, const std::string& name, const 
   r.token_hash = sha256_hex(r.token);
   r.expires_unix = unix_now() + std::int64_t{config_.session_days} * 86400;
   auto stale = std::make_shared<bool>(false);
+  auto suspended = std::make_shared<std::string>();
   storage_.write(
-      [r, password_hash, stale](Db& db) {
+      [r, password_hash, stale, suspended](Db& db) {
         db.prepare(
               "INSERT INTO sessions (token_hash, user_id, created_unix, expires_unix) SELECT ?, ?, ?, ?"
               " WHERE EXISTS (SELECT 1 FROM users WHERE id = ? AND password_hash = ? AND suspended_until <= ?)")
             .run(r.token_hash, r.user_id, unix_now(), r.expires_unix, r.user_id, password_hash, unix_now());
         *stale = db.changes() == 0;
+        if (!*stale) return;
+        // The password changed, or the operator suspended the player, since it was checked.
+        auto& q = db.prepare("SELECT suspended_until, suspended_reason FROM users WHERE id = ? AND password_hash = ?");
+        q.bind_all(r.user_id, password_hash);
+        while (q.step()) {
+          if (q.integer(0) > unix_now()) *suspended = suspension_text(q.integer(0), q.text(1));
+        }
       },
-      [r, stale, done = std::move(done)](bool ok) {
+      [r, stale, suspended, done = std::move(done)](bool ok) {
+        if (ok && !suspended->empty()) return done(failure(wire::UNAUTHENTICATED, *suspended));
         if (ok && *stale) return done(failure(wire::BAD_CREDENTIALS, "Wrong name or password."));
         done(ok ? r : failure(wire::INTERNAL, "The session could not be stored; try again."));
       });

@@ -159,12 +159,15 @@ class GameService {
   void create(const Caller& c, const wire::CreateGame& req);
   // A finished game's rematch: offered, or, when the opponent has offered it, joined or declined.
   void rematch(const Caller& c, const wire::Rematch& req);
-  // A player can no longer play (their account closed or suspended): the rematches
-  // offered to them end "Declined", so that they no longer count against those who
-  // offered them, and the games they made that wait for an opponent are withdrawn;
-  // with `in_play_too` (suspended for good) they resign their games in play. `why`
-  // is the reason each ends with. Safe on any thread.
-  void set_aside_games(std::int64_t user_id, const std::string& why, bool in_play_too = false);
+  // A player closed their account: the rematches offered to them end "Declined", so
+  // that they no longer count against those who offered them; `why` is the reason
+  // they end with. Safe on any thread.
+  void set_aside_games(std::int64_t user_id, const std::string& why);
+  // A game of a player who can no longer play it ends with `why`: waiting for an
+  // opponent, it is withdrawn ("Cancelled"); a rematch kept for them is declined, or,
+  // `suspended`, withdrawn; in play (`suspended` until reinstated), they resign it.
+  // Not while a write of the game is under way. On a network thread.
+  void set_aside(const std::string& game_id, std::int64_t user_id, const std::string& why, bool suspended);
   void list_open(const Caller& c);
   void join(const Caller& c, const wire::JoinGame& req);
   void my_games(const Caller& c);

@@ -288,32 +288,34 @@ void GameService::rematch(const Caller& c, const wire::Rematch& req) {
   }
 }
 
-void GameService::set_aside_games(std::int64_t user_id, const std::string& why, bool in_play_too) {
+void GameService::set_aside_games(std::int64_t user_id, const std::string& why) {
   // Reads and loading games are not for the thread that reports commits.
-  post_([this, user_id, why, in_play_too] {
+  post_([this, user_id, why] {
     const auto ids = storage_.read([&](Db& db) {
       std::vector<std::string> found;
-      auto& q = db.prepare(
-          "SELECT id FROM games WHERE (status = 'open' AND (reserved_for = ? OR creator_id = ?))"
-          " OR (? AND status = 'playing' AND (soviet_id = ? OR german_id = ?))");
-      q.bind_all(user_id, user_id, in_play_too ? 1 : 0, user_id, user_id);
+      auto& q = db.prepare("SELECT id FROM games WHERE status = 'open' AND reserved_for = ?");
+      q.bind_all(user_id);
       while (q.step()) found.push_back(q.text(0));
       return found;
     });
-    for (const auto& id : ids) {
-      auto g = find(id);
-      if (!g) continue;
-      std::lock_guard lock(g->mu);
-      if (g->pending > 0) continue;
-      if (g->status == Game::Status::Open && g->reserved_for == user_id) {
-        finish(g, std::nullopt, user_id, "Declined", why, "decline");
-      } else if (g->status == Game::Status::Open && g->creator == user_id) {
-        finish(g, std::nullopt, user_id, "Cancelled", why, "withdrawal");
-      } else if (g->status == Game::Status::Playing && in_play_too && g->side_of(user_id) >= 0) {
-        finish(g, std::nullopt, user_id, g->side_of(user_id) == 0 ? "German victory" : "Soviet victory", why, "resignation");
-      }
-    }
+    for (const auto& id : ids) set_aside(id, user_id, why, false);
   });
+}
+
+void GameService::set_aside(const std::string& game_id, std::int64_t user_id, const std::string& why, bool suspended) {
+  auto g = find(game_id);
+  if (!g) return;
+  std::lock_guard lock(g->mu);
+  if (g->pending > 0) return;  // a write of it is under way: the suspension's next poll comes back to it
+  if (g->status == Game::Status::Open && g->reserved_for == user_id) {
+    // A closed account never answers: its rematch is declined for good. A suspended
+    // player may come back, and the rematch may then be offered again.
+    finish(g, std::nullopt, user_id, suspended ? "Cancelled" : "Declined", why, "decline");
+  } else if (g->status == Game::Status::Open && g->creator == user_id) {
+    finish(g, std::nullopt, user_id, "Cancelled", why, "withdrawal");
+  } else if (g->status == Game::Status::Playing && suspended && g->side_of(user_id) >= 0) {
+    finish(g, std::nullopt, user_id, g->side_of(user_id) == 0 ? "German victory" : "Soviet victory", why, "resignation");
+  }
 }
 
 void GameService::forget_rematch(const Game& g) {

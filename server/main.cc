@@ -226,15 +226,20 @@ int main(int argc, char** argv) {
       try {
         games.expire_overdue(++ticks % 30 == 0);
         tournaments.start_due();
-        if (ticks % 2 == 1) {
-          for (const auto& s : suspensions.poll(*storage)) {
-            log::info("player suspended: signed out, games set aside", {{"user", s.name}});
-            sessions.sign_out(s.user_id, "", s.text);
-            games.set_aside_games(s.user_id, s.name + "'s account is suspended.", s.for_good);
-          }
-        }
       } catch (const std::exception& x) {
         log::error("clocks could not be checked", {{"error", x.what()}});
+      }
+      if (ticks % 2 == 1) {
+        try {
+          const auto found = suspensions.poll(*storage);
+          for (const auto& s : found.sign_out) sessions.sign_out(s.user_id, "", s.text);
+          for (const auto& g : found.games) {
+            log::info("game of a suspended player set aside", {{"game", g.game_id}, {"reason", g.why}});
+            games.set_aside(g.game_id, g.user_id, g.why, true);
+          }
+        } catch (const std::exception& x) {
+          log::error("suspensions could not be read", {{"error", x.what()}});
+        }
       }
       tick();
     });

@@ -58,6 +58,37 @@ std::string in_transaction(Db& db, Body body) {
   }
 }
 
+// Whether `s` is UTF-8 as protobuf's string fields must be: shortest forms, no surrogates.
+bool valid_utf8(const std::string& s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto lead = static_cast<unsigned char>(s[i]);
+    int more = 0;
+    char32_t cp = 0;
+    if (lead < 0x80) {
+      ++i;
+      continue;
+    } else if ((lead & 0xE0) == 0xC0) {
+      more = 1, cp = lead & 0x1F;
+    } else if ((lead & 0xF0) == 0xE0) {
+      more = 2, cp = lead & 0x0F;
+    } else if ((lead & 0xF8) == 0xF0) {
+      more = 3, cp = lead & 0x07;
+    } else {
+      return false;
+    }
+    if (i + static_cast<std::size_t>(more) >= s.size()) return false;
+    for (int k = 1; k <= more; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]);
+      if ((b & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (b & 0x3F);
+    }
+    const char32_t least[] = {0, 0x80, 0x800, 0x10000};
+    if (cp < least[more] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += static_cast<std::size_t>(more) + 1;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string suspension_text(std::int64_t until_unix, const std::string& reason) {
@@ -73,6 +104,7 @@ std::string suspend_account(const std::string& db_path, const std::string& name,
   for (const unsigned char ch : reason) {
     if (ch < 0x20 || ch == 0x7f) return "the reason must be one line of text";
   }
+  if (!valid_utf8(reason)) return "the reason is not UTF-8 text";
   std::string error;
   auto db = open_for_moderation(db_path, error);
   if (!db) return error;
@@ -151,26 +183,57 @@ std::string list_suspended(const std::string& db_path, std::string& said) {
   }
 }
 
-std::vector<SuspensionWatch::Suspended> SuspensionWatch::poll(Storage& storage) {
-  // The partial index holds only accounts with a suspension, current or run out: a poll reads those alone.
-  const auto now = storage.read([](Db& db) {
-    std::map<std::int64_t, std::pair<std::int64_t, std::string>> rows;
-    std::map<std::int64_t, std::string> names;
+SuspensionWatch::Poll SuspensionWatch::poll(Storage& storage) {
+  constexpr int kSignOuts = 3;
+  struct Row {
+    std::int64_t until;
+    std::string name, reason;
+  };
+  struct Game {
+    std::string id;
+    std::int64_t user;
+  };
+  // The partial indexes hold only accounts with a suspension (current or run out)
+  // and the games waiting or in play: a poll reads those alone.
+  const auto [users, games] = storage.read([](Db& db) {
+    std::map<std::int64_t, Row> rows;
+    const auto now = unix_now();
     auto& q = db.prepare("SELECT id, name, suspended_until, suspended_reason FROM users WHERE suspended_until <> 0 AND suspended_until > ?");
-    q.bind_all(unix_now());
-    while (q.step()) {
-      rows[q.integer(0)] = {q.integer(2), q.text(3)};
-      names[q.integer(0)] = q.text(1);
+    q.bind_all(now);
+    while (q.step()) rows[q.integer(0)] = Row{q.integer(2), q.text(1), q.text(3)};
+    std::vector<Game> found;
+    if (!rows.empty()) {
+      auto& g = db.prepare(
+          "SELECT g.id, u.id FROM users u JOIN games g ON g.creator_id = u.id AND g.status = 'open'"
+          " WHERE u.suspended_until <> 0 AND u.suspended_until > ?1"
+          " UNION ALL SELECT g.id, u.id FROM users u JOIN games g ON g.reserved_for = u.id AND g.status = 'open'"
+          " WHERE u.suspended_until <> 0 AND u.suspended_until > ?1"
+          " UNION ALL SELECT g.id, u.id FROM users u JOIN games g ON g.soviet_id = u.id AND g.status = 'playing'"
+          " WHERE u.suspended_until <> 0 AND u.suspended_until >= ?2"
+          " UNION ALL SELECT g.id, u.id FROM users u JOIN games g ON g.german_id = u.id AND g.status = 'playing'"
+          " WHERE u.suspended_until <> 0 AND u.suspended_until >= ?2");
+      g.bind_all(now, kSuspendedIndefinitely);
+      while (g.step()) found.push_back(Game{g.text(0), g.integer(1)});
     }
-    return std::make_pair(rows, names);
+    return std::make_pair(std::move(rows), std::move(found));
   });
-  std::vector<Suspended> out;
-  for (const auto& [id, row] : now.first) {
-    const auto was = known_.find(id);
-    if (was != known_.end() && was->second == row) continue;
-    out.push_back(Suspended{id, now.second.at(id), suspension_text(row.first, row.second), row.first >= kSuspendedIndefinitely});
+  Poll out;
+  std::map<std::int64_t, Known> next;
+  for (const auto& [id, row] : users) {
+    Known k{row.until, row.reason, kSignOuts};
+    if (auto was = known_.find(id); was != known_.end() && was->second.until == row.until && was->second.reason == row.reason) {
+      k.sign_outs_left = was->second.sign_outs_left;
+    }
+    if (k.sign_outs_left > 0) {
+      --k.sign_outs_left;
+      out.sign_out.push_back(SignOut{id, suspension_text(row.until, row.reason)});
+    }
+    next[id] = k;
   }
-  known_ = now.first;
+  known_ = std::move(next);
+  for (const auto& g : games) {
+    if (auto u = users.find(g.user); u != users.end()) out.games.push_back(SetAside{g.id, g.user, u->second.name + "'s account is suspended."});
+  }
   return out;
 }
 

@@ -29,20 +29,37 @@ std::string suspend_account(const std::string& db_path, const std::string& name,
 std::string reinstate_account(const std::string& db_path, const std::string& name, std::string& said);
 std::string list_suspended(const std::string& db_path, std::string& said);
 
-// The server's side: the accounts suspended now, read again on each poll.
+// The server's side: what the accounts suspended now ask of it, read again on
+// each poll (every two seconds).
 class SuspensionWatch {
  public:
-  struct Suspended {
+  struct SignOut {
     std::int64_t user_id = 0;
-    std::string name, text;
-    bool for_good = false;  // until reinstated
+    std::string text;  // what their connections are told
   };
-  // Those suspended since the last poll (at the first, all suspended now), and
-  // those whose suspension was lengthened or given a new reason.
-  std::vector<Suspended> poll(Storage& storage);
+  struct SetAside {
+    std::string game_id;
+    std::int64_t user_id = 0;
+    std::string why;  // the reason the game ends with
+  };
+  struct Poll {
+    // Suspended (or suspended anew) within the last few polls: a login that was
+    // completing as the suspension came is caught by the next.
+    std::vector<SignOut> sign_out;
+    // Their games waiting for an opponent and rematches kept for them, and, suspended
+    // until reinstated, their games in play: again on each poll until they have ended,
+    // so that a game busy with a write, or a tournament's next round, is not missed.
+    std::vector<SetAside> games;
+  };
+  Poll poll(Storage& storage);
 
  private:
-  std::map<std::int64_t, std::pair<std::int64_t, std::string>> known_;  // user id: until, reason
+  struct Known {
+    std::int64_t until = 0;
+    std::string reason;
+    int sign_outs_left = 0;
+  };
+  std::map<std::int64_t, Known> known_;  // by user id
 };
 
 }  // namespace counterattack::server

@@ -130,7 +130,7 @@ TEST_F(ServerModeration, APlayerSuspendedUntilReinstatedResignsTheirGamesInPlay)
   EXPECT_EQ(summary_in_my_games(*alice, playing).status(), "finished");
 }
 
-TEST_F(ServerModeration, ARematchKeptForASuspendedPlayerIsDeclinedAndNoneIsOfferedToThem) {
+TEST_F(ServerModeration, ARematchKeptForASuspendedPlayerIsWithdrawnAndNoneIsOfferedToThemMeanwhile) {
   auto alice = user("alice"), bob = user("bob");
   ASSERT_TRUE(alice->follow_turns().has_ok());
   auto finished = [&] {
@@ -153,11 +153,40 @@ TEST_F(ServerModeration, ARematchKeptForASuspendedPlayerIsDeclinedAndNoneIsOffer
   ASSERT_EQ(operator_command("--suspend bob --days 3 --reason 'Rude in chat.'").status, 0);
   const auto declined = alice->wait_for([&](const wire::ServerMessage& m) { return m.has_game_ended() && m.game_ended().game_id() == kept; });
   ASSERT_TRUE(declined) << "the one who offered it is told";
-  EXPECT_EQ(declined->game_ended().result(), "Declined");
+  EXPECT_EQ(declined->game_ended().result(), "Cancelled") << "withdrawn, not declined: bob never answered";
   EXPECT_EQ(declined->game_ended().reason(), "bob's account is suspended.");
   const auto refused = rematch(second);
   ASSERT_EQ(refused.error().code(), wire::CONFLICT) << refused.DebugString();
   EXPECT_NE(refused.error().message().find("bob's account is suspended"), std::string::npos) << refused.DebugString();
+
+  ASSERT_EQ(operator_command("--reinstate bob").status, 0);
+  EXPECT_TRUE(rematch(first).has_game_created()) << "back, he may be offered it again";
+  EXPECT_TRUE(rematch(second).has_game_created());
+}
+
+// The operator's command ends the player's sessions, but a connection of theirs
+// lives on until the server's next reading of the suspensions; meanwhile the
+// writes that start something refuse the account.
+TEST_F(ServerModeration, ASuspendedPlayersConnectionStartsNothingAndTheirSessionDoesNotResume) {
+  auto bob = connect();
+  const auto registered = bob->register_user("bob");
+  ASSERT_TRUE(registered.has_session());
+  {  // Suspended in the database alone: his session is still stored.
+    std::string err;
+    Db db(server_->data_dir() + "/counterattack.db", false, err);
+    ASSERT_TRUE(db.ok()) << err;
+    db.prepare("UPDATE users SET suspended_until = ?, suspended_reason = 'Spam.' WHERE name = 'bob'").run(unix_now() + 3600);
+  }
+  const auto made = bob->create_game(wire::CHOOSE_SOVIET);
+  EXPECT_FALSE(made.has_game_created()) << made.DebugString();
+  if (made.has_error()) {  // unless the server signed him out first
+    EXPECT_EQ(made.error().code(), wire::UNAUTHENTICATED);
+    EXPECT_EQ(made.error().message(), "This account is suspended.");
+  }
+  const auto resumed = connect()->resume(registered.session().token());
+  EXPECT_EQ(resumed.error().code(), wire::UNAUTHENTICATED);
+  EXPECT_NE(resumed.error().message().find("until "), std::string::npos) << resumed.DebugString();
+  EXPECT_NE(resumed.error().message().find("Spam."), std::string::npos) << resumed.DebugString();
 }
 
 TEST_F(ServerModeration, ATournamentNotYetStartedLosesASuspendedEntrant) {
@@ -202,6 +231,8 @@ TEST_F(ServerModeration, TheOperatorsCommandRefusesWhatItCannotDoAndChangesNothi
   EXPECT_NE(operator_command("--reason 'x'").status, 0) << "a reason alone suspends nobody";
   const auto two_lines = operator_command("--suspend bob --reason \"$(printf 'one\\ntwo')\"");
   EXPECT_EQ(two_lines.status, 1) << two_lines.said;
+  const auto not_text = operator_command("--suspend bob --reason \"$(printf 'Insult\\351')\"");
+  EXPECT_EQ(not_text.status, 1) << "the player could not read it: " << not_text.said;
   const auto closed = operator_command("--suspend carol --reason 'x'");
   EXPECT_EQ(closed.status, 1);
   EXPECT_NE(closed.said.find("carol has closed their account"), std::string::npos) << closed.said;

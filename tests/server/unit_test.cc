@@ -748,6 +748,56 @@ TEST(ServerUnit, GatheredWalWritesAreInTheFileBeforeAnotherConnectionSeesTheComm
   std::filesystem::remove_all(dir);
 }
 
+// A transaction too large for the page cache writes frames to the WAL before its
+// commit; rolled back, those frames are nothing. Gathered and never written, they
+// must not reach the file later, over frames another process has since committed
+// there (the operator's commands write beside the server).
+TEST(ServerUnit, GatheredWalWritesOfARolledBackTransactionNeverReachTheFile) {
+  const std::string dir = make_temp_dir("gathering-rollback");
+  const std::string path = dir + "/db.sqlite";
+  std::string err;
+  Db writer(path, true, err, gathering_vfs());
+  ASSERT_TRUE(writer.ok()) << err;
+  writer.exec("PRAGMA journal_mode=WAL");
+  writer.exec("PRAGMA synchronous=FULL");
+  writer.exec("PRAGMA wal_autocheckpoint=0");
+  writer.exec("PRAGMA cache_size=8");  // pages: the large transaction below spills before it ends
+  writer.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB)");
+  writer.exec("INSERT INTO t (body) VALUES (zeroblob(100))");
+  writer.exec("BEGIN IMMEDIATE");
+  writer.exec("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40)"
+              " INSERT INTO t (body) SELECT randomblob(1000) FROM n");
+  writer.exec("ROLLBACK");
+
+  {  // Another connection, through the plain VFS, commits where those frames would have been.
+    Db other(path, false, err);
+    ASSERT_TRUE(other.ok()) << err;
+    other.exec("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 80)"
+               " INSERT INTO t (body) SELECT zeroblob(500) FROM n");
+  }
+  auto& count = writer.prepare("SELECT count(*), sum(length(body)) FROM t");  // the writer reads the WAL again
+  count.bind_all();
+  std::int64_t rows = 0, bytes = 0;
+  while (count.step()) rows = count.integer(0), bytes = count.integer(1);
+  EXPECT_EQ(rows, 81);
+  EXPECT_EQ(bytes, 100 + 80 * 500);
+  writer.exec("INSERT INTO t (body) VALUES (zeroblob(1))");
+
+  Db check(path, false, err);
+  ASSERT_TRUE(check.ok()) << err;
+  auto& q = check.prepare("PRAGMA integrity_check");
+  q.bind_all();
+  std::string verdict;
+  while (q.step()) verdict += q.text(0);
+  EXPECT_EQ(verdict, "ok");
+  auto& n = check.prepare("SELECT count(*) FROM t WHERE length(body) = 500");
+  n.bind_all();
+  std::int64_t theirs = 0;
+  while (n.step()) theirs = n.integer(0);
+  EXPECT_EQ(theirs, 80) << "the other connection's rows are whole";
+  std::filesystem::remove_all(dir);
+}
+
 // CPU time, in clock ticks, of this process's threads with any of the given names.
 long thread_ticks(std::initializer_list<std::string_view> names) {
   long ticks = 0;
