@@ -1,6 +1,5 @@
 #include "moderation.h"
 
-#include <ctime>
 #include <filesystem>
 #include <memory>
 
@@ -10,15 +9,6 @@ namespace {
 
 constexpr int kSchemaWithSuspensions = 25;
 constexpr std::size_t kMostReasonBytes = 300;
-
-std::string utc(std::int64_t unix_seconds) {
-  const std::time_t t = static_cast<std::time_t>(unix_seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char out[32];
-  std::strftime(out, sizeof out, "%Y-%m-%d %H:%M UTC", &tm);
-  return out;
-}
 
 // The database, once it has the suspension columns; else why not.
 std::unique_ptr<Db> open_for_moderation(const std::string& db_path, std::string& error) {
@@ -92,7 +82,7 @@ bool valid_utf8(const std::string& s) {
 }  // namespace
 
 std::string suspension_text(std::int64_t until_unix, const std::string& reason) {
-  const std::string when = until_unix >= kSuspendedIndefinitely ? "" : " until " + utc(until_unix);
+  const std::string when = until_unix >= kSuspendedIndefinitely ? "" : " until " + utc_minute(until_unix);
   return "This account is suspended" + when + " by the server's operator: " + reason;
 }
 
@@ -131,7 +121,7 @@ std::string suspend_account(const std::string& db_path, const std::string& name,
           " AND tournament_id IN (SELECT id FROM tournaments WHERE status = 'open')")
         .run(id);
     const auto entries = db->changes();
-    said = "Suspended " + stored_name + (days == 0 ? " until reinstated" : " until " + utc(until)) + "; " +
+    said = "Suspended " + stored_name + (days == 0 ? " until reinstated" : " until " + utc_minute(until)) + "; " +
            std::to_string(sessions) + (sessions == 1 ? " session" : " sessions") + " ended, " + std::to_string(entries) +
            (entries == 1 ? " tournament entry" : " tournament entries") + " withdrawn. They are told: " +
            suspension_text(until, reason);
@@ -173,7 +163,7 @@ std::string list_suspended(const std::string& db_path, std::string& said) {
     said.clear();
     while (q.step()) {
       const auto until = q.integer(1);
-      said += q.text(0) + "\t" + (until >= kSuspendedIndefinitely ? "until reinstated" : "until " + utc(until)) + "\t" +
+      said += q.text(0) + "\t" + (until >= kSuspendedIndefinitely ? "until reinstated" : "until " + utc_minute(until)) + "\t" +
               q.text(2) + "\n";
     }
     if (said.empty()) said = "No account is suspended.\n";

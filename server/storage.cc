@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 
 #include "gathering_vfs.h"
@@ -20,6 +21,15 @@ namespace counterattack::server {
 
 std::int64_t unix_now() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string utc_minute(std::int64_t unix_seconds) {
+  const std::time_t t = static_cast<std::time_t>(unix_seconds);
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char out[32];
+  std::strftime(out, sizeof out, "%Y-%m-%d %H:%M UTC", &utc);
+  return out;
 }
 
 Stmt::Stmt(sqlite3* db, const char* sql) : db_(db) {

@@ -113,6 +113,8 @@ class Db {
 
 // Seconds since the epoch, as the tables store times.
 std::int64_t unix_now();
+// Such a time as players read it: "2026-12-03 07:00 UTC".
+std::string utc_minute(std::int64_t unix_seconds);
 
 // The migrations compiled into the program, by file name ("001_initial.sql"), in order.
 const std::vector<std::pair<std::string, std::string>>& embedded_migrations();

@@ -2,7 +2,6 @@
 #include "vacations.h"
 
 #include <algorithm>
-#include <ctime>
 
 #include "games.h"
 #include "log.h"
@@ -69,19 +68,6 @@ wire::Vacation Vacations::describe(std::int64_t user_id) const {
   return v;
 }
 
-namespace {
-
-std::string utc_time(std::int64_t unix) {
-  const std::time_t t = static_cast<std::time_t>(unix);
-  std::tm utc{};
-  gmtime_r(&t, &utc);
-  char out[32];
-  std::strftime(out, sizeof out, "%Y-%m-%d %H:%M UTC", &utc);
-  return out;
-}
-
-}  // namespace
-
 // ---------------------------------------------------------------------------
 // The clocks
 // ---------------------------------------------------------------------------
@@ -95,7 +81,7 @@ void GameService::start_vacation(const Caller& c, const wire::StartVacation& req
   std::lock_guard op(vacation_mu_);
   const auto now = unix_now();
   if (const auto r = vacations_.running(c.user_id)) {
-    return c.error(wire::CONFLICT, "You are on vacation until " + utc_time(r->until) + " already; end it first.");
+    return c.error(wire::CONFLICT, "You are on vacation until " + utc_minute(r->until) + " already; end it first.");
   }
   const auto too_many = [allowance](int left) {
     return (left <= 0 ? std::string("You have no vacation days left")

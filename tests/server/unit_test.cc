@@ -628,6 +628,15 @@ TEST(ServerUnit, StorageReportsWritesDoneOnlyOnceTheWalIsOnDisk) {
   std::filesystem::remove_all(dir);
 }
 
+// What SQLite's integrity check says of a database: "ok" when it reads back whole.
+std::string integrity_of(Db& db) {
+  auto& q = db.prepare("PRAGMA integrity_check");
+  q.bind_all();
+  std::string verdict;
+  while (q.step()) verdict += q.text(0);
+  return verdict;
+}
+
 // The writer's connection hands SQLite's WAL writes to the kernel gathered,
 // one run per commit. A reader on another thread must find every commit it
 // sees whole in the file, through transactions larger than a run, pages
@@ -721,11 +730,7 @@ TEST(ServerUnit, GatheredWalWritesAreInTheFileBeforeAnotherConnectionSeesTheComm
     EXPECT_LT(2 * (after.made - before.made), after.asked - before.asked) << name << ": the writes were gathered";
     Db check(path, false, err);
     ASSERT_TRUE(check.ok()) << err;
-    auto& q = check.prepare("PRAGMA integrity_check");
-    q.bind_all();
-    std::string verdict;
-    while (q.step()) verdict += q.text(0);
-    EXPECT_EQ(verdict, "ok") << name;
+    EXPECT_EQ(integrity_of(check), "ok") << name;
     EXPECT_EQ(rows_of(check).size(), static_cast<size_t>(kRounds)) << name;
   }
 
@@ -785,11 +790,7 @@ TEST(ServerUnit, GatheredWalWritesOfARolledBackTransactionNeverReachTheFile) {
 
   Db check(path, false, err);
   ASSERT_TRUE(check.ok()) << err;
-  auto& q = check.prepare("PRAGMA integrity_check");
-  q.bind_all();
-  std::string verdict;
-  while (q.step()) verdict += q.text(0);
-  EXPECT_EQ(verdict, "ok");
+  EXPECT_EQ(integrity_of(check), "ok");
   auto& n = check.prepare("SELECT count(*) FROM t WHERE length(body) = 500");
   n.bind_all();
   std::int64_t theirs = 0;
