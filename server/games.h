@@ -166,8 +166,9 @@ class GameService {
   // A game of a player who can no longer play it ends with `why`: waiting for an
   // opponent, it is withdrawn ("Cancelled"); a rematch kept for them is declined, or,
   // `suspended`, withdrawn; in play (`suspended` until reinstated), they resign it.
-  // Not while a write of the game is under way. On a network thread.
-  void set_aside(const std::string& game_id, std::int64_t user_id, const std::string& why, bool suspended);
+  // Not while a write of the game is under way, nor a game that cannot be loaded.
+  // Whether it is ending (durably, or not at all, soon after). On a network thread.
+  bool set_aside(const std::string& game_id, std::int64_t user_id, const std::string& why, bool suspended);
   void list_open(const Caller& c);
   void join(const Caller& c, const wire::JoinGame& req);
   void my_games(const Caller& c);

@@ -302,11 +302,15 @@ void GameService::set_aside_games(std::int64_t user_id, const std::string& why) 
   });
 }
 
-void GameService::set_aside(const std::string& game_id, std::int64_t user_id, const std::string& why, bool suspended) {
+bool GameService::set_aside(const std::string& game_id, std::int64_t user_id, const std::string& why, bool suspended) {
+  {
+    std::lock_guard lock(mu_);
+    if (unloadable_.count(game_id)) return false;  // stays as stored, as every other write to it does
+  }
   auto g = find(game_id);
-  if (!g) return;
+  if (!g) return false;
   std::lock_guard lock(g->mu);
-  if (g->pending > 0) return;  // a write of it is under way: the suspension's next poll comes back to it
+  if (g->pending > 0) return false;  // a write of it is under way: the suspension's next poll comes back to it
   if (g->status == Game::Status::Open && g->reserved_for == user_id) {
     // A closed account never answers: its rematch is declined for good. A suspended
     // player may come back, and the rematch may then be offered again.
@@ -315,7 +319,10 @@ void GameService::set_aside(const std::string& game_id, std::int64_t user_id, co
     finish(g, std::nullopt, user_id, "Cancelled", why, "withdrawal");
   } else if (g->status == Game::Status::Playing && suspended && g->side_of(user_id) >= 0) {
     finish(g, std::nullopt, user_id, g->side_of(user_id) == 0 ? "German victory" : "Soviet victory", why, "resignation");
+  } else {
+    return false;
   }
+  return true;
 }
 
 void GameService::forget_rematch(const Game& g) {

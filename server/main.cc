@@ -234,8 +234,9 @@ int main(int argc, char** argv) {
           const auto found = suspensions.poll(*storage);
           for (const auto& s : found.sign_out) sessions.sign_out(s.user_id, "", s.text);
           for (const auto& g : found.games) {
-            log::info("game of a suspended player set aside", {{"game", g.game_id}, {"reason", g.why}});
-            games.set_aside(g.game_id, g.user_id, g.why, true);
+            if (games.set_aside(g.game_id, g.user_id, g.why, true)) {
+              log::info("game of a suspended player set aside", {{"game", g.game_id}, {"reason", g.why}});
+            }
           }
         } catch (const std::exception& x) {
           log::error("suspensions could not be read", {{"error", x.what()}});

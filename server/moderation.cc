@@ -193,14 +193,16 @@ SuspensionWatch::Poll SuspensionWatch::poll(Storage& storage) {
     while (q.step()) rows[q.integer(0)] = Row{q.integer(2), q.text(1), q.text(3)};
     std::vector<Game> found;
     if (!rows.empty()) {
+      // CROSS JOIN keeps the suspended players outermost: without statistics the
+      // planner would otherwise read every game waiting or in play.
       auto& g = db.prepare(
-          "SELECT g.id, u.id FROM users u JOIN games g ON g.creator_id = u.id AND g.status = 'open'"
+          "SELECT g.id, u.id FROM users u CROSS JOIN games g ON g.creator_id = u.id AND g.status = 'open'"
           " WHERE u.suspended_until <> 0 AND u.suspended_until > ?1"
-          " UNION ALL SELECT g.id, u.id FROM users u JOIN games g ON g.reserved_for = u.id AND g.status = 'open'"
+          " UNION ALL SELECT g.id, u.id FROM users u CROSS JOIN games g ON g.reserved_for = u.id AND g.status = 'open'"
           " WHERE u.suspended_until <> 0 AND u.suspended_until > ?1"
-          " UNION ALL SELECT g.id, u.id FROM users u JOIN games g ON g.soviet_id = u.id AND g.status = 'playing'"
+          " UNION ALL SELECT g.id, u.id FROM users u CROSS JOIN games g ON g.soviet_id = u.id AND g.status = 'playing'"
           " WHERE u.suspended_until <> 0 AND u.suspended_until >= ?2"
-          " UNION ALL SELECT g.id, u.id FROM users u JOIN games g ON g.german_id = u.id AND g.status = 'playing'"
+          " UNION ALL SELECT g.id, u.id FROM users u CROSS JOIN games g ON g.german_id = u.id AND g.status = 'playing'"
           " WHERE u.suspended_until <> 0 AND u.suspended_until >= ?2");
       g.bind_all(now, kSuspendedIndefinitely);
       while (g.step()) found.push_back(Game{g.text(0), g.integer(1)});

@@ -15,6 +15,7 @@
 #include "accounts.h"
 #include "glicko2.h"
 #include "log.h"
+#include "moderation.h"
 
 namespace counterattack::server {
 namespace {
@@ -654,19 +655,32 @@ void Tournaments::next_round_in(Db& db, const std::string& id, int round, Outcom
   b.bind_all(id);
   while (b.step()) byes[std::to_string(b.integer(0))] = static_cast<int>(b.integer(1));
 
+  // An entrant suspended until reinstated would resign each game at once, or take a
+  // bye's points: the round is made without them, while two others are left to play.
+  std::set<std::string> away;
+  auto& a = db.prepare(
+      "SELECT e.user_id FROM tournament_entrants e JOIN users u ON u.id = e.user_id"
+      " WHERE e.tournament_id = ? AND u.suspended_until >= ?");
+  a.bind_all(id, kSuspendedIndefinitely);
+  while (a.step()) away.insert(std::to_string(a.integer(0)));
+  if (entrants.size() < away.size() + 2) away.clear();
   std::vector<std::int64_t> ranked;
   std::map<std::string, int> place;
   for (const auto& s : standings(entrants, games, byes)) {
+    if (away.count(s.player())) continue;
     place[s.player()] = static_cast<int>(ranked.size());
     ranked.push_back(std::stoll(s.player()));
   }
   std::set<std::pair<int, int>> met;
   for (const auto& x : games) {
+    if (!place.count(x.soviet()) || !place.count(x.german())) continue;
     const int p = place[x.soviet()], q = place[x.german()];
     met.emplace(std::min(p, q), std::max(p, q));
   }
   std::set<int> had_bye;
-  for (const auto& [user, count] : byes) had_bye.insert(place[user]);
+  for (const auto& [user, count] : byes) {
+    if (place.count(user)) had_bye.insert(place[user]);
+  }
   const auto r = swiss_round(static_cast<int>(ranked.size()), met, had_bye);
   make_round(db, id, round, ranked, r.pairs, r.bye >= 0 ? std::vector<int>{r.bye} : std::vector<int>{}, out);
 }

@@ -1,6 +1,9 @@
 #include "fixture.h"
 
+#include <sys/wait.h>
+
 #include <algorithm>
+#include <cstdio>
 
 #include <sodium.h>
 
@@ -112,6 +115,18 @@ std::unique_ptr<Client> ServerTest::login_as(const std::string& name) {
   auto r = c->login(name);
   EXPECT_TRUE(r.has_session()) << r.DebugString();
   return c;
+}
+
+ServerTest::CommandOutcome ServerTest::operator_command(const std::string& args) {
+  const std::string command = std::string(COUNTERATTACKD) + " --data-dir '" + server_->data_dir() + "' " + args + " 2>&1";
+  CommandOutcome out;
+  FILE* p = ::popen(command.c_str(), "r");
+  if (!p) return out;
+  char buffer[512];
+  while (std::fgets(buffer, sizeof buffer, p)) out.said += buffer;
+  const int raw = ::pclose(p);
+  out.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return out;
 }
 
 std::pair<Player, Player> watch_as_players(Client& soviet, Client& german, const std::string& game_id) {

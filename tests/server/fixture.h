@@ -49,6 +49,13 @@ class ServerTest : public ::testing::Test {
   std::unique_ptr<Client> login_as(const std::string& name);
   // Creates a game as Soviet by `soviet`, joined by `german`; its id.
   std::string start_game(Client& soviet, Client& german, std::vector<std::string> options = {});
+  // `counterattackd --data-dir DIR ARGS` (a shell's words), as the operator runs it
+  // beside the server: its exit status, and what it wrote to standard output and error.
+  struct CommandOutcome {
+    int status = -1;
+    std::string said;
+  };
+  CommandOutcome operator_command(const std::string& args);
 
   std::string dir_;
   std::unique_ptr<ServerProcess> server_;

@@ -574,6 +574,44 @@ TEST_F(ServerTournament, AKnockOutMatchLevelAfterItsDecidingGameGoesToTheHigherS
   EXPECT_EQ(t.standings(1).knocked_out(), 1);
 }
 
+// An entrant suspended until reinstated resigns the games they are in, and the
+// next round is made without them: nobody is paired against a player who cannot
+// come back, and they take no bye's points.
+TEST_F(ServerTournament, ASwissMakesItsNextRoundWithoutAnEntrantSuspendedUntilReinstated) {
+  std::map<std::string, std::unique_ptr<Client>> players;
+  for (const char* name : {"alice", "bob", "carol"}) players[name] = user(name);
+  auto& alice = *players["alice"];
+  auto m = create("Swiss Club", 3);
+  m.mutable_create_tournament()->set_rounds(2);
+  auto created = alice.request(m);
+  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
+  const std::string id = created.tournament().tournament_id();
+  for (const char* name : {"bob", "carol"}) ASSERT_TRUE(players[name]->request(join(id)).has_tournament());
+  auto t = alice.request(get(id)).tournament();
+  ASSERT_EQ(t.round(), 1);
+
+  ASSERT_EQ(operator_command("--suspend bob --reason 'Several accounts.'").status, 0);
+  players["bob"].reset();
+  auto bobs_over = [](const wire::Tournament& x) {
+    for (const auto& g : x.games()) {
+      if ((g.soviet() == "bob" || g.german() == "bob") && g.status() != "finished") return false;
+    }
+    return true;
+  };
+  t = wait_for(alice, id, bobs_over);
+  for (const auto& g : games_of_round(t, 1)) {
+    if (g.status() == "finished") continue;
+    resign(*players[std::max(g.soviet(), g.german())], g.game_id());
+  }
+  t = wait_for(alice, id, [](const auto& x) { return x.round() == 2; });
+  const auto second = games_of_round(t, 2);
+  ASSERT_EQ(second.size(), 2u) << t.DebugString();
+  for (const auto& g : second) {
+    EXPECT_EQ(std::set<std::string>({g.soviet(), g.german()}), (std::set<std::string>{"alice", "carol"}));
+  }
+  EXPECT_EQ(t.sits_out(), "") << "bob is not given a bye";
+}
+
 // A Swiss of three rounds among five: each round pairs everyone but one, who
 // sits out for two points, with someone not met before; the next round is made
 // when the last game of the one before ends, and the tournament ends after the third.
