@@ -233,6 +233,10 @@ int main(int argc, char** argv) {
         try {
           const auto found = suspensions.poll(*storage);
           for (const auto& s : found.sign_out) sessions.sign_out(s.user_id, "", s.text);
+          for (const auto& t : found.cancelled) {
+            log::info("tournament of a suspended organiser cancelled", {{"tournament", t.tournament_id}});
+            tournaments.tell_cancelled(t.tournament_id, t.reason, t.by);
+          }
           for (const auto& g : found.games) {
             if (games.set_aside(g.game_id, g.user_id, g.why, true)) {
               log::info("game of a suspended player set aside", {{"game", g.game_id}, {"reason", g.why}});

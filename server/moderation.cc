@@ -114,6 +114,16 @@ std::string suspend_account(const std::string& db_path, const std::string& name,
     db->prepare("UPDATE users SET suspended_until = ?, suspended_reason = ? WHERE id = ?").run(until, reason, id);
     db->prepare("DELETE FROM sessions WHERE user_id = ?").run(id);
     const auto sessions = db->changes();
+    // Suspended until reinstated, an organiser's tournaments not yet started are
+    // cancelled, and left for the server to tell (as a cancellation stored but not told).
+    std::int64_t cancelled = 0;
+    if (days == 0) {
+      db->prepare(
+            "UPDATE tournaments SET status = 'cancelled', unannounced = 1, cancel_reason = ?, cancelled_by = ?"
+            " WHERE organiser_id = ? AND status = 'open'")
+          .run("Its organiser " + stored_name + "'s account is suspended.", id, id);
+      cancelled = db->changes();
+    }
     // Tournament entries are the database's alone: a tournament not yet started
     // loses the player here, and its start pairs the others.
     db->prepare(
@@ -123,8 +133,11 @@ std::string suspend_account(const std::string& db_path, const std::string& name,
     const auto entries = db->changes();
     said = "Suspended " + stored_name + (days == 0 ? " until reinstated" : " until " + utc_minute(until)) + "; " +
            std::to_string(sessions) + (sessions == 1 ? " session" : " sessions") + " ended, " + std::to_string(entries) +
-           (entries == 1 ? " tournament entry" : " tournament entries") + " withdrawn. They are told: " +
-           suspension_text(until, reason);
+           (entries == 1 ? " tournament entry" : " tournament entries") + " withdrawn" +
+           (cancelled > 0 ? ", " + std::to_string(cancelled) + (cancelled == 1 ? " tournament" : " tournaments") +
+                                " they organise cancelled"
+                          : "") +
+           ". They are told: " + suspension_text(until, reason);
     return "";
   });
 }
@@ -185,7 +198,8 @@ SuspensionWatch::Poll SuspensionWatch::poll(Storage& storage) {
   };
   // The partial indexes hold only accounts with a suspension (current or run out)
   // and the games waiting or in play: a poll reads those alone.
-  const auto [users, games] = storage.read([](Db& db) {
+  std::vector<Cancelled> untold;
+  const auto [users, games] = storage.read([&untold](Db& db) {
     std::map<std::int64_t, Row> rows;
     const auto now = unix_now();
     auto& q = db.prepare("SELECT id, name, suspended_until, suspended_reason FROM users WHERE suspended_until <> 0 AND suspended_until > ?");
@@ -206,10 +220,16 @@ SuspensionWatch::Poll SuspensionWatch::poll(Storage& storage) {
           " WHERE u.suspended_until <> 0 AND u.suspended_until >= ?2");
       g.bind_all(now, kSuspendedIndefinitely);
       while (g.step()) found.push_back(Game{g.text(0), g.integer(1)});
+      auto& t = db.prepare(
+          "SELECT t.id, t.cancel_reason, t.cancelled_by FROM users u CROSS JOIN tournaments t ON t.organiser_id = u.id"
+          " WHERE u.suspended_until <> 0 AND u.suspended_until >= ? AND t.status = 'cancelled' AND t.unannounced = 1");
+      t.bind_all(kSuspendedIndefinitely);
+      while (t.step()) untold.push_back(Cancelled{t.text(0), t.text(1), t.integer(2)});
     }
     return std::make_pair(std::move(rows), std::move(found));
   });
   Poll out;
+  out.cancelled = std::move(untold);
   std::map<std::int64_t, Known> next;
   for (const auto& [id, row] : users) {
     Known k{row.until, row.reason, kSignOuts};

@@ -21,7 +21,8 @@ std::string suspension_text(std::int64_t until_unix, const std::string& reason);
 // The operator's commands on the database at `db_path`, whether the server runs or not.
 // Each returns "" and says what it did in `said`; else it changes nothing and says why.
 // `days` 0: until reinstated. Suspending ends the player's sessions and their entries
-// in tournaments not yet started; the server, within seconds, signs them out and
+// in tournaments not yet started (and, until reinstated, cancels the tournaments not
+// yet started that they organise); the server, within seconds, signs them out and
 // withdraws their games waiting for an opponent (and, suspended until reinstated,
 // resigns their games in play).
 std::string suspend_account(const std::string& db_path, const std::string& name, int days, const std::string& reason,
@@ -42,6 +43,10 @@ class SuspensionWatch {
     std::int64_t user_id = 0;
     std::string why;  // the reason the game ends with
   };
+  struct Cancelled {
+    std::string tournament_id, reason;
+    std::int64_t by = 0;
+  };
   struct Poll {
     // Suspended (or suspended anew) within the last few polls: a login that was
     // completing as the suspension came is caught by the next.
@@ -50,6 +55,9 @@ class SuspensionWatch {
     // until reinstated, their games in play: again on each poll until they have ended,
     // so that a game busy with a write, or a tournament's next round, is not missed.
     std::vector<SetAside> games;
+    // Tournaments not yet started of organisers suspended until reinstated, which
+    // the command cancelled: to be told to their entrants.
+    std::vector<Cancelled> cancelled;
   };
   Poll poll(Storage& storage);
 

@@ -58,6 +58,9 @@ class Tournaments {
   // Called every second: starts each open tournament whose set time has come,
   // or cancels it when fewer than two have entered.
   void start_due();
+  // Tells of a cancellation stored but not yet told (as the operator's suspension
+  // of an organiser stores one), then marks it told. On a network thread.
+  void tell_cancelled(const std::string& id, const std::string& reason, std::int64_t by) { announce_cancelled(id, reason, by); }
 
  private:
   // What a write decided, read by its done callback: a refusal, or the games a start created.

@@ -195,6 +195,45 @@ TEST_F(ServerModeration, ATournamentNotYetStartedLosesASuspendedEntrant) {
   for (const auto& s : now.tournament().standings()) EXPECT_NE(s.player(), "bob");
 }
 
+TEST_F(ServerModeration, ATournamentNotYetStartedOfAnOrganiserSuspendedUntilReinstatedIsCancelledAndItsEntrantsAreTold) {
+  auto alice = user("alice"), bob = user("bob");
+  ASSERT_TRUE(alice->follow_turns().has_ok());
+  auto make = [&](const std::string& name) {
+    wire::ClientMessage create;
+    create.mutable_create_tournament()->set_name(name);
+    create.mutable_create_tournament()->set_max_players(4);
+    create.mutable_create_tournament()->set_enter(true);
+    create.mutable_create_tournament()->set_move_seconds(86400);
+    const auto made = bob->request(create);
+    EXPECT_TRUE(made.has_tournament()) << made.DebugString();
+    const std::string id = made.tournament().tournament_id();
+    wire::ClientMessage enter;
+    enter.mutable_join_tournament()->set_tournament_id(id);
+    EXPECT_FALSE(alice->request(enter).has_error());
+    return id;
+  };
+  const std::string id = make("Bob's cup");
+  const auto days = operator_command("--suspend bob --days 2 --reason 'Rude in chat.'");
+  ASSERT_EQ(days.status, 0) << days.said;
+  EXPECT_EQ(days.said.find("cancelled"), std::string::npos) << "a player back in two days keeps his tournament: " << days.said;
+  ASSERT_EQ(operator_command("--reinstate bob").status, 0);
+  bob = login_as("bob");
+
+  const auto ever = operator_command("--suspend bob --reason 'Several accounts.'");
+  ASSERT_EQ(ever.status, 0) << ever.said;
+  EXPECT_NE(ever.said.find("1 tournament they organise cancelled"), std::string::npos) << ever.said;
+  const auto told = alice->wait_for([](const wire::ServerMessage& m) { return m.has_tournament_cancelled(); });
+  ASSERT_TRUE(told) << "its entrants are told, within seconds";
+  EXPECT_EQ(told->tournament_cancelled().tournament().tournament_id(), id);
+  EXPECT_EQ(told->tournament_cancelled().reason(), "Its organiser bob's account is suspended.");
+  wire::ClientMessage get;
+  get.mutable_get_tournament()->set_tournament_id(id);
+  EXPECT_EQ(alice->request(get).tournament().status(), "cancelled");
+  std::this_thread::sleep_for(2500ms);
+  EXPECT_FALSE(alice->wait_for([](const wire::ServerMessage& m) { return m.has_tournament_cancelled(); }, 100ms))
+      << "told once";
+}
+
 TEST_F(ServerModeration, TheOperatorsCommandRefusesWhatItCannotDoAndChangesNothing) {
   auto bob = user("bob");
   auto carol = user("carol");
