@@ -14,6 +14,22 @@ namespace {
 
 class ServerModeration : public ServerTest {
  protected:
+  // A round robin not yet started, organised and entered by `organiser`, entered by `entrant`: its id.
+  static std::string tournament_of(Client& organiser, Client& entrant) {
+    wire::ClientMessage create;
+    create.mutable_create_tournament()->set_name("Club cup");
+    create.mutable_create_tournament()->set_max_players(4);
+    create.mutable_create_tournament()->set_enter(true);
+    create.mutable_create_tournament()->set_move_seconds(86400);
+    const auto made = organiser.request(create);
+    EXPECT_TRUE(made.has_tournament()) << made.DebugString();
+    const std::string id = made.tournament().tournament_id();
+    wire::ClientMessage enter;
+    enter.mutable_join_tournament()->set_tournament_id(id);
+    EXPECT_FALSE(entrant.request(enter).has_error());
+    return id;
+  }
+
   // Whether the open games listed to `c` include `id`.
   static bool listed(Client& c, const std::string& id) {
     wire::ClientMessage list;
@@ -172,17 +188,8 @@ TEST_F(ServerModeration, ASuspendedPlayersConnectionStartsNothingAndTheirSession
 
 TEST_F(ServerModeration, ATournamentNotYetStartedLosesASuspendedEntrant) {
   auto alice = user("alice"), bob = user("bob");
-  wire::ClientMessage create;
-  create.mutable_create_tournament()->set_name("Club cup");
-  create.mutable_create_tournament()->set_max_players(4);
-  create.mutable_create_tournament()->set_enter(true);
-  create.mutable_create_tournament()->set_move_seconds(86400);
-  const auto made = alice->request(create);
-  ASSERT_TRUE(made.has_tournament()) << made.DebugString();
-  const std::string id = made.tournament().tournament_id();
-  wire::ClientMessage enter;
-  enter.mutable_join_tournament()->set_tournament_id(id);
-  ASSERT_FALSE(bob->request(enter).has_error());
+  const std::string id = tournament_of(*alice, *bob);
+  ASSERT_FALSE(HasFailure());
 
   const auto suspended = operator_command("--suspend bob --days 1 --reason 'Time-wasting.'");
   ASSERT_EQ(suspended.status, 0) << suspended.said;
@@ -198,21 +205,8 @@ TEST_F(ServerModeration, ATournamentNotYetStartedLosesASuspendedEntrant) {
 TEST_F(ServerModeration, ATournamentNotYetStartedOfAnOrganiserSuspendedUntilReinstatedIsCancelledAndItsEntrantsAreTold) {
   auto alice = user("alice"), bob = user("bob");
   ASSERT_TRUE(alice->follow_turns().has_ok());
-  auto make = [&](const std::string& name) {
-    wire::ClientMessage create;
-    create.mutable_create_tournament()->set_name(name);
-    create.mutable_create_tournament()->set_max_players(4);
-    create.mutable_create_tournament()->set_enter(true);
-    create.mutable_create_tournament()->set_move_seconds(86400);
-    const auto made = bob->request(create);
-    EXPECT_TRUE(made.has_tournament()) << made.DebugString();
-    const std::string id = made.tournament().tournament_id();
-    wire::ClientMessage enter;
-    enter.mutable_join_tournament()->set_tournament_id(id);
-    EXPECT_FALSE(alice->request(enter).has_error());
-    return id;
-  };
-  const std::string id = make("Bob's cup");
+  const std::string id = tournament_of(*bob, *alice);
+  ASSERT_FALSE(HasFailure());
   const auto days = operator_command("--suspend bob --days 2 --reason 'Rude in chat.'");
   ASSERT_EQ(days.status, 0) << days.said;
   EXPECT_EQ(days.said.find("cancelled"), std::string::npos) << "a player back in two days keeps his tournament: " << days.said;
