@@ -235,7 +235,7 @@ int main(int argc, char** argv) {
           for (const auto& s : found.sign_out) sessions.sign_out(s.user_id, "", s.text);
           for (const auto& t : found.cancelled) {
             log::info("tournament of a suspended organiser cancelled", {{"tournament", t.tournament_id}});
-            tournaments.tell_cancelled(t.tournament_id, t.reason, t.by);
+            tournaments.announce_cancelled(t.tournament_id, t.reason, t.by);
           }
           for (const auto& g : found.games) {
             if (games.set_aside(g.game_id, g.user_id, g.why, true)) {

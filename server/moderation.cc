@@ -79,6 +79,21 @@ bool valid_utf8(const std::string& s) {
   return true;
 }
 
+// A player by name (without case), as stored; id 0 when there is none.
+struct Player {
+  std::int64_t id = 0;
+  std::string name;
+  std::int64_t closed_unix = 0, suspended_until = 0;
+};
+
+Player player_named(Db& db, const std::string& name) {
+  auto& q = db.prepare("SELECT id, name, closed_unix, suspended_until FROM users WHERE name = ?");
+  q.bind_all(name);
+  Player p;
+  while (q.step()) p = Player{q.integer(0), q.text(1), q.integer(2), q.integer(3)};
+  return p;
+}
+
 }  // namespace
 
 std::string suspension_text(std::int64_t until_unix, const std::string& reason) {
@@ -99,17 +114,11 @@ std::string suspend_account(const std::string& db_path, const std::string& name,
   auto db = open_for_moderation(db_path, error);
   if (!db) return error;
   return in_transaction(*db, [&]() -> std::string {
-    std::int64_t id = 0, closed = 0;
-    std::string stored_name;
-    auto& q = db->prepare("SELECT id, name, closed_unix FROM users WHERE name = ?");  // without case
-    q.bind_all(name);
-    while (q.step()) {
-      id = q.integer(0);
-      stored_name = q.text(1);
-      closed = q.integer(2);
-    }
+    const Player p = player_named(*db, name);
+    const std::int64_t id = p.id;
+    const std::string& stored_name = p.name;
     if (id == 0) return "there is no player '" + name + "'";
-    if (closed != 0) return stored_name + " has closed their account";
+    if (p.closed_unix != 0) return stored_name + " has closed their account";
     const std::int64_t until = days == 0 ? kSuspendedIndefinitely : unix_now() + std::int64_t{days} * 86400;
     db->prepare("UPDATE users SET suspended_until = ?, suspended_reason = ? WHERE id = ?").run(until, reason, id);
     db->prepare("DELETE FROM sessions WHERE user_id = ?").run(id);
@@ -147,19 +156,11 @@ std::string reinstate_account(const std::string& db_path, const std::string& nam
   auto db = open_for_moderation(db_path, error);
   if (!db) return error;
   return in_transaction(*db, [&]() -> std::string {
-    std::int64_t id = 0, until = 0;
-    std::string stored_name;
-    auto& q = db->prepare("SELECT id, name, suspended_until FROM users WHERE name = ?");
-    q.bind_all(name);
-    while (q.step()) {
-      id = q.integer(0);
-      stored_name = q.text(1);
-      until = q.integer(2);
-    }
-    if (id == 0) return "there is no player '" + name + "'";
-    if (until <= unix_now()) return stored_name + " is not suspended";
-    db->prepare("UPDATE users SET suspended_until = 0, suspended_reason = '' WHERE id = ?").run(id);
-    said = "Reinstated " + stored_name + ": they may log in again.";
+    const Player p = player_named(*db, name);
+    if (p.id == 0) return "there is no player '" + name + "'";
+    if (p.suspended_until <= unix_now()) return p.name + " is not suspended";
+    db->prepare("UPDATE users SET suspended_until = 0, suspended_reason = '' WHERE id = ?").run(p.id);
+    said = "Reinstated " + p.name + ": they may log in again.";
     return "";
   });
 }

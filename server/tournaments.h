@@ -58,9 +58,11 @@ class Tournaments {
   // Called every second: starts each open tournament whose set time has come,
   // or cancels it when fewer than two have entered.
   void start_due();
-  // Tells of a cancellation stored but not yet told (as the operator's suspension
-  // of an organiser stores one), then marks it told. On a network thread.
-  void tell_cancelled(const std::string& id, const std::string& reason, std::int64_t by) { announce_cancelled(id, reason, by); }
+  // Tells the entrants and the organiser, but not `by` (who cancelled it, 0:
+  // nobody), that the tournament was cancelled and why: as announce_end does.
+  // Then marks it told. Also for a cancellation another process stored (the
+  // operator's suspension of an organiser). On a network thread.
+  void announce_cancelled(const std::string& id, const std::string& reason, std::int64_t by);
 
  private:
   // What a write decided, read by its done callback: a refusal, or the games a start created.
@@ -106,10 +108,6 @@ class Tournaments {
   void announce_end(const std::string& id);
   // Stores the cancellation, why, and by whom, as not yet told.
   static void mark_cancelled(Db& db, const std::string& id, const std::string& reason, std::int64_t by);
-  // Tells the entrants and the organiser, but not `by` (who cancelled it, 0:
-  // nobody), that the tournament was cancelled and why: as announce_end does.
-  // Then marks it told.
-  void announce_cancelled(const std::string& id, const std::string& reason, std::int64_t by);
   // A tournament as stored, with its standings (and its games when `details`);
   // nothing when there is no such tournament.
   struct Described {
