@@ -793,6 +793,9 @@ std::string game_line(const wire::GameSummary& g) {
   if (g.status() == "playing" && g.to_decide() != game::SIDE_UNSPECIFIED) {
     s += "  to decide: " + std::string(g.to_decide() == game::SOVIET ? "soviet" : "german");
   }
+  if (g.status() == "playing" && (g.draw_offered_by() == game::SOVIET || g.draw_offered_by() == game::GERMAN)) {
+    s += "  draw offered by " + (g.draw_offered_by() == game::SOVIET ? g.soviet() : g.german());
+  }
   if (g.private_()) s += "  private";
   if (!g.reserved_for().empty()) s += "  rematch of " + g.rematch_of() + ", kept for " + g.reserved_for();
   // A server that sends no ratings has no rated games either: nothing to tell apart.

@@ -93,8 +93,10 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
           notices_.push_back(opponent + " joined game " + id_ + ": it has started, you play " +
                              g.your_side() + ".");
       }
+      const bool offer_changed = !summary_ || summary_->draw_offered_by() != m.game().draw_offered_by();
       summary_ = m.game();
-      return summary_->clock_seconds() > 0 || summary_->move_seconds() > 0;  // the time shown changed
+      // Redrawn when the time shown or a draw offer changed.
+      return offer_changed || summary_->clock_seconds() > 0 || summary_->move_seconds() > 0;
     }
     case wire::ServerMessage::kGameEnded: {
       if (m.game_ended().game_id() != id_) return false;
@@ -245,6 +247,20 @@ std::string opening_line(const LiveGame& g) {
   return "Not started: the game waits for a second player to join it, and takes orders once one has.\n";
 }
 
+std::string draw_offer_line(const LiveGame& g) {
+  if (!g.summary() || g.summary()->status() != "playing" || g.ended()) return "";
+  const auto& s = *g.summary();
+  if (s.draw_offered_by() != game::SOVIET && s.draw_offered_by() != game::GERMAN) return "";
+  const bool by_soviet = s.draw_offered_by() == game::SOVIET;
+  const std::string by = by_soviet ? s.soviet() : s.german();
+  const std::string to = by_soviet ? s.german() : s.soviet();
+  if (s.your_side() == (by_soviet ? "soviet" : "german")) return "You offered a draw; it waits for " + to + "'s answer.\n";
+  if (s.your_side().empty()) return by + " offers a draw.\n";
+  return by + " offers a draw: `draw accept` or `draw decline` (an order of yours declines it too).\n";
+}
+
+std::string game_lines(const LiveGame& g) { return opening_line(g) + draw_offer_line(g) + standing_line(g); }
+
 std::string standing_line(const LiveGame& g) {
   if (!g.summary() || g.summary()->status() == "finished" || g.ended()) return "";
   const std::string set = standing_words(g.summary()->standing_orders());
@@ -274,7 +290,7 @@ int run_watch(Session& s, const Scenario& sc, const std::string& game_id, const 
   auto draw = [&] {
     if (json) return;
     shown_time = time_line(g);
-    std::cout << clear_screen(ro.colour) << render_screen(sc, g.view(), g.log(), ro) << opening_line(g) << standing_line(g) << shown_time
+    std::cout << clear_screen(ro.colour) << render_screen(sc, g.view(), g.log(), ro) << game_lines(g) << shown_time
               << std::flush;
   };
   auto notices = [&] {
@@ -294,6 +310,7 @@ int run_watch(Session& s, const Scenario& sc, const std::string& game_id, const 
     std::cout << to_json(first) << std::endl;
   }
   draw();
+  notices();  // the chat kept while the reader was away came with the view
   while (!g.ended()) {
     auto m = s.conn().next_push(std::chrono::milliseconds(500));
     if (m) {
@@ -470,7 +487,7 @@ class Shell {
     ro.center_hex = center_;
     ro.full = full_;
     game_->take_new_events();
-    const std::string screen = render_screen(sc_, game_->view(), game_->log(), ro) + opening_line(*game_) + standing_line(*game_) + time_line(*game_);
+    const std::string screen = render_screen(sc_, game_->view(), game_->log(), ro) + game_lines(*game_) + time_line(*game_);
     if (tty_)
       out(clear_screen(ro.colour) + screen);
     else
@@ -686,6 +703,8 @@ class Shell {
       if (need_game()) chat(rest(1));
     } else if (cmd == "games") {
       list_games();
+    } else if (cmd == "play" && game_ && w.size() > 1 && parse_order(line, sc_).ok()) {
+      order(line);  // `play CHIT ...` is the order; `play GAME` opens a game
     } else if (cmd == "open" || cmd == "play" || cmd == "watch") {
       if (w.size() < 2)
         out(cmd + " GAME");
@@ -765,10 +784,12 @@ class Shell {
       if (need_game()) {
         std::string why;
         game_ = std::make_unique<LiveGame>(s_, game_->id());
-        if (!game_->subscribe(&why))
+        if (!game_->subscribe(&why)) {
           out(why);
-        else
+        } else {
           draw();
+          caught_up();
+        }
       }
     } else {
       order(line);
@@ -887,6 +908,14 @@ class Shell {
     center_ = 0;
     update_prompt();
     draw();
+    caught_up();
+  }
+
+  // The chat kept while the player was away arrives with the view; what came
+  // behind it is still queued, and no new message may come to wake the shell.
+  void caught_up() {
+    for (const auto& n : game_->take_notices()) out(n);
+    pump();
   }
 
   void join(const std::string& id, const std::string& invite) {

@@ -73,6 +73,10 @@ std::string time_line(const LiveGame& g, std::int64_t now_unix = 0);
 std::string standing_line(const LiveGame& g);
 // Under a game no one has joined yet: that the decision shown waits for them.
 std::string opening_line(const LiveGame& g);
+// A draw offer waiting for its answer: who made it, and how the other answers.
+std::string draw_offer_line(const LiveGame& g);
+// The lines under the map that do not tick: the opening, a draw offer, standing orders.
+std::string game_lines(const LiveGame& g);
 // What rewrites `shown`, the time line last printed on a terminal, to `now` in
 // place (the cursor is on the line below it); empty when there is nothing to change.
 std::string retime(const std::string& shown, const std::string& now);

@@ -607,7 +607,7 @@ int main(int argc, char** argv) {
     if (g.json)
       std::cout << cli::to_json(lg.view()) << std::endl;
     else
-      std::cout << cli::render_screen(*sc, lg.view(), lg.log(), ro) << cli::opening_line(lg) << cli::standing_line(lg) << cli::time_line(lg);
+      std::cout << cli::render_screen(*sc, lg.view(), lg.log(), ro) << cli::game_lines(lg) << cli::time_line(lg);
     return cli::kOk;
   }
 

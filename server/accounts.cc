@@ -530,9 +530,10 @@ namespace {
 std::string still_under_way(Db& db, std::int64_t user_id) {
   std::vector<std::string> games, open, entered, organised;
   auto& g = db.prepare(
-      "SELECT id, status FROM games WHERE status IN ('open', 'playing') AND (creator_id = ? OR soviet_id = ? OR german_id = ?)"
-      " ORDER BY id");
-  g.bind_all(user_id, user_id, user_id);
+      "SELECT id, status FROM games WHERE (status = 'playing' AND (soviet_id = ? OR german_id = ?))"
+      " OR (status = 'open' AND (creator_id = ? OR soviet_id = ? OR german_id = ?)) ORDER BY id");
+  // A tournament's games name its organiser as their creator: only a seat is a part in play.
+  g.bind_all(user_id, user_id, user_id, user_id, user_id);
   while (g.step()) (g.text(1) == "open" ? open : games).push_back(g.text(0));
   auto& e = db.prepare(
       "SELECT t.id FROM tournaments t JOIN tournament_entrants e ON e.tournament_id = t.id"

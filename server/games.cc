@@ -202,7 +202,7 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
           " COALESCE(s.name, ''), COALESCE(d.name, ''), g.move_seconds, g.deadline_unix,"
           " g.tournament_id, g.rated, g.held_until, " + std::string(kRatingChangeColumns) + ", g.tournament_round," +
           " g.clock_seconds, g.increment_seconds, g.soviet_left, g.german_left, g.rematch_of, g.reserved_for,"
-          " COALESCE(r.name, '')"
+          " COALESCE(r.name, ''), g.draw_offer"
           " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id"
           " LEFT JOIN users r ON r.id = g.reserved_for WHERE g.id = ?";
       auto& q = db.prepare(sql.c_str());
@@ -240,6 +240,7 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
         g->rematch_of = q.text(27);
         g->reserved_for = q.integer(28);
         g->reserved_name = q.text(29);
+        g->draw_offer = static_cast<int>(q.integer(30));
       }
       if (!any) return false;
       auto& s = db.prepare("SELECT version, state, dice FROM snapshots WHERE game_id = ? ORDER BY version DESC LIMIT 1");
@@ -405,6 +406,9 @@ wire::GameSummary GameService::summary(const Game& g, int your_side) const {
   if (g.status == Game::Status::Open) s.set_reserved_for(g.reserved_name);
   add_ratings(s, g.scenario, g.user, g.rated, g.rating_change);
   if ((your_side == 0 || your_side == 1) && g.standing_set[your_side]) *s.mutable_standing_orders() = g.standing[your_side];
+  if (g.status == Game::Status::Playing && (g.draw_offer == 0 || g.draw_offer == 1)) {
+    s.set_draw_offered_by(g.draw_offer == 0 ? game::SOVIET : game::GERMAN);
+  }
   if (g.status == Game::Status::Playing) {
     s.set_soviet_vacation_until(vacations_.until(g.user[0]));
     s.set_german_vacation_until(vacations_.until(g.user[1]));
@@ -949,8 +953,12 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
   for (;;) {
     const std::int64_t v = ++g->head;
     compute_version(*g, a.events);
+    bool offer_lapsed = false;
     if (caller) {
-      if (g->draw_offer == 1 - side) g->draw_offer = -1;  // answered by playing on
+      if (g->draw_offer == 1 - side) {  // answered by playing on
+        g->draw_offer = -1;
+        offer_lapsed = true;
+      }
       g->mailed[side] = false;
       g->played[side] = true;
     }
@@ -998,7 +1006,7 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
     ++g->pending;
     auto rating = std::make_shared<std::optional<Ratings::Change>>();
     storage_.write(
-        [g, v, side, k, row, snapshot, finished, new_deadline, held_until, clock_left, rating](Db& db) {
+        [g, v, side, k, row, snapshot, finished, new_deadline, held_until, clock_left, rating, offer_lapsed](Db& db) {
           if (g->broken) throw std::runtime_error("game " + g->id + " is being reloaded");
           try {
             db.prepare(
@@ -1010,6 +1018,7 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
                   .run(g->id, v, Blob{row->state}, Blob{row->dice});
             }
             if (finished) *rating = store_end(db, g->id, row->result, row->reason);
+            if (offer_lapsed) db.prepare("UPDATE games SET draw_offer = -1 WHERE id = ?").run(g->id);
             if (new_deadline > 0) {
               db.prepare("UPDATE games SET deadline_unix = ?, held_until = ?, soviet_left = ?, german_left = ? WHERE id = ?")
                   .run(new_deadline, held_until, clock_left[0], clock_left[1], g->id);
@@ -1020,7 +1029,7 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
           }
         },
         [this, g, caller = std::move(caller), k = std::make_pair(side, k), v, decider, turn, finished, deadline_after, clock_left, rating,
-         last, clocks_moved, answered_to, actor](bool ok) {
+         last, clocks_moved, answered_to, actor, offer_lapsed](bool ok) {
           std::lock_guard l(g->mu);
           --g->pending;
           if (!ok) {
@@ -1066,7 +1075,7 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
           }
           flush(*g);
           if (last) {
-            if (clocks_moved && !finished) push_summary(*g);  // the clocks, as they now stand
+            if ((clocks_moved || offer_lapsed) && !finished) push_summary(*g);  // the clocks and the offer, as they now stand
             notify_turn(*g, was);
           }
           if (finished) {

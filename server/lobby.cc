@@ -690,11 +690,32 @@ void GameService::offer_draw(const Caller& c, const wire::OfferDraw& req) {
   if (g->draw_offer == side) return c.error(wire::CONFLICT, "You have already offered a draw.");
   if (g->draw_offer == 1 - side) return c.error(wire::CONFLICT, "Your opponent has offered a draw: answer it.");
   g->draw_offer = side;
-  wire::ServerMessage m;
-  m.mutable_draw_offered()->set_game_id(g->id);
-  m.mutable_draw_offered()->set_by(g->name[side]);
-  broadcast(*g, encode(m));
-  c.ok();
+  store_draw_offer(g, c, -1, [this, g, side] {
+    wire::ServerMessage m;
+    m.mutable_draw_offered()->set_game_id(g->id);
+    m.mutable_draw_offered()->set_by(g->name[side]);
+    broadcast(*g, encode(m));
+  });
+}
+
+// Called with g->mu held, the offer already changed from `before`. The change is
+// told, and answered, once it is durable; if it cannot be stored, it is undone.
+void GameService::store_draw_offer(const std::shared_ptr<Game>& g, const Caller& c, int before,
+                                   std::function<void()> tell) {
+  const int now = g->draw_offer;
+  ++g->pending;
+  storage_.write([id = g->id, now](Db& db) { db.prepare("UPDATE games SET draw_offer = ? WHERE id = ?").run(now, id); },
+                 [this, g, c, before, now, tell = std::move(tell)](bool ok) {
+                   std::lock_guard l(g->mu);
+                   --g->pending;
+                   if (!ok) {
+                     if (g->draw_offer == now && g->status == Game::Status::Playing) g->draw_offer = before;
+                     return c.error(wire::INTERNAL, "The draw offer could not be stored; try again.");
+                   }
+                   tell();
+                   push_summary(*g);  // a watcher who missed the push sees the offer in the summary
+                   c.ok();
+                 });
 }
 
 void GameService::answer_draw(const Caller& c, const wire::AnswerDraw& req) {
@@ -707,12 +728,14 @@ void GameService::answer_draw(const Caller& c, const wire::AnswerDraw& req) {
     return c.error(wire::CONFLICT, "No draw is offered to you.");
   }
   if (!req.accept()) {
+    const int offer = g->draw_offer;
     g->draw_offer = -1;
-    wire::ServerMessage m;
-    m.mutable_draw_declined()->set_game_id(g->id);
-    m.mutable_draw_declined()->set_by(g->name[side]);
-    broadcast(*g, encode(m));
-    return c.ok();
+    return store_draw_offer(g, c, offer, [this, g, side] {
+      wire::ServerMessage m;
+      m.mutable_draw_declined()->set_game_id(g->id);
+      m.mutable_draw_declined()->set_by(g->name[side]);
+      broadcast(*g, encode(m));
+    });
   }
   finish(g, c, c.user_id, "Draw", "The players agreed a draw.", "draw");
 }

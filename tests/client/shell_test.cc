@@ -236,6 +236,31 @@ TEST_F(Shell, ADrawOfferedInOneShellIsDeclinedInTheOther) {
   EXPECT_TRUE(bob_shell_.expect("draw offer | draw accept | draw decline"));
 }
 
+// What the opponent said and offered while a player was away is there when they open the game.
+TEST_F(Shell, ChatAndADrawOfferMadeWhileAPlayerWasAwayAreShownWhenTheyOpenTheGame) {
+  const std::string game = started_game("2d");
+  ASSERT_FALSE(game.empty());
+  open(alice_shell_, alice_, game);
+  alice_shell_.type("chat Your move, whenever you are back");
+  alice_shell_.type("draw offer");
+  ASSERT_TRUE(alice_shell_.expect("You offered a draw."));
+  const Result listed = cli(bob_, {"games"});
+  EXPECT_NE(listed.out.find("draw offered by alice"), std::string::npos) << listed.out << listed.err;
+  open(bob_shell_, bob_, game);
+  EXPECT_TRUE(bob_shell_.expect("alice offers a draw: `draw accept` or `draw decline`"));
+  EXPECT_TRUE(bob_shell_.expect("[chat] alice: Your move, whenever you are back"));
+}
+
+// `play GAME` opens a game; `play CHIT ...` in an open game is the order that plays an event.
+TEST_F(Shell, PlayWithAnEventChitIsAnOrderForTheOpenGame) {
+  const std::string game = both_in_a_game();
+  ASSERT_FALSE(game.empty());
+  alice_shell_.type("play SOV-GHOST");
+  const auto [judged, which] = alice_shell_.expect_one_of({"Accepted: play SOV-GHOST", "Rejected: ", "There is no game"});
+  EXPECT_TRUE(judged);
+  EXPECT_NE(which, 2) << "taken for a game's name";
+}
+
 TEST_F(Shell, StandingOrdersAreSetShownAndCleared) {
   const std::string game = both_in_a_game();
   ASSERT_FALSE(game.empty());

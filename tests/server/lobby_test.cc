@@ -337,6 +337,66 @@ TEST_F(ServerLobby, DrawsResignationsAndMyGames) {
   ASSERT_EQ(carols.game_list().games_size(), 2);
 }
 
+// A play-by-server opponent may be away for days: the offer waits for them,
+// in their list of games, across a restart, until answered or played past.
+TEST_F(ServerLobby, ADrawOfferWaitsForAnOpponentWhoWasAwayAndLapsesWhenTheyPlayOn) {
+  auto alice = user("alice"), bob = user("bob");
+  const std::string id = start_game(*alice, *bob);
+  wire::ClientMessage offer, accept;
+  offer.mutable_offer_draw()->set_game_id(id);
+  accept.mutable_answer_draw()->set_game_id(id);
+  accept.mutable_answer_draw()->set_accept(true);
+  EXPECT_EQ(summary_in_my_games(*alice, id).draw_offered_by(), game::SIDE_UNSPECIFIED);
+  ASSERT_TRUE(bob->request(offer).has_ok());
+  EXPECT_EQ(summary_in_my_games(*alice, id).draw_offered_by(), game::GERMAN);
+  EXPECT_EQ(summary_in_my_games(*bob, id).draw_offered_by(), game::GERMAN);
+
+  restart();
+  alice = login_as("alice");
+  bob = login_as("bob");
+  ASSERT_TRUE(alice && bob);
+  EXPECT_EQ(summary_in_my_games(*alice, id).draw_offered_by(), game::GERMAN) << "kept across a restart";
+  auto watched = alice->watch(id);
+  ASSERT_TRUE(watched.has_game()) << watched.DebugString();
+  EXPECT_EQ(watched.game().draw_offered_by(), game::GERMAN) << "and told to whoever opens the game";
+
+  // The side to decide plays an order instead of answering: the offer lapses, for good.
+  wire::ClientMessage unwatch;
+  unwatch.mutable_unwatch()->set_game_id(id);
+  ASSERT_TRUE(alice->request(unwatch).has_ok());
+  auto [soviet, german] = watch_as_players(*alice, *bob, id);
+  const bool soviet_decides = soviet.view.decision().side() == game::SOVIET;
+  if (!soviet_decides) {  // the offer must come from the side that waits
+    wire::ClientMessage decline;
+    decline.mutable_answer_draw()->set_game_id(id);
+    ASSERT_TRUE(alice->request(decline).has_ok());
+    ASSERT_TRUE(alice->request(offer).has_ok());
+  }
+  const auto offered_by = soviet_decides ? game::GERMAN : game::SOVIET;
+  EXPECT_EQ(summary_in_my_games(*alice, id).draw_offered_by(), offered_by);
+  const auto played = play(soviet, german, nullptr, 1);
+  ASSERT_EQ(played.accepted, 1);
+  EXPECT_EQ(summary_in_my_games(*alice, id).draw_offered_by(), game::SIDE_UNSPECIFIED);
+  Client& other = soviet_decides ? *alice : *bob;
+  EXPECT_EQ(other.request(accept).error().code(), wire::CONFLICT) << "nothing is offered any more";
+  restart();
+  alice = login_as("alice");
+  ASSERT_TRUE(alice);
+  EXPECT_EQ(summary_in_my_games(*alice, id).draw_offered_by(), game::SIDE_UNSPECIFIED) << "lapsed for good";
+
+  // Offered again and answered after a restart, the game is drawn.
+  bob = login_as("bob");
+  ASSERT_TRUE(bob);
+  ASSERT_TRUE(bob->request(offer).has_ok());
+  restart();
+  alice = login_as("alice");
+  ASSERT_TRUE(alice);
+  const auto drawn = alice->request(accept);
+  ASSERT_TRUE(drawn.has_ok()) << drawn.DebugString();
+  EXPECT_EQ(summary_in_my_games(*alice, id).result(), "Draw");
+  EXPECT_EQ(summary_in_my_games(*alice, id).draw_offered_by(), game::SIDE_UNSPECIFIED);
+}
+
 // An operator finds the server by its name (pidof, pkill, top): only its
 // threads have names of their own.
 TEST_F(ServerShutdown, TheProcessKeepsItsNameForTheOperatorsTools) {

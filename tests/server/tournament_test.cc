@@ -737,6 +737,29 @@ TEST_F(ServerTournament, ACancellationIsToldToTheEntrantsButNotToTheOrganiserWho
   EXPECT_TRUE(bob->take_all([](const wire::ServerMessage& m) { return m.has_tournament_cancelled(); }).empty());
 }
 
+// An organiser who does not play is held by the tournament, not by its games.
+TEST_F(ServerTournament, AnOrganiserClosingTheirAccountIsToldOfTheTournamentNotOfGamesTheyDoNotPlay) {
+  auto carol = user("carol"), alice = user("alice"), bob = user("bob");
+  auto open = carol->request(create("Club Cup", 2, false));
+  ASSERT_TRUE(open.has_tournament()) << open.DebugString();
+  const std::string id = open.tournament().tournament_id();
+  ASSERT_TRUE(alice->request(join(id)).has_tournament());
+  ASSERT_TRUE(bob->request(join(id)).has_tournament());
+  auto started = carol->request(get(id));
+  if (started.tournament().status() != "playing") started = carol->request(start(id));
+  ASSERT_EQ(started.tournament().status(), "playing") << started.DebugString();
+  ASSERT_FALSE(started.tournament().games().empty());
+
+  wire::ClientMessage close;
+  close.mutable_close_account()->set_password("correct horse");
+  const auto refused = carol->request(close);
+  ASSERT_EQ(code_of(refused), wire::CONFLICT) << refused.DebugString();
+  const std::string& why = refused.error().message();
+  EXPECT_NE(why.find(id), std::string::npos) << why;
+  for (const auto& g : started.tournament().games()) EXPECT_EQ(why.find(g.game_id()), std::string::npos) << why;
+  EXPECT_EQ(why.find("you play in"), std::string::npos) << why;
+}
+
 // The start is one transaction: after a crash, the tournament and all its games
 // are there, and the games are played like any other.
 TEST_F(ServerTournament, AStartedTournamentAndItsGamesSurviveACrash) {
