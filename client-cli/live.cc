@@ -824,8 +824,9 @@ class Shell {
          "                                   take-losses retreat (nothing: the ones set)\n"
          "  email [ADDRESS | confirm CODE | off]   turn notices by mail while you are away\n"
          "  vacation [start DAYS | end]      your time per move stands still while you are away\n"
-         "  tournament [list] | tournament new NAME [--players N] [--time 3d | --clock 15m+10s] [--private] [--organise-only]\n"
-         "    [--option KEY] | tournament show|join|leave|start|cancel ID [INVITE]\n"
+         "  tournament [list] | tournament new NAME [--players N] [--swiss ROUNDS | --knockout]\n"
+         "    [--time 3d | --clock 15m+10s] [--starts WHEN] [--private] [--organise-only] [--option KEY]\n"
+         "    | tournament show|join|leave|start|cancel ID [INVITE]   (WHEN: 2h or 3d from now, or 2026-12-01T18:00 UTC)\n"
          "  rating [NAME] | ratings           a player's rating (yours without NAME); the rated players\n"
          "Tab completes commands, unit ids, hexes and chits; up and down arrows recall earlier "
          "lines.";

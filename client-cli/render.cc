@@ -564,7 +564,30 @@ std::string render_hands(const Scenario& sc, const game::View& v, const RenderOp
   return out;
 }
 
-std::string decision_hint(const game::Decision& d) {
+// The count of a loss, retreat or advance is in steps or hexes, told by the
+// prompt: there the candidates are the units, not a number of them to choose.
+std::string candidates_label(const game::Decision& d) {
+  switch (d.kind()) {
+    case game::Decision::ATTACKER_LOSSES:
+    case game::Decision::DEFENDER_LOSSES:
+      return "Units that may lose steps:";
+    case game::Decision::RETREAT:
+      return "Units to retreat:";
+    case game::Decision::ADVANCE:
+      return "Units that may advance:";
+    default:
+      return d.count() > 0 ? "Choose " + std::to_string(d.count()) + " of:" : "Candidates:";
+  }
+}
+
+// FM Model's help in an attack (12) is the German's, from his arrival, once a turn.
+bool model_may_help(const game::View& v) {
+  const auto& h = v.header();
+  return v.decision().side() == game::GERMAN && h.model_turn() > 0 && h.turn() >= h.model_turn();
+}
+
+std::string decision_hint(const game::View& v) {
+  const auto& d = v.decision();
   switch (d.kind()) {
     case game::Decision::CHOOSE_CORPS:
       return "corps CORPS [+47]";
@@ -574,8 +597,8 @@ std::string decision_hint(const game::Decision& d) {
     case game::Decision::BARRAGE:
       return "barrage MARKER HEX | play CHIT ... | done";
     case game::Decision::COMBAT:
-      return "attack UNIT... HEX [with MARKER] [chit CHIT] | model noncontiguous | play CHIT ... | "
-             "done";
+      return std::string("attack UNIT... HEX [with MARKER] [chit CHIT] | ") +
+             (model_may_help(v) ? "model noncontiguous | " : "") + "play CHIT ... | done";
     case game::Decision::RESERVES:
       return "move UNIT... HEX... | done";
     case game::Decision::BREAK_CONTACT:
@@ -626,12 +649,9 @@ std::string render_decision(const game::View& v, const RenderOptions& o) {
     out += sgr(head, "1;33", o.colour) + text.substr(head.size());
     if (d.candidates_size()) {
       std::vector<std::string> c(d.candidates().begin(), d.candidates().end());
-      wrap_append(
-          out,
-          d.count() > 0 ? "  Choose " + std::to_string(d.count()) + " of:" : "  Candidates:", c,
-          o.width);
+      wrap_append(out, "  " + candidates_label(d), c, o.width);
     }
-    const std::string hint = decision_hint(d);
+    const std::string hint = decision_hint(v);
     if (!hint.empty()) out += wrap("  Answer: " + hint, o.width, "    ");
     if (d.takebacks() > 0) {
       out += wrap("  undo takes back your last order (" + std::to_string(d.takebacks()) +

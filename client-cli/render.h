@@ -53,6 +53,6 @@ game::Side viewer_side(const game::View& v);
 // The viewer's own units on the board, by id.
 std::vector<std::string> own_units(const game::View& v);
 // The order words that answer a decision, as a hint ("corps CORPS [+47]").
-std::string decision_hint(const game::Decision& d);
+std::string decision_hint(const game::View& v);
 
 }  // namespace counterattack::cli

@@ -353,7 +353,6 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
   // A clock its player's vacation should hold and does not: one begun while
   // the game was out of memory, or a tournament's stored before it was held.
   if (hold_clock(*g)) clock_moved = true;
-  if (clock_moved) store_clock(g);
   g->committed_deadline = g->deadline_unix;
   // The syncer's callbacks build this game's summaries: its players' ratings are read now.
   for (int s = 0; s < 2; ++s) {
@@ -361,9 +360,11 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
   }
   for (int s = 0; s < 2; ++s) g->views[s] = g->match->seat_view(viewer_of(static_cast<Seat>(s)));
   {
-    // A run of standing answers that a stop cut short goes on. Its writes'
-    // callbacks take the game's lock: held here, they wait for the run.
+    // The writes below have callbacks that take the game's lock: held here, they
+    // wait for a game built whole, and for a run of standing answers that a stop
+    // cut short and that goes on now.
     std::lock_guard l(g->mu);
+    if (clock_moved) store_clock(g);
     answer_standing(g, 0);
   }
   log::info("game loaded", {{"game", id},

@@ -183,6 +183,8 @@ TEST_F(ServerBadInput, PlainWebSocketOnlyWhenAskedAndOnlyOnLoopback) {
   EXPECT_EQ(plain.terminate(), 0);
   std::error_code ec;
   std::filesystem::remove_all(other, ec);
+  std::filesystem::remove(other + ".log", ec);
+  std::filesystem::remove(other + ".conf", ec);
 }
 
 // A peer that connects and then says nothing, or stops halfway through the
@@ -525,6 +527,8 @@ TEST_F(ServerBadInput, ProxyProtocolWithoutATrustedProxyIsRefusedAtStart) {
   }
   std::error_code ec;
   std::filesystem::remove_all(other, ec);
+  std::filesystem::remove(other + ".log", ec);
+  std::filesystem::remove(other + ".conf", ec);
 }
 
 }  // namespace

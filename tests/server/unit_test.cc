@@ -475,6 +475,7 @@ TEST(ServerUnit, TheSideRecordsMigrationCountsTheRatedGamesBeforeIt) {
   EXPECT_EQ(q.integer(0), 3);
   EXPECT_DOUBLE_EQ(q.real(1), 1.5);
   q.reset();
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ServerUnit, StorageAppliesMigrationsOnceAndCommitsInGroups) {
