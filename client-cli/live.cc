@@ -101,8 +101,7 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
     case wire::ServerMessage::kGameEnded: {
       if (m.game_ended().game_id() != id_) return false;
       ended_ = true;
-      std::string text = "The game is over: " + m.game_ended().result();
-      if (!m.game_ended().reason().empty()) text += " (" + m.game_ended().reason() + ")";
+      std::string text = "The game is over: " + result_with_reason(m.game_ended().result(), m.game_ended().reason());
       if (const auto changes = rating_changes_text(m.game_ended()); !changes.empty()) text += ". " + changes;
       if (!m.game_ended().seed_hex().empty())
         text +=
@@ -529,7 +528,7 @@ class Shell {
       if (m->has_tournament_cancelled()) out(tournament_cancelled_notice(m->tournament_cancelled()));
       if (m->has_game_ended() && !(game_ && m->game_ended().game_id() == game_->id())) {
         const auto& e = m->game_ended();  // another game of yours, ended while you were elsewhere
-        out("Game " + e.game_id() + " is over: " + e.result() + (e.reason().empty() ? "." : " (" + e.reason() + ")."));
+        out("Game " + e.game_id() + " is over: " + result_with_reason(e.result(), e.reason()) + ".");
       }
       if (game_) {
         for (const auto& n : game_->take_notices()) out(n);

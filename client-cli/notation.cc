@@ -189,7 +189,7 @@ class Parser {
   // The error for a token that should have been a unit.
   bool not_a_unit(const std::string& t) {
     if (looks_like_hex(t)) return fail(t + " is not a hex of the map.");
-    return fail("'" + t + "' is not a unit (units are written like 3TC/50 or HG/Fsch-1).");
+    return fail("'" + t + "' is not a unit (units are written like 3TC/50 or HG/I-1).");
   }
   bool not_a_location(const std::string& t) {
     if (looks_like_hex(t))

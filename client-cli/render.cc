@@ -529,9 +529,7 @@ std::string render_tracks(const Scenario& sc, const game::View& v, const RenderO
     wrap_append(out, "Optional rules:", e, o.width);
   }
   if (!h.result().empty())
-    out += sgr("Result: " + h.result() +
-                   (h.result_reason().empty() ? "" : " (" + h.result_reason() + ")"),
-               kBold, o.colour) +
+    out += sgr("Result: " + result_with_reason(h.result(), h.result_reason()), kBold, o.colour) +
            "\n";
   return out;
 }
@@ -562,6 +560,12 @@ std::string render_hands(const Scenario& sc, const game::View& v, const RenderOp
     }
   }
   return out;
+}
+
+std::string result_with_reason(const std::string& result, const std::string& reason) {
+  std::string why = reason;
+  while (!why.empty() && why.back() == '.') why.pop_back();
+  return why.empty() ? result : result + ": " + why;
 }
 
 // The count of a loss, retreat or advance is in steps or hexes, told by the

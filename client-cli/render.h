@@ -54,5 +54,7 @@ game::Side viewer_side(const game::View& v);
 std::vector<std::string> own_units(const game::View& v);
 // The order words that answer a decision, as a hint ("corps CORPS [+47]").
 std::string decision_hint(const game::View& v);
+// "Soviet victory: The German player resigned": a result and its reason, with no full stop at the end.
+std::string result_with_reason(const std::string& result, const std::string& reason);
 
 }  // namespace counterattack::cli

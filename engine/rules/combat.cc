@@ -84,6 +84,12 @@ std::optional<Rejection> Rules::check_overrun(const Order& o) const {
   if (o.units.empty()) return reject(game::MALFORMED, "Name the overrunning unit.");
   const bool continuing = !s_.mover.empty() && std::is_permutation(o.units.begin(), o.units.end(), s_.mover.begin(), s_.mover.end());
   if (!continuing) {
+    for (auto u : o.units) {
+      if (s_.mover.size() > 1 && std::find(s_.mover.begin(), s_.mover.end(), u) != s_.mover.end()) {
+        return reject(game::NOT_ALLOWED, unit_name(u) + " is moving together with other units: a unit that overruns moves alone, "
+                                         "or in a Kampfgruppe (7, 9).");
+      }
+    }
     // 9 Sudden attack: units next to the enemy that have not yet moved.
     if (auto why = check_group_start(o.units, s_.step == Step::Reserves)) return why;
   }
@@ -752,7 +758,19 @@ int Rules::retreat_loss_for(int u, const std::vector<Loc>& path, const Occupancy
   for (size_t i = 0; i < path.size(); ++i) {
     const Loc to = path[i];
     if (!can_retreat_step(u, at, to, visited, occ)) {
-      if (why) *why = unit_name(u) + " cannot retreat into " + loc_name(to) + " (9: not through enemy units, prohibited terrain or off the map).";
+      if (!why) return -1;
+      bool apart = false;
+      if (sc_.is_hex(at) && sc_.is_hex(to)) {
+        const auto& nb = sc_.hexes[static_cast<size_t>(at)].nb;
+        apart = std::find(nb.begin(), nb.end(), to) == nb.end();
+      }
+      if (apart) {
+        *why = loc_name(at) + " and " + loc_name(to) + " are not adjacent: a retreat goes one hex at a time.";
+      } else if (std::find(visited.begin(), visited.end(), to) != visited.end()) {
+        *why = unit_name(u) + " cannot retreat into " + loc_name(to) + " again (9).";
+      } else {
+        *why = unit_name(u) + " cannot retreat into " + loc_name(to) + " (9: not through enemy units, prohibited terrain or off the map).";
+      }
       return -1;
     }
     if (to == sc_.warsaw() && i + 1 != path.size()) {

@@ -465,8 +465,8 @@ Decision Rules::decision() const {
   if (!s_.pending_break.eligible.empty()) {
     d.kind = game::Decision::BREAK_CONTACT;
     d.side = side_of(s_.pending_break.eligible.front());
-    d.prompt = "Enemy units entered the ZOC of your units at " + loc_name(s_.pending_break.entered) +
-               ": break contact (move eligible units one hex away) or stand fast.";
+    d.prompt = "Enemy units entered " + loc_name(s_.pending_break.entered) +
+               ", in the ZOC of your units: break contact (move eligible units one hex away) or stand fast.";
     d.candidates.assign(s_.pending_break.eligible.begin(), s_.pending_break.eligible.end());
     return d;
   }
@@ -691,11 +691,17 @@ std::optional<Rejection> Rules::check(Side who, const Order& o) const {
           if (!movement && !reserves) return reject(game::WRONG_ORDER_KIND, "Overruns are made while moving (9).");
           return check_overrun(o);
         case K::Barrage:
-          if (d.kind != game::Decision::BARRAGE) return reject(game::WRONG_ORDER_KIND, "Barrage fire comes after movement, in the barrage step (10).");
+          if (d.kind != game::Decision::BARRAGE) {
+            return reject(game::WRONG_ORDER_KIND, movement ? "Barrage fire comes after movement, in the barrage step (10)."
+                                                           : "The barrage step of this phase is over (10).");
+          }
           if (o.markers.size() != 1 || o.path.size() != 1) return reject(game::MALFORMED, "Name the marker and the target hex.");
           return check_barrage(who, o.markers[0], o.path[0], false);
         case K::Attack:
-          if (d.kind != game::Decision::COMBAT) return reject(game::WRONG_ORDER_KIND, "Coordinated combat comes after barrage, in the combat step (11).");
+          if (d.kind != game::Decision::COMBAT) {
+            return reject(game::WRONG_ORDER_KIND, reserves ? "The combat step of this phase is over: in the reserves step units only move (11)."
+                                                           : "Coordinated combat comes after barrage, in the combat step (11).");
+          }
           return check_attack(o);
         case K::UseModel:
           return check_use_model(o);

@@ -371,7 +371,7 @@ TEST_F(Shell, ResignEndsTheGameAndBothShellsSaySo) {
   EXPECT_TRUE(bob_shell_.expect("Type `resign yes` to resign game " + game + "."));
   bob_shell_.type("resign yes");
   EXPECT_TRUE(bob_shell_.expect("You resigned."));
-  const std::string over = "The game is over: Soviet victory (The German player resigned.)";
+  const std::string over = "The game is over: Soviet victory: The German player resigned";
   EXPECT_TRUE(bob_shell_.expect(over));
   EXPECT_TRUE(alice_shell_.expect(over));
   EXPECT_TRUE(alice_shell_.expect(". Dice seed: "));

@@ -754,6 +754,18 @@ TEST_F(Overrun, Rule9_NoTacticalSupportInAnOverrun) {
   EXPECT_EQ(t.decision().kind, game::Decision::MOVEMENT);
 }
 
+// 9: individual units overrun (7: or a Kampfgruppe); one of a group that moved together is told why not.
+TEST_F(Overrun, Rule9_AUnitMovingWithOthersIsToldThatAnOverrunIsMadeAlone) {
+  german_phase();
+  t.put("PzA/1", "0604");
+  t.put("PzB/1", "0604");
+  t.put("1TC/3", "0606");
+  ASSERT_TRUE(Ok(Side::German, move_order({"PzA/1", "PzB/1"}, {"0605"})));
+  EXPECT_TRUE(Refused(Side::German, overrun_order({"PzA/1"}, "0606"), game::NOT_ALLOWED));
+  const Outcome out = t.order(Side::German, overrun_order({"PzA/1"}, "0606"));
+  EXPECT_NE(out.rejection.reason.find("moving together with other units"), std::string::npos) << out.rejection.reason;
+}
+
 TEST_F(Overrun, Rule9_OverrunsAreMadeWhileMoving) {
   german_phase();
   t.put("PzA/1", "0605");
@@ -808,6 +820,17 @@ TEST_F(Combat, Rule11_AttacksComeAfterMovementAndBarrage) {
   EXPECT_TRUE(Refused(Side::German, attack_order({"PzA/1"}, "0606"), game::WRONG_ORDER_KIND));
   to(Side::German, game::Decision::COMBAT);
   EXPECT_TRUE(Fight(Side::German, attack_order({"PzA/1"}, "0606")));
+}
+
+// After the combat step, an attack is told that the step is over, not that it comes later.
+TEST_F(Combat, Rule11_AnAttackInTheReservesStepIsToldTheCombatStepIsOver) {
+  german_phase();
+  t.put("PzA/1", "0605");
+  t.put("1TC/1", "0606");
+  to(Side::German, game::Decision::RESERVES);
+  EXPECT_TRUE(Refused(Side::German, attack_order({"PzA/1"}, "0606"), game::WRONG_ORDER_KIND));
+  const Outcome out = t.order(Side::German, attack_order({"PzA/1"}, "0606"));
+  EXPECT_NE(out.rejection.reason.find("The combat step of this phase is over"), std::string::npos) << out.rejection.reason;
 }
 
 TEST_F(Combat, Rule11_AttackersMustBeNextToTheTarget) {
@@ -1365,6 +1388,21 @@ TEST_F(Retreat, Rule9_NoRetreatThroughEnemyUnitsNorShortOfTheResult) {
   EXPECT_TRUE(Refused(Side::Soviet, retreat_order({{"1TC/1", {"0607", "0608"}}}), game::ILLEGAL_PATH));
   EXPECT_TRUE(Refused(Side::Soviet, retreat_order({{"1TC/1", {"0605", "0604"}}}), game::ILLEGAL_PATH));
   EXPECT_TRUE(Refused(Side::Soviet, retreat_order({{"1TC/1", {"0507"}}}), game::ILLEGAL_PATH));  // two hexes
+}
+
+// A retreat goes hex by hex: a path that skips one says so, not that the hex is barred.
+TEST_F(Retreat, Rule9_ARetreatPathThatSkipsAHexIsToldItsHexesAreNotAdjacent) {
+  reset({{"1:2", "r2"}});
+  german_phase();
+  t.put("PzA/2", "0605");
+  t.put("1TC/1", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/2"}, "0606")));
+  ASSERT_TRUE(Ok(Side::Soviet, losses_order({})));
+  const auto skip = retreat_order({{"1TC/1", {"0608", "0507"}}});
+  EXPECT_TRUE(Refused(Side::Soviet, skip, game::ILLEGAL_PATH));
+  const Outcome out = t.order(Side::Soviet, skip);
+  EXPECT_NE(out.rejection.reason.find("0606 and 0608 are not adjacent"), std::string::npos) << out.rejection.reason;
 }
 
 TEST_F(Retreat, Rule9_NoRetreatAcrossProhibitedTerrain) {
