@@ -255,7 +255,7 @@ std::string draw_offer_line(const LiveGame& g) {
   const std::string to = by_soviet ? s.german() : s.soviet();
   if (s.your_side() == (by_soviet ? "soviet" : "german")) return "You offered a draw; it waits for " + to + "'s answer.\n";
   if (s.your_side().empty()) return by + " offers a draw.\n";
-  return by + " offers a draw: `draw accept` or `draw decline` (an order of yours declines it too).\n";
+  return by + " offers a draw: accept or decline it (an order you send declines it too).\n";
 }
 
 std::string game_lines(const LiveGame& g) { return opening_line(g) + draw_offer_line(g) + standing_line(g); }
@@ -702,7 +702,7 @@ class Shell {
       if (need_game()) chat(rest(1));
     } else if (cmd == "games") {
       list_games();
-    } else if (cmd == "play" && game_ && w.size() > 1 && parse_order(line, sc_).ok()) {
+    } else if (cmd == "play" && game_ && w.size() > 1 && names_a_chit(w[1])) {
       order(line);  // `play CHIT ...` is the order; `play GAME` opens a game
     } else if (cmd == "open" || cmd == "play" || cmd == "watch") {
       if (w.size() < 2)
@@ -793,6 +793,14 @@ class Shell {
     } else {
       order(line);
     }
+  }
+
+  bool names_a_chit(const std::string& word) const {
+    return std::any_of(sc_.events.begin(), sc_.events.end(), [&](const auto& e) {
+      return e.id.size() == word.size() && std::equal(e.id.begin(), e.id.end(), word.begin(), [](char a, char b) {
+               return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+             });
+    });
   }
 
   bool need_game() {

@@ -240,7 +240,7 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
         g->rematch_of = q.text(27);
         g->reserved_for = q.integer(28);
         g->reserved_name = q.text(29);
-        g->draw_offer = static_cast<int>(q.integer(30));
+        g->draw_offer = g->committed_draw_offer = static_cast<int>(q.integer(30));
       }
       if (!any) return false;
       auto& s = db.prepare("SELECT version, state, dice FROM snapshots WHERE game_id = ? ORDER BY version DESC LIMIT 1");
@@ -407,8 +407,8 @@ wire::GameSummary GameService::summary(const Game& g, int your_side) const {
   if (g.status == Game::Status::Open) s.set_reserved_for(g.reserved_name);
   add_ratings(s, g.scenario, g.user, g.rated, g.rating_change);
   if ((your_side == 0 || your_side == 1) && g.standing_set[your_side]) *s.mutable_standing_orders() = g.standing[your_side];
-  if (g.status == Game::Status::Playing && (g.draw_offer == 0 || g.draw_offer == 1)) {
-    s.set_draw_offered_by(g.draw_offer == 0 ? game::SOVIET : game::GERMAN);
+  if (g.status == Game::Status::Playing && (g.committed_draw_offer == 0 || g.committed_draw_offer == 1)) {
+    s.set_draw_offered_by(g.committed_draw_offer == 0 ? game::SOVIET : game::GERMAN);
   }
   if (g.status == Game::Status::Playing) {
     s.set_soviet_vacation_until(vacations_.until(g.user[0]));
@@ -951,6 +951,7 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
   const game::Order* given = &order;
   game::Order answer;  // the standing answer being played, once the run has one
   bool clocks_moved = false;  // by any order of the run so far
+  bool offer_lapsed_in_run = false;  // a draw offer, by the caller's order that began the run
   for (;;) {
     const std::int64_t v = ++g->head;
     compute_version(*g, a.events);
@@ -958,7 +959,7 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
     if (caller) {
       if (g->draw_offer == 1 - side) {  // answered by playing on
         g->draw_offer = -1;
-        offer_lapsed = true;
+        offer_lapsed = offer_lapsed_in_run = true;
       }
       g->mailed[side] = false;
       g->played[side] = true;
@@ -1030,7 +1031,7 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
           }
         },
         [this, g, caller = std::move(caller), k = std::make_pair(side, k), v, decider, turn, finished, deadline_after, clock_left, rating,
-         last, clocks_moved, answered_to, actor, offer_lapsed](bool ok) {
+         last, clocks_moved, answered_to, actor, offer_lapsed, offer_lapsed_in_run](bool ok) {
           std::lock_guard l(g->mu);
           --g->pending;
           if (!ok) {
@@ -1052,6 +1053,7 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
           // then summaries keep the decider, turn and clocks from before it, together.
           const game::Side was = g->committed_decider;
           g->committed = v;
+          if (offer_lapsed) g->committed_draw_offer = -1;
           if (last) {
             g->committed_decider = decider;
             g->committed_turn = turn;
@@ -1076,7 +1078,7 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
           }
           flush(*g);
           if (last) {
-            if ((clocks_moved || offer_lapsed) && !finished) push_summary(*g);  // the clocks and the offer, as they now stand
+            if ((clocks_moved || offer_lapsed_in_run) && !finished) push_summary(*g);  // the clocks and the offer, as they now stand
             notify_turn(*g, was);
           }
           if (finished) {

@@ -123,6 +123,7 @@ struct Game {
 
   std::deque<wire::ChatMessage> chat;
   int draw_offer = -1;  // the side that offered a draw, -1 when none
+  int committed_draw_offer = -1;  // the same, as stored: what summaries show and what may be accepted
   // A player was mailed that the decision is theirs, and has not looked at the
   // game or played in it since: no further mail until they do.
   bool mailed[2] = {false, false};

@@ -484,6 +484,7 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
           g->name[seat].clear();
           g->status = Game::Status::Open;
           g->deadline_unix = g->held_until = 0;
+          g->draw_offer = g->committed_draw_offer = -1;  // one made meanwhile was not stored either
           if (!barred->second.empty()) return c.error(barred->first, barred->second);
           return c.error(wire::INTERNAL, "Joining could not be stored; try again.");
         }
@@ -558,7 +559,7 @@ void GameService::finish(const std::shared_ptr<Game>& g, const std::optional<Cal
 
 std::optional<Ratings::Change> GameService::store_end(Db& db, const std::string& id, const std::string& result,
                                                      const std::string& reason) {
-  db.prepare("UPDATE games SET status = 'finished', result = ?, result_reason = ?, deadline_unix = 0, updated_unix = ? WHERE id = ?")
+  db.prepare("UPDATE games SET status = 'finished', result = ?, result_reason = ?, deadline_unix = 0, draw_offer = -1, updated_unix = ? WHERE id = ?")
       .run(result, reason, unix_now(), id);
   return Ratings::record(db, id);
 }
@@ -687,6 +688,7 @@ void GameService::offer_draw(const Caller& c, const wire::OfferDraw& req) {
   const int side = seat_of(c, *g, req.game_id(), "Only a player of this game can offer a draw.");
   if (side < 0) return;
   if (g->status != Game::Status::Playing) return c.error(wire::CONFLICT, "Draws are offered while the game is played.");
+  if (g->broken) return c.error(wire::INTERNAL, "The game is being read again; try again.");
   if (g->draw_offer == side) return c.error(wire::CONFLICT, "You have already offered a draw.");
   if (g->draw_offer == 1 - side) return c.error(wire::CONFLICT, "Your opponent has offered a draw: answer it.");
   g->draw_offer = side;
@@ -704,18 +706,25 @@ void GameService::store_draw_offer(const std::shared_ptr<Game>& g, const Caller&
                                    std::function<void()> tell) {
   const int now = g->draw_offer;
   ++g->pending;
-  storage_.write([id = g->id, now](Db& db) { db.prepare("UPDATE games SET draw_offer = ? WHERE id = ?").run(now, id); },
-                 [this, g, c, before, now, tell = std::move(tell)](bool ok) {
-                   std::lock_guard l(g->mu);
-                   --g->pending;
-                   if (!ok) {
-                     if (g->draw_offer == now && g->status == Game::Status::Playing) g->draw_offer = before;
-                     return c.error(wire::INTERNAL, "The draw offer could not be stored; try again.");
-                   }
-                   tell();
-                   push_summary(*g);  // a watcher who missed the push sees the offer in the summary
-                   c.ok();
-                 });
+  storage_.write(
+      [g, now](Db& db) {
+        // Not over a lost order, nor on a game whose start (a join) did not store.
+        if (g->broken) throw std::runtime_error("game " + g->id + " is being reloaded");
+        db.prepare("UPDATE games SET draw_offer = ? WHERE id = ? AND status = 'playing'").run(now, g->id);
+        if (db.changes() != 1) throw std::runtime_error("game " + g->id + " is not being played");
+      },
+      [this, g, c, before, now, tell = std::move(tell)](bool ok) {
+        std::lock_guard l(g->mu);
+        --g->pending;
+        if (!ok) {
+          if (g->draw_offer == now) g->draw_offer = before;
+          return c.error(wire::INTERNAL, "The draw offer could not be stored; try again.");
+        }
+        g->committed_draw_offer = now;
+        tell();
+        push_summary(*g);  // a watcher who missed the push sees the offer in the summary
+        c.ok();
+      });
 }
 
 void GameService::answer_draw(const Caller& c, const wire::AnswerDraw& req) {
@@ -724,9 +733,11 @@ void GameService::answer_draw(const Caller& c, const wire::AnswerDraw& req) {
   std::lock_guard lock(g->mu);
   const int side = seat_of(c, *g, req.game_id(), "Only a player of this game can answer a draw offer.");
   if (side < 0) return;
-  if (g->status != Game::Status::Playing || g->draw_offer != 1 - side) {
+  // Only an offer stored and told can be answered.
+  if (g->status != Game::Status::Playing || g->draw_offer != 1 - side || g->committed_draw_offer != 1 - side) {
     return c.error(wire::CONFLICT, "No draw is offered to you.");
   }
+  if (g->broken) return c.error(wire::INTERNAL, "The game is being read again; try again.");
   if (!req.accept()) {
     const int offer = g->draw_offer;
     g->draw_offer = -1;

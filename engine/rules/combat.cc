@@ -764,10 +764,10 @@ int Rules::retreat_loss_for(int u, const std::vector<Loc>& path, const Occupancy
         const auto& nb = sc_.hexes[static_cast<size_t>(at)].nb;
         apart = std::find(nb.begin(), nb.end(), to) == nb.end();
       }
-      if (apart) {
+      if (std::find(visited.begin(), visited.end(), to) != visited.end()) {
+        *why = unit_name(u) + " cannot retreat into " + loc_name(to) + ", where it has been (9).";
+      } else if (apart) {
         *why = loc_name(at) + " and " + loc_name(to) + " are not adjacent: a retreat goes one hex at a time.";
-      } else if (std::find(visited.begin(), visited.end(), to) != visited.end()) {
-        *why = unit_name(u) + " cannot retreat into " + loc_name(to) + " again (9).";
       } else {
         *why = unit_name(u) + " cannot retreat into " + loc_name(to) + " (9: not through enemy units, prohibited terrain or off the map).";
       }

@@ -247,7 +247,7 @@ TEST_F(Shell, ChatAndADrawOfferMadeWhileAPlayerWasAwayAreShownWhenTheyOpenTheGam
   const Result listed = cli(bob_, {"games"});
   EXPECT_NE(listed.out.find("draw offered by alice"), std::string::npos) << listed.out << listed.err;
   open(bob_shell_, bob_, game);
-  EXPECT_TRUE(bob_shell_.expect("alice offers a draw: `draw accept` or `draw decline`"));
+  EXPECT_TRUE(bob_shell_.expect("alice offers a draw: accept or decline it"));
   EXPECT_TRUE(bob_shell_.expect("[chat] alice: Your move, whenever you are back"));
 }
 
@@ -259,6 +259,8 @@ TEST_F(Shell, PlayWithAnEventChitIsAnOrderForTheOpenGame) {
   const auto [judged, which] = alice_shell_.expect_one_of({"Accepted: play SOV-GHOST", "Rejected: ", "There is no game"});
   EXPECT_TRUE(judged);
   EXPECT_NE(which, 2) << "taken for a game's name";
+  alice_shell_.type("play sov-ghost 1TC/99");  // a chit in any case, with a mistyped unit
+  EXPECT_TRUE(alice_shell_.expect("'1TC/99' is not a unit"));
 }
 
 TEST_F(Shell, StandingOrdersAreSetShownAndCleared) {
