@@ -796,7 +796,7 @@ std::string game_line(const wire::GameSummary& g) {
   if (g.status() == "playing" && (g.draw_offered_by() == game::SOVIET || g.draw_offered_by() == game::GERMAN)) {
     s += "  draw offered by " + (g.draw_offered_by() == game::SOVIET ? g.soviet() : g.german());
   }
-  if (g.private_()) s += "  private";
+  if (g.private_()) s += g.invite_code().empty() ? "  private" : "  private, invite code " + g.invite_code();
   if (!g.reserved_for().empty()) s += "  rematch of " + g.rematch_of() + ", kept for " + g.reserved_for();
   // A server that sends no ratings has no rated games either: nothing to tell apart.
   if (!g.rated() && (g.has_soviet_rating() || g.has_german_rating())) s += "  casual";

@@ -405,6 +405,9 @@ wire::GameSummary GameService::summary(const Game& g, int your_side) const {
   s.set_tournament_round(g.tournament_round);
   s.set_rematch_of(g.rematch_of);
   if (g.status == Game::Status::Open) s.set_reserved_for(g.reserved_name);
+  if (g.status == Game::Status::Open && g.is_private && (your_side == 0 || your_side == 1) && g.user[your_side] == g.creator) {
+    s.set_invite_code(g.invite);
+  }
   add_ratings(s, g.scenario, g.user, g.rated, g.rating_change);
   if ((your_side == 0 || your_side == 1) && g.standing_set[your_side]) *s.mutable_standing_orders() = g.standing[your_side];
   if (g.status == Game::Status::Playing && (g.committed_draw_offer == 0 || g.committed_draw_offer == 1)) {

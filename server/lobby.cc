@@ -444,7 +444,9 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
   // Before the reservation: whom a private game is kept for is for those with its code.
   // A private tournament's games have no code: no one joins them.
   if (g->is_private && (g->invite.empty() || req.invite_code() != g->invite) && g->reserved_for != c.user_id) {
-    return c.error(wire::FORBIDDEN, "This game is private: joining it needs its invite code.");
+    return c.error(wire::FORBIDDEN, req.invite_code().empty() || g->invite.empty()
+                                        ? "This game is private: joining it needs its invite code."
+                                        : "That is not this game's invite code; ask its maker, who can see it in their games.");
   }
   if (g->reserved_for != 0 && g->reserved_for != c.user_id) {
     return c.error(wire::FORBIDDEN, "This game is a rematch kept for " + g->reserved_name + ".");

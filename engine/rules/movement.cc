@@ -344,6 +344,8 @@ std::optional<Rejection> Rules::check_move(const Order& o) const {
   Loc from = us(o.units[0]).loc;
   int total = 0;
   bool min_move_ok = !continuing;
+  auto mp = [](int half) { return std::to_string(half / 2) + (half % 2 ? ".5" : ""); };
+  std::string each;  // every hex's cost, for a path that costs too much
   for (size_t i = 0; i < o.path.size(); ++i) {
     const Loc to = o.path[i];
     const StepCost c = step_cost(o.units, from, to, occ);
@@ -354,6 +356,7 @@ std::optional<Rejection> Rules::check_move(const Order& o) const {
     const bool bridge_or_offmap = !(sc_.is_hex(to) && (sc_.is_hex(from) || sc_.is_entry(from)));
     if (bridge_or_offmap) min_move_ok = false;
     total += c.cost_half;
+    each += (each.empty() ? "" : ", ") + loc_name(to) + " " + mp(c.cost_half);
     from = to;
   }
   // 6: a unit may always move one hex.
@@ -361,8 +364,8 @@ std::optional<Rejection> Rules::check_move(const Order& o) const {
   for (auto u : o.units) {
     const int left = e_.movement_half(s_, u) - us(u).mp_used;
     if (total > left && !min_move) {
-      return reject(game::NOT_ENOUGH_MOVEMENT, unit_name(u) + " has " + std::to_string(left / 2) + (left % 2 ? ".5" : "") +
-                                                   " MP left; the path costs " + std::to_string(total / 2) + (total % 2 ? ".5" : "") + ".");
+      return reject(game::NOT_ENOUGH_MOVEMENT,
+                    unit_name(u) + " has " + mp(left) + " MP left; the path costs " + mp(total) + " (" + each + ").");
     }
   }
   if (!stacking_ok_after(occ, o.path.back(), s_.phase_side(), o.units)) {

@@ -114,6 +114,15 @@ TEST_F(Movement, Rule6_OneHexAllowanceDoesNotStretchToTwoHexes) {
   EXPECT_TRUE(Rejected(Side::Soviet, move_order({"1TC/3"}, {"0405"}), game::NOT_ENOUGH_MOVEMENT));
 }
 
+// A path that costs too much says what each of its hexes costs, so that the player sees where the points go.
+TEST_F(Movement, Rule6_APathThatCostsTooMuchNamesTheCostOfEachHex) {
+  t.put("1TC/3", "0304");  // 2 MP when disorganized
+  t.s.set(t.unit("1TC/3"), kDisorganized);
+  const Outcome out = t.move(Side::Soviet, {"1TC/3"}, {"0404", "0405"});
+  ASSERT_FALSE(out.accepted);
+  EXPECT_EQ(out.rejection.reason, "1TC/3 has 2 MP left; the path costs 3.5 (0404 0.5, 0405 3).");
+}
+
 TEST_F(Movement, Rule6_TerrainCostsFromTheTec) {
   t.put("1TC/1", "0101");
   t.put("1TC/R", "0601");

@@ -478,11 +478,17 @@ TEST_F(ServerAuth, PrivateGamesNeedTheirInviteCode) {
   list.mutable_list_games();
   EXPECT_EQ(bob->request(list).game_list().games_size(), 0);
   EXPECT_TRUE(is_error(bob->join(id), wire::FORBIDDEN));
-  EXPECT_TRUE(is_error(bob->join(id, "wrong"), wire::FORBIDDEN));
+  const auto wrong = bob->join(id, "wrong");
+  EXPECT_TRUE(is_error(wrong, wire::FORBIDDEN));
+  EXPECT_NE(wrong.error().message().find("not this game's invite code"), std::string::npos) << wrong.error().message();
   EXPECT_TRUE(is_error(eve->watch(id), wire::NOT_FOUND));
+  // Its maker may read the code again to pass it on; nobody else ever does.
+  EXPECT_EQ(summary_in_my_games(*alice, id).invite_code(), code);
   auto joined = bob->join(id, code);
   ASSERT_TRUE(joined.has_game()) << joined.DebugString();
   EXPECT_EQ(joined.game().status(), "playing");
+  EXPECT_TRUE(joined.game().invite_code().empty());
+  EXPECT_TRUE(summary_in_my_games(*alice, id).invite_code().empty()) << "no longer needed once joined";
   EXPECT_TRUE(is_error(eve->join(id, code), wire::CONFLICT));  // full
   EXPECT_TRUE(is_error(eve->watch(id), wire::NOT_FOUND));
   EXPECT_TRUE(bob->watch(id).has_game());
