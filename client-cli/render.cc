@@ -550,9 +550,7 @@ std::string render_hands(const Scenario& sc, const game::View& v, const RenderOp
           line += " - " + e.name;
           if (!e.text.empty()) line += ": " + e.text;
         }
-        if (static_cast<int>(line.size()) > o.width)
-          line = line.substr(0, static_cast<size_t>(o.width - 3)) + "...";
-        out += line + "\n";
+        out += wrap(line, o.width, "    ");  // whole: a chit's text is what the player plays it by
       }
     } else {
       out += side_word(hand.side()) + " player holds " + std::to_string(hand.held()) +

@@ -658,7 +658,7 @@ std::optional<Rejection> Rules::check_take_losses(const Order& o) const {
   for (auto u : o.units) {
     if (std::find(units.begin(), units.end(), u) == units.end() || !on_board(u)) return reject(game::NOT_ALLOWED, unit_name(u) + " is not in this combat.");
     const int times = static_cast<int>(std::count(o.units.begin(), o.units.end(), u));
-    if (times > static_cast<int>(def(u).steps.size()) - us(u).hits) return reject(game::NOT_ALLOWED, unit_name(u) + " has not that many steps.");
+    if (times > static_cast<int>(def(u).steps.size()) - us(u).hits) return reject(game::NOT_ALLOWED, unit_name(u) + " does not have that many steps.");
   }
   return std::nullopt;
 }

@@ -773,6 +773,11 @@ void Rules::execute(const Order& o) {
       if (o.with_47th) {
         s_.forty_seventh_phase = static_cast<std::int8_t>(s_.activation);
         text += ", with the 47th Army";
+        bool any = false;  // the activation holds for the turn even while none of its units has come
+        for (size_t u = 0; u < s_.units.size() && !any; ++u) {
+          any = formation(static_cast<int>(u)).kind == data::ARMY && sc_.on_board(s_.units[u].loc);
+        }
+        if (!any) text += " (none of its units is on the map yet)";
       }
       log(game::Event::PHASE, text + ".");
       s_.step = Step::Movement;
