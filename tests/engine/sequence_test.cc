@@ -210,6 +210,20 @@ TEST_F(Sequence, Rule17_FortySeventhArmyActivatesWithOneCorpsOncePerTurn) {
   EXPECT_TRUE(Rejected(t, Side::Soviet, move_order({"47A/1"}, {"0506"}), game::UNIT_NOT_ACTIVE));
 }
 
+// The activation of the turn may be spent before any of its units has come: the log says so.
+TEST_F(Sequence, Rule17_FortySeventhArmyActivatedBeforeItsUnitsCameIsToldSo) {
+  const Outcome none = t.order(Side::Soviet, corps_order("1TC", true));
+  ASSERT_TRUE(Accepted(none));
+  ASSERT_FALSE(none.events.empty());
+  EXPECT_EQ(none.events.front().text(), "1TC activates, with the 47th Army (none of its units is on the map yet).");
+  Table other;
+  other.put("47A/1", "0507");
+  const Outcome some = other.order(Side::Soviet, corps_order("1TC", true));
+  ASSERT_TRUE(Accepted(some));
+  ASSERT_FALSE(some.events.empty());
+  EXPECT_EQ(some.events.front().text(), "1TC activates, with the 47th Army.");
+}
+
 TEST_F(Sequence, Rule17_FortySeventhArmyMovesOnlyWithTheCorpsThatTookIt) {
   t.put("47A/1", "0507");
   ASSERT_TRUE(Accepted(t.order(Side::Soviet, corps_order("1TC"))));
