@@ -45,6 +45,36 @@ std::string read_password(const std::string& prompt) {
   return pw;
 }
 
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// For words left over by the parse: the command the first was likely meant to be.
+std::string command_hint(const CLI::App& app) {
+  const auto left = app.remaining();
+  const std::string word = left.empty() ? "" : left.front();
+  std::string best;
+  std::size_t best_distance = 3;  // two edits at most
+  for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (const auto d = edit_distance(word, sub->get_name()); d < best_distance) {
+      best_distance = d;
+      best = sub->get_name();
+    }
+  }
+  return best.empty() ? "" : "Did you mean `counterattack " + best + "`?";
+}
+
 cli::RenderOptions render_options(const cli::GlobalOptions& g) {
   cli::RenderOptions ro;
   ro.colour = cli::use_colour(g);
@@ -222,7 +252,14 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // Help and version exit 0; any command line not understood exits 2, as a bad order does.
-    return app.exit(e) == 0 ? cli::kOk : cli::kUsage;
+    const bool extras = dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr;
+    if (extras && app.remaining().size() == 1 && app.remaining().front() == "help") {
+      std::cout << app.help();  // `counterattack help`, as a shell's `help`
+      return cli::kOk;
+    }
+    if (app.exit(e) == 0) return cli::kOk;
+    if (const auto hint = extras ? command_hint(app) : ""; !hint.empty()) std::cerr << hint << std::endl;
+    return cli::kUsage;
   }
   if (no_colour)
     g.colour = 0;

@@ -65,6 +65,12 @@ TEST_F(TwoPlayers, PlayAWholeGameToTheEnd) {
     auto bad = cli(alice_, {"order", game, "move", "3TC/50"});
     EXPECT_EQ(bad.code, 2);
     EXPECT_NE(bad.err.find("Expected a hex"), std::string::npos) << bad.err;
+    auto typo = cli(alice_, {"shw", game});
+    EXPECT_EQ(typo.code, 2);
+    EXPECT_NE(typo.err.find("Did you mean `counterattack show`?"), std::string::npos) << typo.err;
+    auto help = cli(alice_, {"help"});
+    EXPECT_EQ(help.code, 0) << help.err;
+    EXPECT_NE(help.out.find("Subcommands:"), std::string::npos) << help.out;
   }
 
   // A draw offered and declined; play goes on.
