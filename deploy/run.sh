@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the four programs (release) and starts the server, counterattackd, on its
+# Builds the four programs (optimised, with debug symbols) and starts the server, counterattackd, on its
 # embedded default: wss://127.0.0.1:8443, data in ./data (a self-signed
 # certificate is made there on first start). Extra arguments go to
 # counterattackd (--listen ADDR:PORT, --data-dir DIR, --config FILE, --plain).

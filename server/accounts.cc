@@ -217,10 +217,10 @@ void Accounts::register_user(const std::string& name, const std::string& passwor
           ins.bind_all(name, h, unix_now());
           while (ins.step()) *user_id = ins.integer(0);
         },
-        [this, name, hash, user_id, taken, done = std::move(done)](bool ok) mutable {
+        [this, name, hash, user_id, taken, address, done = std::move(done)](bool ok) mutable {
           if (!ok && *taken) return done(failure(wire::NAME_TAKEN, "The name '" + name + "' is taken."));
           if (!ok) return done(failure(wire::INTERNAL, "The account could not be stored; try again."));
-          log::info("user registered", {{"user", name}});
+          log::info("user registered", {{"user", name}, {"address", address}});
           new_session(*user_id, name, hash, std::move(done));
         });
   }, kMaxWaitingHashes);
@@ -244,7 +244,7 @@ void Accounts::login(const std::string& name, const std::string& password, const
     login_failures_by_name_.end(key, failed);
     if (!address.empty()) login_failures_by_address_.end(address, failed);
   };
-  hashing_.post([this, name, password, end_attempt, done = std::move(done)](bool admitted) mutable {
+  hashing_.post([this, name, password, address, end_attempt, done = std::move(done)](bool admitted) mutable {
     if (!admitted) {
       end_attempt(false);
       return done(busy());
@@ -273,12 +273,12 @@ void Accounts::login(const std::string& name, const std::string& password, const
     const bool match = !hash.empty() && crypto_pwhash_str_verify(hash.c_str(), password.c_str(), password.size()) == 0;
     end_attempt(!row.id || !match);
     if (!row.id || !match) {
-      log::info("login failed", {{"user", name}});
+      log::info("login failed", {{"user", name}, {"address", address}});
       return done(failure(wire::BAD_CREDENTIALS, "Wrong name or password."));
     }
     // Told only to whoever knows the password: the reason is the player's business.
     if (row.suspended_until > unix_now()) {
-      log::info("login refused: suspended", {{"user", row.name}});
+      log::info("login refused: suspended", {{"user", row.name}, {"address", address}});
       return done(failure(wire::UNAUTHENTICATED, suspension_text(row.suspended_until, row.suspended_reason)));
     }
     new_session(row.id, row.name, row.hash, std::move(done));

@@ -120,7 +120,7 @@ const std::map<std::string, Setter>& setters() {
       {"smtp_user", text(&Config::smtp_user)},
       {"smtp_password", text(&Config::smtp_password)},
       {"mail_from", [](Config& c, const std::string& v) {
-         if (!Mailer::check_address(v).empty()) return false;  // it goes into a header
+         if (!Mailer::check_address(v, false).empty()) return false;  // it goes into a header
          c.mail_from = v;
          return true;
        }},
@@ -179,6 +179,11 @@ bool set_config_value(Config& c, const std::string& key, const std::string& valu
 }
 
 bool load_config_file(const std::string& path, Config& c, std::string& error) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {  // it reads as empty: every default, quietly
+    error = "config file " + path + " is a directory";
+    return false;
+  }
   std::ifstream in(path);
   if (!in) {
     error = "cannot read config file " + path;

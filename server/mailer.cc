@@ -104,10 +104,10 @@ void Mailer::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-std::string Mailer::check_address(const std::string& address) {
+std::string Mailer::check_address(const std::string& address, bool dotted) {
   const auto at = address.rfind('@');
   const bool shaped = address.size() <= 254 && at != std::string::npos && at > 0 && at + 1 < address.size() &&
-                      address.find('.', at) != std::string::npos;
+                      (!dotted || address.find('.', at) != std::string::npos);
   const bool clean = std::none_of(address.begin(), address.end(), [](char ch) {
     const auto c = static_cast<unsigned char>(ch);
     return c <= ' ' || c == 0x7f || c == '<' || c == '>' || c == '(' || c == ')' || c == ',' || c == ';' || c == '"' ||

@@ -33,7 +33,8 @@ class Mailer {
 
   // "" when `address` may be mailed, else the sentence to show. Refuses what
   // could break out of a mail header: control characters, spaces, angle brackets.
-  static std::string check_address(const std::string& address);
+  // `dotted`: the domain must have a dot, as a player's must; a sender may be name@localhost.
+  static std::string check_address(const std::string& address, bool dotted = true);
 
   // Stores a message to `user_id`'s address in the outbox (durably, then the
   // sender is woken). Nothing when disabled.

@@ -5,8 +5,11 @@
 #include <google/protobuf/stubs/logging.h>
 #include <curl/curl.h>
 #include <sodium.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <boost/asio/io_context.hpp>
@@ -15,7 +18,9 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <atomic>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <thread>
@@ -59,6 +64,45 @@ void raise_open_file_limit(int max_connections) {
   }
 }
 
+// One server to a database: a second one would play its games from a stale
+// memory. The lock is the kernel's, so it goes with the process however that
+// ends; the file's last word says whether the run before ended cleanly.
+class ServingLock {
+ public:
+  // "" when taken, else why not.
+  std::string take(const std::string& path) {
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd_ < 0) return "cannot open " + path + ": " + std::strerror(errno);
+    char before[64] = {};
+    const ssize_t n = ::pread(fd_, before, sizeof before - 1, 0);
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const std::string holder = n > 0 ? std::string(before, static_cast<size_t>(n)) : "";
+      const auto pid = holder.substr(0, holder.find(' '));
+      return "another counterattackd" + (pid.empty() ? "" : " (pid " + pid + ")") + " serves this database; stop it first";
+    }
+    taken_ = true;
+    unclean_ = n > 0 && std::string(before, static_cast<size_t>(n)).find("running") != std::string::npos;
+    mark("running");
+    return "";
+  }
+  bool unclean() const { return unclean_; }
+  // Reached by every return; a kill or a crash never gets here.
+  ~ServingLock() {
+    if (fd_ < 0) return;
+    if (taken_) mark("stopped");
+    ::close(fd_);
+  }
+
+ private:
+  void mark(const std::string& state) {
+    const std::string text = std::to_string(::getpid()) + " " + state + "\n";
+    if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, text.data(), text.size(), 0) < 0) return;  // a note only
+  }
+
+  int fd_ = -1;
+  bool taken_ = false, unclean_ = false;
+};
+
 void schedule_purge(net::steady_timer& timer, Accounts& accounts) {
   timer.expires_after(std::chrono::hours(1));
   timer.async_wait([&timer, &accounts](boost::system::error_code ec) {
@@ -90,6 +134,15 @@ int main(int argc, char** argv) {
   app.add_option("--reinstate", reinstate, "Lift the suspension of the player NAME and exit")->excludes(suspending);
   app.add_flag("--suspended", list_suspensions, "List the suspended players and exit");
   CLI11_PARSE(app, argc, argv);
+  // An empty value (a script's unset variable) must not fall through to serving.
+  for (const char* one_shot : {"--backup", "--suspend", "--reinstate"}) {
+    if (app.count(one_shot) > 0 && (one_shot == std::string("--backup")    ? backup_to
+                                    : one_shot == std::string("--suspend") ? suspend
+                                                                           : reinstate).empty()) {
+      std::cerr << "counterattackd: " << one_shot << " needs a value\n";
+      return 2;
+    }
+  }
   // The database, its backups and the TLS key hold password hashes, addresses
   // and secrets: what the server makes is its own user's alone.
   ::umask(077);
@@ -157,6 +210,12 @@ int main(int argc, char** argv) {
   std::error_code fs_ec;
   std::filesystem::create_directories(cfg.data_dir, fs_ec);
   if (fs_ec) return die("cannot create data directory " + cfg.data_dir + ": " + fs_ec.message());
+  ServingLock serving;
+  if (auto why = serving.take(cfg.database + ".lock"); !why.empty()) return die(why);
+  if (serving.unclean()) {
+    log::warn("the last run did not stop cleanly (killed, or the machine went down): every game resumes from its log",
+              {{"database", cfg.database}});
+  }
 
   net::ssl::context tls(net::ssl::context::tls_server);
   if (!cfg.plain) {
@@ -203,6 +262,7 @@ int main(int argc, char** argv) {
                                       {"trusted_proxies", cfg.trusted_proxies.text()},
                                       {"proxy_protocol", cfg.proxy_protocol ? "on" : "off"},
                                       {"mail", cfg.smtp_url.empty() ? "off" : "on"},
+                                      {"fingerprint", cfg.plain ? "" : certificate_fingerprint(tls)},
                                       {"schema", std::to_string(storage->schema_version())}});
   listener->run();
   mailer.start();
@@ -250,6 +310,16 @@ int main(int argc, char** argv) {
     });
   };
   tick();
+  // A hangup (a closed terminal, or a habit of asking daemons to reload) does not stop the games.
+  net::signal_set hangups(ioc, SIGHUP);
+  std::function<void()> on_hangup = [&] {
+    hangups.async_wait([&](boost::system::error_code e, int) {
+      if (e) return;
+      log::info("hangup ignored: the settings and the certificate are read at start; restart to change them");
+      on_hangup();
+    });
+  };
+  on_hangup();
   net::signal_set signals(ioc, SIGINT, SIGTERM);
   const auto deadline = std::make_shared<std::chrono::steady_clock::time_point>();
   std::function<void()> wait_drained = [&] {
@@ -263,6 +333,7 @@ int main(int argc, char** argv) {
   signals.async_wait([&](boost::system::error_code e, int sig) {
     if (e) return;
     log::info("shutting down", {{"signal", std::to_string(sig)}, {"connections", std::to_string(sessions.size())}});
+    hangups.cancel();
     listener->stop();
     purge.cancel();
     clocks_stopped = true;

@@ -125,4 +125,19 @@ bool init_tls_context(boost::asio::ssl::context& ctx, const std::string& cert_pa
   return true;
 }
 
+std::string certificate_fingerprint(boost::asio::ssl::context& ctx) {
+  X509* cert = SSL_CTX_get0_certificate(ctx.native_handle());
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  if (!cert || X509_digest(cert, EVP_sha256(), digest, &size) != 1) return "";
+  static const char* hex = "0123456789abcdef";  // as the client shows it
+  std::string out;
+  for (unsigned int i = 0; i < size; ++i) {
+    if (i) out += ':';
+    out += hex[digest[i] >> 4];
+    out += hex[digest[i] & 15];
+  }
+  return out;
+}
+
 }  // namespace counterattack::server

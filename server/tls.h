@@ -17,4 +17,8 @@ bool write_self_signed(const std::string& cert_path, const std::string& key_path
 bool init_tls_context(boost::asio::ssl::context& ctx, const std::string& cert_path, const std::string& key_path,
                       std::string& error);
 
+// The SHA-256 fingerprint of the context's certificate ("ab:cd:..."), which
+// players pin with `counterattack fingerprint`; "" when there is none.
+std::string certificate_fingerprint(boost::asio::ssl::context& ctx);
+
 }  // namespace counterattack::server

@@ -3,6 +3,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 
 #include <utility>  // before Asio: Boost 1.74's awaitable.hpp needs std::exchange
 
@@ -13,6 +14,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/websocket.hpp>
 #include <boost/beast/websocket/ssl.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <thread>
 
@@ -515,6 +517,64 @@ TEST_F(ServerBadInput, AProxyProtocolConnectionWithoutItsHeaderIsClosed) {
   EXPECT_TRUE(Client::connect(server_->port())) << "a peer that is not a proxy comes straight in";
   EXPECT_FALSE(Client::connect_after(server_->port(), "PROXY TCP4 203.0.113.7 192.0.2.1 40112 443\r\n"))
       << "and its header would be taken for its TLS handshake";
+}
+
+// Two servers on one database would each play its games from their own memory.
+TEST_F(ServerBadInput, ASecondServerOnTheSameDataRefusesToStartAndTheFirstGoesOn) {
+  auto alice = user("alice");
+  {
+    ServerProcess second(server_->data_dir());
+    EXPECT_FALSE(second.started());
+    EXPECT_NE(second.log().find("another counterattackd (pid " + std::to_string(server_->pid()) + ") serves this database"),
+              std::string::npos)
+        << second.log();
+  }
+  EXPECT_TRUE(alice->ping(1).has_pong());
+  EXPECT_TRUE(user("bob")->ping(2).has_pong()) << "the first still serves";
+}
+
+// The operator publishes the fingerprint players pin: the start says it, as OpenSSL reads it from the certificate.
+TEST_F(ServerBadInput, TheStartLineGivesTheFingerprintPlayersPin) {
+  FILE* p = ::popen(("openssl x509 -noout -fingerprint -sha256 -in '" + server_->data_dir() + "/tls/cert.pem'").c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  char line[256] = {};
+  const bool read = std::fgets(line, sizeof line, p) != nullptr;
+  ::pclose(p);
+  ASSERT_TRUE(read);
+  std::string said(line);
+  said = said.substr(said.find('=') + 1);
+  said.erase(said.find_last_not_of("\r\n") + 1);
+  std::transform(said.begin(), said.end(), said.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  ASSERT_EQ(said.size(), 95u) << said;
+  EXPECT_NE(server_->log().find("fingerprint=" + said), std::string::npos) << said << "\n" << server_->log();
+}
+
+// A hangup (a terminal closed, a reload asked for out of habit) stops nothing.
+TEST_F(ServerBadInput, AHangupIsLoggedAndTheServerGoesOn) {
+  auto alice = user("alice");
+  ASSERT_EQ(::kill(server_->pid(), SIGHUP), 0);
+  for (int i = 0; i < 100 && server_->log().find("hangup ignored") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_NE(server_->log().find("hangup ignored"), std::string::npos) << server_->log();
+  EXPECT_TRUE(alice->ping(1).has_pong());
+  EXPECT_EQ(server_->terminate(), 0) << "a SIGTERM still stops it cleanly";
+}
+
+// An operator's command given an empty value (a script's unset variable) does not start a second server.
+TEST_F(ServerBadInput, AnOperatorCommandWithAnEmptyValueIsRefusedAndStartsNothing) {
+  for (const std::string args : {"--suspend '' --reason x", "--reinstate ''", "--backup ''"}) {
+    const auto outcome = operator_command(args + " --listen 127.0.0.1:0");
+    EXPECT_EQ(outcome.status, 2) << args << ": " << outcome.said;
+    EXPECT_NE(outcome.said.find("needs a value"), std::string::npos) << args << ": " << outcome.said;
+    EXPECT_EQ(outcome.said.find("listening on"), std::string::npos) << args << ": " << outcome.said;
+  }
+  const std::string dir = make_temp_dir("config-dir");
+  const auto as_config = operator_command("--config " + dir + " --listen 127.0.0.1:0");
+  EXPECT_EQ(as_config.status, 2) << as_config.said;
+  EXPECT_NE(as_config.said.find("is a directory"), std::string::npos) << as_config.said;
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
 }
 
 // proxy_protocol without a proxy to expect it from is a mistake in the config.

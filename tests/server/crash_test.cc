@@ -71,6 +71,18 @@ TEST_F(ServerCrash, AnOrderThatCannotBeStoredEndsEveryStreamAndTheGameGoesOn) {
   EXPECT_TRUE(spectator.problems.empty()) << spectator.problems.front();
 }
 
+// The operator reads in the log whether the last run ended cleanly; a SIGTERM ends it so.
+TEST_F(ServerCrash, AStartAfterAKillSaysTheLastRunDidNotStopCleanly) {
+  const std::string note = "the last run did not stop cleanly";
+  EXPECT_EQ(server_->log().find(note), std::string::npos) << "a first start";
+  restart();  // kills the server with SIGKILL first
+  EXPECT_NE(server_->log().find(note), std::string::npos) << server_->log();
+  EXPECT_EQ(server_->terminate(), 0);
+  const std::size_t before = server_->log().size();  // the log file goes on from run to run
+  restart();
+  EXPECT_EQ(server_->log().find(note, before), std::string::npos) << server_->log().substr(before);
+}
+
 TEST_F(ServerCrash, KillNineLosesNoAcknowledgedOrderAndKeepsTheStateHash) {
   std::string tokens[2];
   std::string id;
