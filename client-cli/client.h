@@ -49,6 +49,7 @@ class Session {
   bool session_ended() const { return session_ended_; }
   Connection& conn() { return *conn_; }
   bool connected() const { return conn_ && conn_->is_open(); }
+  bool has_connection() const { return conn_ != nullptr; }  // open, or closed with messages still to read
 
   // Sends a request and returns the reply; an Error reply or no reply gives
   // nullopt with a sentence in *error.

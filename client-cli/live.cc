@@ -420,7 +420,10 @@ class Shell {
         else
           read_lines();
       }
-      if (!s_.connected()) recover_connection();
+      if (!s_.connected()) {
+        pump();
+        recover_connection();
+      }
       tick_clock();
     }
     if (tty_) {
@@ -516,11 +519,13 @@ class Shell {
   // Handles every message waiting.
   void pump() {
     bool any = false;
-    while (s_.connected()) {
+    // What came before a close is read too: a server that ends the session says why first.
+    while (s_.has_connection()) {
       auto m = s_.conn().next_push(std::chrono::milliseconds(0));
       if (!m) break;
       if (game_ && game_->handle(*m)) any = true;
       if (!game_ && m->has_your_turn()) out(describe_turn(m->your_turn()));
+      if (!game_ && m->has_error()) out("Server: " + describe_error(m->error()));  // a suspension's words, say
       if (m->has_game_started()) out(describe_start(m->game_started()));
       if (m->has_rematch_offered()) out(rematch_offer_notice(m->rematch_offered()));
       if (m->has_tournament_started()) out(tournament_start_notice(m->tournament_started()));
@@ -532,7 +537,7 @@ class Shell {
       }
       if (game_) {
         for (const auto& n : game_->take_notices()) out(n);
-        if (game_->needs_resync()) {
+        if (game_->needs_resync() && s_.connected()) {  // closed: the reconnection resumes it
           std::string why;
           if (!game_->subscribe(&why)) out(why);
           any = true;

@@ -457,5 +457,15 @@ TEST_F(Shell, ARematchOfferedInOneShellIsAcceptedInTheOther) {
   EXPECT_TRUE(alice_shell_.expect("  " + next + "  playing"));
 }
 
+// The operator's words reach a suspended player's shell, whether or not a game is open in it.
+TEST_F(Shell, ASuspendedPlayersShellShowsTheOperatorsReason) {
+  const std::string game = started_game("2d");
+  ASSERT_FALSE(game.empty());
+  open(alice_shell_, alice_);
+  const Result suspended = run({server_bin(), "--data-dir", data_, "--suspend", "alice", "--reason", "Abusive chat in game " + game + "."}, {}, "");
+  ASSERT_EQ(suspended.code, 0) << suspended.out << suspended.err;
+  EXPECT_TRUE(alice_shell_.expect("Abusive chat in game " + game + "."));
+}
+
 }  // namespace
 }  // namespace counterattack::cli
