@@ -507,6 +507,7 @@ std::optional<wire::ClientMessage> tournament_request(const std::vector<std::str
     c->set_move_seconds(3 * 86400);
     c->set_enter(true);
     std::string name;
+    bool timed = false;  // --time given, which --clock may not override
     for (std::size_t i = 1; i < words.size(); ++i) {
       const std::string& w = words[i];
       const bool has_value = i + 1 < words.size();
@@ -526,10 +527,13 @@ std::optional<wire::ClientMessage> tournament_request(const std::vector<std::str
       } else if (w == "--time" && has_value) {
         const auto seconds = parse_duration(words[++i]);
         if (!seconds) return usage("--time takes a number and a unit: 3d, 12h or 90m.");
+        if (c->clock_seconds() > 0) return usage("A tournament's games have a time per move or a game clock, not both.");
         c->set_move_seconds(*seconds);
+        timed = true;
       } else if (w == "--clock" && has_value) {
         const auto clock = parse_game_clock(words[++i]);
         if (!clock) return usage("--clock takes the time for each player and the increment: 15m+10s, 1h or 15+10.");
+        if (timed) return usage("A tournament's games have a time per move or a game clock, not both.");
         c->set_move_seconds(0);
         c->set_clock_seconds(clock->first);
         c->set_increment_seconds(clock->second);

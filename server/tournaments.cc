@@ -506,6 +506,10 @@ void Tournaments::create(const Caller& c, const wire::CreateTournament& req) {
   if (req.move_seconds() == 0 && req.clock_seconds() == 0) {
     return c.error(wire::BAD_REQUEST, "A tournament's games have a time per move or a game clock.");
   }
+  if (req.move_seconds() != 0 && (req.move_seconds() < config_.min_move_seconds || req.move_seconds() > config_.max_move_seconds)) {
+    return c.error(wire::BAD_REQUEST, "A tournament's time per move is from " + std::to_string(config_.min_move_seconds) + " to " +
+                                          std::to_string(config_.max_move_seconds) + " seconds (untimed games are not for tournaments).");
+  }
   if (auto problem = check_time_terms(config_, req.move_seconds(), req.clock_seconds(), req.increment_seconds());
       !problem.empty()) {
     return c.error(wire::BAD_REQUEST, problem);
@@ -881,7 +885,7 @@ void Tournaments::announce(const std::string& id, const std::vector<std::string>
   // entrant who was away when a game of theirs was announced, and to one away
   // who sits out the round.
   std::set<std::int64_t> told;
-  for (const auto& [user, name] : d->entrants) {
+  for (const auto& [user, name] : told_of(*d)) {  // an organiser who does not play follows it too
     if (deciders) break;  // no new round: the deciding games' turn notices say it
     wire::ServerMessage m;
     *m.mutable_tournament_started() = as_seen_by(*d, user);

@@ -264,6 +264,10 @@ TEST(TournamentStart, TypedAndShownAsPeopleWriteIt) {
   EXPECT_EQ(clocked->create_tournament().move_seconds(), 0);
   EXPECT_FALSE(with({"--clock", "soon"}));
   EXPECT_NE(why.find("--clock takes the time for each player"), std::string::npos) << why;
+  for (const auto& both : {std::vector<std::string>{"--time", "1d", "--clock", "15m"}, {"--clock", "15m", "--time", "1d"}}) {
+    EXPECT_FALSE(with(both)) << "neither dropped quietly";
+    EXPECT_NE(why.find("a time per move or a game clock, not both"), std::string::npos) << why;
+  }
   t.set_move_seconds(0);
   t.set_clock_seconds(900);
   t.set_increment_seconds(10);

@@ -737,6 +737,24 @@ TEST_F(ServerTournament, ACancellationIsToldToTheEntrantsButNotToTheOrganiserWho
   EXPECT_TRUE(bob->take_all([](const wire::ServerMessage& m) { return m.has_tournament_cancelled(); }).empty());
 }
 
+// The organiser follows the tournament they run, whether or not they play in it.
+TEST_F(ServerTournament, AnOrganiserWhoDoesNotPlayIsToldWhenTheTournamentStarts) {
+  auto carol = user("carol"), alice = user("alice"), bob = user("bob");
+  ASSERT_TRUE(carol->follow_turns().has_ok());
+  auto open = carol->request(create("Club Cup", 2, false));
+  ASSERT_TRUE(open.has_tournament()) << open.DebugString();
+  const std::string id = open.tournament().tournament_id();
+  ASSERT_TRUE(alice->request(join(id)).has_tournament());
+  ASSERT_TRUE(bob->request(join(id)).has_tournament());
+  if (carol->request(get(id)).tournament().status() != "playing") {  // a full tournament starts by itself
+    ASSERT_TRUE(carol->request(start(id)).has_tournament());
+  }
+  auto told = carol->wait_for([](const wire::ServerMessage& m) { return m.has_tournament_started(); });
+  ASSERT_TRUE(told) << "the organiser was not told";
+  EXPECT_EQ(told->tournament_started().tournament_id(), id);
+  EXPECT_FALSE(told->tournament_started().entered());
+}
+
 // An organiser who does not play is held by the tournament, not by its games.
 TEST_F(ServerTournament, AnOrganiserClosingTheirAccountIsToldOfTheTournamentNotOfGamesTheyDoNotPlay) {
   auto carol = user("carol"), alice = user("alice"), bob = user("bob");
