@@ -48,26 +48,46 @@ std::size_t comment_start(const std::string& line) {
 
 using Setter = std::function<bool(Config&, const std::string&)>;
 
+// How a key's value is set, and what it takes, said when a value is refused.
+struct Setting {
+  template <typename F>
+  Setting(F f) : set(std::move(f)) {}  // NOLINT: the table below lists plain setters too
+  Setting(Setter f, std::string takes) : set(std::move(f)), expects(std::move(takes)) {}
+  Setter set;
+  std::string expects;
+};
+
 template <typename T>
-Setter number(T Config::*field, T min, T max) {
-  return [=](Config& c, const std::string& v) {
-    T x{};
-    if (!parse_number(v, x) || x < min || x > max) return false;
-    c.*field = x;
-    return true;
-  };
+std::string shown(T x) {
+  std::ostringstream out;
+  out << x;
+  return out.str();
 }
 
-Setter text(std::string Config::*field, std::vector<std::string> allowed = {}) {
-  return [=](Config& c, const std::string& v) {
-    if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), v) == allowed.end()) return false;
-    c.*field = v;
-    return true;
-  };
+template <typename T>
+Setting number(T Config::*field, T min, T max) {
+  return {[=](Config& c, const std::string& v) {
+            T x{};
+            if (!parse_number(v, x) || x < min || x > max) return false;
+            c.*field = x;
+            return true;
+          },
+          "a number from " + shown(min) + " to " + shown(max)};
 }
 
-const std::map<std::string, Setter>& setters() {
-  static const std::map<std::string, Setter> all = {
+Setting text(std::string Config::*field, std::vector<std::string> allowed = {}) {
+  std::string takes;
+  for (const auto& a : allowed) takes += (takes.empty() ? "one of: " : ", ") + a;
+  return {[=](Config& c, const std::string& v) {
+            if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), v) == allowed.end()) return false;
+            c.*field = v;
+            return true;
+          },
+          takes};
+}
+
+const std::map<std::string, Setting>& setters() {
+  static const std::map<std::string, Setting> all = {
       {"listen", text(&Config::listen)},
       {"data_dir", text(&Config::data_dir)},
       {"database", text(&Config::database)},
@@ -171,8 +191,8 @@ bool set_config_value(Config& c, const std::string& key, const std::string& valu
     error = "unknown setting '" + key + "'";
     return false;
   }
-  if (!it->second(c, value)) {
-    error = "bad value '" + value + "' for '" + key + "'";
+  if (!it->second.set(c, value)) {
+    error = "bad value '" + value + "' for '" + key + "'" + (it->second.expects.empty() ? "" : " (" + it->second.expects + ")");
     return false;
   }
   return true;

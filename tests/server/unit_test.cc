@@ -198,6 +198,11 @@ TEST(ServerUnit, ConfigReadsKeyValueAndJsonAndRejectsUnknownKeys) {
     EXPECT_TRUE(set_config_value(c, "smtp_url", "smtps://mail.example.org:465", err)) << err;
     EXPECT_FALSE(set_config_value(c, "smtp_url", "http://mail.example.org", err)) << "only SMTP";
     EXPECT_FALSE(set_config_value(c, "mail_from", "games@club.test\r\nBcc: all@example.org", err)) << "it goes into a header";
+    EXPECT_TRUE(set_config_value(c, "mail_from", "counterattackd@localhost", err)) << "the default, written out: " << err;
+    EXPECT_FALSE(set_config_value(c, "threads", "-1", err));
+    EXPECT_EQ(err, "bad value '-1' for 'threads' (a number from 0 to 64)") << "the refusal says what the key takes";
+    EXPECT_FALSE(set_config_value(c, "log_level", "loud", err));
+    EXPECT_NE(err.find("one of: "), std::string::npos) << err;
     EXPECT_EQ(c.mail_from, "counterattackd@localhost");
   }
   {
