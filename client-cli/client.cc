@@ -214,8 +214,10 @@ std::optional<std::int64_t> parse_duration(const std::string& text) {
   return n * scale;
 }
 
-std::optional<std::int64_t> parse_utc(const std::string& text) {
-  for (const char* format : {"%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%d"}) {
+std::optional<std::int64_t> parse_utc(const std::string& typed) {
+  // ISO 8601 as people paste it: seconds and a closing Z (the time is UTC in any case) are allowed.
+  const std::string text = typed.ends_with('Z') || typed.ends_with('z') ? typed.substr(0, typed.size() - 1) : typed;
+  for (const char* format : {"%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%d"}) {
     std::tm tm{};
     const char* end = ::strptime(text.c_str(), format, &tm);
     if (end != nullptr && *end == '\0') return static_cast<std::int64_t>(::timegm(&tm));

@@ -218,7 +218,10 @@ TEST(TournamentStart, TypedAndShownAsPeopleWriteIt) {
   EXPECT_EQ(parse_utc("2026-12-01T18:00"), 1796148000);
   EXPECT_EQ(parse_utc("2026-12-01 18:00"), 1796148000);
   EXPECT_EQ(parse_utc("2026-12-01"), 1796083200);
-  for (const char* bad : {"", "2026-12-01T18", "tomorrow", "2026-12-01T18:00Z", "18:00"}) {
+  EXPECT_EQ(parse_utc("2026-12-01T18:00Z"), 1796148000) << "ISO 8601 as pasted, Z and all";
+  EXPECT_EQ(parse_utc("2026-12-01T18:00:00"), 1796148000);
+  EXPECT_EQ(parse_utc("2026-12-01T18:00:30Z"), 1796148030);
+  for (const char* bad : {"", "2026-12-01T18", "tomorrow", "2026-12-01T18:00+02:00", "18:00", "Z"}) {
     EXPECT_FALSE(parse_utc(bad)) << bad;
   }
   std::string why;
