@@ -116,7 +116,7 @@ void schedule_purge(net::steady_timer& timer, Accounts& accounts) {
 
 int main(int argc, char** argv) {
   CLI::App app{"counterattackd: the play-by-server for Model's Counterattack"};
-  std::string config_path, listen, data_dir, backup_to, suspend, reinstate, reason;
+  std::string config_path, listen, data_dir, backup_to, suspend, reinstate, reason, reset;
   int days = 0;
   bool plain = false, list_suspensions = false;
   app.add_option("--config", config_path, "Config file: 'key = value' lines, or a JSON object");
@@ -133,12 +133,13 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 3650));
   app.add_option("--reinstate", reinstate, "Lift the suspension of the player NAME and exit")->excludes(suspending);
   app.add_flag("--suspended", list_suspensions, "List the suspended players and exit");
+  app.add_option("--reset-password", reset,
+                 "Give the player NAME a new random password, end their sessions, print it and exit (for servers that send no mail)");
   CLI11_PARSE(app, argc, argv);
   // An empty value (a script's unset variable) must not fall through to serving.
-  for (const char* one_shot : {"--backup", "--suspend", "--reinstate"}) {
-    if (app.count(one_shot) > 0 && (one_shot == std::string("--backup")    ? backup_to
-                                    : one_shot == std::string("--suspend") ? suspend
-                                                                           : reinstate).empty()) {
+  for (const auto& [one_shot, value] : {std::pair<const char*, const std::string*>{"--backup", &backup_to},
+                                        {"--suspend", &suspend}, {"--reinstate", &reinstate}, {"--reset-password", &reset}}) {
+    if (app.count(one_shot) > 0 && value->empty()) {
       std::cerr << "counterattackd: " << one_shot << " needs a value\n";
       return 2;
     }
@@ -166,11 +167,14 @@ int main(int argc, char** argv) {
     std::cout << "Backed up " << cfg.database << " to " << backup_to << ".\n";
     return 0;
   }
-  if (!suspend.empty() || !reinstate.empty() || list_suspensions) {
+  if (!suspend.empty() || !reinstate.empty() || list_suspensions || !reset.empty()) {
     std::string said;
-    const std::string why = !suspend.empty()     ? suspend_account(cfg.database, suspend, days, reason, said)
-                            : !reinstate.empty() ? reinstate_account(cfg.database, reinstate, said)
-                                                 : list_suspended(cfg.database, said);
+    const std::string why =
+        !suspend.empty()     ? suspend_account(cfg.database, suspend, days, reason, said)
+        : !reinstate.empty() ? reinstate_account(cfg.database, reinstate, said)
+        : !reset.empty()     ? reset_password(cfg.database, reset, static_cast<unsigned long long>(cfg.argon2_opslimit),
+                                              static_cast<std::size_t>(cfg.argon2_memlimit_kib) * 1024, said)
+                             : list_suspended(cfg.database, said);
     if (!why.empty()) {
       std::cerr << "counterattackd: " << why << "\n";
       return 1;

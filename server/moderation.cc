@@ -1,5 +1,7 @@
 #include "moderation.h"
 
+#include <sodium.h>
+
 #include <filesystem>
 #include <memory>
 
@@ -185,6 +187,35 @@ std::string list_suspended(const std::string& db_path, std::string& said) {
   } catch (const DbError& e) {
     return std::string("the database: ") + e.what();
   }
+}
+
+std::string reset_password(const std::string& db_path, const std::string& name, unsigned long long opslimit,
+                           std::size_t memlimit_bytes, std::string& said) {
+  if (sodium_init() < 0) return "libsodium cannot initialise";
+  std::string error;
+  auto db = open_for_moderation(db_path, error);
+  if (!db) return error;
+  // Twenty letters and digits without look-alikes, in groups of five: about 100 bits.
+  static const char* kAlphabet = "abcdefghjkmnpqrstuvwxyz23456789";
+  std::string password;
+  for (int i = 0; i < 20; ++i) {
+    if (i && i % 5 == 0) password += '-';
+    password += kAlphabet[randombytes_uniform(31)];
+  }
+  char hash[crypto_pwhash_STRBYTES];
+  if (crypto_pwhash_str(hash, password.c_str(), password.size(), opslimit, memlimit_bytes) != 0) {
+    return "the password could not be hashed";
+  }
+  return in_transaction(*db, [&]() -> std::string {
+    const Player p = player_named(*db, name);
+    if (p.id == 0) return "there is no player '" + name + "'";
+    if (p.closed_unix != 0) return p.name + " closed their account";
+    db->prepare("UPDATE users SET password_hash = ? WHERE id = ?").run(std::string(hash), p.id);
+    db->prepare("DELETE FROM sessions WHERE user_id = ?").run(p.id);
+    said = "The new password of " + p.name + ":\n  " + password +
+           "\nPass it on privately, and have them change it (counterattack password). Their sessions have ended.";
+    return "";
+  });
 }
 
 SuspensionWatch::Poll SuspensionWatch::poll(Storage& storage) {

@@ -29,6 +29,11 @@ std::string suspend_account(const std::string& db_path, const std::string& name,
                             std::string& said);
 std::string reinstate_account(const std::string& db_path, const std::string& name, std::string& said);
 std::string list_suspended(const std::string& db_path, std::string& said);
+// A new random password for a player who lost theirs while the server sends no
+// mail: hashed with the server's Argon2id settings, every session of theirs ended,
+// and the password in `said`, for the operator to pass on.
+std::string reset_password(const std::string& db_path, const std::string& name, unsigned long long opslimit,
+                           std::size_t memlimit_bytes, std::string& said);
 
 // The server's side: what the accounts suspended now ask of it, read again on
 // each poll (every two seconds).

@@ -282,5 +282,31 @@ TEST_F(ServerModeration, ASuspensionMadeWhileTheServerIsDownTakesHoldAtStartAndE
   EXPECT_EQ(operator_command("--suspended").said, "No account is suspended.\n");
 }
 
+// A player who lost their password on a server that sends no mail: the operator gives them a new one.
+TEST_F(ServerModeration, TheOperatorGivesAPlayerANewPasswordAndTheirSessionsEnd) {
+  auto bob = user("bob");
+  const auto reset = operator_command("--reset-password BOB");
+  ASSERT_EQ(reset.status, 0) << reset.said;
+  const auto line = reset.said.find("\n  ");
+  ASSERT_NE(line, std::string::npos) << reset.said;
+  const std::string password = reset.said.substr(line + 3, 23);
+  EXPECT_EQ(password.size(), 23u);
+  EXPECT_NE(reset.said.find("The new password of bob:"), std::string::npos) << reset.said;
+  EXPECT_EQ(connect()->login("bob").error().code(), wire::BAD_CREDENTIALS) << "the old one is gone";
+  EXPECT_TRUE(connect()->login("bob", password).has_session());
+  {
+    std::string err;
+    Db db(server_->data_dir() + "/counterattack.db", false, err);
+    ASSERT_TRUE(db.ok()) << err;
+    auto& q = db.prepare("SELECT COUNT(*) FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.name = 'bob'");
+    q.bind_all();
+    ASSERT_TRUE(q.step());
+    EXPECT_EQ(q.integer(0), 1) << "only the session of the login with the new password";
+  }
+  const auto unknown = operator_command("--reset-password nobody");
+  EXPECT_EQ(unknown.status, 1);
+  EXPECT_NE(unknown.said.find("there is no player 'nobody'"), std::string::npos) << unknown.said;
+}
+
 }  // namespace
 }  // namespace counterattack::server::testing
