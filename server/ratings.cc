@@ -83,7 +83,10 @@ std::optional<Ratings::Change> Ratings::record(Db& db, const std::string& game_i
     auto& q = db.prepare(
         "SELECT scenario, COALESCE(soviet_id, 0), COALESCE(german_id, 0), result FROM games"
         " WHERE id = ? AND rated != 0 AND status = 'finished'"
-        " AND NOT EXISTS (SELECT 1 FROM rating_changes r WHERE r.game_id = games.id)");
+        " AND NOT EXISTS (SELECT 1 FROM rating_changes r WHERE r.game_id = games.id)"
+        // Ended before any order: nothing was played, so nothing is rated; else two
+        // accounts could pass points to each other by resigning at once.
+        " AND EXISTS (SELECT 1 FROM orders o WHERE o.game_id = games.id)");
     q.bind_all(game_id);
     if (!q.step()) return std::nullopt;
     c.scenario = q.text(0);

@@ -487,6 +487,18 @@ TEST_F(TwoPlayers, ARatedGameMovesBothRatingsAndACasualOneLeavesThem) {
     EXPECT_EQ(created.code, 0) << created.err;
     const std::string game = json::parse(created.out).value("game_id", "");
     EXPECT_EQ(cli(bob_, {"join", game}).code, 0);
+    // One order first: a game ended before any order is not rated.
+    const json v = view_of(alice_, game);
+    Player& first = v["decision"].value("side", "") == "SOVIET" ? alice_ : bob_;
+    const auto cand = candidates(view_of(first, game));
+    std::vector<std::string> order = {"order", game};
+    if (v["decision"].value("kind", "") == "CHOOSE_CORPS" && !cand.empty()) {
+      order.insert(order.end(), {"corps", cand.front()});
+    } else {
+      order.push_back("done");
+    }
+    const auto opened = cli(first, order);
+    EXPECT_EQ(opened.code, 0) << opened.out << opened.err;
     EXPECT_EQ(cli(bob_, {"resign", game, "--yes"}).code, 0);
     return game;
   };

@@ -138,6 +138,16 @@ std::pair<Player, Player> watch_as_players(Client& soviet, Client& german, const
   return p;
 }
 
+void play_opening(Client& soviet, Client& german, const std::string& game_id) {
+  {
+    auto [s, g] = watch_as_players(soviet, german, game_id);
+    EXPECT_EQ(play(s, g, nullptr, 1, "opening-").accepted, 1) << "no opening order in " << game_id;
+  }
+  wire::ClientMessage unwatch;
+  unwatch.mutable_unwatch()->set_game_id(game_id);
+  for (Client* c : {&soviet, &german}) EXPECT_TRUE(c->request(unwatch).has_ok());
+}
+
 std::string ServerTest::start_game(Client& soviet, Client& german, std::vector<std::string> options) {
   auto created = soviet.create_game(wire::CHOOSE_SOVIET, false, std::move(options));
   EXPECT_TRUE(created.has_game_created()) << created.DebugString();

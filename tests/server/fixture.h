@@ -77,6 +77,10 @@ std::pair<Player, Player> watch_as_players(Client& soviet, Client& german, const
 PlayStats play(Player& soviet, Player& german, Player* spectator, int max_orders, const std::string& key_prefix = "k",
                int take_back_every = 0);
 
+// One order played by whichever side decides first, so that the game counts as
+// played (a game ended before any order moves no rating); both stop watching after.
+void play_opening(Client& soviet, Client& german, const std::string& game_id);
+
 // A game's summary as its player's MyGames gives it (a test failure when it is not there).
 wire::GameSummary summary_in_my_games(Client& c, const std::string& game_id);
 

@@ -54,6 +54,7 @@ std::string new_game(Client& soviet, Client& german, bool casual) {
   EXPECT_EQ(created.game_created().game().rated(), !casual);
   const std::string id = created.game_created().game().game_id();
   EXPECT_TRUE(german.join(id).has_game());
+  play_opening(soviet, german, id);  // a game ended before any order is not rated
   return id;
 }
 
@@ -118,6 +119,22 @@ TEST_F(ServerRating, AResignationMovesTheWinnerUpAndTheLoserDownByTheSameAmount)
   EXPECT_EQ(list.players(0).name(), "alice");
   EXPECT_EQ(list.players(1).name(), "bob");
   for (const auto& p : list.players()) EXPECT_EQ(p.rank(), 0);
+}
+
+// Nothing played, nothing rated: else two accounts could pass points to each other
+// by resigning at once. The result stands.
+TEST_F(ServerRating, AGameEndedBeforeAnyOrderMovesNoRating) {
+  auto alice = user("alice"), bob = user("bob");
+  const std::string id = start_game(*alice, *bob);
+  resign(*bob, id);
+  EXPECT_EQ(summary_in(*alice, id).result(), "Soviet victory");
+  EXPECT_EQ(summary_in(*alice, id).soviet_rating_change(), 0);
+  EXPECT_EQ(rating_of(*alice).games(), 0);
+  EXPECT_EQ(rating_of(*alice).rating().rating(), 1500);
+  EXPECT_EQ(rating_list(*alice).players_size(), 0);
+  resign(*bob, new_game(*alice, *bob, false));  // one order played: rated
+  EXPECT_EQ(rating_of(*alice).games(), 1);
+  EXPECT_GT(rating_of(*alice).rating().rating(), 1500);
 }
 
 TEST_F(ServerRating, ADrawBetweenUnequalPlayersMovesThemTowardsEachOther) {
@@ -320,6 +337,7 @@ TEST_F(ServerRating, APrivateGameIsInTheRatingHistoryOfItsPlayersOnly) {
   ASSERT_TRUE(created.has_game_created()) << created.DebugString();
   const std::string hidden = created.game_created().game().game_id();
   ASSERT_TRUE(bob->join(hidden, created.game_created().invite_code()).has_game());
+  play_opening(*alice, *bob, hidden);
   resign(*bob, hidden);
   const std::string open = new_game(*alice, *bob, false);
   resign(*bob, open);
