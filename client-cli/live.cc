@@ -707,7 +707,7 @@ class Shell {
       if (need_game()) chat(rest(1));
     } else if (cmd == "games") {
       list_games();
-    } else if (cmd == "play" && game_ && w.size() > 1 && names_a_chit(w[1])) {
+    } else if (cmd == "play" && game_ && w.size() > 1 && chit_named(w[1], sc_)) {
       order(line);  // `play CHIT ...` is the order; `play GAME` opens a game
     } else if (cmd == "open" || cmd == "play" || cmd == "watch") {
       if (w.size() < 2)
@@ -798,14 +798,6 @@ class Shell {
     } else {
       order(line);
     }
-  }
-
-  bool names_a_chit(const std::string& word) const {
-    return std::any_of(sc_.events.begin(), sc_.events.end(), [&](const auto& e) {
-      return e.id.size() == word.size() && std::equal(e.id.begin(), e.id.end(), word.begin(), [](char a, char b) {
-               return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-             });
-    });
   }
 
   bool need_game() {

@@ -176,6 +176,7 @@ class Parser {
   std::optional<std::string> chit(const std::string& t) const { return find_id(sc_.events, t); }
   std::optional<std::string> formation(const std::string& t) const { return find_id(sc_.formations, t); }
 
+ public:
   // The scenario's own spelling of an id typed in any case.
   template <typename Items>
   static std::optional<std::string> find_id(const Items& items, const std::string& typed) {
@@ -186,6 +187,7 @@ class Parser {
     return std::nullopt;
   }
 
+ private:
   // The error for a token that should have been a unit.
   bool not_a_unit(const std::string& t) {
     if (looks_like_hex(t)) return fail(t + " is not a hex of the map.");
@@ -483,6 +485,10 @@ class Parser {
 };
 
 }  // namespace
+
+std::optional<std::string> chit_named(const std::string& typed, const Scenario& sc) {
+  return Parser::find_id(sc.events, typed);
+}
 
 std::vector<std::string> split_words(const std::string& line) {
   std::istringstream in(line);

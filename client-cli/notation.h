@@ -30,6 +30,9 @@ std::string order_usage(const std::string& word);
 // The notation of an order (the inverse of parse_order).
 std::string format_order(const game::Order& order);
 
+// The event chit a word names, in the scenario's spelling, typed in any case.
+std::optional<std::string> chit_named(const std::string& typed, const Scenario& sc);
+
 // Splits a line at white space.
 std::vector<std::string> split_words(const std::string& line);
 

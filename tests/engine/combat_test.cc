@@ -230,11 +230,12 @@ class CombatTable : public ::testing::Test {
     return out;
   }
   ::testing::AssertionResult Ok(Side who, const game::Order& o) { return Accepted(act(who, o)); }
-  // Refused, and nothing in the game changed.
+  // Refused, and nothing in the game changed; `reason`, when given, gets what the player is told.
   ::testing::AssertionResult Refused(Side who, const game::Order& o,
-                                     game::RejectCode code = game::REJECT_UNSPECIFIED) {
+                                     game::RejectCode code = game::REJECT_UNSPECIFIED, std::string* reason = nullptr) {
     const GameState before = t.s;
     const Outcome out = t.order(who, o);
+    if (reason) *reason = out.rejection.reason;
     if (out.accepted) return ::testing::AssertionFailure() << "accepted: " << o.ShortDebugString();
     if (code != game::REJECT_UNSPECIFIED && out.rejection.code != code) {
       return ::testing::AssertionFailure() << "rejected with " << game::RejectCode_Name(out.rejection.code) << " ("
@@ -761,9 +762,9 @@ TEST_F(Overrun, Rule9_AUnitMovingWithOthersIsToldThatAnOverrunIsMadeAlone) {
   t.put("PzB/1", "0604");
   t.put("1TC/3", "0606");
   ASSERT_TRUE(Ok(Side::German, move_order({"PzA/1", "PzB/1"}, {"0605"})));
-  EXPECT_TRUE(Refused(Side::German, overrun_order({"PzA/1"}, "0606"), game::NOT_ALLOWED));
-  const Outcome out = t.order(Side::German, overrun_order({"PzA/1"}, "0606"));
-  EXPECT_NE(out.rejection.reason.find("moving together with other units"), std::string::npos) << out.rejection.reason;
+  std::string why;
+  EXPECT_TRUE(Refused(Side::German, overrun_order({"PzA/1"}, "0606"), game::NOT_ALLOWED, &why));
+  EXPECT_NE(why.find("moving together with other units"), std::string::npos) << why;
 }
 
 TEST_F(Overrun, Rule9_OverrunsAreMadeWhileMoving) {
@@ -828,9 +829,9 @@ TEST_F(Combat, Rule11_AnAttackInTheReservesStepIsToldTheCombatStepIsOver) {
   t.put("PzA/1", "0605");
   t.put("1TC/1", "0606");
   to(Side::German, game::Decision::RESERVES);
-  EXPECT_TRUE(Refused(Side::German, attack_order({"PzA/1"}, "0606"), game::WRONG_ORDER_KIND));
-  const Outcome out = t.order(Side::German, attack_order({"PzA/1"}, "0606"));
-  EXPECT_NE(out.rejection.reason.find("The combat step of this phase is over"), std::string::npos) << out.rejection.reason;
+  std::string why;
+  EXPECT_TRUE(Refused(Side::German, attack_order({"PzA/1"}, "0606"), game::WRONG_ORDER_KIND, &why));
+  EXPECT_NE(why.find("The combat step of this phase is over"), std::string::npos) << why;
 }
 
 TEST_F(Combat, Rule11_AttackersMustBeNextToTheTarget) {
@@ -1399,10 +1400,9 @@ TEST_F(Retreat, Rule9_ARetreatPathThatSkipsAHexIsToldItsHexesAreNotAdjacent) {
   to(Side::German, game::Decision::COMBAT);
   ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/2"}, "0606")));
   ASSERT_TRUE(Ok(Side::Soviet, losses_order({})));
-  const auto skip = retreat_order({{"1TC/1", {"0608", "0507"}}});
-  EXPECT_TRUE(Refused(Side::Soviet, skip, game::ILLEGAL_PATH));
-  const Outcome out = t.order(Side::Soviet, skip);
-  EXPECT_NE(out.rejection.reason.find("0606 and 0608 are not adjacent"), std::string::npos) << out.rejection.reason;
+  std::string why;
+  EXPECT_TRUE(Refused(Side::Soviet, retreat_order({{"1TC/1", {"0608", "0507"}}}), game::ILLEGAL_PATH, &why));
+  EXPECT_NE(why.find("0606 and 0608 are not adjacent"), std::string::npos) << why;
 }
 
 TEST_F(Retreat, Rule9_NoRetreatAcrossProhibitedTerrain) {
