@@ -222,8 +222,9 @@ std::unique_ptr<Storage> Storage::open(const std::string& path, const std::strin
   }
   s->writer_db_->on_commit(
       [](void* self, int frames) {
-        if (frames < kWalCheckpointFrames) return;
         auto* st = static_cast<Storage*>(self);
+        st->wal_over_bound_ = frames > kWalBoundFrames;
+        if (frames < kWalCheckpointFrames) return;
         std::lock_guard lock(st->checkpoint_mu_);
         st->checkpoint_wanted_ = true;
         st->checkpoint_cv_.notify_one();
@@ -247,12 +248,15 @@ void Storage::checkpoint_loop() {
   while (!checkpoint_stopping_) {
     checkpoint_cv_.wait_for(lock, std::chrono::milliseconds(250), [&] { return checkpoint_stopping_ || checkpoint_wanted_; });
     checkpoint_wanted_ = false;
+    ++checkpoint_passes_started_;
     lock.unlock();
     if (checkpoint_db_->checkpoint(SQLITE_CHECKPOINT_PASSIVE) > kWalCheckpointFrames && !restarts_held_ &&
         checkpoint_db_->checkpoint(SQLITE_CHECKPOINT_RESTART) < 0) {
       log::debug("WAL restart deferred", {});
     }
     lock.lock();
+    ++checkpoint_passes_done_;
+    checkpoint_done_cv_.notify_all();
   }
 }
 
@@ -378,6 +382,16 @@ void Storage::writer_loop() {
         }
         failed = seq;
       }
+    }
+    if (committed && wal_over_bound_ && !restarts_held_) {
+      // Held back until a checkpoint pass that starts now has run (a second at most).
+      std::unique_lock lock(checkpoint_mu_);
+      const std::uint64_t pass = checkpoint_passes_started_ + 1;
+      checkpoint_wanted_ = true;
+      checkpoint_cv_.notify_one();
+      checkpoint_done_cv_.wait_for(lock, std::chrono::seconds(1),
+                                   [&] { return checkpoint_passes_done_ >= pass || checkpoint_stopping_; });
+      wal_over_bound_ = false;
     }
     ++batches_;
     writes_ += batch.size();

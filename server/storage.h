@@ -182,6 +182,11 @@ class Storage {
   // checkpoint copies each once, so rarer checkpoints copy far fewer pages per
   // order. 8000 frames is about 33 MB of WAL.
   static constexpr int kWalCheckpointFrames = 8000;
+  // The checkpointer's restart needs a moment without commits. A writer that
+  // keeps the lock busy on a machine short of CPU can deny it that moment
+  // again and again; past this size the writer gives it one, waiting for a
+  // checkpoint pass, so that the WAL stays bounded whatever the load.
+  static constexpr int kWalBoundFrames = 4 * kWalCheckpointFrames;
 
   std::unique_ptr<Db> writer_db_, reader_, checkpoint_db_;
   std::mutex read_mu_;
@@ -220,6 +225,9 @@ class Storage {
   std::mutex checkpoint_mu_;
   std::condition_variable checkpoint_cv_;
   bool checkpoint_stopping_ = false, checkpoint_wanted_ = false;
+  std::condition_variable checkpoint_done_cv_;
+  std::uint64_t checkpoint_passes_started_ = 0, checkpoint_passes_done_ = 0;
+  bool wal_over_bound_ = false;  // set by the writer's last commit
   std::thread checkpointer_;
   int schema_version_ = 0;
   std::atomic<std::uint64_t> batches_ = 0, writes_ = 0, syncs_ = 0;
