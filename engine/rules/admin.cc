@@ -65,12 +65,12 @@ std::vector<int> Rules::recovery_candidates(Side side) const {
 
 std::optional<Rejection> Rules::check_recover(Side side, int u, Loc l) const {
   if (side_of(u) != side) return reject(game::NOT_ALLOWED, unit_name(u) + " is not yours.");
-  if (is_train(u)) return reject(game::NOT_ALLOWED, "The armored train cannot be recovered (13).");
+  if (is_train(u)) return reject(game::NOT_ALLOWED, "The armored train cannot be recovered (rule 13).");
   const Occupancy occ = occupancy();
   const auto supply = supply_map(side, occ);
   if (on_board(u)) {
     if (us(u).hits == 0) return reject(game::NOT_ALLOWED, unit_name(u) + " is at full strength.");
-    if (!traced_supply(u, supply)) return reject(game::NOT_ALLOWED, unit_name(u) + " must be in supply to recover (16).");
+    if (!traced_supply(u, supply)) return reject(game::NOT_ALLOWED, unit_name(u) + " must be in supply to recover (rule 16).");
     if (l >= 0 && l != us(u).loc) return reject(game::NOT_ALLOWED, "A unit on the map recovers where it stands.");
     return std::nullopt;
   }
@@ -78,8 +78,8 @@ std::optional<Rejection> Rules::check_recover(Side side, int u, Loc l) const {
   if (l < 0) return reject(game::MALFORMED, "Say where " + unit_name(u) + " comes back.");
   if (!recovery_location_ok(u, l, occ, supply)) {
     return reject(game::NOT_ALLOWED, unit_name(u) + " cannot come back at " + loc_name(l) +
-                                         (side == Side::German ? " (16: Warsaw, Praga, or next to supplied units of its formation)."
-                                                               : " (16: next to supplied units of its formation)."));
+                                         (side == Side::German ? " (rule 16: Warsaw, Praga, or next to supplied units of its formation)."
+                                                               : " (rule 16: next to supplied units of its formation)."));
   }
   return std::nullopt;
 }
@@ -233,19 +233,19 @@ std::optional<Rejection> Rules::check_choose_units(const Order& o) const {
     return std::nullopt;
   };
   if (s_.combat.stage == CombatStage::BarrageLoss) {
-    if (o.units.size() != 1 || !o.markers.empty()) return reject(game::MALFORMED, "Name the one unit that takes the barrage result (10).");
+    if (o.units.size() != 1 || !o.markers.empty()) return reject(game::MALFORMED, "Name the one unit that takes the barrage result (rule 10).");
     return all_in(std::vector<int>(s_.combat.defenders.begin(), s_.combat.defenders.end()), " is not in the hex under barrage.");
   }
   if (s_.step != Step::Magnuszew && !o.markers.empty()) return reject(game::MALFORMED, "Only Magnuszew takes artillery and Stuka markers.");
   switch (s_.step) {
     case Step::UprisingSuppression:
-      return all_in(german_units_in_warsaw(true, true), " is not a German unit in Warsaw free to suppress the uprising (18).");
+      return all_in(german_units_in_warsaw(true, true), " is not a German unit in Warsaw free to suppress the uprising (rule 18).");
     case Step::UprisingStepLoss:
       if (o.units.size() != 1) return reject(game::MALFORMED, "Name exactly one unit to lose the step.");
-      return all_in(german_units_in_warsaw(false, false), " is not in Warsaw (18).");
+      return all_in(german_units_in_warsaw(false, false), " is not in Warsaw (rule 18).");
     case Step::UprisingUnitsMoved:
       if (o.units.size() != s_.uprising_pending) return reject(game::MALFORMED, "Name exactly " + std::to_string(s_.uprising_pending) + " units.");
-      return all_in(german_units_in_warsaw(true, false), " is not an unmoved unit in Warsaw (18).");
+      return all_in(german_units_in_warsaw(true, false), " is not an unmoved unit in Warsaw (rule 18).");
     case Step::Magnuszew: {
       const auto allowed = magnuszew_items();
       std::vector<int> chosen(o.units.begin(), o.units.end());
@@ -255,7 +255,7 @@ std::optional<Rejection> Rules::check_choose_units(const Order& o) const {
       }
       for (int c : chosen) {
         if (std::find(allowed.begin(), allowed.end(), c) == allowed.end()) {
-          return reject(game::NOT_ALLOWED, (c >= 0 ? unit_name(c) : std::string("That marker")) + " cannot go to Magnuszew (19: units in Warsaw, artillery, Stukas).");
+          return reject(game::NOT_ALLOWED, (c >= 0 ? unit_name(c) : std::string("That marker")) + " cannot go to Magnuszew (rule 19: units in Warsaw, artillery, Stukas).");
         }
       }
       const auto& need = sc_.magnuszew.at(s_.turn);
@@ -270,8 +270,8 @@ std::optional<Rejection> Rules::check_choose_units(const Order& o) const {
           }
         }
       }
-      if (std::find(used.begin(), used.end(), false) != used.end()) return reject(game::NOT_ALLOWED, "Send only what the Magnuszew track asks for (19).");
-      if (filled < magnuszew_best(allowed)) return reject(game::NOT_ALLOWED, "The withdrawal is mandatory: send everything the track asks for that you can (19).");
+      if (std::find(used.begin(), used.end(), false) != used.end()) return reject(game::NOT_ALLOWED, "Send only what the Magnuszew track asks for (rule 19).");
+      if (filled < magnuszew_best(allowed)) return reject(game::NOT_ALLOWED, "The withdrawal is mandatory: send everything the track asks for that you can (rule 19).");
       return std::nullopt;
     }
     default:
@@ -349,7 +349,7 @@ void Rules::do_choose_units(const Order& o) {
       const int need = static_cast<int>(sc_.magnuszew.at(s_.turn).size());
       if (static_cast<int>(o.units.size() + o.markers.size()) < need) {
         s_.soviet_bonus_vp++;
-        log(game::Event::VICTORY_POINTS, "The Magnuszew withdrawal falls short: +1 VP Soviet (19).");
+        log(game::Event::VICTORY_POINTS, "The Magnuszew withdrawal falls short: +1 VP Soviet (rule 19).");
       }
       s_.activation = 0;
       start_activation_phase();

@@ -87,7 +87,7 @@ std::optional<Rejection> Rules::check_overrun(const Order& o) const {
     for (auto u : o.units) {
       if (s_.mover.size() > 1 && std::find(s_.mover.begin(), s_.mover.end(), u) != s_.mover.end()) {
         return reject(game::NOT_ALLOWED, unit_name(u) + " is moving together with other units: a unit that overruns moves alone, "
-                                         "or in a Kampfgruppe (7, 9).");
+                                         "or in a Kampfgruppe (rules 7, 9).");
       }
     }
     // 9 Sudden attack: units next to the enemy that have not yet moved.
@@ -96,7 +96,7 @@ std::optional<Rejection> Rules::check_overrun(const Order& o) const {
   const int min_mf = rule(sc_.rules.overrun_min_movement(), 9);
   for (auto u : o.units) {
     if (face(u).movement < min_mf || is_train(u)) {
-      return reject(game::NOT_ALLOWED, unit_name(u) + " cannot overrun: only armored, mechanized and motorized units (movement 9+) do (9).");
+      return reject(game::NOT_ALLOWED, unit_name(u) + " cannot overrun: only armored, mechanized and motorized units (movement 9+) do (rule 9).");
     }
   }
   if (o.units.size() > 1) {
@@ -104,7 +104,7 @@ std::optional<Rejection> Rules::check_overrun(const Order& o) const {
     const int f = def(o.units[0]).formation;
     const bool kampfgruppe = side_of(o.units[0]) == Side::German && sc_.formations[static_cast<size_t>(f)].armored_division &&
                              std::all_of(o.units.begin(), o.units.end(), [&](int u) { return def(u).formation == f; });
-    if (!kampfgruppe) return reject(game::NOT_ALLOWED, "Overruns are made by single units, or a Kampfgruppe of one armored division (7, 9).");
+    if (!kampfgruppe) return reject(game::NOT_ALLOWED, "Overruns are made by single units, or a Kampfgruppe of one armored division (rules 7, 9).");
   }
   const Loc at = us(o.units[0]).loc, target = o.path[0];
   if (!sc_.is_hex(at)) return reject(game::NOT_ALLOWED, "The overrunning units must be on the map.");
@@ -188,30 +188,30 @@ void Rules::do_overrun(const Order& o) {
 // ---------------------------------------------------------------------------
 
 std::optional<Rejection> Rules::check_barrage(Side who, int m, Loc target, bool air_strike) const {
-  if (s_.step != Step::Barrage) return reject(game::WRONG_ORDER_KIND, "Barrage fire comes after movement, in the barrage step (10).");
-  if (!sc_.is_hex(target)) return reject(game::NOT_ALLOWED, "Barrage fire targets a hex of the map (6: never Warsaw).");
+  if (s_.step != Step::Barrage) return reject(game::WRONG_ORDER_KIND, "Barrage fire comes after movement, in the barrage step (rule 10).");
+  if (!sc_.is_hex(target)) return reject(game::NOT_ALLOWED, "Barrage fire targets a hex of the map (rule 6: never Warsaw).");
   const Occupancy occ = occupancy();
   if (!occ.count[static_cast<int>(enemy_of(who))][static_cast<size_t>(target)]) return reject(game::NOT_ALLOWED, "There is no enemy in " + loc_name(target) + ".");
   const auto in = [&](const std::vector<Loc>& v) { return std::find(v.begin(), v.end(), target) != v.end(); };
   if (air_strike) {
-    if (in(s_.stuka_hexes)) return reject(game::LIMIT_REACHED, loc_name(target) + " has already been struck from the air this phase (10).");
+    if (in(s_.stuka_hexes)) return reject(game::LIMIT_REACHED, loc_name(target) + " has already been struck from the air this phase (rule 10).");
     return std::nullopt;
   }
   const int markers = static_cast<int>(sc_.artillery.size() + sc_.stukas.size());
   if (m < 0 || m >= markers) return reject(game::MALFORMED, "Unknown artillery or Stuka marker.");
-  if (marker_state(s_, sc_, m) != MarkerState::Ready) return reject(game::NOT_ALLOWED, marker_name(m) + " is not ready (10).");
+  if (marker_state(s_, sc_, m) != MarkerState::Ready) return reject(game::NOT_ALLOWED, marker_name(m) + " is not ready (rule 10).");
   if (m >= static_cast<int>(sc_.artillery.size())) {
     if (who != Side::German) return reject(game::NOT_ALLOWED, "Stukas are German.");
-    if (in(s_.stuka_hexes)) return reject(game::LIMIT_REACHED, "Only one Stuka per target hex in a phase (10).");
+    if (in(s_.stuka_hexes)) return reject(game::LIMIT_REACHED, "Only one Stuka per target hex in a phase (rule 10).");
     return std::nullopt;  // 10: a Stuka strikes anywhere
   }
   const auto& art = sc_.artillery[static_cast<size_t>(m)];
   if (sc_.formations[static_cast<size_t>(art.formation)].side != who) return reject(game::NOT_ALLOWED, marker_name(m) + " is not yours.");
-  if (in(s_.barraged_hexes)) return reject(game::LIMIT_REACHED, loc_name(target) + " has already been barraged this phase (10).");
+  if (in(s_.barraged_hexes)) return reject(game::LIMIT_REACHED, loc_name(target) + " has already been barraged this phase (rule 10).");
   if (who == Side::Soviet) {
     const bool active = art.formation == s_.active_corps || art.formation == s_.extra_corps ||
                         (sc_.formations[static_cast<size_t>(art.formation)].kind == data::ARMY && s_.forty_seventh_phase == s_.activation);
-    if (!active) return reject(game::NOT_ALLOWED, marker_name(m) + " belongs to a formation not activated in this phase (10).");
+    if (!active) return reject(game::NOT_ALLOWED, marker_name(m) + " belongs to a formation not activated in this phase (rule 10).");
   }
   // 10: a unit of the firing formation (or an independent allowed to use it) has the target in range.
   for (size_t u = 0; u < s_.units.size(); ++u) {
@@ -220,7 +220,7 @@ std::optional<Rejection> Rules::check_barrage(Side who, int m, Loc target, bool 
     if (support_ok(m, {static_cast<std::int16_t>(u)}, who)) return std::nullopt;
   }
   return reject(game::NOT_ALLOWED, "No supplied unit of " + sc_.formations[static_cast<size_t>(art.formation)].id + " has " + loc_name(target) +
-                                       " within " + std::to_string(art.range) + " hexes (10).");
+                                       " within " + std::to_string(art.range) + " hexes (rule 10).");
 }
 
 void Rules::do_barrage(int m, Loc target, bool air_strike) {
@@ -265,11 +265,11 @@ std::optional<Rejection> Rules::check_attack(const Order& o) const {
   if (o.units.empty() || o.path.size() != 1) return reject(game::MALFORMED, "Name the attacking units and the hex they attack.");
   const Side who = s_.phase_side();
   const Loc target = o.path[0];
-  if (!sc_.is_hex(target)) return reject(game::NOT_ALLOWED, "Attacks target a hex of the map (6: Soviet units never attack inside Warsaw).");
+  if (!sc_.is_hex(target)) return reject(game::NOT_ALLOWED, "Attacks target a hex of the map (rule 6: Soviet units never attack inside Warsaw).");
   const Occupancy occ = occupancy();
   if (!occ.count[static_cast<int>(enemy_of(who))][static_cast<size_t>(target)]) return reject(game::NOT_ALLOWED, "There is no enemy in " + loc_name(target) + ".");
   if (std::find(s_.attacked_hexes.begin(), s_.attacked_hexes.end(), target) != s_.attacked_hexes.end()) {
-    return reject(game::LIMIT_REACHED, loc_name(target) + " has already been attacked this phase (11).");
+    return reject(game::LIMIT_REACHED, loc_name(target) + " has already been attacked this phase (rule 11).");
   }
   std::set<Loc> hexes;
   int from_warsaw = 0;
@@ -278,23 +278,23 @@ std::optional<Rejection> Rules::check_attack(const Order& o) const {
     if (std::count(o.units.begin(), o.units.end(), o.units[i]) > 1) return reject(game::MALFORMED, unit_name(u) + " is named twice.");
     if (side_of(u) != who) return reject(game::NOT_ALLOWED, unit_name(u) + " is not yours.");
     const auto flags = us(u).flags;
-    if (flags & kAttacked) return reject(game::LIMIT_REACHED, unit_name(u) + " has already attacked this phase (11).");
+    if (flags & kAttacked) return reject(game::LIMIT_REACHED, unit_name(u) + " has already attacked this phase (rule 11).");
     // 8: building a prepared defense takes the unit's whole activation.
     if ((flags & kPreparedDefense) && (flags & kActedThisPhase) && !(flags & kMoving)) {
-      return reject(game::UNIT_NOT_ACTIVE, unit_name(u) + " built a prepared defense this phase: it cannot attack (8).");
+      return reject(game::UNIT_NOT_ACTIVE, unit_name(u) + " built a prepared defense this phase: it cannot attack (rule 8).");
     }
-    if (us(u).reserve) return reject(game::UNIT_NOT_ACTIVE, unit_name(u) + " is in reserve: it acts after combat (14).");
-    if (!(flags & kActedThisPhase) && !can_activate(u)) return reject(game::UNIT_NOT_ACTIVE, unit_name(u) + " is not active in this phase (5).");
+    if (us(u).reserve) return reject(game::UNIT_NOT_ACTIVE, unit_name(u) + " is in reserve: it acts after combat (rule 14).");
+    if (!(flags & kActedThisPhase) && !can_activate(u)) return reject(game::UNIT_NOT_ACTIVE, unit_name(u) + " is not active in this phase (rule 5).");
     const Loc at = us(u).loc;
     if (at == sc_.warsaw()) {
       // 6: units in Warsaw attack across the bridges, two per bridge, at half strength.
-      if (sc_.hexes[static_cast<size_t>(target)].praga_bridge == kNone) return reject(game::NOT_ALLOWED, "From Warsaw, units attack only the Praga bridge hexes (6).");
-      if (++from_warsaw > 2) return reject(game::LIMIT_REACHED, "At most two units attack across a bridge (6).");
+      if (sc_.hexes[static_cast<size_t>(target)].praga_bridge == kNone) return reject(game::NOT_ALLOWED, "From Warsaw, units attack only the Praga bridge hexes (rule 6).");
+      if (++from_warsaw > 2) return reject(game::LIMIT_REACHED, "At most two units attack across a bridge (rule 6).");
       continue;
     }
     if (!sc_.is_hex(at)) return reject(game::NOT_ALLOWED, unit_name(u) + " is not on the map.");
     const auto& nb = sc_.hexes[static_cast<size_t>(at)].nb;
-    if (std::find(nb.begin(), nb.end(), target) == nb.end()) return reject(game::NOT_ALLOWED, unit_name(u) + " is not adjacent to " + loc_name(target) + " (11).");
+    if (std::find(nb.begin(), nb.end(), target) == nb.end()) return reject(game::NOT_ALLOWED, unit_name(u) + " is not adjacent to " + loc_name(target) + " (rule 11).");
     hexes.insert(at);
   }
   // 11: attacking hexes must touch one another, unless FM Model allows otherwise (12).
@@ -308,18 +308,18 @@ std::optional<Rejection> Rules::check_attack(const Order& o) const {
         if (hexes.count(nb) && seen.insert(nb).second) todo.push_back(nb);
       }
     }
-    if (seen.size() != hexes.size()) return reject(game::NOT_ALLOWED, "Attacking units must be in hexes adjacent to each other (11).");
+    if (seen.size() != hexes.size()) return reject(game::NOT_ALLOWED, "Attacking units must be in hexes adjacent to each other (rule 11).");
   }
-  if (o.markers.size() > 1) return reject(game::LIMIT_REACHED, "At most one artillery or Stuka supports a combat per side (10).");
+  if (o.markers.size() > 1) return reject(game::LIMIT_REACHED, "At most one artillery or Stuka supports a combat per side (rule 10).");
   if (!o.markers.empty() && !support_ok(o.markers[0], o.units, who)) {
-    return reject(game::NOT_ALLOWED, marker_name(o.markers[0]) + " cannot support this attack (10: ready, of the attackers' formation, in supply).");
+    return reject(game::NOT_ALLOWED, marker_name(o.markers[0]) + " cannot support this attack (rule 10: ready, of the attackers' formation, in supply).");
   }
   if (o.chit >= 0) {
     const auto& hand = s_.sides[static_cast<int>(who)].hand;
     if (std::find(hand.begin(), hand.end(), static_cast<std::uint8_t>(o.chit)) == hand.end()) return reject(game::NOT_ALLOWED, "That event chit is not in your hand.");
     const auto e = sc_.events[static_cast<size_t>(o.chit)].effect;
     if (e != data::COMBAT_DRM && e != data::NO_ELASTIC_DEFENSE) return reject(game::NOT_ALLOWED, sc_.events[static_cast<size_t>(o.chit)].name + " is not played on an attack.");
-    if (s_.sides[static_cast<int>(who)].events_this_phase >= rule(sc_.rules.events_per_phase(), 1)) return reject(game::LIMIT_REACHED, "You have already played an event in this phase (20).");
+    if (s_.sides[static_cast<int>(who)].events_this_phase >= rule(sc_.rules.events_per_phase(), 1)) return reject(game::LIMIT_REACHED, "You have already played an event in this phase (rule 20).");
   }
   return std::nullopt;
 }
@@ -373,11 +373,11 @@ void Rules::do_attack(const Order& o) {
 }
 
 std::optional<Rejection> Rules::check_defensive_support(const Order& o) const {
-  if (o.markers.size() > 1) return reject(game::LIMIT_REACHED, "At most one artillery or Stuka supports a combat per side (10).");
+  if (o.markers.size() > 1) return reject(game::LIMIT_REACHED, "At most one artillery or Stuka supports a combat per side (rule 10).");
   if (!o.markers.empty()) {
     const auto ok = defensive_markers();
     if (std::find(ok.begin(), ok.end(), o.markers[0]) == ok.end()) {
-      return reject(game::NOT_ALLOWED, marker_name(o.markers[0]) + " cannot support this defense (10).");
+      return reject(game::NOT_ALLOWED, marker_name(o.markers[0]) + " cannot support this defense (rule 10).");
     }
   }
   if (o.chit >= 0) {
@@ -385,7 +385,7 @@ std::optional<Rejection> Rules::check_defensive_support(const Order& o) const {
     const auto& st = s_.sides[static_cast<int>(d)];
     if (std::find(st.hand.begin(), st.hand.end(), static_cast<std::uint8_t>(o.chit)) == st.hand.end()) return reject(game::NOT_ALLOWED, "That event chit is not in your hand.");
     if (sc_.events[static_cast<size_t>(o.chit)].effect != data::COMBAT_DRM) return reject(game::NOT_ALLOWED, "That chit is not played on a defense.");
-    if (st.events_this_phase >= rule(sc_.rules.events_per_phase(), 1)) return reject(game::LIMIT_REACHED, "You have already played an event in this phase (20).");
+    if (st.events_this_phase >= rule(sc_.rules.events_per_phase(), 1)) return reject(game::LIMIT_REACHED, "You have already played an event in this phase (rule 20).");
   }
   return std::nullopt;
 }
@@ -639,13 +639,13 @@ std::optional<Rejection> Rules::check_take_losses(const Order& o) const {
   const bool attacker = c.stage == CombatStage::AttackerLosses;
   const auto& units = attacker ? c.attackers : c.defenders;
   int required = attacker ? c.attacker_steps : c.defender_steps;
-  if (attacker && (o.elastic || o.desperate)) return reject(game::NOT_ALLOWED, "Attackers take their losses as they come (9).");
+  if (attacker && (o.elastic || o.desperate)) return reject(game::NOT_ALLOWED, "Attackers take their losses as they come (rule 9).");
   if (!attacker) {
     if (o.elastic < 0 || o.elastic > elastic_allowed()) {
-      return reject(game::NOT_ALLOWED, elastic_allowed() ? "Elastic defense turns at most " + std::to_string(elastic_allowed()) + " steps into retreat (9)."
-                                                         : std::string("Elastic defense is not allowed here (9: German only, never on a yellow result)."));
+      return reject(game::NOT_ALLOWED, elastic_allowed() ? "Elastic defense turns at most " + std::to_string(elastic_allowed()) + " steps into retreat (rule 9)."
+                                                         : std::string("Elastic defense is not allowed here (rule 9: German only, never on a yellow result)."));
     }
-    if (o.desperate < 0 || o.desperate > c.retreat) return reject(game::NOT_ALLOWED, "Desperate defense exchanges at most the retreat's hexes (9).");
+    if (o.desperate < 0 || o.desperate > c.retreat) return reject(game::NOT_ALLOWED, "Desperate defense exchanges at most the retreat's hexes (rule 9).");
     if (o.elastic && o.desperate) return reject(game::NOT_ALLOWED, "Choose elastic or desperate defense, not both.");
     required = required - o.elastic + o.desperate;
   }
@@ -765,11 +765,11 @@ int Rules::retreat_loss_for(int u, const std::vector<Loc>& path, const Occupancy
         apart = std::find(nb.begin(), nb.end(), to) == nb.end();
       }
       if (std::find(visited.begin(), visited.end(), to) != visited.end()) {
-        *why = unit_name(u) + " cannot retreat into " + loc_name(to) + ", where it has been (9).";
+        *why = unit_name(u) + " cannot retreat into " + loc_name(to) + ", where it has been (rule 9).";
       } else if (apart) {
         *why = loc_name(at) + " and " + loc_name(to) + " are not adjacent: a retreat goes one hex at a time.";
       } else {
-        *why = unit_name(u) + " cannot retreat into " + loc_name(to) + " (9: not through enemy units, prohibited terrain or off the map).";
+        *why = unit_name(u) + " cannot retreat into " + loc_name(to) + " (rule 9: not through enemy units, prohibited terrain or off the map).";
       }
       return -1;
     }
@@ -789,7 +789,7 @@ int Rules::retreat_loss_for(int u, const std::vector<Loc>& path, const Occupancy
     // Only when no path goes on to a legal end: one that cannot finish the
     // retreat is no retreat, and the unit loses steps instead (9).
     if (retreat_can_finish(u, at, visited, len, room)) {
-      if (why) *why = unit_name(u) + " must retreat " + std::to_string(need) + " hexes (9).";
+      if (why) *why = unit_name(u) + " must retreat " + std::to_string(need) + " hexes (rule 9).";
       return -1;
     }
     loss += need - len;
@@ -797,14 +797,14 @@ int Rules::retreat_loss_for(int u, const std::vector<Loc>& path, const Occupancy
   if (len > need) {
     // 9: a retreat goes on only past hexes already at the stacking limit, four hexes at most.
     if (len > max_len) {
-      if (why) *why = "A retreat is at most " + std::to_string(max_len) + " hexes (9).";
+      if (why) *why = "A retreat is at most " + std::to_string(max_len) + " hexes (rule 9).";
       return -1;
     }
     for (int i = std::max(0, need - 1); i + 1 < len; ++i) {
       const Loc h = path[static_cast<size_t>(i)];
       // 7: a hex with room for this unit (a Kampfgruppe's third) ends the retreat.
       if (!sc_.is_hex(h) || stacking_ok_after(room, h, side, {static_cast<std::int16_t>(u)})) {
-        if (why) *why = unit_name(u) + " retreats " + std::to_string(need) + " hexes, further only past full hexes (9).";
+        if (why) *why = unit_name(u) + " retreats " + std::to_string(need) + " hexes, further only past full hexes (rule 9).";
         return -1;
       }
     }
@@ -848,7 +848,7 @@ std::optional<Rejection> Rules::check_retreat(const Order& o) const {
   }
   if (o.units.size() != movers.size() || o.paths.size() != o.units.size() ||
       !std::is_permutation(o.units.begin(), o.units.end(), movers.begin(), movers.end())) {
-    return reject(game::MALFORMED, "Give a retreat path for every defending unit (9).");
+    return reject(game::MALFORMED, "Give a retreat path for every defending unit (rule 9).");
   }
   std::string why;
   const auto losses = retreat_losses(o, &why);
@@ -861,7 +861,7 @@ std::optional<Rejection> Rules::check_retreat(const Order& o) const {
     const Loc end = o.paths[i].back();
     if (!tr.stacking_ok_after(tocc, end, side_of(o.units[i]), {}) &&
         static_cast<int>(o.paths[i].size()) < rule(sc_.rules.max_retreat(), 4)) {
-      return reject(game::STACKING_LIMIT, "The retreat cannot end over the stacking limit in " + loc_name(end) + ": retreat further (9).");
+      return reject(game::STACKING_LIMIT, "The retreat cannot end over the stacking limit in " + loc_name(end) + ": retreat further (rule 9).");
     }
   }
   return std::nullopt;
@@ -917,14 +917,14 @@ std::optional<Rejection> Rules::check_advance(const Order& o) const {
   if (o.units.empty()) return reject(game::MALFORMED, "Name the advancing units.");
   for (auto u : o.units) {
     if (std::find(c.attackers.begin(), c.attackers.end(), u) == c.attackers.end() || !on_board(u)) {
-      return reject(game::NOT_ALLOWED, unit_name(u) + " did not take part in this attack (9).");
+      return reject(game::NOT_ALLOWED, unit_name(u) + " did not take part in this attack (rule 9).");
     }
     if (std::count(o.units.begin(), o.units.end(), u) > 1) return reject(game::MALFORMED, unit_name(u) + " is named twice.");
     if (!sc_.is_hex(us(u).loc)) return reject(game::NOT_ALLOWED, unit_name(u) + " cannot advance from " + loc_name(us(u).loc) + ".");
   }
-  if (o.path[0] != c.target) return reject(game::ILLEGAL_PATH, "The first hex of an advance is the one the defender left (11).");
+  if (o.path[0] != c.target) return reject(game::ILLEGAL_PATH, "The first hex of an advance is the one the defender left (rule 11).");
   if (static_cast<int>(o.path.size()) > max_advance()) {
-    return reject(game::ILLEGAL_PATH, "The advance is at most " + std::to_string(max_advance()) + " hex" + (max_advance() > 1 ? "es" : "") + " here (9, 11).");
+    return reject(game::ILLEGAL_PATH, "The advance is at most " + std::to_string(max_advance()) + " hex" + (max_advance() > 1 ? "es" : "") + " here (rules 9, 11).");
   }
   const Occupancy occ = occupancy();
   const Side side = side_of(o.units[0]);
@@ -941,16 +941,16 @@ std::optional<Rejection> Rules::check_advance(const Order& o) const {
       }
     }
     if (occ.zoc[enemy][static_cast<size_t>(to)] && i + 1 < o.path.size()) {
-      return reject(game::MUST_STOP_IN_ZOC, "The advance stops in an enemy ZOC (11).");
+      return reject(game::MUST_STOP_IN_ZOC, "The advance stops in an enemy ZOC (rule 11).");
     }
     // 13: the armored train advances only along connected railway hexes.
     for (auto u : o.units) {
       if (is_train(u) && !can_step(u, i == 0 ? us(u).loc : o.path[i - 1], to, occ)) {
-        return reject(game::ILLEGAL_PATH, "The armored train advances only along connected railway hexes (13).");
+        return reject(game::ILLEGAL_PATH, "The armored train advances only along connected railway hexes (rule 13).");
       }
     }
   }
-  if (!stacking_ok_after(occ, o.path.back(), side, o.units)) return reject(game::STACKING_LIMIT, "Too many units would end in " + loc_name(o.path.back()) + " (7).");
+  if (!stacking_ok_after(occ, o.path.back(), side, o.units)) return reject(game::STACKING_LIMIT, "Too many units would end in " + loc_name(o.path.back()) + " (rule 7).");
   return std::nullopt;
 }
 
@@ -972,8 +972,8 @@ void Rules::do_advance(const Order& o) {
 // ---------------------------------------------------------------------------
 
 std::optional<Rejection> Rules::check_use_model(const Order& o) const {
-  if (s_.phase_side() != Side::German) return reject(game::NOT_ALLOWED, "FM Model commands the German side (12).");
-  if (!model_available()) return reject(game::LIMIT_REACHED, "FM Model is not available this turn (12: one effect per turn).");
+  if (s_.phase_side() != Side::German) return reject(game::NOT_ALLOWED, "FM Model commands the German side (rule 12).");
+  if (!model_available()) return reject(game::LIMIT_REACHED, "FM Model is not available this turn (rule 12: one effect per turn).");
   switch (o.effect) {
     case game::UseModel::NON_ADJACENT_ATTACK:
       if (s_.step != Step::Combat) return reject(game::WRONG_ORDER_KIND, "Model's coordination is used in the combat step.");
@@ -983,15 +983,15 @@ std::optional<Rejection> Rules::check_use_model(const Order& o) const {
       if (o.units.empty()) return reject(game::MALFORMED, "Name the stack to reactivate.");
       for (auto u : o.units) {
         if (side_of(u) != Side::German || !on_board(u) || us(u).loc != us(o.units[0]).loc) return reject(game::NOT_ALLOWED, "Name German units in one location.");
-        if (!(us(u).flags & kMoved) || (us(u).flags & kActedThisPhase)) return reject(game::NOT_ALLOWED, unit_name(u) + " was not activated in an earlier phase (12).");
+        if (!(us(u).flags & kMoved) || (us(u).flags & kActedThisPhase)) return reject(game::NOT_ALLOWED, unit_name(u) + " was not activated in an earlier phase (rule 12).");
       }
       return std::nullopt;
     }
     case game::UseModel::EXTRA_DIVISION:
-      if (!option(kLimitedGermanActivation) || s_.step != Step::Movement) return reject(game::NOT_ALLOWED, "Model's extra division applies with limited German activation, in movement (12).");
+      if (!option(kLimitedGermanActivation) || s_.step != Step::Movement) return reject(game::NOT_ALLOWED, "Model's extra division applies with limited German activation, in movement (rule 12).");
       return std::nullopt;
     case game::UseModel::REROLL:
-      return reject(game::WRONG_ORDER_KIND, "Model's re-roll is offered after a combat's die is rolled (12).");
+      return reject(game::WRONG_ORDER_KIND, "Model's re-roll is offered after a combat's die is rolled (rule 12).");
     default:
       return reject(game::MALFORMED, "Name one of Model's effects.");
   }

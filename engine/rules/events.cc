@@ -26,7 +26,7 @@ std::optional<Rejection> Rules::check_play_event(Side who, const Order& o) const
     return reject(game::NOT_ALLOWED, "That event chit is not in your hand.");
   }
   if (st.events_this_phase >= rule(sc_.rules.events_per_phase(), 1)) {
-    return reject(game::LIMIT_REACHED, "You have already played an event in this phase (20).");
+    return reject(game::LIMIT_REACHED, "You have already played an event in this phase (rule 20).");
   }
   const auto& chit = sc_.events[static_cast<size_t>(o.chit)];
   if (who != s_.phase_side()) return reject(game::NOT_ALLOWED, "Event chits are played in your own activation phase.");
@@ -35,7 +35,7 @@ std::optional<Rejection> Rules::check_play_event(Side who, const Order& o) const
     return check_barrage(who, -1, o.path[0], true);
   }
   if (chit.effect == data::COMBAT_DRM || chit.effect == data::NO_ELASTIC_DEFENSE) {
-    return reject(game::NOT_ALLOWED, chit.name + " is played on an attack, or in defense (11).");
+    return reject(game::NOT_ALLOWED, chit.name + " is played on an attack, or in defense (rule 11).");
   }
   if (s_.step != Step::Movement && !(chit.effect == data::EXTRA_STUKA && s_.step == Step::Barrage)) {
     return reject(game::NOT_ALLOWED, chit.name + " is played in your own movement step.");

@@ -221,7 +221,7 @@ StepCost Rules::step_cost(const std::vector<std::int16_t>& group, Loc from, Loc 
   const bool ignore_zoc = std::all_of(group.begin(), group.end(), [&](int u) { return (us(u).flags & kIgnoreZoc) != 0; });
   auto enter_hex = [&](int base) {
     const auto& t = sc_.terrain[sc_.hexes[static_cast<size_t>(to)].terrain];
-    if (occ.count[enemy][static_cast<size_t>(to)]) return fail(game::ENEMY_OCCUPIED, loc_name(to) + " is occupied by the enemy (6).");
+    if (occ.count[enemy][static_cast<size_t>(to)]) return fail(game::ENEMY_OCCUPIED, loc_name(to) + " is occupied by the enemy (rule 6).");
     if (t.prohibited) return fail(game::PROHIBITED_TERRAIN, loc_name(to) + " is prohibited terrain.");
     c.cost_half = base;
     if (occ.zoc[enemy][static_cast<size_t>(to)] && !ignore_zoc) {
@@ -246,7 +246,7 @@ StepCost Rules::step_cost(const std::vector<std::int16_t>& group, Loc from, Loc 
       const int rc = sc_.road_types[r].move_cost_half;
       if (road_cost < 0 || rc < road_cost) road_cost = rc;
     }
-    if (train && road_cost < 0) return fail(game::ILLEGAL_PATH, "The armored train moves only along connected railway hexes (13).");
+    if (train && road_cost < 0) return fail(game::ILLEGAL_PATH, "The armored train moves only along connected railway hexes (rule 13).");
     if (road_cost >= 0) return enter_hex(road_cost);  // 6: roads negate the terrain
     int cost = sc_.terrain[sc_.hexes[static_cast<size_t>(to)].terrain].move_cost_half;
     const auto side_type = h.side[static_cast<size_t>(d)];
@@ -257,32 +257,32 @@ StepCost Rules::step_cost(const std::vector<std::int16_t>& group, Loc from, Loc 
     }
     return enter_hex(cost);
   }
-  if (train) return fail(game::ILLEGAL_PATH, "The armored train moves only along connected railway hexes (13).");
+  if (train) return fail(game::ILLEGAL_PATH, "The armored train moves only along connected railway hexes (rule 13).");
   if (from_hex && to == sc_.warsaw()) {
-    if (side == Side::Soviet) return fail(game::WARSAW_RESTRICTED, "Soviet units may never enter Warsaw (6).");
+    if (side == Side::Soviet) return fail(game::WARSAW_RESTRICTED, "Soviet units may never enter Warsaw (rule 6).");
     const auto& h = sc_.hexes[static_cast<size_t>(from)];
     if (h.praga_bridge != kNone) {
-      if (s_.bridges_closed) return fail(game::WARSAW_RESTRICTED, "The Warsaw Uprising has closed the Vistula bridges this turn (18).");
+      if (s_.bridges_closed) return fail(game::WARSAW_RESTRICTED, "The Warsaw Uprising has closed the Vistula bridges this turn (rule 18).");
       c.cost_half = sc_.praga_bridges[static_cast<size_t>(h.praga_bridge)].cost_half + s_.bridge_extra_half;
       return c;
     }
     if (h.jozefow_bridge) {
-      if (s_.jozefow == 2) return fail(game::WARSAW_RESTRICTED, "The Józefów bridge has been destroyed (6).");
+      if (s_.jozefow == 2) return fail(game::WARSAW_RESTRICTED, "The Józefów bridge has been destroyed (rule 6).");
       c.cost_half = sc_.jozefow.cost_half;
       return c;
     }
-    return fail(game::ILLEGAL_PATH, "Warsaw is reached only over the Praga bridges or the Józefów bridge (6).");
+    return fail(game::ILLEGAL_PATH, "Warsaw is reached only over the Praga bridges or the Józefów bridge (rule 6).");
   }
   if (from == sc_.warsaw() && to_hex) {
     const auto& h = sc_.hexes[static_cast<size_t>(to)];
-    if (h.praga_bridge == kNone) return fail(game::ILLEGAL_PATH, "From Warsaw, units cross to the Praga bridge hexes only (6).");
-    if (s_.bridges_closed) return fail(game::WARSAW_RESTRICTED, "The Warsaw Uprising has closed the Vistula bridges this turn (18).");
+    if (h.praga_bridge == kNone) return fail(game::ILLEGAL_PATH, "From Warsaw, units cross to the Praga bridge hexes only (rule 6).");
+    if (s_.bridges_closed) return fail(game::WARSAW_RESTRICTED, "The Warsaw Uprising has closed the Vistula bridges this turn (rule 18).");
     return enter_hex(sc_.praga_bridges[static_cast<size_t>(h.praga_bridge)].cost_half + s_.bridge_extra_half);
   }
   if (sc_.is_entry(from) && to_hex) {
     const auto ok = entry_hexes(from, occ);
     if (!std::binary_search(ok.begin(), ok.end(), to) && std::find(ok.begin(), ok.end(), to) == ok.end()) {
-      return fail(game::ILLEGAL_PATH, "Units enter from " + loc_name(from) + " at its entry hexes or next to them (17).");
+      return fail(game::ILLEGAL_PATH, "Units enter from " + loc_name(from) + " at its entry hexes or next to them (rule 17).");
     }
     const auto& ep = sc_.entry_points[static_cast<size_t>(sc_.entry_index(from))];
     int cost = sc_.terrain[sc_.hexes[static_cast<size_t>(to)].terrain].move_cost_half;
@@ -298,9 +298,9 @@ StepCost Rules::step_cost(const std::vector<std::int16_t>& group, Loc from, Loc 
   }
   const int a = sc_.off_map_node(from), b = sc_.off_map_node(to);
   if (a >= 0 && b >= 0) {
-    if (side != Side::German) return fail(game::ILLEGAL_PATH, "Only German units move off the map (6).");
+    if (side != Side::German) return fail(game::ILLEGAL_PATH, "Only German units move off the map (rule 6).");
     const int cost = sc_.off_map_cost[static_cast<size_t>(a)][static_cast<size_t>(b)];
-    if (cost < 0) return fail(game::ILLEGAL_PATH, "The off-map movement chart has no route from " + loc_name(from) + " to " + loc_name(to) + " (6).");
+    if (cost < 0) return fail(game::ILLEGAL_PATH, "The off-map movement chart has no route from " + loc_name(from) + " to " + loc_name(to) + " (rule 6).");
     c.cost_half = cost;
     return c;
   }
@@ -322,11 +322,11 @@ std::optional<Rejection> Rules::check_group_start(const std::vector<std::int16_t
     }
     if (side_of(u) != s_.phase_side()) return reject(game::NOT_ALLOWED, unit_name(u) + " is not yours.");
     if (us(u).loc != at) return reject(game::NOT_ALLOWED, "Units moving together must start in the same location.");
-    if (is_train(u) != is_train(units[0])) return reject(game::NOT_ALLOWED, "The armored train moves alone (13).");
-    if (reserves_step && !us(u).reserve) return reject(game::UNIT_NOT_ACTIVE, unit_name(u) + " is not in reserve (14).");
-    if (!reserves_step && us(u).reserve) return reject(game::UNIT_NOT_ACTIVE, unit_name(u) + " is in reserve: it moves after combat (14).");
+    if (is_train(u) != is_train(units[0])) return reject(game::NOT_ALLOWED, "The armored train moves alone (rule 13).");
+    if (reserves_step && !us(u).reserve) return reject(game::UNIT_NOT_ACTIVE, unit_name(u) + " is not in reserve (rule 14).");
+    if (!reserves_step && us(u).reserve) return reject(game::UNIT_NOT_ACTIVE, unit_name(u) + " is in reserve: it moves after combat (rule 14).");
     if ((us(u).flags & kMoving) || !can_activate(u)) {
-      return reject(game::UNIT_NOT_ACTIVE, unit_name(u) + (us(u).flags & (kMoved | kMoving) ? " has already moved (5)." : " is not active in this phase (5)."));
+      return reject(game::UNIT_NOT_ACTIVE, unit_name(u) + (us(u).flags & (kMoved | kMoving) ? " has already moved (rule 5)." : " is not active in this phase (rule 5)."));
     }
   }
   return std::nullopt;
@@ -336,7 +336,7 @@ std::optional<Rejection> Rules::check_move(const Order& o) const {
   if (o.path.empty()) return reject(game::MALFORMED, "Give the path: every location entered.");
   const bool continuing = !s_.mover.empty() && same_set(o.units, s_.mover);
   if (continuing) {
-    if (s_.mover_stopped) return reject(game::MUST_STOP_IN_ZOC, "These units entered an enemy ZOC and must stop (6).");
+    if (s_.mover_stopped) return reject(game::MUST_STOP_IN_ZOC, "These units entered an enemy ZOC and must stop (rule 6).");
   } else if (auto why = check_group_start(o.units, s_.step == Step::Reserves)) {
     return why;
   }
@@ -369,7 +369,7 @@ std::optional<Rejection> Rules::check_move(const Order& o) const {
     }
   }
   if (!stacking_ok_after(occ, o.path.back(), s_.phase_side(), o.units)) {
-    return reject(game::STACKING_LIMIT, "Too many units would end in " + loc_name(o.path.back()) + " (7: two units, three for a Kampfgruppe).");
+    return reject(game::STACKING_LIMIT, "Too many units would end in " + loc_name(o.path.back()) + " (rule 7: two units, three for a Kampfgruppe).");
   }
   return std::nullopt;
 }
@@ -499,12 +499,12 @@ std::optional<Rejection> Rules::check_break_contact(const Order& o) const {
   for (size_t i = 0; i < o.units.size(); ++i) {
     const int u = o.units[i];
     if (std::find(eligible.begin(), eligible.end(), o.units[i]) == eligible.end()) {
-      return reject(game::NOT_ALLOWED, unit_name(u) + " cannot break contact now (6: German units with movement 9+, Soviet recon).");
+      return reject(game::NOT_ALLOWED, unit_name(u) + " cannot break contact now (rule 6: German units with movement 9+, Soviet recon).");
     }
     if (std::count(o.units.begin(), o.units.end(), o.units[i]) > 1) return reject(game::MALFORMED, unit_name(u) + " is named twice.");
     if (!break_contact_destination_ok(u, o.path[i], occ)) {
       return reject(game::ILLEGAL_PATH, unit_name(u) + " cannot break contact into " + loc_name(o.path[i]) +
-                                            " (6: one hex, not next to other enemy units unless friends hold it).");
+                                            " (rule 6: one hex, not next to other enemy units unless friends hold it).");
     }
   }
   // 7: stacking at every destination once all have moved.
@@ -514,7 +514,7 @@ std::optional<Rejection> Rules::check_break_contact(const Order& o) const {
   const Occupancy tocc = tr.occupancy();
   for (size_t i = 0; i < o.units.size(); ++i) {
     if (!tr.stacking_ok_after(tocc, o.path[i], side_of(o.units[i]), {})) {
-      return reject(game::STACKING_LIMIT, "Too many units would end in " + loc_name(o.path[i]) + " (7).");
+      return reject(game::STACKING_LIMIT, "Too many units would end in " + loc_name(o.path[i]) + " (rule 7).");
     }
   }
   return std::nullopt;

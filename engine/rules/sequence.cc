@@ -512,7 +512,7 @@ Decision Rules::decision() const {
         d.kind = game::Decision::RETREAT;
         d.side = defender;
         d.count = c.retreat;
-        d.prompt = "Retreat the units at " + where + " " + std::to_string(c.retreat) + " hex(es) (9).";
+        d.prompt = "Retreat the units at " + where + " " + std::to_string(c.retreat) + " hex(es) (rule 9).";
         for (auto u : c.defenders) {
           if (us(u).loc == c.target) d.candidates.push_back(u);
         }
@@ -688,19 +688,19 @@ std::optional<Rejection> Rules::check(Side who, const Order& o) const {
         case K::PlayEvent:
           return check_play_event(who, o);
         case K::Overrun:
-          if (!movement && !reserves) return reject(game::WRONG_ORDER_KIND, "Overruns are made while moving (9).");
+          if (!movement && !reserves) return reject(game::WRONG_ORDER_KIND, "Overruns are made while moving (rule 9).");
           return check_overrun(o);
         case K::Barrage:
           if (d.kind != game::Decision::BARRAGE) {
-            return reject(game::WRONG_ORDER_KIND, movement ? "Barrage fire comes after movement, in the barrage step (10)."
-                                                           : "The barrage step of this phase is over (10).");
+            return reject(game::WRONG_ORDER_KIND, movement ? "Barrage fire comes after movement, in the barrage step (rule 10)."
+                                                           : "The barrage step of this phase is over (rule 10).");
           }
           if (o.markers.size() != 1 || o.path.size() != 1) return reject(game::MALFORMED, "Name the marker and the target hex.");
           return check_barrage(who, o.markers[0], o.path[0], false);
         case K::Attack:
           if (d.kind != game::Decision::COMBAT) {
-            return reject(game::WRONG_ORDER_KIND, reserves ? "The combat step of this phase is over: in the reserves step units only move (11)."
-                                                           : "Coordinated combat comes after barrage, in the combat step (11).");
+            return reject(game::WRONG_ORDER_KIND, reserves ? "The combat step of this phase is over: in the reserves step units only move (rule 11)."
+                                                           : "Coordinated combat comes after barrage, in the combat step (rule 11).");
           }
           return check_attack(o);
         case K::UseModel:
@@ -712,7 +712,7 @@ std::optional<Rejection> Rules::check(Side who, const Order& o) const {
             if (side_of(u) != who) return reject(game::NOT_ALLOWED, unit_name(u) + " is not yours.");
             if (!sc_.is_hex(us(u).loc)) return reject(game::NOT_ALLOWED, unit_name(u) + " is not on the map.");
             if (!can_activate(u) || (us(u).flags & kMoving) || us(u).reserve) {
-              return reject(game::UNIT_NOT_ACTIVE, unit_name(u) + " cannot be activated now (8: prepared defense costs a unit's whole activation).");
+              return reject(game::UNIT_NOT_ACTIVE, unit_name(u) + " cannot be activated now (rule 8: prepared defense costs a unit's whole activation).");
             }
           }
           return std::nullopt;
@@ -724,7 +724,7 @@ std::optional<Rejection> Rules::check(Side who, const Order& o) const {
           }
           return o.units.empty() ? std::optional(reject(game::MALFORMED, "Name the units.")) : std::nullopt;
         case K::PlaceReserve: {
-          if (!movement) return reject(game::WRONG_ORDER_KIND, "Reserves are placed during movement (14).");
+          if (!movement) return reject(game::WRONG_ORDER_KIND, "Reserves are placed during movement (rule 14).");
           if (o.units.empty()) return reject(game::MALFORMED, "Name the units.");
           const Loc at = us(o.units[0]).loc;
           int used = 0;
@@ -733,16 +733,16 @@ std::optional<Rejection> Rules::check(Side who, const Order& o) const {
             if (sc_.units[u].side == who && s_.units[u].reserve) markers |= 1u << s_.units[u].reserve;
           }
           for (std::uint32_t m = markers; m; m &= m - 1) ++used;
-          if (used >= rule(sc_.rules.reserve_markers(), 3)) return reject(game::LIMIT_REACHED, "All your reserve markers are in use (14).");
+          if (used >= rule(sc_.rules.reserve_markers(), 3)) return reject(game::LIMIT_REACHED, "All your reserve markers are in use (rule 14).");
           for (auto u : o.units) {
             if (side_of(u) != who) return reject(game::NOT_ALLOWED, unit_name(u) + " is not yours.");
             if (us(u).loc != at) return reject(game::NOT_ALLOWED, "A reserve marker covers units in one location.");
             if (!can_activate(u) || (us(u).flags & kMoving) || us(u).reserve || is_train(u)) {
-              return reject(game::UNIT_NOT_ACTIVE, unit_name(u) + " is not an active unit that has not moved (14).");
+              return reject(game::UNIT_NOT_ACTIVE, unit_name(u) + " is not an active unit that has not moved (rule 14).");
             }
           }
           if (!sc_.is_hex(at) && static_cast<int>(o.units.size()) > rule(sc_.rules.reserve_offmap_units_per_marker(), 2)) {
-            return reject(game::LIMIT_REACHED, "Off the map or in Warsaw a reserve marker covers at most two units (14).");
+            return reject(game::LIMIT_REACHED, "Off the map or in Warsaw a reserve marker covers at most two units (rule 14).");
           }
           return std::nullopt;
         }
