@@ -119,9 +119,19 @@ Accounts::Accounts(Storage& storage, const Config& config, Mailer& mailer, const
   if (crypto_pwhash_str(out, pw.c_str(), pw.size(), config_.argon2_opslimit, config_.argon2_memlimit_kib * 1024) == 0) {
     dummy_hash_ = out;
   }
+  // Nobody is connected yet: counts a stop without a clean end left behind go.
+  storage_.write([](Db& db) { db.prepare("UPDATE users SET online = 0 WHERE online <> 0").run(); }, [](bool) {});
 }
 
 Accounts::~Accounts() { stop(); }
+
+void Accounts::presence(std::int64_t user_id, int change) {
+  storage_.write(
+      [user_id, change](Db& db) {
+        db.prepare("UPDATE users SET online = max(online + ?, 0), last_seen_unix = ? WHERE id = ?").run(change, unix_now(), user_id);
+      },
+      [](bool) {});
+}
 
 std::string Accounts::check_name(const std::string& name) {
   const bool ok = name.size() >= 3 && name.size() <= 24 && std::all_of(name.begin(), name.end(), [](char c) {

@@ -63,6 +63,9 @@ class Accounts {
   static std::string barred(Db& db, std::int64_t user_id);
   enum class Standing { Active, Closed, Suspended };
   static Standing standing(Db& db, std::int64_t user_id);
+  // A connection logged in as the player (+1), or one of theirs ended (-1): for
+  // the operator's list of who is online, and when each was last seen.
+  void presence(std::int64_t user_id, int change);
 
   // Asynchronous: `done` runs on another thread once the answer is durable.
   // `address` is the client's, as ConnectionCaps::address_key gives it: empty for

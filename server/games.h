@@ -170,6 +170,9 @@ class GameService {
   // Not while a write of the game is under way, nor a game that cannot be loaded.
   // Whether it is ending (durably, or not at all, soon after). On a network thread.
   bool set_aside(const std::string& game_id, std::int64_t user_id, const std::string& why, bool suspended);
+  // The operator's end of a game not yet over (see end_game_by_operator): false
+  // when there is nothing to end, or not now (a write of it is under way).
+  bool end_by_operator(const std::string& game_id, const std::string& why);
   void list_open(const Caller& c);
   void join(const Caller& c, const wire::JoinGame& req);
   void my_games(const Caller& c);

@@ -325,6 +325,25 @@ bool GameService::set_aside(const std::string& game_id, std::int64_t user_id, co
   return true;
 }
 
+bool GameService::end_by_operator(const std::string& game_id, const std::string& why) {
+  {
+    std::lock_guard lock(mu_);
+    if (unloadable_.count(game_id)) return false;
+  }
+  auto g = find(game_id);
+  if (!g) return false;
+  std::lock_guard lock(g->mu);
+  if (g->pending > 0 || g->broken) return false;  // the next poll comes back to it
+  if (g->status == Game::Status::Open) {
+    finish(g, std::nullopt, 0, "Cancelled", why, "cancellation");
+  } else if (g->status == Game::Status::Playing) {
+    finish(g, std::nullopt, 0, "Aborted", why + " No rating changes.", "abort");
+  } else {
+    return false;
+  }
+  return true;
+}
+
 void GameService::forget_rematch(const Game& g) {
   if (g.rematch_of.empty()) return;
   std::lock_guard lock(mu_);

@@ -116,9 +116,9 @@ void schedule_purge(net::steady_timer& timer, Accounts& accounts) {
 
 int main(int argc, char** argv) {
   CLI::App app{"counterattackd: the play-by-server for Model's Counterattack"};
-  std::string config_path, listen, data_dir, backup_to, suspend, reinstate, reason, reset;
+  std::string config_path, listen, data_dir, backup_to, suspend, reinstate, reason, reset, end_game;
   int days = 0;
-  bool plain = false, list_suspensions = false;
+  bool plain = false, list_suspensions = false, list_all_players = false;
   app.add_option("--config", config_path, "Config file: 'key = value' lines, or a JSON object");
   app.add_option("--listen", listen, "ADDR:PORT to listen on (default 127.0.0.1:8443; port 0 picks a free one)");
   app.add_option("--data-dir", data_dir, "Directory of the database and the generated certificate (default ./data)");
@@ -127,7 +127,7 @@ int main(int argc, char** argv) {
                  "Write a consistent copy of the database to FILE and exit; the server may be running meanwhile");
   auto* suspending = app.add_option("--suspend", suspend,
                                     "Suspend the player NAME and exit: their sessions end and they cannot log in; the server may be running");
-  app.add_option("--reason", reason, "With --suspend: why, as the player is told it")->needs(suspending);
+  app.add_option("--reason", reason, "With --suspend or --end-game: why, as the players are told it");
   app.add_option("--days", days, "With --suspend: for this many days (default: until --reinstate)")
       ->needs(suspending)
       ->check(CLI::Range(1, 3650));
@@ -135,14 +135,23 @@ int main(int argc, char** argv) {
   app.add_flag("--suspended", list_suspensions, "List the suspended players and exit");
   app.add_option("--reset-password", reset,
                  "Give the player NAME a new random password, end their sessions, print it and exit (for servers that send no mail)");
+  app.add_flag("--players", list_all_players, "List the players, who is online and their games, and exit");
+  app.add_option("--end-game", end_game,
+                 "End the game ID and exit: cancelled if it waits for an opponent, else aborted with no rating change; "
+                 "the server may be running");
   CLI11_PARSE(app, argc, argv);
   // An empty value (a script's unset variable) must not fall through to serving.
   for (const auto& [one_shot, value] : {std::pair<const char*, const std::string*>{"--backup", &backup_to},
-                                        {"--suspend", &suspend}, {"--reinstate", &reinstate}, {"--reset-password", &reset}}) {
+                                        {"--suspend", &suspend}, {"--reinstate", &reinstate}, {"--reset-password", &reset},
+                                        {"--end-game", &end_game}}) {
     if (app.count(one_shot) > 0 && value->empty()) {
       std::cerr << "counterattackd: " << one_shot << " needs a value\n";
       return 2;
     }
+  }
+  if (app.count("--reason") > 0 && app.count("--suspend") == 0 && app.count("--end-game") == 0) {
+    std::cerr << "counterattackd: --reason goes with --suspend or --end-game\n";
+    return 2;
   }
   // The database, its backups and the TLS key hold password hashes, addresses
   // and secrets: what the server makes is its own user's alone.
@@ -167,11 +176,13 @@ int main(int argc, char** argv) {
     std::cout << "Backed up " << cfg.database << " to " << backup_to << ".\n";
     return 0;
   }
-  if (!suspend.empty() || !reinstate.empty() || list_suspensions || !reset.empty()) {
+  if (!suspend.empty() || !reinstate.empty() || list_suspensions || !reset.empty() || list_all_players || !end_game.empty()) {
     std::string said;
     const std::string why =
         !suspend.empty()     ? suspend_account(cfg.database, suspend, days, reason, said)
         : !reinstate.empty() ? reinstate_account(cfg.database, reinstate, said)
+        : !end_game.empty()  ? end_game_by_operator(cfg.database, end_game, reason, said)
+        : list_all_players   ? list_players(cfg.database, said)
         : !reset.empty()     ? reset_password(cfg.database, reset, static_cast<unsigned long long>(cfg.argon2_opslimit),
                                               static_cast<std::size_t>(cfg.argon2_memlimit_kib) * 1024, said)
                              : list_suspended(cfg.database, said);
@@ -304,6 +315,11 @@ int main(int argc, char** argv) {
           for (const auto& g : found.games) {
             if (games.set_aside(g.game_id, g.user_id, g.why, true)) {
               log::info("game of a suspended player set aside", {{"game", g.game_id}, {"reason", g.why}});
+            }
+          }
+          for (const auto& asked : operator_ends(*storage)) {
+            if (games.end_by_operator(asked.game_id, operator_end_text(asked.reason))) {
+              log::info("game ended by the operator", {{"game", asked.game_id}, {"reason", asked.reason}});
             }
           }
         } catch (const std::exception& x) {

@@ -10,10 +10,11 @@ namespace counterattack::server {
 namespace {
 
 constexpr int kSchemaWithSuspensions = 25;
+constexpr int kSchemaWithOperatorViews = 27;
 constexpr std::size_t kMostReasonBytes = 300;
 
-// The database, once it has the suspension columns; else why not.
-std::unique_ptr<Db> open_for_moderation(const std::string& db_path, std::string& error) {
+// The database, once it is at schema `needs` or later; else why not.
+std::unique_ptr<Db> open_for_moderation(const std::string& db_path, std::string& error, int needs = kSchemaWithSuspensions) {
   std::error_code ec;
   if (!std::filesystem::exists(db_path, ec)) {
     error = "there is no database " + db_path;
@@ -24,7 +25,7 @@ std::unique_ptr<Db> open_for_moderation(const std::string& db_path, std::string&
   auto& v = db->prepare("PRAGMA user_version");
   int version = 0;
   while (v.step()) version = static_cast<int>(v.integer(0));
-  if (version < kSchemaWithSuspensions) {
+  if (version < needs) {
     error = "the database is at schema " + std::to_string(version) + ": start this counterattackd on it once, to upgrade it";
     return nullptr;
   }
@@ -88,6 +89,17 @@ struct Player {
   std::int64_t closed_unix = 0, suspended_until = 0;
 };
 
+// Why a reason the players are told cannot be stored; "" when it can.
+std::string reason_refused(const std::string& reason) {
+  if (reason.empty()) return "say why with --reason: the players are told it";
+  if (reason.size() > kMostReasonBytes) return "the reason is longer than " + std::to_string(kMostReasonBytes) + " bytes";
+  for (const unsigned char ch : reason) {
+    if (ch < 0x20 || ch == 0x7f) return "the reason must be one line of text";
+  }
+  if (!valid_utf8(reason)) return "the reason is not UTF-8 text";
+  return "";
+}
+
 Player player_named(Db& db, const std::string& name) {
   auto& q = db.prepare("SELECT id, name, closed_unix, suspended_until FROM users WHERE name = ?");
   q.bind_all(name);
@@ -106,12 +118,7 @@ std::string suspension_text(std::int64_t until_unix, const std::string& reason) 
 std::string suspend_account(const std::string& db_path, const std::string& name, int days, const std::string& reason,
                             std::string& said) {
   if (days < 0 || days > 3650) return "--days must be between 1 and 3650 (none: until reinstated)";
-  if (reason.empty()) return "say why with --reason: the player is told it";
-  if (reason.size() > kMostReasonBytes) return "the reason is longer than " + std::to_string(kMostReasonBytes) + " bytes";
-  for (const unsigned char ch : reason) {
-    if (ch < 0x20 || ch == 0x7f) return "the reason must be one line of text";
-  }
-  if (!valid_utf8(reason)) return "the reason is not UTF-8 text";
+  if (auto why = reason_refused(reason); !why.empty()) return why;
   std::string error;
   auto db = open_for_moderation(db_path, error);
   if (!db) return error;
@@ -216,6 +223,93 @@ std::string reset_password(const std::string& db_path, const std::string& name, 
            "\nPass it on privately, and have them change it (counterattack password). Their sessions have ended.";
     return "";
   });
+}
+
+std::string list_players(const std::string& db_path, std::string& said) {
+  std::string error;
+  auto db = open_for_moderation(db_path, error, kSchemaWithOperatorViews);
+  if (!db) return error;
+  try {
+    // Games per player, in play and finished, counted once over both seats.
+    auto& q = db->prepare(
+        "SELECT u.name, u.online, u.last_seen_unix, u.created_unix, u.closed_unix, u.suspended_until,"
+        " (SELECT count(*) FROM games g WHERE g.status = 'playing' AND (g.soviet_id = u.id OR g.german_id = u.id)),"
+        " (SELECT count(*) FROM games g WHERE g.status = 'finished' AND (g.soviet_id = u.id OR g.german_id = u.id))"
+        " FROM users u ORDER BY u.online = 0, u.name COLLATE NOCASE");
+    q.bind_all();
+    const auto now = unix_now();
+    std::string rows;
+    int players = 0, online = 0;
+    while (q.step()) {
+      ++players;
+      const auto connections = q.integer(1), seen = q.integer(2), closed = q.integer(4), suspended = q.integer(5);
+      if (connections > 0) ++online;
+      const std::string presence = connections > 0 ? "online" + (connections > 1 ? " (" + std::to_string(connections) + " connections)" : "")
+                                   : seen > 0      ? "last seen " + utc_minute(seen)
+                                                   : "never logged in";
+      const std::string account = closed != 0         ? "closed " + utc_minute(closed)
+                                  : suspended > now    ? (suspended >= kSuspendedIndefinitely ? "suspended until reinstated"
+                                                                                              : "suspended until " + utc_minute(suspended))
+                                                       : "active";
+      rows += q.text(0) + "\t" + presence + "\t" + std::to_string(q.integer(6)) + " in play, " + std::to_string(q.integer(7)) +
+              " finished\t" + account + "\tjoined " + utc_minute(q.integer(3)) + "\n";
+    }
+    said = std::to_string(players) + (players == 1 ? " player, " : " players, ") + std::to_string(online) + " online now" +
+           " (as the running server last stored it)\n" + rows;
+    return "";
+  } catch (const DbError& e) {
+    return std::string("the database: ") + e.what();
+  }
+}
+
+std::string end_game_by_operator(const std::string& db_path, const std::string& game_id, const std::string& reason,
+                                 std::string& said) {
+  if (auto why = reason_refused(reason); !why.empty()) return why;
+  std::string error;
+  auto db = open_for_moderation(db_path, error, kSchemaWithOperatorViews);
+  if (!db) return error;
+  return in_transaction(*db, [&]() -> std::string {
+    auto& q = db->prepare("SELECT status FROM games WHERE id = ?");
+    q.bind_all(game_id);
+    std::string status;
+    while (q.step()) status = q.text(0);
+    if (status.empty()) return "there is no game '" + game_id + "'";
+    if (status == "finished") return "game " + game_id + " is already over";
+    db->prepare("INSERT OR REPLACE INTO operator_game_ends (game_id, reason, asked_unix) VALUES (?, ?, ?)")
+        .run(game_id, reason, unix_now());
+    said = "Game " + game_id + (status == "open" ? " (waiting for an opponent) is cancelled" : " is aborted, and no rating changes") +
+           " within seconds while the server runs (else at its next start). Its players are told: " + operator_end_text(reason);
+    return "";
+  });
+}
+
+std::string operator_end_text(const std::string& reason) { return "Ended by the server's operator: " + reason; }
+
+std::vector<OperatorEnd> operator_ends(Storage& storage) {
+  auto [asked, done] = storage.read([](Db& db) {
+    std::vector<OperatorEnd> out;
+    std::size_t finished = 0;
+    auto& q = db.prepare(
+        "SELECT r.game_id, r.reason, g.status FROM operator_game_ends r JOIN games g ON g.id = r.game_id ORDER BY r.asked_unix");
+    q.bind_all();
+    while (q.step()) {
+      if (q.text(2) == "finished") {
+        ++finished;
+      } else {
+        out.push_back(OperatorEnd{q.text(0), q.text(1)});
+      }
+    }
+    return std::make_pair(std::move(out), finished);
+  });
+  if (done > 0) {
+    // Ended, by this request or otherwise: nothing more to do for it.
+    storage.write(
+        [](Db& db) {
+          db.prepare("DELETE FROM operator_game_ends WHERE game_id IN (SELECT id FROM games WHERE status = 'finished')").run();
+        },
+        [](bool) {});
+  }
+  return asked;
 }
 
 SuspensionWatch::Poll SuspensionWatch::poll(Storage& storage) {

@@ -34,6 +34,22 @@ std::string list_suspended(const std::string& db_path, std::string& said);
 // and the password in `said`, for the operator to pass on.
 std::string reset_password(const std::string& db_path, const std::string& name, unsigned long long opslimit,
                            std::size_t memlimit_bytes, std::string& said);
+// Every player: online now or when last seen, games in play and finished, and
+// whether the account is active, suspended or closed.
+std::string list_players(const std::string& db_path, std::string& said);
+// Asks the server to end a game not yet over: one waiting for an opponent is
+// cancelled, one in play aborted (no rating changes, and in a tournament no
+// points to either player). Its players are told operator_end_text(reason).
+std::string end_game_by_operator(const std::string& db_path, const std::string& game_id, const std::string& reason,
+                                 std::string& said);
+std::string operator_end_text(const std::string& reason);
+
+// The server's side: the games the operator asked to end that are not over
+// yet, read on each poll; the requests of games now over are cleared.
+struct OperatorEnd {
+  std::string game_id, reason;
+};
+std::vector<OperatorEnd> operator_ends(Storage& storage);
 
 // The server's side: what the accounts suspended now ask of it, read again on
 // each poll (every two seconds).

@@ -359,7 +359,10 @@ class WsSession : public Connection {
     cleaned_ = true;
     queue_.clear();
     drop_watches();
-    if (user_id_ != 0) hub_.games.unfollow_turns(user_id_, id_);
+    if (user_id_ != 0) {
+      hub_.games.unfollow_turns(user_id_, id_);
+      hub_.accounts.presence(user_id_, -1);
+    }
     if (expiry_) expiry_->cancel();  // its wait holds the session
     if (registered_) hub_.sessions.remove(id_);
   }
@@ -570,6 +573,10 @@ class WsSession : public Connection {
     // Games watched before logging in were watched as a spectator; a player's
     // seat needs a Watch of its own.
     drop_watches();
+    if (user_id_ != r.user_id) {
+      if (user_id_ != 0) hub_.accounts.presence(user_id_, -1);
+      hub_.accounts.presence(r.user_id, +1);
+    }
     user_id_ = r.user_id;
     user_name_ = r.name;
     token_hash_ = r.token_hash;
@@ -608,7 +615,9 @@ class WsSession : public Connection {
   void logout(std::uint64_t rid) {
     // Forget the seat's streams at once: this connection no longer speaks for the player.
     drop_watches();
-    hub_.games.unfollow_turns(std::exchange(user_id_, 0), id_);
+    const std::int64_t was = std::exchange(user_id_, 0);
+    hub_.games.unfollow_turns(was, id_);
+    if (was != 0) hub_.accounts.presence(was, -1);
     user_name_.clear();
     if (expiry_) expiry_->cancel();
     const std::string token_hash = std::exchange(token_hash_, std::string());
@@ -633,7 +642,9 @@ class WsSession : public Connection {
   // No longer logged in: says UNAUTHENTICATED with `why`, and closes.
   void signed_out(const std::string& why) {
     drop_watches();
-    hub_.games.unfollow_turns(std::exchange(user_id_, 0), id_);
+    const std::int64_t was = std::exchange(user_id_, 0);
+    hub_.games.unfollow_turns(was, id_);
+    if (was != 0) hub_.accounts.presence(was, -1);
     user_name_.clear();
     token_hash_.clear();
     if (expiry_) expiry_->cancel();

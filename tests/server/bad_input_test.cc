@@ -563,7 +563,7 @@ TEST_F(ServerBadInput, AHangupIsLoggedAndTheServerGoesOn) {
 
 // An operator's command given an empty value (a script's unset variable) does not start a second server.
 TEST_F(ServerBadInput, AnOperatorCommandWithAnEmptyValueIsRefusedAndStartsNothing) {
-  for (const std::string args : {"--suspend '' --reason x", "--reinstate ''", "--backup ''"}) {
+  for (const std::string args : {"--suspend '' --reason x", "--reinstate ''", "--backup ''", "--end-game '' --reason x"}) {
     const auto outcome = operator_command(args + " --listen 127.0.0.1:0");
     EXPECT_EQ(outcome.status, 2) << args << ": " << outcome.said;
     EXPECT_NE(outcome.said.find("needs a value"), std::string::npos) << args << ": " << outcome.said;

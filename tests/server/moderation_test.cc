@@ -308,5 +308,76 @@ TEST_F(ServerModeration, TheOperatorGivesAPlayerANewPasswordAndTheirSessionsEnd)
   EXPECT_NE(unknown.said.find("there is no player 'nobody'"), std::string::npos) << unknown.said;
 }
 
+
+// The operator's list of players: who is online now (as the running server keeps
+// it, connection by connection), when the others were last seen, their games and
+// whether each account is active, suspended or closed.
+TEST_F(ServerModeration, TheOperatorListsThePlayersAndWhoIsOnline) {
+  auto alice = user("alice");
+  auto bob = user("bob");
+  const std::string playing = start_game(*alice, *bob);
+  auto carol = user("carol");
+  ASSERT_EQ(operator_command("--suspend carol --days 2 --reason 'Rude in chat.'").status, 0);
+  bob.reset();
+
+  // Logins and departures are stored as they happen, behind the writes before them.
+  auto line_of = [](const std::string& said, const std::string& name) {
+    const auto at = said.find("\n" + name + "\t");
+    return at == std::string::npos ? std::string() : said.substr(at + 1, said.find('\n', at + 1) - at - 1);
+  };
+  CommandOutcome listed;
+  for (int i = 0; i < 100; ++i) {
+    listed = operator_command("--players");
+    if (line_of(listed.said, "bob").find("last seen ") != std::string::npos &&
+        line_of(listed.said, "carol").find("last seen ") != std::string::npos) {
+      break;
+    }
+    std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_EQ(listed.status, 0) << listed.said;
+  EXPECT_EQ(listed.said.rfind("3 players, 1 online now", 0), 0u) << listed.said;
+  EXPECT_EQ(line_of(listed.said, "alice").rfind("alice\tonline\t1 in play, 0 finished\tactive\tjoined ", 0), 0u) << listed.said;
+  EXPECT_NE(line_of(listed.said, "bob").find("\tlast seen "), std::string::npos) << "he left: " << listed.said;
+  EXPECT_NE(line_of(listed.said, "carol").find("\tsuspended until "), std::string::npos) << listed.said;
+  EXPECT_LT(listed.said.find("\nalice\t"), listed.said.find("\nbob\t")) << "those online come first";
+}
+
+// The operator ends a game: one in play is aborted, its players are told why,
+// and no rating moves; one waiting for an opponent is cancelled. Asked again,
+// or for a game there is not, the command refuses.
+TEST_F(ServerModeration, TheOperatorEndsAGameAndNoRatingChanges) {
+  auto alice = user("alice"), bob = user("bob");
+  const std::string playing = start_game(*alice, *bob);
+  play_opening(*alice, *bob, playing);
+  ASSERT_TRUE(alice->watch(playing).has_game());
+  const auto made = bob->create_game(wire::CHOOSE_GERMAN);
+  ASSERT_TRUE(made.has_game_created()) << made.DebugString();
+  const std::string waiting = made.game_created().game().game_id();
+
+  const auto asked = operator_command("--end-game " + playing + " --reason 'Played from one machine by both.'");
+  ASSERT_EQ(asked.status, 0) << asked.said;
+  EXPECT_NE(asked.said.find("is aborted, and no rating changes"), std::string::npos) << asked.said;
+  const auto ended = alice->wait_for([&](const wire::ServerMessage& m) { return m.has_game_ended() && m.game_ended().game_id() == playing; });
+  ASSERT_TRUE(ended) << "its players are told within seconds";
+  EXPECT_EQ(ended->game_ended().result(), "Aborted");
+  EXPECT_EQ(ended->game_ended().reason(), "Ended by the server's operator: Played from one machine by both. No rating changes.");
+  const auto summary = summary_in_my_games(*bob, playing);
+  EXPECT_EQ(summary.status(), "finished");
+  EXPECT_EQ(summary.soviet_rating_change(), 0);
+  EXPECT_EQ(summary.german_rating_change(), 0);
+
+  ASSERT_EQ(operator_command("--end-game " + waiting + " --reason 'Test game.'").status, 0);
+  ASSERT_TRUE(withdrawn(*alice, waiting));
+  EXPECT_EQ(summary_in_my_games(*bob, waiting).result(), "Cancelled");
+
+  const auto again = operator_command("--end-game " + playing + " --reason 'x'");
+  EXPECT_EQ(again.status, 1);
+  EXPECT_NE(again.said.find("is already over"), std::string::npos) << again.said;
+  const auto missing = operator_command("--end-game nosuchgame --reason 'x'");
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_NE(missing.said.find("there is no game 'nosuchgame'"), std::string::npos) << missing.said;
+  EXPECT_NE(operator_command("--end-game " + playing).status, 0) << "the players are told why: a reason is needed";
+}
+
 }  // namespace
 }  // namespace counterattack::server::testing
