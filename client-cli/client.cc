@@ -772,14 +772,17 @@ std::string seat_text(const wire::GameSummary& g, bool soviet) {
   const std::string& name = soviet ? g.soviet() : g.german();
   if (name.empty()) return "(open)";
   if (!(soviet ? g.has_soviet_rating() : g.has_german_rating())) return name;  // a server without ratings
+  if (g.status() == "finished") {
+    // What the game changed; the rating beside it would be today's, not the game's.
+    // An aborted game, or one withdrawn before anyone joined, changed nothing.
+    const bool decided = g.result() == "Soviet victory" || g.result() == "German victory" || g.result() == "Draw";
+    if (!g.rated() || !decided || g.soviet().empty() || g.german().empty()) return name;
+    const int change = soviet ? g.soviet_rating_change() : g.german_rating_change();
+    return name + " (" + (change >= 0 ? "+" : "") + std::to_string(change) + ")";
+  }
   std::string s = name + " (" + rating_text(soviet ? g.soviet_rating() : g.german_rating());
   if (const auto away = soviet ? g.soviet_vacation_until() : g.german_vacation_until(); away > 0) {
     s += ", on vacation until " + utc_date(away);
-  }
-  // A game withdrawn before anyone joined has an open seat and changed nothing.
-  if (g.rated() && g.status() == "finished" && !g.soviet().empty() && !g.german().empty()) {
-    const int change = soviet ? g.soviet_rating_change() : g.german_rating_change();
-    s += std::string(", ") + (change >= 0 ? "+" : "") + std::to_string(change);
   }
   return s + ")";
 }

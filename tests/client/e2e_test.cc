@@ -572,9 +572,7 @@ TEST_F(TwoPlayers, ARatedGameMovesBothRatingsAndACasualOneLeavesThem) {
   EXPECT_GT(won, 0) << summary.dump();
   EXPECT_LT(lost, 0) << summary.dump();
   auto games = cli(alice_, {"games"});
-  EXPECT_NE(line_of(games.out, rated).find("Soviet: alice (" + rating_text_of(summary["soviet_rating"]) + ", +" +
-                                           std::to_string(won) + ")  German: bob (" +
-                                           rating_text_of(summary["german_rating"]) + ", " + std::to_string(lost) + ")"),
+  EXPECT_NE(line_of(games.out, rated).find("Soviet: alice (+" + std::to_string(won) + ")  German: bob (" + std::to_string(lost) + ")"),
             std::string::npos)
       << games.out;
 
@@ -589,10 +587,7 @@ TEST_F(TwoPlayers, ARatedGameMovesBothRatingsAndACasualOneLeavesThem) {
   games = cli(bob_, {"games"});
   const std::string casual_line = line_of(games.out, casual);
   EXPECT_NE(casual_line.find("  casual"), std::string::npos) << games.out;
-  EXPECT_NE(casual_line.find("Soviet: alice (" + rating_text_of(alice["rating"]) + ")  German: bob (" +
-                             rating_text_of(bob["rating"]) + ")"),
-            std::string::npos)
-      << games.out;
+  EXPECT_NE(casual_line.find("Soviet: alice  German: bob"), std::string::npos) << "a casual game changed no rating: " << games.out;
   EXPECT_EQ(line_of(games.out, rated).find("casual"), std::string::npos) << games.out;
 
   // The shell takes the same words.
