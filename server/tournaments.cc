@@ -273,11 +273,18 @@ Tournaments::Tournaments(Storage& storage, Rulesets rulesets, const Config& conf
     std::vector<std::string> games;
     bool deciders = false;
   };
+  // With 2 (deciding games) the round's other matches may still be in play: only its deciding
+  // games are announced (the third game of their match), and of those only the ones nobody has
+  // played an order in yet, as those were announced before.
   const auto unannounced = storage_.read([](Db& db) {
     std::map<std::string, Unannounced> out;
     auto& q = db.prepare(
         "SELECT t.id, g.id, t.unannounced FROM tournaments t JOIN games g ON g.tournament_id = t.id"
         " WHERE t.unannounced IN (1, 2) AND t.status = 'playing' AND g.tournament_round = t.round AND g.status = 'playing'"
+        " AND (t.unannounced = 1 OR ((SELECT COUNT(*) FROM games h WHERE h.tournament_id = t.id"
+        " AND h.tournament_round = t.round AND h.rowid < g.rowid AND h.soviet_id IN (g.soviet_id, g.german_id)"
+        " AND h.german_id IN (g.soviet_id, g.german_id)) = 2"
+        " AND NOT EXISTS (SELECT 1 FROM orders o WHERE o.game_id = g.id)))"
         " ORDER BY g.rowid");
     q.bind_all();
     while (q.step()) {
@@ -316,11 +323,13 @@ Tournaments::Tournaments(Storage& storage, Rulesets rulesets, const Config& conf
 
 void Tournaments::catch_up_ends() {
   // Every game over, yet no next round nor end stored: the server stopped in between, or the write failed.
+  // Likewise a knock-out's match may have ended level with its deciding game not yet made: game_ended
+  // on a knock-out makes only what is missing, so each under way is looked at.
   const auto missed = storage_.read([](Db& db) {
     std::vector<std::string> out;
     auto& q = db.prepare(
-        "SELECT id FROM tournaments t WHERE status = 'playing' AND finished_unix = 0"
-        " AND NOT EXISTS (SELECT 1 FROM games g WHERE g.tournament_id = t.id AND g.status != 'finished')");
+        "SELECT id FROM tournaments t WHERE status = 'playing' AND finished_unix = 0 AND (knockout != 0"
+        " OR NOT EXISTS (SELECT 1 FROM games g WHERE g.tournament_id = t.id AND g.status != 'finished'))");
     q.bind_all();
     while (q.step()) out.push_back(q.text(0));
     return out;
@@ -415,10 +424,12 @@ void Tournaments::game_ended(const std::string& id) {
           unfinished = q.integer(4);
           knockout = q.integer(5);
         }
-        // Only the write that finds every game over moves on, so each round and the end come once.
-        if (status != "playing" || finished != 0 || unfinished != 0) return;
+        if (status != "playing" || finished != 0) return;
         if (knockout != 0) {
+          // Each end is looked at: a match may have ended level, and its deciding game is made at once.
           if (!knockout_next_in(db, id, static_cast<int>(round), *out)) return;
+        } else if (unfinished != 0) {
+          return;  // only the write that finds every game over moves on, so each round and the end come once
         } else if (round < rounds) {
           return next_round_in(db, id, static_cast<int>(round + 1), *out);
         }
@@ -698,10 +709,10 @@ bool Tournaments::knockout_next_in(Db& db, const std::string& id, int round, Out
     seed[e.integer(0)] = static_cast<int>(e.integer(1));
     if (e.integer(2) == 0) in.insert(e.integer(0));
   }
-  // Each match of the round by its players, the higher seed first: their points and games.
+  // Each match of the round by its players, the higher seed first: their points, its games and how many are over.
   struct Tally {
     double higher = 0, lower = 0;
-    int games = 0;
+    int games = 0, over = 0;
   };
   std::map<std::pair<std::int64_t, std::int64_t>, Tally> matches;
   auto& g = db.prepare("SELECT soviet_id, german_id, status, result FROM games WHERE tournament_id = ? AND tournament_round = ?");
@@ -714,32 +725,41 @@ bool Tournaments::knockout_next_in(Db& db, const std::string& id, int round, Out
     wire::GameSummary x;
     x.set_status(g.text(2));
     x.set_result(g.text(3));
+    if (x.status() == "finished") ++m.over;
     if (const auto score = soviet_score(x)) {
       m.higher += soviet_higher ? *score : 1.0 - *score;
       m.lower += soviet_higher ? 1.0 - *score : *score;
     }
   }
+  // Each match on its own: one level after its two games gets its deciding game now, whatever the
+  // other matches' games are at (once made, the match has three games and never gets another);
+  // one decided knocks its loser out (again, harmlessly, at each later look).
   const GameTerms t = terms_of(db, id);
   std::vector<std::string> deciders;
+  bool undecided = false;
   for (const auto& [players, m] : matches) {
     const auto [higher, lower] = players;
-    if (m.higher == m.lower && m.games == 2) {  // level: a deciding game, sides drawn
+    if (m.over < m.games) {  // a game of it is still in play (its deciding game, perhaps)
+      undecided = true;
+    } else if (m.games == 2 && m.higher == m.lower) {  // level: a deciding game, sides drawn
       const bool swap = randombytes_uniform(2) == 1;
       deciders.push_back(insert_game(db, id, t, swap ? lower : higher, swap ? higher : lower, round));
-      continue;
+      undecided = true;
+    } else {
+      // Level after the deciding game too: the higher seed goes through.
+      const auto loser = m.higher >= m.lower ? lower : higher;
+      db.prepare("UPDATE tournament_entrants SET out_in_round = ? WHERE tournament_id = ? AND user_id = ?").run(round, id, loser);
+      in.erase(loser);
     }
-    // Level after the deciding game too: the higher seed goes through.
-    const auto loser = m.higher >= m.lower ? lower : higher;
-    db.prepare("UPDATE tournament_entrants SET out_in_round = ? WHERE tournament_id = ? AND user_id = ?").run(round, id, loser);
-    in.erase(loser);
   }
   if (!deciders.empty()) {
     db.prepare("UPDATE tournaments SET unannounced = 2 WHERE id = ?").run(id);
     out.started_tournament = id;
     out.started_games = std::move(deciders);
     out.deciders = true;
-    return false;
   }
+  // The next round waits for every match of this one, deciding games included.
+  if (undecided) return false;
   if (in.size() <= 1) return true;
   const int n = static_cast<int>(seed.size());
   std::vector<std::int64_t> by_seed(seed.size());
@@ -899,10 +919,15 @@ void Tournaments::announce(const std::string& id, const std::vector<std::string>
       mailer_.tournament_started(user, name, d->tournament, {});
     }
   }
+  // Not while a game made after these waits for its own announcement (another match's deciding
+  // game, made meanwhile): that announcement marks it done.
   storage_.write(
-      [id, round = d->tournament.round()](Db& db) {
-        db.prepare("UPDATE tournaments SET unannounced = 0 WHERE id = ? AND round = ? AND unannounced IN (1, 2)")
-            .run(id, round);
+      [id, round = d->tournament.round(), last = game_ids.empty() ? std::string() : game_ids.back()](Db& db) {
+        db.prepare(
+              "UPDATE tournaments SET unannounced = 0 WHERE id = ? AND round = ? AND unannounced IN (1, 2)"
+              " AND NOT EXISTS (SELECT 1 FROM games g WHERE g.tournament_id = tournaments.id"
+              " AND g.rowid > (SELECT rowid FROM games WHERE id = ?))")
+            .run(id, round, last);
       },
       [](bool) {});  // not stored: announced again at the next start, which is the lesser harm
 }

@@ -88,9 +88,11 @@ class Tournaments {
   void start_in(Db& db, const std::string& id, Outcome& out);
   // Within a write: the next round of a Swiss, paired from the standings.
   static void next_round_in(Db& db, const std::string& id, int round, Outcome& out);
-  // Within a write, once every game of a knock-out's round is over: decides each
-  // match (making its deciding game when level), knocks out the losers, and makes
-  // the next round. True when one is left in: the tournament is over.
+  // Within a write, after a game of a knock-out's round has ended: makes the
+  // deciding game of each match level after its two games (at once, while other
+  // matches are still played), knocks out the loser of each match decided, and,
+  // once every match of the round is decided (deciding games included), makes the
+  // next round. True when one is left in: the tournament is over.
   static bool knockout_next_in(Db& db, const std::string& id, int round, Outcome& out);
   // Within a write: a round's two games for each pair (`users` by the pairing's
   // indices), its byes, and the tournament's round moved on.
@@ -100,8 +102,9 @@ class Tournaments {
   // the games are a knock-out's deciding games, not a new round (nobody sits out anew).
   void announce(const std::string& id, const std::vector<std::string>& game_ids, bool deciders = false);
   // A game of the tournament has ended: when it was the last of a Swiss's round
-  // and more rounds are to come, makes the next; when it was the last of all,
-  // marks the end. Then announces either.
+  // and more rounds are to come, makes the next; a knock-out's, see
+  // knockout_next_in; when it was the last of all, marks the end. Then announces
+  // what it made or the end.
   void game_ended(const std::string& id);
   // Tells the entrants and the organiser that the tournament is over: on the
   // connections that follow turns, or by mail when they have none. Then marks it told.
@@ -129,7 +132,8 @@ class Tournaments {
   void start_scheduled(const std::string& id);
   // The earliest set start among open tournaments, from the database.
   std::int64_t earliest_start();
-  // Tournaments whose games are all over with no next round or end stored: moves them on.
+  // Tournaments whose games are all over with no next round or end stored, and
+  // knock-outs under way (a match may wait for its deciding game): moves them on.
   void catch_up_ends();
 
   Storage& storage_;

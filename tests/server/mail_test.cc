@@ -5,6 +5,7 @@
 #include <cctype>
 #include <map>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "fixture.h"
@@ -409,6 +410,77 @@ TEST_F(ServerMail, APlayerAwayIsMailedAKnockOutsDecidingGame) {
   const auto again = deciding_mail(mails);
   ASSERT_TRUE(again) << "not announced again";
   EXPECT_EQ(again->to, deciding->to);
+}
+
+// A deciding game is made while the round's other match is still played: a
+// server stopped before announcing it mails it again, as a deciding game, when
+// it starts, and not the other match's games, which were announced with the round.
+TEST_F(ServerMail, AServerStoppedBeforeAnnouncingADecidingGameMailsItAndNotTheRoundsOtherGames) {
+  std::map<std::string, std::unique_ptr<Client>> players;
+  for (const char* name : {"alice", "bob", "carol", "dave"}) {
+    players[name] = user(name);
+    confirm_address(*players[name], sink_, std::string(name) + "@example.org");
+  }
+  ASSERT_FALSE(HasFailure());
+  wire::ClientMessage create;
+  auto* c = create.mutable_create_tournament();
+  c->set_name("Winter Cup");
+  c->set_max_players(4);
+  c->set_enter(true);
+  c->set_move_seconds(86400);
+  c->set_knockout(true);
+  const auto created = players["alice"]->request(create);
+  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
+  wire::ClientMessage join;
+  join.mutable_join_tournament()->set_tournament_id(created.tournament().tournament_id());
+  wire::ServerMessage started;
+  for (const char* name : {"bob", "carol", "dave"}) started = players[name]->request(join);
+  ASSERT_EQ(started.tournament().games_size(), 4) << started.DebugString();
+  // A round's games are made match by match: the first two are one match's. Each wins one of them.
+  const auto& games = started.tournament().games();
+  for (int i = 0; i < 2; ++i) {
+    wire::ClientMessage resign;
+    resign.mutable_resign()->set_game_id(games[i].game_id());
+    ASSERT_TRUE(players[games[i].soviet()]->request(resign).has_ok());
+  }
+  const std::set<std::string> others{games[2].soviet() + "@example.org", games[2].german() + "@example.org"};
+  const std::string subject = "A deciding game in the tournament \"Winter Cup\"";
+  // The mails from `from` on, once one about the deciding game is among them.
+  auto until_deciding = [&](std::size_t from) {
+    for (const auto until = std::chrono::steady_clock::now() + 20s; std::chrono::steady_clock::now() < until;) {
+      const auto all = sink_.mails();
+      for (std::size_t i = from; i < all.size(); ++i) {
+        if (all[i].header("Subject") == subject) return std::vector<SmtpSink::Mail>(all.begin() + static_cast<std::ptrdiff_t>(from), all.end());
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+    return std::vector<SmtpSink::Mail>{};
+  };
+  const auto first = until_deciding(0);
+  ASSERT_FALSE(first.empty()) << "nobody was mailed the deciding game";
+  const auto mover = std::find_if(first.begin(), first.end(), [&](const auto& x) { return x.header("Subject") == subject; })->to;
+  EXPECT_FALSE(others.count(mover));
+
+  const auto before = sink_.mails().size();
+  crash_before_telling(2);
+  ASSERT_FALSE(until_deciding(before).empty()) << "not announced again";
+  // The mail after the announcement's: a code for a new address.
+  auto erin = user("erin");
+  ASSERT_TRUE(erin->request(set_email("erin@example.org")).has_account());
+  std::vector<SmtpSink::Mail> since;
+  for (int i = 0; i < 200; ++i) {
+    const auto all = sink_.mails();
+    since.assign(all.begin() + static_cast<std::ptrdiff_t>(before), all.end());
+    if (std::any_of(since.begin(), since.end(), [](const auto& x) { return x.to == "erin@example.org"; })) break;
+    std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_TRUE(std::any_of(since.begin(), since.end(), [](const auto& x) { return x.to == "erin@example.org"; }));
+  for (const auto& mail : since) {
+    EXPECT_FALSE(others.count(mail.to)) << "the other match's players were mailed again: " << mail.data;
+    if (mail.header("Subject") == subject) {
+      EXPECT_EQ(mail.to, mover);
+    }
+  }
 }
 
 // A forgotten password: a code mailed to the confirmed address, and with it a

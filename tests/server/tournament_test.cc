@@ -578,6 +578,93 @@ TEST_F(ServerTournament, AKnockOutMatchLevelAfterItsDecidingGameGoesToTheHigherS
   EXPECT_EQ(t.standings(1).knocked_out(), 1);
 }
 
+// The games of `round` between `a` and `b`, with either side, in the order they were made.
+std::vector<wire::GameSummary> match_games(const wire::Tournament& t, int round, const std::string& a, const std::string& b) {
+  std::vector<wire::GameSummary> out;
+  for (const auto& g : games_of_round(t, round)) {
+    if ((g.soviet() == a && g.german() == b) || (g.soviet() == b && g.german() == a)) out.push_back(g);
+  }
+  return out;
+}
+
+// A match level after its two games gets its deciding game at once, while the
+// round's other match is still played; its first mover is told. Neither a restart
+// nor the other match's end makes a second one. The next round waits for every
+// match, the deciding game included, whose winner goes through.
+TEST_F(ServerTournament, AKnockOutLevelMatchGetsItsDecidingGameWithoutWaitingForTheRound) {
+  const std::vector<std::string> names{"alice", "bob", "carol", "dave"};
+  for (const auto& name : names) user(name);
+  rate({{"alice", 1900}, {"bob", 1800}, {"carol", 1700}, {"dave", 1600}});
+  std::map<std::string, std::unique_ptr<Client>> players;
+  auto log_in = [&] {
+    for (const auto& name : names) {
+      players[name] = login_as(name);
+      ASSERT_TRUE(players[name]->follow_turns().has_ok());
+    }
+  };
+  log_in();
+  auto m = create("Quick Cup", 4);
+  m.mutable_create_tournament()->set_knockout(true);
+  auto created = players["alice"]->request(m);
+  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
+  const std::string id = created.tournament().tournament_id();
+  for (const char* name : {"bob", "carol", "dave"}) ASSERT_TRUE(players[name]->request(join(id)).has_tournament());
+  auto t = players["alice"]->request(get(id)).tournament();
+  ASSERT_EQ(t.games_size(), 4);
+  ASSERT_EQ(match_games(t, 1, "alice", "dave").size(), 2u) << "seeded by rating: 1 meets 4, 2 meets 3";
+  ASSERT_EQ(match_games(t, 1, "bob", "carol").size(), 2u);
+
+  // alice and dave win one each, before bob and carol have played a move.
+  resign(*players["alice"], game_of(t, "alice", "dave"));
+  resign(*players["dave"], game_of(t, "dave", "alice"));
+  t = wait_for(*players["alice"], id, [](const auto& x) { return match_games(x, 1, "alice", "dave").size() == 3; });
+  const auto decider = match_games(t, 1, "alice", "dave").back();
+  EXPECT_EQ(decider.status(), "playing");
+  EXPECT_EQ(t.round(), 1);
+  EXPECT_EQ(t.games_size(), 5);
+  for (const auto& g : match_games(t, 1, "bob", "carol")) EXPECT_EQ(g.status(), "playing") << "the other match is still played";
+  // Whoever moves first in it is told, as of any game that waits for them.
+  const auto told = [&](const wire::ServerMessage& x) { return x.has_your_turn() && x.your_turn().game_id() == decider.game_id(); };
+  bool turn_told = false;
+  for (int i = 0; i < 50 && !turn_told; ++i) {
+    turn_told = players["alice"]->wait_for(told, 100ms) || players["dave"]->wait_for(told, 100ms);
+  }
+  EXPECT_TRUE(turn_told) << "neither player of the deciding game was told of it";
+
+  // A restart looks at the knock-out again and finds nothing missing.
+  server_->kill9();
+  restart();
+  log_in();
+  t = players["alice"]->request(get(id)).tournament();
+  EXPECT_EQ(match_games(t, 1, "alice", "dave").size(), 3u) << "a second deciding game after the restart";
+  EXPECT_EQ(t.games_size(), 5);
+
+  // bob wins both games of the other match: it is decided, but the round waits for the deciding game.
+  resign(*players["carol"], game_of(t, "bob", "carol"));
+  resign(*players["carol"], game_of(t, "carol", "bob"));
+  // An order in the deciding game: a write that follows the one that looked at the round.
+  play_opening(*players[decider.soviet()], *players[decider.german()], decider.game_id());
+  t = players["alice"]->request(get(id)).tournament();
+  EXPECT_EQ(t.round(), 1) << "the next round while a deciding game is played";
+  EXPECT_EQ(t.games_size(), 5) << "a deciding game for a match that was not level";
+  EXPECT_EQ(standing_of(t, "carol")->knocked_out(), 1) << "out once her match is decided";
+  EXPECT_EQ(standing_of(t, "alice")->knocked_out(), 0);
+  EXPECT_EQ(standing_of(t, "dave")->knocked_out(), 0);
+
+  // dave wins the deciding game: he, not the higher seed, meets bob in the final.
+  resign(*players["alice"], decider.game_id());
+  t = wait_for(*players["alice"], id, [](const auto& x) { return x.round() == 2; });
+  const auto final_games = games_of_round(t, 2);
+  ASSERT_EQ(final_games.size(), 2u);
+  for (const auto& g : final_games) {
+    EXPECT_EQ(std::set<std::string>({g.soviet(), g.german()}), (std::set<std::string>{"bob", "dave"}));
+  }
+  EXPECT_EQ(t.games_size(), 7);
+  EXPECT_EQ(standing_of(t, "alice")->knocked_out(), 1);
+  EXPECT_EQ(standing_of(t, "carol")->knocked_out(), 1);
+  EXPECT_EQ(standing_of(t, "dave")->knocked_out(), 0);
+}
+
 // An entrant suspended until reinstated resigns the games they are in, and the
 // next round is made without them: nobody is paired against a player who cannot
 // come back, and they take no bye's points.
