@@ -116,7 +116,7 @@ void schedule_purge(net::steady_timer& timer, Accounts& accounts) {
 
 int main(int argc, char** argv) {
   CLI::App app{"counterattackd: the play-by-server for Model's Counterattack"};
-  std::string config_path, listen, data_dir, backup_to, suspend, reinstate, reason, reset, end_game;
+  std::string config_path, listen, data_dir, backup_to, suspend, reinstate, reason, reset, end_game, cancel_tournament;
   int days = 0;
   bool plain = false, list_suspensions = false, list_all_players = false;
   app.add_option("--config", config_path, "Config file: 'key = value' lines, or a JSON object");
@@ -127,7 +127,7 @@ int main(int argc, char** argv) {
                  "Write a consistent copy of the database to FILE and exit; the server may be running meanwhile");
   auto* suspending = app.add_option("--suspend", suspend,
                                     "Suspend the player NAME and exit: their sessions end and they cannot log in; the server may be running");
-  app.add_option("--reason", reason, "With --suspend or --end-game: why, as the players are told it");
+  app.add_option("--reason", reason, "With --suspend, --end-game or --cancel-tournament: why, as the players are told it");
   app.add_option("--days", days, "With --suspend: for this many days (default: until --reinstate)")
       ->needs(suspending)
       ->check(CLI::Range(1, 3650));
@@ -139,18 +139,22 @@ int main(int argc, char** argv) {
   app.add_option("--end-game", end_game,
                  "End the game ID and exit: cancelled if it waits for an opponent, else aborted with no rating change; "
                  "the server may be running");
+  app.add_option("--cancel-tournament", cancel_tournament,
+                 "Cancel the tournament ID, not yet started or under way, and exit: its games under way are aborted; "
+                 "the server may be running");
   CLI11_PARSE(app, argc, argv);
   // An empty value (a script's unset variable) must not fall through to serving.
   for (const auto& [one_shot, value] : {std::pair<const char*, const std::string*>{"--backup", &backup_to},
                                         {"--suspend", &suspend}, {"--reinstate", &reinstate}, {"--reset-password", &reset},
-                                        {"--end-game", &end_game}}) {
+                                        {"--end-game", &end_game}, {"--cancel-tournament", &cancel_tournament}}) {
     if (app.count(one_shot) > 0 && value->empty()) {
       std::cerr << "counterattackd: " << one_shot << " needs a value\n";
       return 2;
     }
   }
-  if (app.count("--reason") > 0 && app.count("--suspend") == 0 && app.count("--end-game") == 0) {
-    std::cerr << "counterattackd: --reason goes with --suspend or --end-game\n";
+  if (app.count("--reason") > 0 && app.count("--suspend") == 0 && app.count("--end-game") == 0 &&
+      app.count("--cancel-tournament") == 0) {
+    std::cerr << "counterattackd: --reason goes with --suspend, --end-game or --cancel-tournament\n";
     return 2;
   }
   // The database, its backups and the TLS key hold password hashes, addresses
@@ -176,12 +180,14 @@ int main(int argc, char** argv) {
     std::cout << "Backed up " << cfg.database << " to " << backup_to << ".\n";
     return 0;
   }
-  if (!suspend.empty() || !reinstate.empty() || list_suspensions || !reset.empty() || list_all_players || !end_game.empty()) {
+  if (!suspend.empty() || !reinstate.empty() || list_suspensions || !reset.empty() || list_all_players || !end_game.empty() ||
+      !cancel_tournament.empty()) {
     std::string said;
     const std::string why =
         !suspend.empty()     ? suspend_account(cfg.database, suspend, days, reason, said)
         : !reinstate.empty() ? reinstate_account(cfg.database, reinstate, said)
         : !end_game.empty()  ? end_game_by_operator(cfg.database, end_game, reason, said)
+        : !cancel_tournament.empty() ? cancel_tournament_by_operator(cfg.database, cancel_tournament, reason, said)
         : list_all_players   ? list_players(cfg.database, said)
         : !reset.empty()     ? reset_password(cfg.database, reset, static_cast<unsigned long long>(cfg.argon2_opslimit),
                                               static_cast<std::size_t>(cfg.argon2_memlimit_kib) * 1024, said)
@@ -316,6 +322,10 @@ int main(int argc, char** argv) {
             if (games.set_aside(g.game_id, g.user_id, g.why, true)) {
               log::info("game of a suspended player set aside", {{"game", g.game_id}, {"reason", g.why}});
             }
+          }
+          for (const auto& t : operator_cancellations(*storage)) {
+            log::info("tournament cancelled by the operator", {{"tournament", t.tournament_id}, {"reason", t.reason}});
+            tournaments.announce_cancelled(t.tournament_id, t.reason, 0);
           }
           for (const auto& asked : operator_ends(*storage)) {
             if (games.end_by_operator(asked.game_id, operator_end_text(asked.reason))) {

@@ -285,6 +285,46 @@ std::string end_game_by_operator(const std::string& db_path, const std::string& 
 
 std::string operator_end_text(const std::string& reason) { return "Ended by the server's operator: " + reason; }
 
+std::string cancel_tournament_by_operator(const std::string& db_path, const std::string& id, const std::string& reason,
+                                          std::string& said) {
+  if (auto why = reason_refused(reason); !why.empty()) return why;
+  std::string error;
+  auto db = open_for_moderation(db_path, error, kSchemaWithOperatorViews);
+  if (!db) return error;
+  return in_transaction(*db, [&]() -> std::string {
+    auto& q = db->prepare("SELECT status, name, finished_unix FROM tournaments WHERE id = ?");
+    q.bind_all(id);
+    std::string status, name;
+    while (q.step()) status = q.integer(2) != 0 ? "finished" : q.text(0), name = q.text(1);
+    if (status.empty()) return "there is no tournament '" + id + "'";
+    if (status != "open" && status != "playing") return "tournament " + id + " is already " + status;
+    const std::string told = "Cancelled by the server's operator: " + reason;
+    // Left for the server's poll to tell (kOperatorCancelled), and its games still under
+    // way for the same poll to abort: neither waits for anything else.
+    db->prepare("UPDATE tournaments SET status = 'cancelled', unannounced = ?, cancel_reason = ?, cancelled_by = 0 WHERE id = ?")
+        .run(kOperatorCancelled, told, id);
+    db->prepare(
+          "INSERT OR REPLACE INTO operator_game_ends (game_id, reason, asked_unix)"
+          " SELECT id, ?, ? FROM games WHERE tournament_id = ? AND status <> 'finished'")
+        .run("Its tournament is cancelled. " + reason, unix_now(), id);
+    const auto games = db->changes();
+    said = "Tournament " + id + " (\"" + name + "\") is cancelled" +
+           (games > 0 ? ", and its " + std::to_string(games) + (games == 1 ? " game" : " games") + " under way aborted" : "") +
+           ", within seconds while the server runs (else at its next start). Its entrants are told: " + told;
+    return "";
+  });
+}
+
+std::vector<OperatorCancellation> operator_cancellations(Storage& storage) {
+  return storage.read([](Db& db) {
+    std::vector<OperatorCancellation> out;
+    auto& q = db.prepare("SELECT id, cancel_reason FROM tournaments WHERE status = 'cancelled' AND unannounced = ?");
+    q.bind_all(kOperatorCancelled);
+    while (q.step()) out.push_back(OperatorCancellation{q.text(0), q.text(1)});
+    return out;
+  });
+}
+
 std::vector<OperatorEnd> operator_ends(Storage& storage) {
   auto [asked, done] = storage.read([](Db& db) {
     std::vector<OperatorEnd> out;

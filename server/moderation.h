@@ -51,6 +51,18 @@ struct OperatorEnd {
 };
 std::vector<OperatorEnd> operator_ends(Storage& storage);
 
+// A tournament the operator cancels, not yet started or under way: its games
+// under way are aborted (as by end_game_by_operator) and its entrants told why.
+std::string cancel_tournament_by_operator(const std::string& db_path, const std::string& id, const std::string& reason,
+                                          std::string& said);
+// tournaments.unannounced of a tournament the operator cancelled and the server has not yet told.
+constexpr int kOperatorCancelled = 3;
+struct OperatorCancellation {
+  std::string tournament_id, reason;
+};
+// The server's side, read on each poll: the cancellations to tell.
+std::vector<OperatorCancellation> operator_cancellations(Storage& storage);
+
 // The server's side: what the accounts suspended now ask of it, read again on
 // each poll (every two seconds).
 class SuspensionWatch {

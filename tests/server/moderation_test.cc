@@ -379,5 +379,49 @@ TEST_F(ServerModeration, TheOperatorEndsAGameAndNoRatingChanges) {
   EXPECT_NE(operator_command("--end-game " + playing).status, 0) << "the players are told why: a reason is needed";
 }
 
+
+// The operator cancels a tournament under way: its games in play are aborted,
+// its entrants and organiser are told why, and it makes no next round.
+TEST_F(ServerModeration, TheOperatorCancelsATournamentUnderWayAndItsGamesAreAborted) {
+  auto alice = user("alice"), bob = user("bob");
+  ASSERT_TRUE(alice->follow_turns().has_ok());
+  wire::ClientMessage create;
+  create.mutable_create_tournament()->set_name("Club cup");
+  create.mutable_create_tournament()->set_max_players(2);
+  create.mutable_create_tournament()->set_enter(true);
+  create.mutable_create_tournament()->set_move_seconds(86400);
+  const auto made = alice->request(create);
+  ASSERT_TRUE(made.has_tournament()) << made.DebugString();
+  const std::string id = made.tournament().tournament_id();
+  wire::ClientMessage enter;
+  enter.mutable_join_tournament()->set_tournament_id(id);
+  const auto started = bob->request(enter);
+  ASSERT_EQ(started.tournament().status(), "playing") << started.DebugString();
+  ASSERT_EQ(started.tournament().games_size(), 2) << started.DebugString();
+  const std::string game = started.tournament().games(0).game_id();
+
+  const auto asked = operator_command("--cancel-tournament " + id + " --reason 'Entrants share one account.'");
+  ASSERT_EQ(asked.status, 0) << asked.said;
+  EXPECT_NE(asked.said.find("its 2 games under way aborted"), std::string::npos) << asked.said;
+  const auto told = alice->wait_for([](const wire::ServerMessage& m) { return m.has_tournament_cancelled(); });
+  ASSERT_TRUE(told) << "its organiser and entrants are told, within seconds";
+  EXPECT_EQ(told->tournament_cancelled().reason(), "Cancelled by the server's operator: Entrants share one account.");
+  for (int i = 0; i < 100 && summary_in_my_games(*bob, game).status() != "finished"; ++i) std::this_thread::sleep_for(50ms);
+  const auto ended = summary_in_my_games(*bob, game);
+  EXPECT_EQ(ended.status(), "finished");
+  EXPECT_EQ(ended.result(), "Aborted");
+  wire::ClientMessage get;
+  get.mutable_get_tournament()->set_tournament_id(id);
+  EXPECT_EQ(alice->request(get).tournament().status(), "cancelled");
+
+  const auto again = operator_command("--cancel-tournament " + id + " --reason 'x'");
+  EXPECT_EQ(again.status, 1);
+  EXPECT_NE(again.said.find("is already cancelled"), std::string::npos) << again.said;
+  EXPECT_EQ(operator_command("--cancel-tournament nosuchcup --reason 'x'").status, 1);
+  std::this_thread::sleep_for(2500ms);
+  EXPECT_FALSE(alice->wait_for([](const wire::ServerMessage& m) { return m.has_tournament_cancelled(); }, 100ms))
+      << "told once";
+}
+
 }  // namespace
 }  // namespace counterattack::server::testing
