@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -236,6 +237,12 @@ std::string format_duration(std::int64_t seconds) {
 }
 
 namespace {
+// A whole number written as digits alone: "30", not "30x" or "+30".
+bool parse_int(const std::string& s, int& out) {
+  const char* end = s.data() + s.size();
+  return !s.empty() && std::isdigit(static_cast<unsigned char>(s[0])) && std::from_chars(s.data(), end, out).ptr == end;
+}
+
 // A moment in UTC, so that every player reads the same: "%Y-%m-%d" for a day.
 std::string utc_text(std::int64_t unix, const char* format) {
   const std::time_t t = static_cast<std::time_t>(unix);
@@ -819,13 +826,25 @@ std::string game_line(const wire::GameSummary& g) {
 }
 
 std::optional<wire::ClientMessage> rating_request(const std::vector<std::string>& words, std::string* why) {
-  if (words.size() > 1 || (words.size() == 1 && words[0].rfind("-", 0) == 0)) {
-    if (why) *why = "rating [NAME]: a player's rating, yours without NAME";
-    return std::nullopt;
-  }
   wire::ClientMessage m;
   auto* r = m.mutable_get_rating();
-  if (!words.empty()) r->set_name(words[0]);
+  const std::string usage = "rating [NAME] [--games N]: a player's rating, yours without NAME, with their last N rated games (10 unless given, at most 500)";
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    if (words[i] == "--games" || words[i] == "games") {
+      int n = 0;
+      if (i + 1 >= words.size() || !parse_int(words[i + 1], n) || n < 1 || n > 500) {
+        if (why) *why = usage;
+        return std::nullopt;
+      }
+      r->set_recent_games(n);
+      ++i;
+    } else if (words[i].rfind("-", 0) == 0 || !r->name().empty()) {
+      if (why) *why = usage;
+      return std::nullopt;
+    } else {
+      r->set_name(words[i]);
+    }
+  }
   return m;
 }
 

@@ -831,7 +831,8 @@ class Shell {
          "  tournament [list] | tournament new NAME [--players N] [--swiss ROUNDS | --knockout]\n"
          "    [--time 3d | --clock 15m+10s] [--starts WHEN] [--private] [--organise-only] [--option KEY]\n"
          "    | tournament show|join|leave|start|cancel ID [INVITE]   (WHEN: 2h or 3d from now, or 2026-12-01T18:00 UTC)\n"
-         "  rating [NAME] | ratings           a player's rating (yours without NAME); the rated players\n"
+         "  rating [NAME] [games N] | ratings   a player's rating (yours without NAME), with their last N\n"
+         "                                    rated games (10 unless given); the rated players\n"
          "Tab completes commands, unit ids, hexes and chits; up and down arrows recall earlier "
          "lines.";
     out(t);

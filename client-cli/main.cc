@@ -244,6 +244,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> rating_words;
   auto* rating = app.add_subcommand("rating", "A player's rating, record, rank and recent rated games (yours without NAME; with NAME no login is needed)");
   rating->add_option("NAME", rating_words, "Player name");
+  int rating_games = 0;
+  rating->add_option("--games", rating_games, "How many of the last rated games to list (10 unless given, at most 500)")
+      ->check(CLI::Range(1, 500));
   auto* ratings = app.add_subcommand("ratings", "The rated players, best first (no login needed)");
   auto* fingerprint = app.add_subcommand(
       "fingerprint", "Print the SHA-256 fingerprint of the server's certificate, to pin it");
@@ -442,10 +445,14 @@ int main(int argc, char** argv) {
   }
 
   if (*rating || *ratings) {
+    if (rating_games > 0) {
+      rating_words.push_back("--games");
+      rating_words.push_back(std::to_string(rating_games));
+    }
     auto m = *rating ? cli::rating_request(rating_words, &why) : cli::ratings_request({}, &why);
     if (!m) return fail(g, why, cli::kUsage);
     // Ratings are public: a named player's, and the list, need no login.
-    const bool public_request = *ratings || !rating_words.empty();
+    const bool public_request = *ratings || !m->get_rating().name().empty();
     if (!(s.logged_in() || !public_request ? s.connect_and_resume(&why) : s.connect(&why))) return fail(g, why);
     auto reply = s.call(*m, &why);
     if (!reply) return fail(g, why);

@@ -201,7 +201,7 @@ std::vector<Ratings::Rated> Ratings::everyone(Db& db, const std::string& scenari
 }
 
 std::vector<wire::RatedGame> Ratings::recent_games(Db& db, std::int64_t user, const std::string& scenario,
-                                                  std::int64_t viewer) {
+                                                  std::int64_t viewer, int limit) {
   std::vector<wire::RatedGame> out;
   auto& q = db.prepare(
       "SELECT g.id, g.soviet_id = rc.user_id, COALESCE(o.name, ''), g.result, rc.before, rc.after, g.updated_unix"
@@ -209,7 +209,7 @@ std::vector<wire::RatedGame> Ratings::recent_games(Db& db, std::int64_t user, co
       " LEFT JOIN users o ON o.id = CASE WHEN g.soviet_id = rc.user_id THEN g.german_id ELSE g.soviet_id END"
       " WHERE rc.user_id = ? AND g.scenario = ? AND (g.private = 0 OR g.soviet_id = ? OR g.german_id = ?)"
       " ORDER BY g.updated_unix DESC, g.rowid DESC LIMIT ?");
-  q.bind_all(user, scenario, viewer, viewer, static_cast<std::int64_t>(kRecent));
+  q.bind_all(user, scenario, viewer, viewer, std::int64_t{limit});
   while (q.step()) {
     wire::RatedGame g;
     g.set_game_id(q.text(0));
@@ -231,6 +231,11 @@ std::vector<wire::RatedGame> Ratings::recent_games(Db& db, std::int64_t user, co
 }
 
 void Ratings::get(const Caller& c, const wire::GetRating& req) {
+  if (req.recent_games() < 0 || req.recent_games() > kMostRecent) {
+    return c.error(wire::BAD_REQUEST, "recent_games is from 1 to " + std::to_string(kMostRecent) + " (0: the last " +
+                                          std::to_string(kRecent) + ").");
+  }
+  const int limit = req.recent_games() == 0 ? kRecent : req.recent_games();
   const std::string scenario = scenario_of(c, req.scenario());
   if (scenario.empty()) return;
   const std::string name = req.name().empty() ? c.name : req.name();
@@ -253,7 +258,7 @@ void Ratings::get(const Caller& c, const wire::GetRating& req) {
     for (std::size_t i = 0; i < all.size() && all[i].established; ++i) {
       if (all[i].name == out.name) out.rank = static_cast<int>(i) + 1;
     }
-    out.recent = recent_games(db, user, scenario, c.user_id);  // a private game's id and players are its own
+    out.recent = recent_games(db, user, scenario, c.user_id, limit);  // a private game's id and players are its own
     return out;
   });
   if (f.name.empty()) return c.error(wire::NOT_FOUND, "There is no player '" + name + "'.");

@@ -85,8 +85,8 @@ class Ratings {
   // A player's last rated games in the scenario, newest first: private games
   // only when `viewer` played in them (0: nobody logged in).
   static std::vector<wire::RatedGame> recent_games(Db& db, std::int64_t user, const std::string& scenario,
-                                                   std::int64_t viewer);
-  static constexpr std::size_t kRecent = 10;
+                                                   std::int64_t viewer, int limit);
+  static constexpr int kRecent = 10, kMostRecent = 500;
 
   Storage& storage_;
   Rulesets rulesets_;

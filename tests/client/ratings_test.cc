@@ -248,6 +248,24 @@ TEST(RatingWords, RatingAloneAsksForYourOwnAndANameForThatPlayers) {
   EXPECT_EQ(bob->get_rating().name(), "bob");
   EXPECT_FALSE(rating_request({"bob", "carol"}, &why));
   EXPECT_NE(why.find("rating [NAME]"), std::string::npos) << why;
+  EXPECT_EQ(bob->get_rating().recent_games(), 0) << "the server's ten";
+}
+
+TEST(RatingWords, GamesAsksForALongerHistory) {
+  std::string why;
+  auto longer = rating_request({"bob", "--games", "40"}, &why);
+  ASSERT_TRUE(longer) << why;
+  EXPECT_EQ(longer->get_rating().name(), "bob");
+  EXPECT_EQ(longer->get_rating().recent_games(), 40);
+  auto own = rating_request({"games", "25"}, &why);
+  ASSERT_TRUE(own) << why;
+  EXPECT_EQ(own->get_rating().name(), "") << "in the shell, the word alone";
+  EXPECT_EQ(own->get_rating().recent_games(), 25);
+  for (const std::vector<std::string>& bad : {std::vector<std::string>{"--games"}, {"--games", "0"}, {"--games", "501"},
+                                             {"--games", "12x"}, {"bob", "--games", "-3"}}) {
+    EXPECT_FALSE(rating_request(bad, &why)) << bad.back();
+    EXPECT_NE(why.find("--games N"), std::string::npos) << why;
+  }
 }
 
 TEST(RatingWords, RatingsAsksForTheListAndTakesNoMoreWords) {

@@ -329,6 +329,18 @@ TEST_F(ServerRating, ARatingShowsTheLastRatedGamesNewestFirstAndAnyoneMayReadIt)
   ASSERT_EQ(many.recent_size(), 10);
   for (const auto& g : many.recent()) EXPECT_EQ(g.result(), "win");
   EXPECT_EQ(many.recent(0).rating_after(), many.rating().rating());
+
+  // More when asked: a whole history, and no more than it holds.
+  wire::ClientMessage longer;
+  longer.mutable_get_rating()->set_name("alice");
+  longer.mutable_get_rating()->set_recent_games(500);
+  const auto all = visitor->request(longer);
+  ASSERT_EQ(all.player_rating().recent_size(), 12) << all.DebugString();
+  EXPECT_EQ(all.player_rating().recent(11).game_id(), a.recent(1).game_id()) << "the first rated game, last";
+  longer.mutable_get_rating()->set_recent_games(501);
+  EXPECT_EQ(visitor->request(longer).error().code(), wire::BAD_REQUEST);
+  longer.mutable_get_rating()->set_recent_games(-1);
+  EXPECT_EQ(visitor->request(longer).error().code(), wire::BAD_REQUEST);
 }
 
 TEST_F(ServerRating, APrivateGameIsInTheRatingHistoryOfItsPlayersOnly) {
