@@ -125,6 +125,12 @@ Accounts::Accounts(Storage& storage, const Config& config, Mailer& mailer, const
 
 Accounts::~Accounts() { stop(); }
 
+void Accounts::all_left() {
+  storage_.write(
+      [](Db& db) { db.prepare("UPDATE users SET online = 0, last_seen_unix = ? WHERE online <> 0").run(unix_now()); },
+      [](bool) {});
+}
+
 void Accounts::presence(std::int64_t user_id, int change) {
   storage_.write(
       [user_id, change](Db& db) {

@@ -66,6 +66,8 @@ class Accounts {
   // A connection logged in as the player (+1), or one of theirs ended (-1): for
   // the operator's list of who is online, and when each was last seen.
   void presence(std::int64_t user_id, int change);
+  // At a stop: every player still counted online leaves now.
+  void all_left();
 
   // Asynchronous: `done` runs on another thread once the answer is durable.
   // `address` is the client's, as ConnectionCaps::address_key gives it: empty for

@@ -639,6 +639,12 @@ void GameService::send_catch_up(Game& g, const Caller& c, Seat seat, Frame snaps
   wire::ServerMessage s;
   *s.mutable_game() = summary(g, seat == Seat::Soviet ? 0 : seat == Seat::German ? 1 : -1);
   c.reply(std::move(s));
+  tell_if_over(g, c);
+}
+
+void GameService::tell_if_over(const Game& g, const Caller& c) {
+  // An end adds no version: a watcher that comes back after it learns of it here.
+  if (g.status == Game::Status::Finished && g.pending == 0) c.peer->deliver(game_ended_frame(g));
 }
 
 // ---------------------------------------------------------------------------
@@ -685,6 +691,7 @@ bool GameService::watch(const Caller& c, const wire::Watch& req) {
       wire::ServerMessage s;
       *s.mutable_game() = summary(*g, side);
       c.reply(std::move(s));
+      tell_if_over(*g, c);
       return true;
     }
   }

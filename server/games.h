@@ -170,8 +170,8 @@ class GameService {
   // Not while a write of the game is under way, nor a game that cannot be loaded.
   // Whether it is ending (durably, or not at all, soon after). On a network thread.
   bool set_aside(const std::string& game_id, std::int64_t user_id, const std::string& why, bool suspended);
-  // The operator's end of a game not yet over (see end_game_by_operator): false
-  // when there is nothing to end, or not now (a write of it is under way).
+  // The operator's end of a game not yet over (see end_game_by_operator), for the
+  // reason `why`: false when there is nothing to end, or not now (a write of it is under way).
   bool end_by_operator(const std::string& game_id, const std::string& why);
   void list_open(const Caller& c);
   void join(const Caller& c, const wire::JoinGame& req);
@@ -334,6 +334,8 @@ class GameService {
   // own_run: set by the player now, not following an order of the opponent's.
   void answer_standing(const std::shared_ptr<Game>& g, std::int64_t actor, bool own_run = false);
   void send_catch_up(Game& g, const Caller& c, Seat seat, Frame snapshot);
+  // After a Watch's answer: GameEnded, when the game is over and its end stored.
+  void tell_if_over(const Game& g, const Caller& c);
   void send_log(Game& g, const Caller& c);
   static void log_closed(const Caller& c);
   bool may_read(const Game& g, Seat seat, wire::Channel channel) const;

@@ -323,17 +323,21 @@ int main(int argc, char** argv) {
               log::info("game of a suspended player set aside", {{"game", g.game_id}, {"reason", g.why}});
             }
           }
+        } catch (const std::exception& x) {
+          log::error("suspensions could not be read", {{"error", x.what()}});
+        }
+        try {
           for (const auto& t : operator_cancellations(*storage)) {
             log::info("tournament cancelled by the operator", {{"tournament", t.tournament_id}, {"reason", t.reason}});
             tournaments.announce_cancelled(t.tournament_id, t.reason, 0);
           }
           for (const auto& asked : operator_ends(*storage)) {
-            if (games.end_by_operator(asked.game_id, operator_end_text(asked.reason))) {
+            if (games.end_by_operator(asked.game_id, asked.reason)) {
               log::info("game ended by the operator", {{"game", asked.game_id}, {"reason", asked.reason}});
             }
           }
         } catch (const std::exception& x) {
-          log::error("suspensions could not be read", {{"error", x.what()}});
+          log::error("the operator's requests could not be read", {{"error", x.what()}});
         }
       }
       tick();
@@ -385,6 +389,7 @@ int main(int argc, char** argv) {
   }
   for (auto& t : threads) t.join();
   backups.stop();
+  accounts.all_left();  // connections still open at the drain's end are not counted on
   accounts.stop();
   mailer.stop();  // before the storage: it waits for its outbox writes
   storage->stop();  // commits whatever is still queued

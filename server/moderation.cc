@@ -89,9 +89,9 @@ struct Player {
   std::int64_t closed_unix = 0, suspended_until = 0;
 };
 
-// Why a reason the players are told cannot be stored; "" when it can.
-std::string reason_refused(const std::string& reason) {
-  if (reason.empty()) return "say why with --reason: the players are told it";
+// Why a reason `who` (the player, the players) are told cannot be stored; "" when it can.
+std::string reason_refused(const std::string& reason, const std::string& who) {
+  if (reason.empty()) return "say why with --reason: " + who + " told it";
   if (reason.size() > kMostReasonBytes) return "the reason is longer than " + std::to_string(kMostReasonBytes) + " bytes";
   for (const unsigned char ch : reason) {
     if (ch < 0x20 || ch == 0x7f) return "the reason must be one line of text";
@@ -118,7 +118,7 @@ std::string suspension_text(std::int64_t until_unix, const std::string& reason) 
 std::string suspend_account(const std::string& db_path, const std::string& name, int days, const std::string& reason,
                             std::string& said) {
   if (days < 0 || days > 3650) return "--days must be between 1 and 3650 (none: until reinstated)";
-  if (auto why = reason_refused(reason); !why.empty()) return why;
+  if (auto why = reason_refused(reason, "the player is"); !why.empty()) return why;
   std::string error;
   auto db = open_for_moderation(db_path, error);
   if (!db) return error;
@@ -264,7 +264,7 @@ std::string list_players(const std::string& db_path, std::string& said) {
 
 std::string end_game_by_operator(const std::string& db_path, const std::string& game_id, const std::string& reason,
                                  std::string& said) {
-  if (auto why = reason_refused(reason); !why.empty()) return why;
+  if (auto why = reason_refused(reason, "the players are"); !why.empty()) return why;
   std::string error;
   auto db = open_for_moderation(db_path, error, kSchemaWithOperatorViews);
   if (!db) return error;
@@ -277,17 +277,19 @@ std::string end_game_by_operator(const std::string& db_path, const std::string& 
     if (status == "finished") return "game " + game_id + " is already over";
     db->prepare("INSERT OR REPLACE INTO operator_game_ends (game_id, reason, asked_unix) VALUES (?, ?, ?)")
         .run(game_id, reason, unix_now());
-    said = "Game " + game_id + (status == "open" ? " (waiting for an opponent) is cancelled" : " is aborted, and no rating changes") +
-           " within seconds while the server runs (else at its next start). Its players are told: " + operator_end_text(reason);
+    said = "Game " + game_id +
+           (status == "open" ? " (waiting for an opponent) will be cancelled" : " will be aborted, with no rating change,") +
+           " within two seconds if the server runs, else at its next start, unless it ends first. Its players will be told: " +
+           (status == "open" ? "Cancelled by the server's operator: " : "Aborted by the server's operator, and no rating changes: ") +
+           reason;
     return "";
   });
 }
 
-std::string operator_end_text(const std::string& reason) { return "Ended by the server's operator: " + reason; }
 
 std::string cancel_tournament_by_operator(const std::string& db_path, const std::string& id, const std::string& reason,
                                           std::string& said) {
-  if (auto why = reason_refused(reason); !why.empty()) return why;
+  if (auto why = reason_refused(reason, "the players are"); !why.empty()) return why;
   std::string error;
   auto db = open_for_moderation(db_path, error, kSchemaWithOperatorViews);
   if (!db) return error;
@@ -306,11 +308,11 @@ std::string cancel_tournament_by_operator(const std::string& db_path, const std:
     db->prepare(
           "INSERT OR REPLACE INTO operator_game_ends (game_id, reason, asked_unix)"
           " SELECT id, ?, ? FROM games WHERE tournament_id = ? AND status <> 'finished'")
-        .run("Its tournament is cancelled. " + reason, unix_now(), id);
+        .run("its tournament is cancelled. " + reason, unix_now(), id);
     const auto games = db->changes();
     said = "Tournament " + id + " (\"" + name + "\") is cancelled" +
-           (games > 0 ? ", and its " + std::to_string(games) + (games == 1 ? " game" : " games") + " under way aborted" : "") +
-           ", within seconds while the server runs (else at its next start). Its entrants are told: " + told;
+           (games > 0 ? "; its " + std::to_string(games) + (games == 1 ? " game" : " games") + " under way will be aborted" : "") +
+           " and its entrants told, within two seconds if the server runs, else at its next start: " + told;
     return "";
   });
 }
@@ -345,7 +347,10 @@ std::vector<OperatorEnd> operator_ends(Storage& storage) {
     // Ended, by this request or otherwise: nothing more to do for it.
     storage.write(
         [](Db& db) {
-          db.prepare("DELETE FROM operator_game_ends WHERE game_id IN (SELECT id FROM games WHERE status = 'finished')").run();
+          db.prepare(
+                "DELETE FROM operator_game_ends WHERE EXISTS"
+                " (SELECT 1 FROM games g WHERE g.id = operator_game_ends.game_id AND g.status = 'finished')")
+              .run();
         },
         [](bool) {});
   }

@@ -39,10 +39,9 @@ std::string reset_password(const std::string& db_path, const std::string& name, 
 std::string list_players(const std::string& db_path, std::string& said);
 // Asks the server to end a game not yet over: one waiting for an opponent is
 // cancelled, one in play aborted (no rating changes, and in a tournament no
-// points to either player). Its players are told operator_end_text(reason).
+// points to either player). Its players are told the reason.
 std::string end_game_by_operator(const std::string& db_path, const std::string& game_id, const std::string& reason,
                                  std::string& said);
-std::string operator_end_text(const std::string& reason);
 
 // The server's side: the games the operator asked to end that are not over
 // yet, read on each poll; the requests of games now over are cleared.

@@ -359,9 +359,10 @@ class WsSession : public Connection {
     cleaned_ = true;
     queue_.clear();
     drop_watches();
-    if (user_id_ != 0) {
-      hub_.games.unfollow_turns(user_id_, id_);
-      hub_.accounts.presence(user_id_, -1);
+    // Signed out here, so that a sign-out posted before the close finds nobody to sign out.
+    if (const std::int64_t was = std::exchange(user_id_, 0); was != 0) {
+      hub_.games.unfollow_turns(was, id_);
+      hub_.accounts.presence(was, -1);
     }
     if (expiry_) expiry_->cancel();  // its wait holds the session
     if (registered_) hub_.sessions.remove(id_);

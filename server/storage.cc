@@ -250,11 +250,14 @@ void Storage::checkpoint_loop() {
     checkpoint_wanted_ = false;
     ++checkpoint_passes_started_;
     lock.unlock();
+    bool restarted = true;
     if (checkpoint_db_->checkpoint(SQLITE_CHECKPOINT_PASSIVE) > kWalCheckpointFrames && !restarts_held_ &&
         checkpoint_db_->checkpoint(SQLITE_CHECKPOINT_RESTART) < 0) {
+      restarted = false;
       log::debug("WAL restart deferred", {});
     }
     lock.lock();
+    last_pass_restarted_ = restarted;
     ++checkpoint_passes_done_;
     checkpoint_done_cv_.notify_all();
   }
@@ -383,16 +386,17 @@ void Storage::writer_loop() {
         failed = seq;
       }
     }
-    if (committed && wal_over_bound_ && !restarts_held_) {
+    if (committed && wal_over_bound_ && !restarts_held_ && std::chrono::steady_clock::now() >= no_wal_wait_until_) {
       // Held back until a checkpoint pass that starts now has run (a second at most).
       std::unique_lock lock(checkpoint_mu_);
       const std::uint64_t pass = checkpoint_passes_started_ + 1;
       checkpoint_wanted_ = true;
       checkpoint_cv_.notify_one();
-      checkpoint_done_cv_.wait_for(lock, std::chrono::seconds(1),
-                                   [&] { return checkpoint_passes_done_ >= pass || checkpoint_stopping_; });
-      wal_over_bound_ = false;
+      const bool ran = checkpoint_done_cv_.wait_for(lock, std::chrono::seconds(1),
+                                                    [&] { return checkpoint_passes_done_ >= pass || checkpoint_stopping_; });
+      if (!ran || !last_pass_restarted_) no_wal_wait_until_ = std::chrono::steady_clock::now() + std::chrono::seconds(1);
     }
+    wal_over_bound_ = false;
     ++batches_;
     writes_ += batch.size();
     {

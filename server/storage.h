@@ -185,7 +185,9 @@ class Storage {
   // The checkpointer's restart needs a moment without commits. A writer that
   // keeps the lock busy on a machine short of CPU can deny it that moment
   // again and again; past this size the writer gives it one, waiting for a
-  // checkpoint pass, so that the WAL stays bounded whatever the load.
+  // checkpoint pass, so that its own writes cannot grow the WAL without end.
+  // (A reader in another process holding an old snapshot still can: when the
+  // pass's restart fails even so, the writer does not wait again for a second.)
   static constexpr int kWalBoundFrames = 4 * kWalCheckpointFrames;
 
   std::unique_ptr<Db> writer_db_, reader_, checkpoint_db_;
@@ -227,7 +229,9 @@ class Storage {
   bool checkpoint_stopping_ = false, checkpoint_wanted_ = false;
   std::condition_variable checkpoint_done_cv_;
   std::uint64_t checkpoint_passes_started_ = 0, checkpoint_passes_done_ = 0;
+  bool last_pass_restarted_ = true;  // or needed no restart
   bool wal_over_bound_ = false;  // set by the writer's last commit
+  std::chrono::steady_clock::time_point no_wal_wait_until_{};  // the writer's own
   std::thread checkpointer_;
   int schema_version_ = 0;
   std::atomic<std::uint64_t> batches_ = 0, writes_ = 0, syncs_ = 0;

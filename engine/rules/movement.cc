@@ -351,7 +351,7 @@ std::optional<Rejection> Rules::check_move(const Order& o) const {
     const StepCost c = step_cost(o.units, from, to, occ);
     if (!c.ok()) return reject(c.error, c.why);
     if (c.enters_zoc && i + 1 < o.path.size()) {
-      return reject(game::MUST_STOP_IN_ZOC, "Units entering an enemy ZOC must stop there (" + loc_name(to) + ", 6).");
+      return reject(game::MUST_STOP_IN_ZOC, "Units entering an enemy ZOC must stop there, at " + loc_name(to) + " (rule 6).");
     }
     const bool bridge_or_offmap = !(sc_.is_hex(to) && (sc_.is_hex(from) || sc_.is_entry(from)));
     if (bridge_or_offmap) min_move_ok = false;

@@ -356,11 +356,11 @@ TEST_F(ServerModeration, TheOperatorEndsAGameAndNoRatingChanges) {
 
   const auto asked = operator_command("--end-game " + playing + " --reason 'Played from one machine by both.'");
   ASSERT_EQ(asked.status, 0) << asked.said;
-  EXPECT_NE(asked.said.find("is aborted, and no rating changes"), std::string::npos) << asked.said;
+  EXPECT_NE(asked.said.find("will be aborted, with no rating change,"), std::string::npos) << asked.said;
   const auto ended = alice->wait_for([&](const wire::ServerMessage& m) { return m.has_game_ended() && m.game_ended().game_id() == playing; });
   ASSERT_TRUE(ended) << "its players are told within seconds";
   EXPECT_EQ(ended->game_ended().result(), "Aborted");
-  EXPECT_EQ(ended->game_ended().reason(), "Ended by the server's operator: Played from one machine by both. No rating changes.");
+  EXPECT_EQ(ended->game_ended().reason(), "Aborted by the server's operator, and no rating changes: Played from one machine by both.");
   const auto summary = summary_in_my_games(*bob, playing);
   EXPECT_EQ(summary.status(), "finished");
   EXPECT_EQ(summary.soviet_rating_change(), 0);
@@ -402,7 +402,7 @@ TEST_F(ServerModeration, TheOperatorCancelsATournamentUnderWayAndItsGamesAreAbor
 
   const auto asked = operator_command("--cancel-tournament " + id + " --reason 'Entrants share one account.'");
   ASSERT_EQ(asked.status, 0) << asked.said;
-  EXPECT_NE(asked.said.find("its 2 games under way aborted"), std::string::npos) << asked.said;
+  EXPECT_NE(asked.said.find("its 2 games under way will be aborted"), std::string::npos) << asked.said;
   const auto told = alice->wait_for([](const wire::ServerMessage& m) { return m.has_tournament_cancelled(); });
   ASSERT_TRUE(told) << "its organiser and entrants are told, within seconds";
   EXPECT_EQ(told->tournament_cancelled().reason(), "Cancelled by the server's operator: Entrants share one account.");
@@ -421,6 +421,34 @@ TEST_F(ServerModeration, TheOperatorCancelsATournamentUnderWayAndItsGamesAreAbor
   std::this_thread::sleep_for(2500ms);
   EXPECT_FALSE(alice->wait_for([](const wire::ServerMessage& m) { return m.has_tournament_cancelled(); }, 100ms))
       << "told once";
+}
+
+
+// A session ended elsewhere (a logout) just as its other connections close is
+// counted off once for each: the player, still on one connection, stays online.
+TEST_F(ServerModeration, ThePlayersListCountsEachConnectionOffOnceWhenASessionEndsAsItCloses) {
+  auto keeper = user("alice");
+  for (int round = 0; round < 20; ++round) {
+    auto x = connect();
+    const auto s = x->login("alice");
+    ASSERT_TRUE(s.has_session()) << s.DebugString();
+    std::vector<std::unique_ptr<Client>> others;
+    for (int i = 0; i < 6; ++i) {
+      auto y = connect();
+      ASSERT_TRUE(y->resume(s.session().token()).has_session());
+      others.push_back(std::move(y));
+    }
+    wire::ClientMessage out;
+    out.mutable_logout();
+    x->send(out);
+    others.clear();  // closed as the session's end reaches them
+    ASSERT_TRUE(x->wait_for([](const wire::ServerMessage& m) { return m.has_ok(); }));
+  }
+  std::this_thread::sleep_for(500ms);
+  const auto listed = operator_command("--players");
+  const auto at = listed.said.find("\nalice\t");
+  ASSERT_NE(at, std::string::npos) << listed.said;
+  EXPECT_EQ(listed.said.compare(at + 1, 13, "alice\tonline\t"), 0) << "one connection is still alice's: " << listed.said;
 }
 
 }  // namespace

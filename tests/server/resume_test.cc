@@ -100,6 +100,32 @@ TEST_F(ServerResume, WatchFromVersionGetsExactlyTheMissedDeltas) {
   EXPECT_TRUE(MessageDifferencer::Equals(caught[0].snapshot().view(), watching.view));
 }
 
+// An end adds no version (a resignation, an agreed draw, the operator's end):
+// a player who comes back at the version they had is told the game is over.
+TEST_F(ServerResume, WatchingAgainAfterTheGameEndedWhileAwayTellsTheEnd) {
+  auto alice = user("alice"), bob = user("bob");
+  const std::string id = start_game(*alice, *bob);
+  play_opening(*alice, *bob, id);
+  const auto before = bob->watch(id);
+  ASSERT_TRUE(before.has_game()) << before.DebugString();
+  const std::int64_t version = before.game().version();
+  bob.reset();  // away
+
+  wire::ClientMessage resign;
+  resign.mutable_resign()->set_game_id(id);
+  ASSERT_TRUE(alice->request(resign).has_ok());
+
+  auto back = login_as("bob");
+  const auto w = back->watch(id, version);
+  ASSERT_TRUE(w.has_game()) << w.DebugString();
+  EXPECT_EQ(w.game().status(), "finished");
+  const auto ended = back->wait_for([&](const wire::ServerMessage& m) { return m.has_game_ended() && m.game_ended().game_id() == id; });
+  ASSERT_TRUE(ended) << "the same message as had he been there";
+  EXPECT_EQ(ended->game_ended().result(), "German victory");
+  EXPECT_EQ(ended->game_ended().reason(), "The Soviet player resigned.");
+  EXPECT_FALSE(ended->game_ended().seed_hex().empty());
+}
+
 TEST_F(ServerIdempotency, TheSameKeyNeverAppliesTwice) {
   auto alice = user("alice"), bob = user("bob");
   const std::string id = start_game(*alice, *bob);
