@@ -686,7 +686,7 @@ std::string describe_tournament(const wire::Tournament& t) {
     s += "  " + g.game_id() + "  ";
     if (g.tournament_round() > 0) s += "round " + std::to_string(g.tournament_round()) + "  ";
     s += g.soviet() + " (Soviet) against " + g.german() + " (German)  ";
-    s += g.status() == "finished" ? g.result() : std::to_string(g.version()) + " orders played";
+    s += g.status() == "finished" ? g.result() : std::to_string(g.version()) + (g.version() == 1 ? " order played" : " orders played");
     s += "\n";
   }
   return s;
@@ -718,8 +718,11 @@ std::string tournament_start_notice(const wire::Tournament& t) {
 }
 
 std::string tournament_cancelled_notice(const wire::TournamentCancelled& c) {
-  return "The tournament \"" + c.tournament().name() + "\" (" + c.tournament().tournament_id() +
-         ") was cancelled before it started: none of its games will be played. " + c.reason();
+  const bool started = c.tournament().started_unix() > 0;
+  return "The tournament \"" + c.tournament().name() + "\" (" + c.tournament().tournament_id() + ") was cancelled" +
+         (started ? " under way: its games still in play are aborted, with no rating change. "
+                  : " before it started: none of its games will be played. ") +
+         c.reason();
 }
 
 std::optional<wire::ClientMessage> new_game_request(const std::vector<std::string>& words, std::string* why) {
@@ -828,7 +831,7 @@ std::string game_line(const wire::GameSummary& g) {
 std::optional<wire::ClientMessage> rating_request(const std::vector<std::string>& words, std::string* why) {
   wire::ClientMessage m;
   auto* r = m.mutable_get_rating();
-  const std::string usage = "rating [NAME] [--games N]: a player's rating, yours without NAME, with their last N rated games (10 unless given, at most 500)";
+  const std::string usage = "rating [NAME] [games N]: a player's rating, yours without NAME, with their last N rated games (10 unless given, at most 500)";
   for (std::size_t i = 0; i < words.size(); ++i) {
     if (words[i] == "--games" || words[i] == "games") {
       int n = 0;

@@ -144,7 +144,8 @@ std::string tournament_line(const wire::Tournament& t);
 std::string tournament_start_notice(const wire::Tournament& t);
 // "The tournament "X" is over: alice won. ..." for a finished tournament's push.
 std::string tournament_end_notice(const wire::Tournament& t);
-// "The tournament "X" was cancelled before it started. Its organiser ..." for a cancellation's push.
+// "The tournament "X" was cancelled before it started. Its organiser ..." (or "... under way")
+// for a cancellation's push.
 std::string tournament_cancelled_notice(const wire::TournamentCancelled& c);
 // A tournament with its standings and games, as a table.
 std::string describe_tournament(const wire::Tournament& t);

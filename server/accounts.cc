@@ -205,7 +205,7 @@ void Accounts::new_session(std::int64_t user_id, const std::string& name, const 
 }
 
 void Accounts::register_user(const std::string& name, const std::string& password, const std::string& address,
-                             std::function<void(AuthResult)> done) {
+                             const std::string& seen_from, std::function<void(AuthResult)> done) {
   if (auto why = check_name(name); !why.empty()) return done(failure(wire::BAD_REQUEST, why));
   if (auto why = check_password(password); !why.empty()) return done(failure(wire::BAD_REQUEST, why));
   // Each registration hashes a password and keeps a row: one address makes a
@@ -213,7 +213,7 @@ void Accounts::register_user(const std::string& name, const std::string& passwor
   if (!address.empty() && !registrations_by_address_.begin(address)) {
     return done(failure(wire::RATE_LIMITED, "Too many accounts made from your address; try again in an hour."));
   }
-  hashing_.post([this, name, password, address, done = std::move(done)](bool admitted) mutable {
+  hashing_.post([this, name, password, address, seen_from, done = std::move(done)](bool admitted) mutable {
     if (!address.empty()) registrations_by_address_.end(address, admitted);
     if (!admitted) return done(busy());
     const std::string hash = hash_password(password);
@@ -233,17 +233,17 @@ void Accounts::register_user(const std::string& name, const std::string& passwor
           ins.bind_all(name, h, unix_now());
           while (ins.step()) *user_id = ins.integer(0);
         },
-        [this, name, hash, user_id, taken, address, done = std::move(done)](bool ok) mutable {
+        [this, name, hash, user_id, taken, address, seen_from, done = std::move(done)](bool ok) mutable {
           if (!ok && *taken) return done(failure(wire::NAME_TAKEN, "The name '" + name + "' is taken."));
           if (!ok) return done(failure(wire::INTERNAL, "The account could not be stored; try again."));
-          log::info("user registered", {{"user", name}, {"address", address}});
+          log::info("user registered", {{"user", name}, {"address", seen_from}});
           new_session(*user_id, name, hash, std::move(done));
         });
   }, kMaxWaitingHashes);
 }
 
 void Accounts::login(const std::string& name, const std::string& password, const std::string& address,
-                     std::function<void(AuthResult)> done) {
+                     const std::string& seen_from, std::function<void(AuthResult)> done) {
   // No account has such a name or password: nothing to check, and nothing to count.
   if (!check_name(name).empty() || password.size() > 1024) return done(failure(wire::BAD_CREDENTIALS, "Wrong name or password."));
   // Failures count against the name, so that one account cannot be guessed at,
@@ -260,7 +260,7 @@ void Accounts::login(const std::string& name, const std::string& password, const
     login_failures_by_name_.end(key, failed);
     if (!address.empty()) login_failures_by_address_.end(address, failed);
   };
-  hashing_.post([this, name, password, address, end_attempt, done = std::move(done)](bool admitted) mutable {
+  hashing_.post([this, name, password, address, seen_from, end_attempt, done = std::move(done)](bool admitted) mutable {
     if (!admitted) {
       end_attempt(false);
       return done(busy());
@@ -289,12 +289,12 @@ void Accounts::login(const std::string& name, const std::string& password, const
     const bool match = !hash.empty() && crypto_pwhash_str_verify(hash.c_str(), password.c_str(), password.size()) == 0;
     end_attempt(!row.id || !match);
     if (!row.id || !match) {
-      log::info("login failed", {{"user", name}, {"address", address}});
+      log::info("login failed", {{"user", name}, {"address", seen_from}});
       return done(failure(wire::BAD_CREDENTIALS, "Wrong name or password."));
     }
     // Told only to whoever knows the password: the reason is the player's business.
     if (row.suspended_until > unix_now()) {
-      log::info("login refused: suspended", {{"user", row.name}, {"address", address}});
+      log::info("login refused: suspended", {{"user", row.name}, {"address", seen_from}});
       return done(failure(wire::UNAUTHENTICATED, suspension_text(row.suspended_until, row.suspended_reason)));
     }
     new_session(row.id, row.name, row.hash, std::move(done));

@@ -71,11 +71,12 @@ class Accounts {
 
   // Asynchronous: `done` runs on another thread once the answer is durable.
   // `address` is the client's, as ConnectionCaps::address_key gives it: empty for
-  // loopback and trusted proxies, which are not limited by address.
+  // loopback and trusted proxies, which are not limited by address. `seen_from`
+  // is the connection as the log names it (the client, and a proxy it came through).
   void register_user(const std::string& name, const std::string& password, const std::string& address,
-                     std::function<void(AuthResult)> done);
+                     const std::string& seen_from, std::function<void(AuthResult)> done);
   void login(const std::string& name, const std::string& password, const std::string& address,
-             std::function<void(AuthResult)> done);
+             const std::string& seen_from, std::function<void(AuthResult)> done);
   void resume(const std::string& token, std::function<void(AuthResult)> done);
   void logout(const std::string& token_hash, std::function<void(bool)> done);
   // E-mail for turn notices (see wire.proto): each answers the caller with

@@ -311,7 +311,10 @@ void Mailer::tournament_cancelled(std::int64_t user_id, const std::string& playe
   if (to.empty()) return;
   queue(user_id, to, "The tournament \"" + t.name() + "\" was cancelled",
         "Hello " + player + ",\n\nthe tournament \"" + t.name() + "\" (" + t.tournament_id() +
-            ") was cancelled before it started: none of its games will be played. " + reason +
+            ") was cancelled" +
+            (t.started_unix() > 0 ? " under way: its games still in play are aborted, with no rating change. "
+                                  : " before it started: none of its games will be played. ") +
+            reason +
             "\n\nOpen tournaments to enter: " + command("tournament list") + ".\n" + kFooter);
 }
 

@@ -60,7 +60,8 @@ class Mailer {
                           const std::vector<wire::GameSummary>& your_move, bool deciding = false);
   // A tournament the player entered or organises is over: its final standings.
   void tournament_finished(std::int64_t user_id, const std::string& player, const wire::Tournament& t);
-  // A tournament the player entered or organises was cancelled before it started; `reason` is a sentence.
+  // A tournament the player entered or organises was cancelled (before it started, or
+  // by the operator under way); `reason` is a sentence.
   void tournament_cancelled(std::int64_t user_id, const std::string& player, const wire::Tournament& t,
                             const std::string& reason);
 

@@ -91,10 +91,10 @@ struct Player {
 
 // Why a reason `who` (the player, the players) are told cannot be stored; "" when it can.
 std::string reason_refused(const std::string& reason, const std::string& who) {
-  if (reason.empty()) return "say why with --reason: " + who + " told it";
+  if (reason.find_first_not_of(' ') == std::string::npos) return "say why with --reason: " + who + " told it";
   if (reason.size() > kMostReasonBytes) return "the reason is longer than " + std::to_string(kMostReasonBytes) + " bytes";
   for (const unsigned char ch : reason) {
-    if (ch < 0x20 || ch == 0x7f) return "the reason must be one line of text";
+    if (ch < 0x20 || ch == 0x7f) return "the reason must be one line of text, without tabs or other control characters";
   }
   if (!valid_utf8(reason)) return "the reason is not UTF-8 text";
   return "";
@@ -234,7 +234,9 @@ std::string list_players(const std::string& db_path, std::string& said) {
     auto& q = db->prepare(
         "SELECT u.name, u.online, u.last_seen_unix, u.created_unix, u.closed_unix, u.suspended_until,"
         " (SELECT count(*) FROM games g WHERE g.status = 'playing' AND (g.soviet_id = u.id OR g.german_id = u.id)),"
-        " (SELECT count(*) FROM games g WHERE g.status = 'finished' AND (g.soviet_id = u.id OR g.german_id = u.id))"
+        " (SELECT count(*) FROM games g WHERE g.status = 'finished' AND g.soviet_id IS NOT NULL AND g.german_id IS NOT NULL"
+        "  AND g.result NOT IN ('Cancelled', 'Declined') AND (g.soviet_id = u.id OR g.german_id = u.id)),"
+        " (SELECT count(*) FROM games g WHERE g.status = 'open' AND g.creator_id = u.id)"
         " FROM users u ORDER BY u.online = 0, u.name COLLATE NOCASE");
     q.bind_all();
     const auto now = unix_now();
@@ -251,8 +253,10 @@ std::string list_players(const std::string& db_path, std::string& said) {
                                   : suspended > now    ? (suspended >= kSuspendedIndefinitely ? "suspended until reinstated"
                                                                                               : "suspended until " + utc_minute(suspended))
                                                        : "active";
+      const auto waiting = q.integer(8);
       rows += q.text(0) + "\t" + presence + "\t" + std::to_string(q.integer(6)) + " in play, " + std::to_string(q.integer(7)) +
-              " finished\t" + account + "\tjoined " + utc_minute(q.integer(3)) + "\n";
+              " finished" + (waiting > 0 ? ", " + std::to_string(waiting) + " waiting for an opponent" : "") + "\t" + account +
+              "\tjoined " + utc_minute(q.integer(3)) + "\n";
     }
     said = std::to_string(players) + (players == 1 ? " player, " : " players, ") + std::to_string(online) + " online now" +
            " (as the running server last stored it)\n" + rows;
@@ -275,6 +279,9 @@ std::string end_game_by_operator(const std::string& db_path, const std::string& 
     while (q.step()) status = q.text(0);
     if (status.empty()) return "there is no game '" + game_id + "'";
     if (status == "finished") return "game " + game_id + " is already over";
+    auto& asked = db->prepare("SELECT reason FROM operator_game_ends WHERE game_id = ?");
+    asked.bind_all(game_id);
+    while (asked.step()) return "the end of game " + game_id + " is already asked for (\"" + asked.text(0) + "\"): the server ends it within two seconds while it runs";
     db->prepare("INSERT OR REPLACE INTO operator_game_ends (game_id, reason, asked_unix) VALUES (?, ?, ?)")
         .run(game_id, reason, unix_now());
     said = "Game " + game_id +

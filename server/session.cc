@@ -118,7 +118,7 @@ class WsSession : public Connection {
     net::post(derived().ws().get_executor(), [s = self()] {
       wire::ServerMessage m;
       m.mutable_error()->set_code(wire::SHUTTING_DOWN);
-      m.mutable_error()->set_message("The server is shutting down; reconnect and Resume in a moment.");
+      m.mutable_error()->set_message("The server is shutting down; connect again in a moment, and your session resumes.");
       s->queue_frame(encode(m));
       s->begin_close(websocket::close_code::going_away);
     });
@@ -555,9 +555,9 @@ class WsSession : public Connection {
     auto& accounts = hub_.accounts;
     try {
       if (msg.has_register_()) {
-        return accounts.register_user(msg.register_().name(), msg.register_().password(), address_key_, done);
+        return accounts.register_user(msg.register_().name(), msg.register_().password(), address_key_, remote_, done);
       }
-      if (msg.has_login()) return accounts.login(msg.login().name(), msg.login().password(), address_key_, done);
+      if (msg.has_login()) return accounts.login(msg.login().name(), msg.login().password(), address_key_, remote_, done);
       accounts.resume(token, done);
     } catch (...) {
       auth_busy_ = false;  // the caller answers INTERNAL; later attempts must not be blocked

@@ -145,6 +145,11 @@ TEST(TournamentNotice, ACancellationSaysNoGameWillBePlayedAndWhy) {
   c.set_reason("Its organiser alice cancelled it.");
   EXPECT_EQ(tournament_cancelled_notice(c), "The tournament \"Warsaw Cup\" (kn9qwt9by4) was cancelled before it started: "
                                             "none of its games will be played. Its organiser alice cancelled it.");
+  c.mutable_tournament()->set_started_unix(1764000000);
+  c.set_reason("Cancelled by the server's operator: Two entrants share an account.");
+  EXPECT_EQ(tournament_cancelled_notice(c), "The tournament \"Warsaw Cup\" (kn9qwt9by4) was cancelled under way: its games "
+                                            "still in play are aborted, with no rating change. Cancelled by the server's "
+                                            "operator: Two entrants share an account.");
 }
 
 TEST(PlayerRating, ShowsAProvisionalRatingWithItsDeviationRecordAndLastGameButNoRank) {
@@ -264,7 +269,7 @@ TEST(RatingWords, GamesAsksForALongerHistory) {
   for (const std::vector<std::string>& bad : {std::vector<std::string>{"--games"}, {"--games", "0"}, {"--games", "501"},
                                              {"--games", "12x"}, {"bob", "--games", "-3"}}) {
     EXPECT_FALSE(rating_request(bad, &why)) << bad.back();
-    EXPECT_NE(why.find("--games N"), std::string::npos) << why;
+    EXPECT_NE(why.find("[games N]"), std::string::npos) << why;
   }
 }
 

@@ -3,6 +3,8 @@
 // stored only hashed; logins are rate-limited.
 #include <sodium.h>
 
+#include <thread>
+
 #include "fixture.h"
 #include "storage.h"
 
@@ -12,6 +14,25 @@ namespace {
 class ServerAuth : public ServerTest {};
 
 bool is_error(const wire::ServerMessage& m, wire::ErrorCode code) { return m.has_error() && m.error().code() == code; }
+
+// The operator reads who tried a password from where, loopback clients too
+// (which the limits by address leave out).
+TEST_F(ServerAuth, AFailedLoginAndARegistrationAreLoggedWithTheClientsAddress) {
+  auto bob = user("bob");
+  EXPECT_EQ(connect()->login("bob", "not his password").error().code(), wire::BAD_CREDENTIALS);
+  std::string log;
+  for (int i = 0; i < 100 && log.find("msg=\"login failed\"") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(20ms);
+    log = server_->log();
+  }
+  const auto failed = log.find("msg=\"login failed\"");
+  ASSERT_NE(failed, std::string::npos) << log;
+  const std::string line = log.substr(failed, log.find('\n', failed) - failed);
+  EXPECT_NE(line.find("address=127.0.0.1:"), std::string::npos) << line;
+  const auto registered = log.find("msg=\"user registered\" user=bob");
+  ASSERT_NE(registered, std::string::npos) << log;
+  EXPECT_NE(log.substr(registered, log.find('\n', registered) - registered).find("address=127.0.0.1:"), std::string::npos);
+}
 
 TEST_F(ServerAuth, OnlyTheDecidingPlayerOfTheGameActs) {
   auto alice = user("alice"), bob = user("bob"), carol = user("carol"), dave = user("dave"), eve = user("eve");

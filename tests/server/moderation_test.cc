@@ -451,5 +451,37 @@ TEST_F(ServerModeration, ThePlayersListCountsEachConnectionOffOnceWhenASessionEn
   EXPECT_EQ(listed.said.compare(at + 1, 13, "alice\tonline\t"), 0) << "one connection is still alice's: " << listed.said;
 }
 
+
+// Asked while the server is down, the end waits for its start; asked twice, the
+// second is refused and the first reason stands. A blank reason tells nobody anything.
+TEST_F(ServerModeration, AnEndAskedWhileTheServerIsDownTakesHoldAtStartAndIsAskedOnce) {
+  auto alice = user("alice"), bob = user("bob");
+  const std::string playing = start_game(*alice, *bob);
+  play_opening(*alice, *bob, playing);
+  alice.reset();
+  bob.reset();
+  ASSERT_EQ(server_->terminate(), 0);
+  EXPECT_EQ(operator_command("--end-game " + playing + " --reason '   '").status, 1) << "a blank reason";
+  const auto tab = operator_command("--end-game " + playing + " --reason \"$(printf 'a\\tb')\"");
+  EXPECT_EQ(tab.status, 1);
+  EXPECT_NE(tab.said.find("without tabs"), std::string::npos) << tab.said;
+  ASSERT_EQ(operator_command("--end-game " + playing + " --reason 'Dispute settled by the club.'").status, 0);
+  const auto twice = operator_command("--end-game " + playing + " --reason 'Another.'");
+  EXPECT_EQ(twice.status, 1);
+  EXPECT_NE(twice.said.find("is already asked for (\"Dispute settled by the club.\")"), std::string::npos) << twice.said;
+
+  restart();
+  auto back = login_as("alice");
+  wire::GameSummary ended;
+  for (int i = 0; i < 100; ++i) {
+    ended = summary_in_my_games(*back, playing);
+    if (ended.status() == "finished") break;
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_EQ(ended.result(), "Aborted");
+  const auto listed = operator_command("--players");
+  EXPECT_NE(listed.said.find("alice\tonline\t0 in play, 1 finished\t"), std::string::npos) << listed.said;
+}
+
 }  // namespace
 }  // namespace counterattack::server::testing
