@@ -942,7 +942,7 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
     auto& q = db.prepare(
         "SELECT t.name, u.name, t.scenario, t.options, t.move_seconds, t.max_players, t.private, t.invite_code, t.status,"
         " t.created_unix, t.started_unix, t.organiser_id, t.starts_unix, t.rounds, t.round, t.clock_seconds,"
-        " t.increment_seconds, t.knockout, t.finished_unix FROM tournaments t"
+        " t.increment_seconds, t.knockout, t.finished_unix, t.cancel_reason FROM tournaments t"
         " JOIN users u ON u.id = t.organiser_id"
         " WHERE t.id = ?");
     q.bind_all(id);
@@ -968,6 +968,7 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
       t.set_increment_seconds(q.integer(16));
       t.set_knockout(q.integer(17) != 0);
       finished_unix = q.integer(18);
+      if (t.status() == "cancelled") t.set_cancel_reason(q.text(19));
     }
     if (!found) return std::nullopt;
     std::map<std::string, int> out_in_round;
@@ -980,7 +981,8 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
       out_in_round[e.text(1)] = static_cast<int>(e.integer(2));
     }
     t.set_entrants(static_cast<int>(d.entrants.size()));
-    if (t.status() == "open" || t.status() == "cancelled") {
+    // Cancelled under way (by the operator), its standings and games stay on show.
+    if (t.status() == "open" || (t.status() == "cancelled" && t.started_unix() == 0)) {
       for (const auto& [user, name] : d.entrants) t.add_standings()->set_player(name);
       return d;
     }
@@ -1011,9 +1013,10 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
       games.push_back(std::move(s));
     }
     // A knock-out's last round may yet need a deciding game: it is over once that is stored.
-    if (t.knockout() ? finished_unix != 0
-                     : !games.empty() && t.round() >= t.rounds() &&
-                           std::all_of(games.begin(), games.end(), [](const auto& x) { return x.status() == "finished"; })) {
+    if (t.status() == "playing" &&
+        (t.knockout() ? finished_unix != 0
+                      : !games.empty() && t.round() >= t.rounds() &&
+                            std::all_of(games.begin(), games.end(), [](const auto& x) { return x.status() == "finished"; }))) {
       t.set_status("finished");
     }
     std::map<std::string, int> byes;

@@ -324,6 +324,15 @@ TEST(TournamentSwiss, TypedAndShownWithItsRoundsAndByes) {
   t.clear_sits_out();
   t.set_round(1);
   EXPECT_EQ(tournament_start_notice(t), "The tournament \"Swiss Open\" has started: `tournament show t2`.");
+
+  // Cancelled under way: why, and what was played, stay on show.
+  t.set_status("cancelled");
+  t.set_started_unix(1764000000);
+  t.set_cancel_reason("Cancelled by the server's operator: Two entrants share an account.");
+  const std::string cancelled = describe_tournament(t);
+  EXPECT_NE(cancelled.find("Cancelled: Cancelled by the server's operator: Two entrants share an account.\n"), std::string::npos)
+      << cancelled;
+  EXPECT_NE(cancelled.find("g7  round 2  alice (Soviet) against bob (German)"), std::string::npos) << cancelled;
 }
 
 TEST(TournamentKnockOut, TypedAndShownWithItsBracketRoundsAndWhoWentOutWhen) {

@@ -412,7 +412,10 @@ TEST_F(ServerModeration, TheOperatorCancelsATournamentUnderWayAndItsGamesAreAbor
   EXPECT_EQ(ended.result(), "Aborted");
   wire::ClientMessage get;
   get.mutable_get_tournament()->set_tournament_id(id);
-  EXPECT_EQ(alice->request(get).tournament().status(), "cancelled");
+  const auto shown = alice->request(get).tournament();
+  EXPECT_EQ(shown.status(), "cancelled");
+  EXPECT_EQ(shown.cancel_reason(), "Cancelled by the server's operator: Entrants share one account.");
+  EXPECT_EQ(shown.games_size(), 2) << "its games stay on show, aborted";
 
   const auto again = operator_command("--cancel-tournament " + id + " --reason 'x'");
   EXPECT_EQ(again.status, 1);
