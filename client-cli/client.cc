@@ -630,7 +630,7 @@ std::string describe_tournament(const wire::Tournament& t) {
     for (const auto& o : t.options()) s += " " + o;
     s += "\n";
   }
-  if (t.status() == "cancelled") s += "Cancelled" + (t.cancel_reason().empty() ? std::string(".") : ": " + t.cancel_reason()) + "\n";
+  if (t.status() == "cancelled") s += "Cancelled." + (t.cancel_reason().empty() ? std::string() : " " + t.cancel_reason()) + "\n";
   const bool started = t.status() == "playing" || t.status() == "finished" || (t.status() == "cancelled" && t.started_unix() > 0);
   if (!started) {
     s += "Entrants:";

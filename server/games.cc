@@ -628,7 +628,7 @@ void GameService::flush(Game& g) {
   }
 }
 
-void GameService::send_catch_up(Game& g, const Caller& c, Seat seat, Frame snapshot) {
+void GameService::send_catch_up(Game& g, const Caller& c, Seat seat, Frame snapshot, bool tell_end) {
   c.peer->deliver(std::move(snapshot));
   for (const auto& m : g.chat) {
     if (!may_read(g, seat, m.channel())) continue;
@@ -639,7 +639,7 @@ void GameService::send_catch_up(Game& g, const Caller& c, Seat seat, Frame snaps
   wire::ServerMessage s;
   *s.mutable_game() = summary(g, seat == Seat::Soviet ? 0 : seat == Seat::German ? 1 : -1);
   c.reply(std::move(s));
-  tell_if_over(g, c);
+  if (tell_end) tell_if_over(g, c);
 }
 
 void GameService::tell_if_over(const Game& g, const Caller& c) {
@@ -727,10 +727,12 @@ bool GameService::watch(const Caller& c, const wire::Watch& req) {
     send_catch_up(*g, c, seat, std::move(frame));
     return true;
   }
-  storage_.write({}, [this, g, c, seat, frame](bool) {
+  // An end being stored now reaches this subscriber by its broadcast: not told twice.
+  const bool ending = g->status == Game::Status::Finished;
+  storage_.write({}, [this, g, c, seat, frame, ending](bool) {
     std::lock_guard l(g->mu);
     if (g->broken) return c.error(wire::INTERNAL, "The game is being reloaded; Watch it again.");
-    send_catch_up(*g, c, seat, frame);
+    send_catch_up(*g, c, seat, frame, !ending);
   });
   return true;
 }

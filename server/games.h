@@ -333,7 +333,7 @@ class GameService {
   // that answer and the run that follows it are played; `actor` as for play().
   // own_run: set by the player now, not following an order of the opponent's.
   void answer_standing(const std::shared_ptr<Game>& g, std::int64_t actor, bool own_run = false);
-  void send_catch_up(Game& g, const Caller& c, Seat seat, Frame snapshot);
+  void send_catch_up(Game& g, const Caller& c, Seat seat, Frame snapshot, bool tell_end = true);
   // After a Watch's answer: GameEnded, when the game is over and its end stored.
   void tell_if_over(const Game& g, const Caller& c);
   void send_log(Game& g, const Caller& c);

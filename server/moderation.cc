@@ -235,7 +235,7 @@ std::string list_players(const std::string& db_path, std::string& said) {
         "SELECT u.name, u.online, u.last_seen_unix, u.created_unix, u.closed_unix, u.suspended_until,"
         " (SELECT count(*) FROM games g WHERE g.status = 'playing' AND (g.soviet_id = u.id OR g.german_id = u.id)),"
         " (SELECT count(*) FROM games g WHERE g.status = 'finished' AND g.soviet_id IS NOT NULL AND g.german_id IS NOT NULL"
-        "  AND g.result NOT IN ('Cancelled', 'Declined') AND (g.soviet_id = u.id OR g.german_id = u.id)),"
+        "  AND g.result NOT IN ('Cancelled', 'Declined', 'Aborted') AND (g.soviet_id = u.id OR g.german_id = u.id)),"
         " (SELECT count(*) FROM games g WHERE g.status = 'open' AND g.creator_id = u.id)"
         " FROM users u ORDER BY u.online = 0, u.name COLLATE NOCASE");
     q.bind_all();
@@ -281,7 +281,10 @@ std::string end_game_by_operator(const std::string& db_path, const std::string& 
     if (status == "finished") return "game " + game_id + " is already over";
     auto& asked = db->prepare("SELECT reason FROM operator_game_ends WHERE game_id = ?");
     asked.bind_all(game_id);
-    while (asked.step()) return "the end of game " + game_id + " is already asked for (\"" + asked.text(0) + "\"): the server ends it within two seconds while it runs";
+    std::string earlier;
+    bool pending = false;
+    while (asked.step()) pending = true, earlier = asked.text(0);
+    if (pending) return "the end of game " + game_id + " is already asked for (\"" + earlier + "\")";
     db->prepare("INSERT OR REPLACE INTO operator_game_ends (game_id, reason, asked_unix) VALUES (?, ?, ?)")
         .run(game_id, reason, unix_now());
     said = "Game " + game_id +
@@ -307,7 +310,7 @@ std::string cancel_tournament_by_operator(const std::string& db_path, const std:
     while (q.step()) status = q.integer(2) != 0 ? "finished" : q.text(0), name = q.text(1);
     if (status.empty()) return "there is no tournament '" + id + "'";
     if (status != "open" && status != "playing") return "tournament " + id + " is already " + status;
-    const std::string told = "Cancelled by the server's operator: " + reason;
+    const std::string told = "The server's operator cancelled it: " + reason;
     // Left for the server's poll to tell (kOperatorCancelled), and its games still under
     // way for the same poll to abort: neither waits for anything else.
     db->prepare("UPDATE tournaments SET status = 'cancelled', unannounced = ?, cancel_reason = ?, cancelled_by = 0 WHERE id = ?")

@@ -328,9 +328,9 @@ TEST(TournamentSwiss, TypedAndShownWithItsRoundsAndByes) {
   // Cancelled under way: why, and what was played, stay on show.
   t.set_status("cancelled");
   t.set_started_unix(1764000000);
-  t.set_cancel_reason("Cancelled by the server's operator: Two entrants share an account.");
+  t.set_cancel_reason("The server's operator cancelled it: Two entrants share an account.");
   const std::string cancelled = describe_tournament(t);
-  EXPECT_NE(cancelled.find("Cancelled: Cancelled by the server's operator: Two entrants share an account.\n"), std::string::npos)
+  EXPECT_NE(cancelled.find("Cancelled. The server's operator cancelled it: Two entrants share an account.\n"), std::string::npos)
       << cancelled;
   EXPECT_NE(cancelled.find("g7  round 2  alice (Soviet) against bob (German)"), std::string::npos) << cancelled;
 }

@@ -146,10 +146,10 @@ TEST(TournamentNotice, ACancellationSaysNoGameWillBePlayedAndWhy) {
   EXPECT_EQ(tournament_cancelled_notice(c), "The tournament \"Warsaw Cup\" (kn9qwt9by4) was cancelled before it started: "
                                             "none of its games will be played. Its organiser alice cancelled it.");
   c.mutable_tournament()->set_started_unix(1764000000);
-  c.set_reason("Cancelled by the server's operator: Two entrants share an account.");
+  c.set_reason("The server's operator cancelled it: Two entrants share an account.");
   EXPECT_EQ(tournament_cancelled_notice(c), "The tournament \"Warsaw Cup\" (kn9qwt9by4) was cancelled under way: its games "
-                                            "still in play are aborted, with no rating change. Cancelled by the server's "
-                                            "operator: Two entrants share an account.");
+                                            "still in play are aborted, with no rating change. The server's operator "
+                                            "cancelled it: Two entrants share an account.");
 }
 
 TEST(PlayerRating, ShowsAProvisionalRatingWithItsDeviationRecordAndLastGameButNoRank) {
