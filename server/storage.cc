@@ -431,15 +431,19 @@ void Storage::sync_loop() {
       }
       ++syncs_;
     }
-    for (auto& c : ready) {
-      if (!c.done) continue;
-      try {
-        c.done(c.ok);
-      } catch (const std::exception& e) {
-        log::error("write callback failed", {{"error", e.what()}});
+    for (std::size_t i = 0; i < ready.size(); ++i) {
+      const auto& c = ready[i];
+      if (c.done) {
+        try {
+          c.done(c.ok);
+        } catch (const std::exception& e) {
+          log::error("write callback failed", {{"error", e.what()}});
+        }
       }
+      // Each batch counts as reported once its own callbacks have run, before the next
+      // batch's: a write sent from a later callback is not held by an earlier failure.
+      if (i + 1 == ready.size() || ready[i + 1].batch != c.batch) reported_batch_.store(c.batch, std::memory_order_release);
     }
-    reported_batch_.store(ready.back().batch, std::memory_order_release);
     ready.clear();
   }
 }
