@@ -8,6 +8,7 @@
 #include "accounts.h"
 #include "games.h"
 #include "log.h"
+#include "moderation.h"
 
 namespace counterattack::server {
 std::string random_code(std::size_t n) {
@@ -335,9 +336,9 @@ bool GameService::end_by_operator(const std::string& game_id, const std::string&
   std::lock_guard lock(g->mu);
   if (g->pending > 0 || g->broken) return false;  // the next poll comes back to it
   if (g->status == Game::Status::Open) {
-    finish(g, std::nullopt, 0, "Cancelled", "Cancelled by the server's operator: " + why, "cancellation");
+    finish(g, std::nullopt, 0, "Cancelled", operator_end_text(true, why), "cancellation");
   } else if (g->status == Game::Status::Playing) {
-    finish(g, std::nullopt, 0, "Aborted", "Aborted by the server's operator, and no rating changes: " + why, "abort");
+    finish(g, std::nullopt, 0, "Aborted", operator_end_text(false, why), "abort");
   } else {
     return false;
   }

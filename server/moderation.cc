@@ -51,6 +51,16 @@ std::string in_transaction(Db& db, Body body) {
   }
 }
 
+// An operator's change: the database opened at schema `needs` or later, and
+// `body(db)` run in one write transaction; "" or why nothing changed.
+template <typename Body>
+std::string operator_change(const std::string& db_path, int needs, Body body) {
+  std::string error;
+  auto db = open_for_moderation(db_path, error, needs);
+  if (!db) return error;
+  return in_transaction(*db, [&]() -> std::string { return body(*db); });
+}
+
 // Whether `s` is UTF-8 as protobuf's string fields must be: shortest forms, no surrogates.
 bool valid_utf8(const std::string& s) {
   for (std::size_t i = 0; i < s.size();) {
@@ -110,6 +120,11 @@ Player player_named(Db& db, const std::string& name) {
 
 }  // namespace
 
+std::string operator_end_text(bool waiting_for_opponent, const std::string& reason) {
+  return (waiting_for_opponent ? "Cancelled by the server's operator: " : "Aborted by the server's operator, and no rating changes: ") +
+         reason;
+}
+
 std::string suspension_text(std::int64_t until_unix, const std::string& reason) {
   const std::string when = until_unix >= kSuspendedIndefinitely ? "" : " until " + utc_minute(until_unix);
   return "This account is suspended" + when + " by the server's operator: " + reason;
@@ -119,36 +134,33 @@ std::string suspend_account(const std::string& db_path, const std::string& name,
                             std::string& said) {
   if (days < 0 || days > 3650) return "--days must be between 1 and 3650 (none: until reinstated)";
   if (auto why = reason_refused(reason, "the player is"); !why.empty()) return why;
-  std::string error;
-  auto db = open_for_moderation(db_path, error);
-  if (!db) return error;
-  return in_transaction(*db, [&]() -> std::string {
-    const Player p = player_named(*db, name);
+  return operator_change(db_path, kSchemaWithSuspensions, [&](Db& db) -> std::string {
+    const Player p = player_named(db, name);
     const std::int64_t id = p.id;
     const std::string& stored_name = p.name;
     if (id == 0) return "there is no player '" + name + "'";
     if (p.closed_unix != 0) return stored_name + " has closed their account";
     const std::int64_t until = days == 0 ? kSuspendedIndefinitely : unix_now() + std::int64_t{days} * 86400;
-    db->prepare("UPDATE users SET suspended_until = ?, suspended_reason = ? WHERE id = ?").run(until, reason, id);
-    db->prepare("DELETE FROM sessions WHERE user_id = ?").run(id);
-    const auto sessions = db->changes();
+    db.prepare("UPDATE users SET suspended_until = ?, suspended_reason = ? WHERE id = ?").run(until, reason, id);
+    db.prepare("DELETE FROM sessions WHERE user_id = ?").run(id);
+    const auto sessions = db.changes();
     // Suspended until reinstated, an organiser's tournaments not yet started are
     // cancelled, and left for the server to tell (as a cancellation stored but not told).
     std::int64_t cancelled = 0;
     if (days == 0) {
-      db->prepare(
+      db.prepare(
             "UPDATE tournaments SET status = 'cancelled', unannounced = 1, cancel_reason = ?, cancelled_by = ?"
             " WHERE organiser_id = ? AND status = 'open'")
           .run("Its organiser " + stored_name + "'s account is suspended.", id, id);
-      cancelled = db->changes();
+      cancelled = db.changes();
     }
     // Tournament entries are the database's alone: a tournament not yet started
     // loses the player here, and its start pairs the others.
-    db->prepare(
+    db.prepare(
           "DELETE FROM tournament_entrants WHERE user_id = ?"
           " AND tournament_id IN (SELECT id FROM tournaments WHERE status = 'open')")
         .run(id);
-    const auto entries = db->changes();
+    const auto entries = db.changes();
     said = "Suspended " + stored_name + (days == 0 ? " until reinstated" : " until " + utc_minute(until)) + "; " +
            std::to_string(sessions) + (sessions == 1 ? " session" : " sessions") + " ended, " + std::to_string(entries) +
            (entries == 1 ? " tournament entry" : " tournament entries") + " withdrawn" +
@@ -161,14 +173,11 @@ std::string suspend_account(const std::string& db_path, const std::string& name,
 }
 
 std::string reinstate_account(const std::string& db_path, const std::string& name, std::string& said) {
-  std::string error;
-  auto db = open_for_moderation(db_path, error);
-  if (!db) return error;
-  return in_transaction(*db, [&]() -> std::string {
-    const Player p = player_named(*db, name);
+  return operator_change(db_path, kSchemaWithSuspensions, [&](Db& db) -> std::string {
+    const Player p = player_named(db, name);
     if (p.id == 0) return "there is no player '" + name + "'";
     if (p.suspended_until <= unix_now()) return p.name + " is not suspended";
-    db->prepare("UPDATE users SET suspended_until = 0, suspended_reason = '' WHERE id = ?").run(p.id);
+    db.prepare("UPDATE users SET suspended_until = 0, suspended_reason = '' WHERE id = ?").run(p.id);
     said = "Reinstated " + p.name + ": they may log in again.";
     return "";
   });
@@ -269,29 +278,25 @@ std::string list_players(const std::string& db_path, std::string& said) {
 std::string end_game_by_operator(const std::string& db_path, const std::string& game_id, const std::string& reason,
                                  std::string& said) {
   if (auto why = reason_refused(reason, "the players are"); !why.empty()) return why;
-  std::string error;
-  auto db = open_for_moderation(db_path, error, kSchemaWithOperatorViews);
-  if (!db) return error;
-  return in_transaction(*db, [&]() -> std::string {
-    auto& q = db->prepare("SELECT status FROM games WHERE id = ?");
+  return operator_change(db_path, kSchemaWithOperatorViews, [&](Db& db) -> std::string {
+    auto& q = db.prepare("SELECT status FROM games WHERE id = ?");
     q.bind_all(game_id);
     std::string status;
     while (q.step()) status = q.text(0);
     if (status.empty()) return "there is no game '" + game_id + "'";
     if (status == "finished") return "game " + game_id + " is already over";
-    auto& asked = db->prepare("SELECT reason FROM operator_game_ends WHERE game_id = ?");
+    auto& asked = db.prepare("SELECT reason FROM operator_game_ends WHERE game_id = ?");
     asked.bind_all(game_id);
     std::string earlier;
     bool pending = false;
     while (asked.step()) pending = true, earlier = asked.text(0);
     if (pending) return "the end of game " + game_id + " is already asked for (\"" + earlier + "\")";
-    db->prepare("INSERT OR REPLACE INTO operator_game_ends (game_id, reason, asked_unix) VALUES (?, ?, ?)")
+    db.prepare("INSERT OR REPLACE INTO operator_game_ends (game_id, reason, asked_unix) VALUES (?, ?, ?)")
         .run(game_id, reason, unix_now());
     said = "Game " + game_id +
            (status == "open" ? " (waiting for an opponent) will be cancelled" : " will be aborted, with no rating change,") +
            " within two seconds if the server runs, else at its next start, unless it ends first. Its players will be told: " +
-           (status == "open" ? "Cancelled by the server's operator: " : "Aborted by the server's operator, and no rating changes: ") +
-           reason;
+           operator_end_text(status == "open", reason);
     return "";
   });
 }
@@ -300,11 +305,8 @@ std::string end_game_by_operator(const std::string& db_path, const std::string& 
 std::string cancel_tournament_by_operator(const std::string& db_path, const std::string& id, const std::string& reason,
                                           std::string& said) {
   if (auto why = reason_refused(reason, "the players are"); !why.empty()) return why;
-  std::string error;
-  auto db = open_for_moderation(db_path, error, kSchemaWithOperatorViews);
-  if (!db) return error;
-  return in_transaction(*db, [&]() -> std::string {
-    auto& q = db->prepare("SELECT status, name, finished_unix FROM tournaments WHERE id = ?");
+  return operator_change(db_path, kSchemaWithOperatorViews, [&](Db& db) -> std::string {
+    auto& q = db.prepare("SELECT status, name, finished_unix FROM tournaments WHERE id = ?");
     q.bind_all(id);
     std::string status, name;
     while (q.step()) status = q.integer(2) != 0 ? "finished" : q.text(0), name = q.text(1);
@@ -313,13 +315,13 @@ std::string cancel_tournament_by_operator(const std::string& db_path, const std:
     const std::string told = "The server's operator cancelled it: " + reason;
     // Left for the server's poll to tell (kOperatorCancelled), and its games still under
     // way for the same poll to abort: neither waits for anything else.
-    db->prepare("UPDATE tournaments SET status = 'cancelled', unannounced = ?, cancel_reason = ?, cancelled_by = 0 WHERE id = ?")
+    db.prepare("UPDATE tournaments SET status = 'cancelled', unannounced = ?, cancel_reason = ?, cancelled_by = 0 WHERE id = ?")
         .run(kOperatorCancelled, told, id);
-    db->prepare(
+    db.prepare(
           "INSERT OR REPLACE INTO operator_game_ends (game_id, reason, asked_unix)"
           " SELECT id, ?, ? FROM games WHERE tournament_id = ? AND status <> 'finished'")
         .run("its tournament is cancelled. " + reason, unix_now(), id);
-    const auto games = db->changes();
+    const auto games = db.changes();
     said = "Tournament " + id + " (\"" + name + "\") is cancelled" +
            (games > 0 ? "; its " + std::to_string(games) + (games == 1 ? " game" : " games") + " under way will be aborted" : "") +
            " and its entrants told, within two seconds if the server runs, else at its next start: " + told;

@@ -43,6 +43,10 @@ std::string list_players(const std::string& db_path, std::string& said);
 std::string end_game_by_operator(const std::string& db_path, const std::string& game_id, const std::string& reason,
                                  std::string& said);
 
+// What the players of a game the operator ends are told: a game waiting for an
+// opponent is cancelled, one in play aborted.
+std::string operator_end_text(bool waiting_for_opponent, const std::string& reason);
+
 // The server's side: the games the operator asked to end that are not over
 // yet, read on each poll; the requests of games now over are cleared.
 struct OperatorEnd {
