@@ -161,8 +161,13 @@ std::string describe_turn(const wire::GameSummary& g) {
 
 std::string describe_start(const wire::GameSummary& g) {
   const std::string& opponent = g.your_side() == "soviet" ? g.german() : g.soviet();
+  const std::string follow = ". `open " + g.game_id() + "` in the shell to follow it.";
+  if (!g.tournament_id().empty()) {  // made by the tournament: a knock-out's deciding game
+    return "Your deciding game " + g.game_id() + " against " + opponent + " in tournament " + g.tournament_id() +
+           " has started: you play " + g.your_side() + follow;
+  }
   return (opponent.empty() ? std::string("Someone") : opponent) + " joined your game " + g.game_id() +
-         ": it has started, you play " + g.your_side() + ". `open " + g.game_id() + "` in the shell to follow it.";
+         ": it has started, you play " + g.your_side() + follow;
 }
 
 std::string new_idempotency_key() {

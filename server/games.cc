@@ -540,13 +540,20 @@ bool GameService::notify_turn(Game& g, game::Side was, bool mail) {
   return false;
 }
 
-std::map<std::int64_t, std::vector<wire::GameSummary>> GameService::announce_started(const std::vector<std::string>& ids) {
+std::map<std::int64_t, std::vector<wire::GameSummary>> GameService::announce_started(const std::vector<std::string>& ids, bool each_game) {
   std::map<std::int64_t, std::vector<wire::GameSummary>> your_move;
   for (const auto& id : ids) {
     auto g = find(id);
     if (!g) continue;
     std::lock_guard lock(g->mu);
     if (hold_clock(*g)) store_clock(g);  // created with a clock from now, whoever decides first
+    for (int seat = 0; each_game && seat < 2; ++seat) {
+      tell_elsewhere(*g, seat, [&] {
+        wire::ServerMessage started;
+        *started.mutable_game_started() = summary(*g, seat);
+        return encode(started);
+      });
+    }
     if (notify_turn(*g, game::SIDE_UNSPECIFIED, false)) {
       const int seat = seat_of_side(g->committed_decider);
       your_move[g->user[seat]].push_back(summary(*g, seat));

@@ -211,7 +211,9 @@ class GameService {
   // tells each player to decide on the connections that follow turns. A player
   // who is away is not mailed for each game: returns, by such user, the games
   // that wait for them, for the tournament's one mail to name.
-  std::map<std::int64_t, std::vector<wire::GameSummary>> announce_started(const std::vector<std::string>& ids);
+  // With `each_game`, games that no tournament notice announces (a knock-out's deciding
+  // games): both players are told of each game (game_started) before the turn.
+  std::map<std::int64_t, std::vector<wire::GameSummary>> announce_started(const std::vector<std::string>& ids, bool each_game = false);
   // Delivers a frame to each connection of the user that follows turns; false when there is none.
   bool tell_followers(std::int64_t user_id, const Frame& frame);
 

@@ -911,7 +911,7 @@ void Tournaments::announce(const std::string& id, const std::vector<std::string>
     *m.mutable_tournament_started() = as_seen_by(*d, user);
     if (games_.tell_followers(user, encode(m))) told.insert(user);
   }
-  const auto away = games_.announce_started(game_ids);
+  const auto away = games_.announce_started(game_ids, deciders);
   for (const auto& [user, name] : d->entrants) {
     if (auto it = away.find(user); it != away.end()) {
       mailer_.tournament_started(user, name, d->tournament, it->second, deciders);

@@ -325,6 +325,16 @@ TEST(TournamentSwiss, TypedAndShownWithItsRoundsAndByes) {
   t.set_round(1);
   EXPECT_EQ(tournament_start_notice(t), "The tournament \"Swiss Open\" has started: `tournament show t2`.");
 
+  // A knock-out's deciding game is told to both its players as it is made.
+  wire::GameSummary decider;
+  decider.set_game_id("g9");
+  decider.set_tournament_id("t2");
+  decider.set_soviet("alice");
+  decider.set_german("bob");
+  decider.set_your_side("german");
+  EXPECT_EQ(describe_start(decider),
+            "Your deciding game g9 against alice in tournament t2 has started: you play german. `open g9` in the shell to follow it.");
+
   // Cancelled under way: why, and what was played, stay on show.
   t.set_status("cancelled");
   t.set_started_unix(1764000000);

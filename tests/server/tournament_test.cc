@@ -588,7 +588,7 @@ std::vector<wire::GameSummary> match_games(const wire::Tournament& t, int round,
 }
 
 // A match level after its two games gets its deciding game at once, while the
-// round's other match is still played; its first mover is told. Neither a restart
+// round's other match is still played; both its players are told. Neither a restart
 // nor the other match's end makes a second one. The next round waits for every
 // match, the deciding game included, whose winner goes through.
 TEST_F(ServerTournament, AKnockOutLevelMatchGetsItsDecidingGameWithoutWaitingForTheRound) {
@@ -623,13 +623,19 @@ TEST_F(ServerTournament, AKnockOutLevelMatchGetsItsDecidingGameWithoutWaitingFor
   EXPECT_EQ(t.round(), 1);
   EXPECT_EQ(t.games_size(), 5);
   for (const auto& g : match_games(t, 1, "bob", "carol")) EXPECT_EQ(g.status(), "playing") << "the other match is still played";
-  // Whoever moves first in it is told, as of any game that waits for them.
-  const auto told = [&](const wire::ServerMessage& x) { return x.has_your_turn() && x.your_turn().game_id() == decider.game_id(); };
-  bool turn_told = false;
-  for (int i = 0; i < 50 && !turn_told; ++i) {
-    turn_told = players["alice"]->wait_for(told, 100ms) || players["dave"]->wait_for(told, 100ms);
+  // Both its players are told it has started, each with their own side; whoever
+  // moves first in it is told it is their turn, as of any game that waits for them.
+  for (const char* name : {"alice", "dave"}) {
+    const auto started = players[name]->wait_for(
+        [&](const wire::ServerMessage& x) { return x.has_game_started() && x.game_started().game_id() == decider.game_id(); });
+    ASSERT_TRUE(started) << name << " was not told of the deciding game";
+    EXPECT_EQ(started->game_started().tournament_id(), id);
+    EXPECT_EQ(started->game_started().your_side(), decider.soviet() == name ? "soviet" : "german");
   }
-  EXPECT_TRUE(turn_told) << "neither player of the deciding game was told of it";
+  const auto told = [&](const wire::ServerMessage& x) { return x.has_your_turn() && x.your_turn().game_id() == decider.game_id(); };
+  int turns_told = 0;
+  for (const char* name : {"alice", "dave"}) turns_told += players[name]->wait_for(told, 2s) ? 1 : 0;
+  EXPECT_EQ(turns_told, 1) << "the player who moves first, and only they, is told it is their turn";
 
   // A restart looks at the knock-out again and finds nothing missing.
   server_->kill9();
