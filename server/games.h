@@ -171,8 +171,10 @@ class GameService {
   // Whether it is ending (durably, or not at all, soon after). On a network thread.
   bool set_aside(const std::string& game_id, std::int64_t user_id, const std::string& why, bool suspended);
   // The operator's end of a game not yet over (see end_game_by_operator), for the
-  // reason `why`: false when there is nothing to end, or not now (a write of it is under way).
-  bool end_by_operator(const std::string& game_id, const std::string& why);
+  // reason `why`: Ended; Later when there is nothing to end, or not now (a write of it is
+  // under way); Unloadable when its stored log cannot be read, which the operator must mend.
+  enum class OperatorEndOutcome { Ended, Later, Unloadable };
+  OperatorEndOutcome end_by_operator(const std::string& game_id, const std::string& why);
   void list_open(const Caller& c);
   void join(const Caller& c, const wire::JoinGame& req);
   void my_games(const Caller& c);

@@ -326,23 +326,26 @@ bool GameService::set_aside(const std::string& game_id, std::int64_t user_id, co
   return true;
 }
 
-bool GameService::end_by_operator(const std::string& game_id, const std::string& why) {
+GameService::OperatorEndOutcome GameService::end_by_operator(const std::string& game_id, const std::string& why) {
   {
     std::lock_guard lock(mu_);
-    if (unloadable_.count(game_id)) return false;
+    if (unloadable_.count(game_id)) return OperatorEndOutcome::Unloadable;
   }
   auto g = find(game_id);
-  if (!g) return false;
+  if (!g) {
+    std::lock_guard lock(mu_);
+    return unloadable_.count(game_id) ? OperatorEndOutcome::Unloadable : OperatorEndOutcome::Later;
+  }
   std::lock_guard lock(g->mu);
-  if (g->pending > 0 || g->broken) return false;  // the next poll comes back to it
+  if (g->pending > 0 || g->broken) return OperatorEndOutcome::Later;  // the next poll comes back to it
   if (g->status == Game::Status::Open) {
     finish(g, std::nullopt, 0, "Cancelled", operator_end_text(true, why), "cancellation");
   } else if (g->status == Game::Status::Playing) {
     finish(g, std::nullopt, 0, "Aborted", operator_end_text(false, why), "abort");
   } else {
-    return false;
+    return OperatorEndOutcome::Later;
   }
-  return true;
+  return OperatorEndOutcome::Ended;
 }
 
 void GameService::forget_rematch(const Game& g) {

@@ -23,6 +23,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <set>
 #include <thread>
 
 #include "accounts.h"
@@ -300,6 +301,7 @@ int main(int argc, char** argv) {
   int ticks = 0;
   // Suspensions come from the operator's command in another process: read every two seconds.
   SuspensionWatch suspensions;
+  std::set<std::string> cannot_end;  // games whose end by the operator waits for their log to be mended
   std::function<void()> tick = [&] {
     clocks.expires_after(std::chrono::seconds(1));
     clocks.async_wait([&](boost::system::error_code e) {
@@ -332,8 +334,13 @@ int main(int argc, char** argv) {
             tournaments.announce_cancelled(t.tournament_id, t.reason, 0);
           }
           for (const auto& asked : operator_ends(*storage)) {
-            if (games.end_by_operator(asked.game_id, asked.reason)) {
+            const auto outcome = games.end_by_operator(asked.game_id, asked.reason);
+            if (outcome == GameService::OperatorEndOutcome::Ended) {
               log::info("game ended by the operator", {{"game", asked.game_id}, {"reason", asked.reason}});
+            } else if (outcome == GameService::OperatorEndOutcome::Unloadable && cannot_end.insert(asked.game_id).second) {
+              // Once per run: the request stays, and takes hold once the game's log is mended.
+              log::warn("the operator's end of a game waits: its stored log cannot be read",
+                        {{"game", asked.game_id}, {"reason", asked.reason}});
             }
           }
         } catch (const std::exception& x) {

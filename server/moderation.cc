@@ -92,6 +92,23 @@ bool valid_utf8(const std::string& s) {
   return true;
 }
 
+// Whether valid UTF-8 `s` shows nothing: spaces of any kind (Unicode's space
+// separators) and the invisible joiners and marks that read as nothing.
+bool blank(const std::string& s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto lead = static_cast<unsigned char>(s[i]);
+    const std::size_t n = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+    char32_t cp = n == 1 ? lead : n == 2 ? lead & 0x1F : n == 3 ? lead & 0x0F : lead & 0x07;
+    for (std::size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+    const bool invisible = cp == U' ' || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200F) ||
+                           cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x2060 ||
+                           cp == 0x3000 || cp == 0xFEFF;
+    if (!invisible) return false;
+    i += n;
+  }
+  return true;
+}
+
 // A player by name (without case), as stored; id 0 when there is none.
 struct Player {
   std::int64_t id = 0;
@@ -101,12 +118,12 @@ struct Player {
 
 // Why a reason `who` (the player, the players) are told cannot be stored; "" when it can.
 std::string reason_refused(const std::string& reason, const std::string& who) {
-  if (reason.find_first_not_of(' ') == std::string::npos) return "say why with --reason: " + who + " told it";
   if (reason.size() > kMostReasonBytes) return "the reason is longer than " + std::to_string(kMostReasonBytes) + " bytes";
   for (const unsigned char ch : reason) {
     if (ch < 0x20 || ch == 0x7f) return "the reason must be one line of text, without tabs or other control characters";
   }
   if (!valid_utf8(reason)) return "the reason is not UTF-8 text";
+  if (blank(reason)) return "say why with --reason: " + who + " told it";
   return "";
 }
 

@@ -467,6 +467,9 @@ TEST_F(ServerModeration, AnEndAskedWhileTheServerIsDownTakesHoldAtStartAndIsAske
   bob.reset();
   ASSERT_EQ(server_->terminate(), 0);
   EXPECT_EQ(operator_command("--end-game " + playing + " --reason '   '").status, 1) << "a blank reason";
+  const auto wide = operator_command("--end-game " + playing + " --reason \"$(printf '\\302\\240\\343\\200\\200 ')\"");
+  EXPECT_EQ(wide.status, 1) << "no-break and ideographic spaces are blank too";
+  EXPECT_NE(wide.said.find("say why with --reason"), std::string::npos) << wide.said;
   const auto tab = operator_command("--end-game " + playing + " --reason \"$(printf 'a\\tb')\"");
   EXPECT_EQ(tab.status, 1);
   EXPECT_NE(tab.said.find("without tabs"), std::string::npos) << tab.said;
@@ -482,6 +485,31 @@ TEST_F(ServerModeration, AnEndAskedWhileTheServerIsDownTakesHoldAtStartAndIsAske
   const auto listed = operator_command("--players");
   EXPECT_NE(listed.said.find("alice\tonline\t0 in play, 0 finished\t"), std::string::npos) << "an aborted game has no result: "
                                                                                   << listed.said;
+}
+
+// An end asked for a game whose stored log cannot be read waits, and the
+// operator reads why in the log once, not at every poll.
+TEST_F(ServerModeration, AnEndOfAGameThatCannotBeLoadedIsLoggedOnceAndWaits) {
+  auto alice = user("alice"), bob = user("bob");
+  const std::string broken = start_game(*alice, *bob);
+  alice.reset();
+  bob.reset();
+  server_->kill9();
+  {
+    std::string err;
+    Db db(server_->data_dir() + "/counterattack.db", false, err);
+    ASSERT_TRUE(db.ok()) << err;
+    db.exec("UPDATE games SET seed = x'00' WHERE id = '" + broken + "'");
+  }
+  restart();
+  ASSERT_EQ(operator_command("--end-game " + broken + " --reason 'Abandoned.'").status, 0);
+  const std::string waits = "msg=\"the operator's end of a game waits: its stored log cannot be read\" game=" + broken;
+  ASSERT_TRUE(eventually([&] { return server_->log().find(waits) != std::string::npos; }));
+  std::this_thread::sleep_for(4500ms);  // two more polls
+  const std::string log = server_->log();
+  EXPECT_EQ(log.find(waits), log.rfind(waits)) << "logged at every poll";
+  const auto again = operator_command("--end-game " + broken + " --reason 'Another.'");
+  EXPECT_NE(again.said.find("is already asked for (\"Abandoned.\")"), std::string::npos) << "the request stays: " << again.said;
 }
 
 }  // namespace
