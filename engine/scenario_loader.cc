@@ -671,6 +671,33 @@ LoadResult load_builtin_scenario(const std::string& name) {
   return load_scenario(it->second);
 }
 
+std::shared_ptr<const data::ScenarioData> builtin_scenario_data(const std::string& name) {
+  // Every built-in scenario, parsed at the first call: the shipped files load, or
+  // the program would not have started.
+  static const auto all = [] {
+    std::map<std::string, std::shared_ptr<const data::ScenarioData>> parsed;
+    for (const auto& [id, files] : embedded_scenarios()) {
+      auto d = std::make_shared<data::ScenarioData>();
+      auto text = [&files = files](const char* file) {
+        auto it = files.find(file);
+        return it == files.end() ? std::string() : it->second;
+      };
+      const bool ok = pb::TextFormat::ParseFromString(text("scenario"), d->mutable_scenario()) &&
+                      pb::TextFormat::ParseFromString(text("tec"), d->mutable_tec()) &&
+                      pb::TextFormat::ParseFromString(text("map"), d->mutable_map()) &&
+                      pb::TextFormat::ParseFromString(text("counters"), d->mutable_counters()) &&
+                      pb::TextFormat::ParseFromString(text("calendar"), d->mutable_calendar()) &&
+                      pb::TextFormat::ParseFromString(text("tracks"), d->mutable_tracks()) &&
+                      pb::TextFormat::ParseFromString(text("events"), d->mutable_events()) &&
+                      pb::TextFormat::ParseFromString(text("charts"), d->mutable_charts());
+      if (ok) parsed[id] = std::move(d);
+    }
+    return parsed;
+  }();
+  auto it = all.find(name);
+  return it == all.end() ? nullptr : it->second;
+}
+
 std::shared_ptr<const Scenario> default_scenario() {
   static const std::shared_ptr<const Scenario> sc = [] {
     auto r = load_builtin_scenario("counterattack");

@@ -136,6 +136,8 @@ class CounterattackRuleset final : public Ruleset {
 
   std::string name() const override { return "counterattack"; }
 
+  std::shared_ptr<const data::ScenarioData> scenario_data() const override { return builtin_scenario_data(name()); }
+
   std::string check_options(const std::vector<std::string>& options) const override {
     std::vector<std::string> seen;
     for (const auto& key : options) {

@@ -191,6 +191,8 @@ class GameService {
   void set_standing_orders(const Caller& c, const wire::SetStandingOrders& req);
   void chat(const Caller& c, const wire::SendChat& req);
   void get_log(const Caller& c, const wire::GetLog& req);
+  // A scenario's data, to anyone, logged in or not: it is printed on every copy of the game.
+  void get_scenario(const Caller& c, const wire::GetScenario& req);
   // Forgets a closed connection's subscriptions.
   void drop_peer(std::uint64_t peer_id, const std::vector<std::string>& game_ids);
 

@@ -45,6 +45,17 @@ std::shared_ptr<const Ruleset> ruleset_of(const Rulesets& rulesets, const std::s
 
 void GameService::create(const Caller& c, const wire::CreateGame& req) { make_game(c, req, {}); }
 
+void GameService::get_scenario(const Caller& c, const wire::GetScenario& req) {
+  std::string why;
+  const auto rules = ruleset_of(rulesets_, req.name().empty() ? "counterattack" : req.name(), &why);
+  if (!rules) return c.error(wire::NOT_FOUND, why);
+  const auto data = rules->scenario_data();
+  if (!data) return c.error(wire::INTERNAL, "The scenario's data cannot be read.");
+  wire::ServerMessage m;
+  *m.mutable_scenario_data() = *data;
+  c.reply(std::move(m));
+}
+
 bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const Reservation& r) {
   const std::string scenario = req.scenario().empty() ? "counterattack" : req.scenario();
   std::string why;

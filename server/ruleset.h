@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "game.pb.h"
+#include "scenario.pb.h"
 
 namespace counterattack::server {
 
@@ -75,6 +76,8 @@ class Ruleset {
   virtual game::ViewDelta diff(const SeatView& before, const SeatView& after) const = 0;
   // The events of one order that a viewer may read.
   virtual std::vector<game::Event> events_for(const std::vector<game::Event>& events, game::ViewerKind viewer) const = 0;
+  // The scenario's public data (map, counters, charts), for clients to draw and reckon with.
+  virtual std::shared_ptr<const data::ScenarioData> scenario_data() const = 0;
 };
 
 // Rulesets by scenario name.

@@ -461,6 +461,7 @@ class WsSession : public Connection {
         watched_.erase(msg.unwatch().game_id());
         return games.unwatch(caller(rid), msg.unwatch());
       case M::kGetLog: return games.get_log(caller(rid), msg.get_log());
+      case M::kGetScenario: return games.get_scenario(caller(rid), msg.get_scenario());
       // Ratings are public, as on a club's notice board.
       case M::kGetRating:
         if (user_id_ == 0 && msg.get_rating().name().empty()) {

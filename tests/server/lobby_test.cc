@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "fixture.h"
+#include "scenario.h"
 
 namespace counterattack::server::testing {
 namespace {
@@ -20,6 +21,33 @@ wire::ClientMessage chat(const std::string& id, wire::Channel ch, const std::str
 
 bool has_chat(Client& c, const std::string& text) {
   return !c.take_all([&](const wire::ServerMessage& m) { return m.has_chat() && m.chat().text() == text; }).empty();
+}
+
+// The map, the counters and the charts come from the server, to anyone, so a
+// client needs nothing else to draw the game and reckon with its rules: the
+// entry hexes of each arrow (rule 17) among them.
+TEST_F(ServerLobby, AnyoneGetsTheScenarioTheServerPlays) {
+  auto anonymous = connect();
+  wire::ClientMessage get;
+  get.mutable_get_scenario();
+  const auto r = anonymous->request(get);
+  ASSERT_TRUE(r.has_scenario_data()) << r.DebugString().substr(0, 500);
+  const auto& d = r.scenario_data();
+  const auto sc = default_scenario();
+  EXPECT_EQ(d.scenario().id(), "counterattack");
+  EXPECT_EQ(d.map().columns(), sc->columns);
+  EXPECT_EQ(d.counters().unit_size(), static_cast<int>(sc->units.size()));
+  EXPECT_GT(d.charts().crt().row_size(), 0);
+  bool s3 = false;
+  for (const auto& e : d.map().entry_point()) s3 |= e.id() == "S3" && e.hexes_size() > 0;
+  EXPECT_TRUE(s3) << "the Soviet arrow S3 and its hexes";
+
+  get.mutable_get_scenario()->set_name("counterattack");
+  EXPECT_TRUE(anonymous->request(get).has_scenario_data());
+  get.mutable_get_scenario()->set_name("kursk");
+  const auto missing = anonymous->request(get);
+  EXPECT_EQ(missing.error().code(), wire::NOT_FOUND) << missing.DebugString();
+  EXPECT_NE(missing.error().message().find("known: counterattack"), std::string::npos) << missing.error().message();
 }
 
 TEST_F(ServerLobby, ChatChannelsKeepPlayersAndSpectatorsApart) {
