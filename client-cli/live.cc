@@ -48,6 +48,16 @@ bool LiveGame::subscribe(std::string* error) {
   return true;
 }
 
+void LiveGame::show_over() {
+  if (!has_view_ || over_result_.empty()) return;
+  if (view_.decision().kind() == game::Decision::GAME_OVER && !over_shown_) return;  // the rules ended it: their words
+  over_shown_ = true;
+  view_.mutable_decision()->Clear();
+  view_.mutable_decision()->set_kind(game::Decision::GAME_OVER);
+  view_.mutable_header()->set_result(over_result_);
+  view_.mutable_header()->set_result_reason(over_reason_);
+}
+
 bool LiveGame::handle(const wire::ServerMessage& m) {
   switch (m.body_case()) {
     case wire::ServerMessage::kSnapshot: {
@@ -60,6 +70,7 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
       version_ = m.snapshot().version();
       has_view_ = true;
       log_ = std::move(log);
+      show_over();
       if (m.snapshot().unfollowed())
         notices_.push_back("The server is busy with other finished games: this one is shown as it is, and "
                            "new chat in it will not appear here.");
@@ -95,12 +106,20 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
       }
       const bool offer_changed = !summary_ || summary_->draw_offered_by() != m.game().draw_offered_by();
       summary_ = m.game();
+      if (summary_->status() == "finished" && over_result_.empty()) {
+        over_result_ = summary_->result();
+        show_over();
+        return true;
+      }
       // Redrawn when the time shown or a draw offer changed.
       return offer_changed || summary_->clock_seconds() > 0 || summary_->move_seconds() > 0;
     }
     case wire::ServerMessage::kGameEnded: {
       if (m.game_ended().game_id() != id_) return false;
       ended_ = true;
+      over_result_ = m.game_ended().result();
+      over_reason_ = m.game_ended().reason();
+      show_over();
       std::string text = "The game is over: " + result_with_reason(m.game_ended().result(), m.game_ended().reason());
       if (const auto changes = rating_changes_text(m.game_ended()); !changes.empty()) text += ". " + changes;
       if (!m.game_ended().seed_hex().empty())

@@ -63,6 +63,11 @@ class LiveGame {
   size_t shown_events_ = 0;
   bool ended_ = false;
   bool resync_ = false;
+  // An end that adds no version (a resignation, a draw agreed, time, the operator)
+  // leaves the view's decision as it was: the view is shown over once the end is known.
+  std::string over_result_, over_reason_;
+  bool over_shown_ = false;
+  void show_over();
   std::vector<std::string> notices_;
 };
 

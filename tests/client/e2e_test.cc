@@ -344,6 +344,11 @@ TEST_F(TwoPlayers, ARematchIsOfferedAcceptedAndDeclinedFromTheCommandLine) {
   ASSERT_FALSE(HasFailure());
   EXPECT_EQ(cli(alice_, {"rematch", game}).code, 1) << "not over yet";
   ASSERT_EQ(cli(bob_, {"resign", game}).code, 0);
+  // A resignation adds no order: the game is shown over all the same, not waiting for a move.
+  const auto over = cli(alice_, {"show", game});
+  EXPECT_NE(over.out.find("The game is over. Soviet victory"), std::string::npos) << over.out;
+  EXPECT_EQ(over.out.find("Waiting for the"), std::string::npos) << over.out;
+  EXPECT_NE(cli(alice_, {"show", game, "--json"}).out.find("GAME_OVER"), std::string::npos);
 
   auto offered = cli(alice_, {"rematch", game});
   ASSERT_EQ(offered.code, 0) << offered.err;

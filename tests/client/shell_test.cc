@@ -377,6 +377,9 @@ TEST_F(Shell, ResignEndsTheGameAndBothShellsSaySo) {
   EXPECT_TRUE(bob_shell_.expect(over));
   EXPECT_TRUE(alice_shell_.expect(over));
   EXPECT_TRUE(alice_shell_.expect(". Dice seed: "));
+  alice_shell_.type("decision");
+  EXPECT_TRUE(alice_shell_.expect("The game is over. Soviet victory: The German player resigned"))
+      << "drawn over, not waiting for a move";
   // After the end, orders are refused and the game is listed as finished.
   alice_shell_.type("done");
   EXPECT_TRUE(alice_shell_.expect("Rejected: "));
