@@ -434,9 +434,16 @@ class Shell {
         pump();
       }
       if (fds[0].revents & (POLLIN | POLLHUP)) {
-        if (tty_)
+        if (tty_) {
           rl_callback_read_char();
-        else
+          if (line_taken_ && running_) {
+            // The editor keeps a taken line on show until the next key: started afresh,
+            // so that later output and the clock's ticks redraw an empty line.
+            line_taken_ = false;
+            rl_callback_handler_remove();
+            rl_callback_handler_install(prompt().c_str(), &Shell::on_line);
+          }
+        } else
           read_lines();
       }
       if (!s_.connected()) {
@@ -461,7 +468,7 @@ class Shell {
       std::cout << "\r\033[K" << text;
       if (!text.empty() && text.back() != '\n') std::cout << "\n";
       std::cout << std::flush;
-      rl_forced_update_display();
+      if (!in_line_) rl_forced_update_display();
     } else {
       std::cout << text;
       if (!text.empty() && text.back() != '\n') std::cout << "\n";
@@ -498,8 +505,11 @@ class Shell {
     const std::string p = prompt();
     if (p == shown_prompt_) return;
     shown_prompt_ = p;
+    // Rewritten as out() does, prompt and typed text together: the library's own
+    // redisplay appends a second prompt on some terminals.
+    std::cout << "\r\033[K" << std::flush;
     rl_set_prompt(p.c_str());
-    rl_redisplay();
+    rl_forced_update_display();
   }
 
   void draw() {
@@ -611,7 +621,10 @@ class Shell {
     std::free(line);
     if (!split_words(text).empty()) add_history(text.c_str());
     std::cout << std::flush;
+    sh->in_line_ = true;  // the editor still holds the line taken: out() does not redraw it
     sh->execute(text);
+    sh->in_line_ = false;
+    sh->line_taken_ = true;
     if (sh->running_) sh->update_prompt();
   }
 
@@ -1051,6 +1064,7 @@ class Shell {
   int center_ = 0;
   std::unique_ptr<LiveGame> game_;
   std::string pending_, last_decision_, history_path_, shown_prompt_;
+  bool in_line_ = false, line_taken_ = false;
 };
 
 }  // namespace
