@@ -230,6 +230,11 @@ StepCost Rules::step_cost(const std::vector<std::int16_t>& group, Loc from, Loc 
     }
     return c;
   };
+  // A hex, or a Soviet arrow, named where the units stand (the German off-map
+  // chart's own rows are left as they always read, for stored games' sake).
+  if (from == to && (sc_.is_hex(from) || side != Side::German)) {
+    return fail(game::ILLEGAL_PATH, loc_name(to) + " is named where the units already are: a path lists only the locations entered.");
+  }
   const bool from_hex = sc_.is_hex(from), to_hex = sc_.is_hex(to);
   if (from_hex && to_hex) {
     const auto& h = sc_.hexes[static_cast<size_t>(from)];
@@ -281,10 +286,18 @@ StepCost Rules::step_cost(const std::vector<std::int16_t>& group, Loc from, Loc 
   }
   if (sc_.is_entry(from) && to_hex) {
     const auto ok = entry_hexes(from, occ);
-    if (!std::binary_search(ok.begin(), ok.end(), to) && std::find(ok.begin(), ok.end(), to) == ok.end()) {
-      return fail(game::ILLEGAL_PATH, "Units enter from " + loc_name(from) + " at its entry hexes or next to them (rule 17).");
-    }
     const auto& ep = sc_.entry_points[static_cast<size_t>(sc_.entry_index(from))];
+    if (!std::binary_search(ok.begin(), ok.end(), to) && std::find(ok.begin(), ok.end(), to) == ok.end()) {
+      const bool usual = std::any_of(ep.hexes.begin(), ep.hexes.end(), [&](Loc h) { return std::find(ok.begin(), ok.end(), h) != ok.end(); });
+      const auto& named = usual ? ep.hexes : ok;
+      std::string hexes;
+      for (std::size_t i = 0; i < named.size(); ++i) {
+        hexes += (i == 0 ? "" : i + 1 == named.size() ? " or " : ", ") + loc_name(named[i]);
+      }
+      return fail(game::ILLEGAL_PATH, usual ? "Units enter from " + loc_name(from) + " at " + hexes + ", or a hex next to one (rule 17)."
+                                            : "The enemy holds every hex where units enter from " + loc_name(from) +
+                                                  ": they enter at the nearest free hex, " + hexes + " (rule 17).");
+    }
     int cost = sc_.terrain[sc_.hexes[static_cast<size_t>(to)].terrain].move_cost_half;
     if (std::find(ep.hexes.begin(), ep.hexes.end(), to) != ep.hexes.end()) {
       // The arrow follows the road into its entry hex.

@@ -968,6 +968,20 @@ TEST_F(Reinforcements, Rule17_SovietReinforcementsEnterAtTheirEntryPoint) {
   ASSERT_TRUE(Accepted(t.move(Side::Soviet, {"1TC/2"}, {"0407", "0307"})));
   EXPECT_EQ(used("1TC/2"), 4);
   EXPECT_TRUE(Rejected(Side::Soviet, move_order({"1TC/3"}, {"0506"}), game::ILLEGAL_PATH));
+  // A refusal names the hexes to enter at; and the entry point itself is not part of the path.
+  const auto far = t.move(Side::Soviet, {"1TC/3"}, {"0506"});
+  EXPECT_NE(far.rejection.reason.find("Units enter from S1 at "), std::string::npos) << far.rejection.reason;
+  EXPECT_NE(far.rejection.reason.find("or a hex next to one (rule 17)."), std::string::npos) << far.rejection.reason;
+  EXPECT_EQ(t.move(Side::Soviet, {"1TC/3"}, {"S1", "0508"}).rejection.reason,
+            "S1 is named where the units already are: a path lists only the locations entered.");
+}
+
+// A path naming the hex its units stand in is told so, not that a hex is not next to itself.
+TEST_F(Movement, Rule6_APathStartsWithTheFirstHexEntered) {
+  t.put("1TC/2", "0502");
+  const auto out = t.move(Side::Soviet, {"1TC/2"}, {"0502", "0602"});
+  ASSERT_FALSE(out.accepted);
+  EXPECT_EQ(out.rejection.reason, "0502 is named where the units already are: a path lists only the locations entered.");
 }
 
 TEST_F(Reinforcements, Rule17_BlockedEntryHexesEnterAtTheNearestFreeHex) {
@@ -981,6 +995,9 @@ TEST_F(Reinforcements, Rule17_BlockedEntryHexesEnterAtTheNearestFreeHex) {
   // 0801, 0802, 0903 and 1003 lie two hexes from 1001; 0701 three.
   EXPECT_FALSE(t.move(Side::German, {"PzB/1"}, {"1002"}).accepted);
   EXPECT_TRUE(Rejected(Side::German, move_order({"PzB/1"}, {"0701"}), game::ILLEGAL_PATH));
+  EXPECT_NE(t.move(Side::German, {"PzB/1"}, {"0701"}).rejection.reason.find("The enemy holds every hex where units enter from A: "
+                                                                           "they enter at the nearest free hex, "),
+            std::string::npos);
   ASSERT_TRUE(Accepted(t.move(Side::German, {"PzB/1"}, {"0903"})));
   EXPECT_EQ(used("PzB/1"), 2 + 2);  // clear, and the Soviet ZOC (reinforcements may enter it)
   EXPECT_TRUE(Rejected(Side::German, move_order({"PzB/1"}, {"0904"}), game::MUST_STOP_IN_ZOC));
