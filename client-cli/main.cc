@@ -181,7 +181,7 @@ int main(int argc, char** argv) {
       "  play CHIT [UNIT...] [corps X] [at HEX]\n"
       "  recover UNIT [HEX|WARSAW] | suppress UNIT... | choose UNIT|MARKER...\n"
       "  overrun UNIT... HEX | barrage MARKER HEX | attack UNIT... HEX [with MARKER] [chit CHIT]\n"
-      "  support MARKER [chit CHIT] | support chit CHIT | nosupport | losses UNIT... [elastic N] [desperate N]\n"
+      "  support MARKER [chit CHIT] | support chit CHIT | nosupport | losses [elastic N | desperate N] UNIT...\n"
       "  retreat UNIT HEX... | advance [UNIT... HEX...]\n"
       "  model reroll | model reactivate UNIT... | model noncontiguous | model division\n"
       "Exit status: 0 accepted, 3 rejected (the reason is printed), 2 not understood, 1 no "
@@ -498,6 +498,7 @@ int main(int argc, char** argv) {
       if (!hex) return fail(g, at + " is not a hex of the map.", cli::kUsage);
       ro.center_hex = *hex;
     }
+    ro.whole_log = "`counterattack show " + game_id + " --log 0` shows all";
     return cli::run_watch(s, *sc, game_id, ro, g.json);
   }
 
@@ -646,6 +647,7 @@ int main(int argc, char** argv) {
     }
     ro.full = full;
     ro.log_lines = log_lines;
+    ro.whole_log = "--log 0 shows all";
     cli::LiveGame lg(s, game_id);
     if (!lg.subscribe(&why)) return fail(g, why);
     if (g.json)

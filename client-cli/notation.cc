@@ -45,7 +45,7 @@ const std::vector<Usage>& usages() {
       {"support",
        "support MARKER [chit CHIT] | support chit CHIT (the defender's tactical support)"},
       {"nosupport", "nosupport (no defensive support)"},
-      {"losses", "losses UNIT... [elastic N] [desperate N] (one unit per step lost, in order)"},
+      {"losses", "losses [elastic N | desperate N] UNIT... (one unit per step still lost, in order; elastic N alone when it takes every step)"},
       {"retreat", "retreat UNIT HEX... [UNIT HEX...] (the retreat path of each unit)"},
       {"advance", "advance [UNIT... HEX...] (advance after combat; nothing: stay)"},
       {"model", "model reroll | model reactivate UNIT... | model noncontiguous | model division"},

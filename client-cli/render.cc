@@ -622,7 +622,8 @@ std::string decision_hint(const game::View& v) {
     case game::Decision::ATTACKER_LOSSES:
       return "losses UNIT... (one unit per step)";
     case game::Decision::DEFENDER_LOSSES:
-      return "losses UNIT... [elastic N] [desperate N]";
+      return "losses UNIT... (a unit per step lost) | losses elastic N [UNIT...] (N steps become retreat hexes; "
+             "a unit for each step left) | losses desperate N UNIT... (N retreat hexes become steps)";
     case game::Decision::RETREAT:
       return "retreat UNIT HEX... [UNIT HEX...]";
     case game::Decision::ADVANCE:
@@ -673,7 +674,7 @@ std::string render_events(const std::vector<game::Event>& events, const RenderOp
   size_t first = 0;
   if (o.log_lines > 0 && events.size() > static_cast<size_t>(o.log_lines))
     first = events.size() - static_cast<size_t>(o.log_lines);
-  if (first > 0) out += "  (" + std::to_string(first) + " earlier events: type log for all)\n";
+  if (first > 0) out += "  (" + std::to_string(first) + " earlier events: " + o.whole_log + ")\n";
   for (size_t i = first; i < events.size(); ++i) {
     const auto& e = events[i];
     std::string text = e.text();

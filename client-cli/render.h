@@ -18,6 +18,8 @@ struct RenderOptions {
   int hex_rows = 12;   // hex rows in the window
   bool full = false;   // the whole map at a small scale, every stack listed
   int log_lines = 12;  // the latest events shown; 0 for all
+  // How the player asks for the whole log where they are: `log` in the shell.
+  std::string whole_log = "type log for all";
 };
 
 // The window of the map: which columns and rows it shows.
