@@ -650,10 +650,14 @@ int main(int argc, char** argv) {
     ro.whole_log = "--log 0 shows all";
     cli::LiveGame lg(s, game_id);
     if (!lg.subscribe(&why)) return fail(g, why);
-    if (g.json)
+    if (g.json) {
       std::cout << cli::to_json(lg.view()) << std::endl;
-    else
+    } else {
       std::cout << cli::render_screen(*sc, lg.view(), lg.log(), ro) << cli::game_lines(lg) << cli::time_line(lg);
+      // The recent chat, and the end of a game over, as the shell would have shown them.
+      for (const auto& line : lg.take_notices()) std::cout << line << "\n";
+      std::cout << std::flush;
+    }
     return cli::kOk;
   }
 
@@ -717,7 +721,11 @@ int main(int argc, char** argv) {
     m.mutable_send_chat()->set_channel(spectators ? wire::SPECTATORS : wire::PLAYERS);
     m.mutable_send_chat()->set_text(t);
     if (!s.call(m, &why)) return fail(g, why);
-    if (g.json) std::cout << "{\"sent\":true}" << std::endl;
+    if (g.json)
+      std::cout << "{\"sent\":true}" << std::endl;
+    else
+      std::cout << "Sent to the " << (spectators ? "spectators'" : "players'") << " chat of game " << game_id
+                << "; `counterattack show " << game_id << "` shows the recent chat." << std::endl;
     return cli::kOk;
   }
 

@@ -343,6 +343,10 @@ TEST_F(TwoPlayers, ARematchIsOfferedAcceptedAndDeclinedFromTheCommandLine) {
   const std::string game = started_game("2d");
   ASSERT_FALSE(HasFailure());
   EXPECT_EQ(cli(alice_, {"rematch", game}).code, 1) << "not over yet";
+  // Chat from the command line, read by the one who plays day by day with `show`.
+  const auto said = cli(alice_, {"chat", game, "good", "luck"});
+  EXPECT_NE(said.out.find("Sent to the players' chat of game " + game), std::string::npos) << said.out << said.err;
+  EXPECT_NE(cli(bob_, {"show", game}).out.find("[chat] alice: good luck"), std::string::npos);
   ASSERT_EQ(cli(bob_, {"resign", game}).code, 0);
   // A resignation adds no order: the game is shown over all the same, not waiting for a move.
   const auto over = cli(alice_, {"show", game});
