@@ -185,19 +185,37 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
   return true;
 }
 
+namespace {
+// A span of time as people say it, in its largest whole unit: "1 hour", "30 days", "90 seconds".
+std::string span_words(std::int64_t seconds) {
+  const std::pair<std::int64_t, const char*> units[] = {{86400, "day"}, {3600, "hour"}, {60, "minute"}, {1, "second"}};
+  for (const auto& [size, name] : units) {
+    if (seconds >= size && seconds % size == 0) {
+      const auto n = seconds / size;
+      return std::to_string(n) + " " + name + (n == 1 ? "" : "s");
+    }
+  }
+  return std::to_string(seconds) + " seconds";
+}
+
+// "from 1 hour to 30 days (3600 to 2592000 seconds)": words for players, seconds for programs.
+std::string span_range(std::int64_t from, std::int64_t to) {
+  return "from " + span_words(from) + " to " + span_words(to) + " (" + std::to_string(from) + " to " + std::to_string(to) +
+         " seconds)";
+}
+}  // namespace
+
 std::string check_time_terms(const Config& config, std::int64_t move_seconds, std::int64_t clock, std::int64_t increment) {
   if (move_seconds != 0 && (move_seconds < config.min_move_seconds || move_seconds > config.max_move_seconds)) {
-    return "The time per move is 0 (untimed) or from " + std::to_string(config.min_move_seconds) + " to " +
-           std::to_string(config.max_move_seconds) + " seconds.";
+    return "The time per move is " + span_range(config.min_move_seconds, config.max_move_seconds) + ", or none (untimed).";
   }
   if (clock != 0 && move_seconds != 0) return "A game has a time per move or a game clock, not both.";
   if (clock != 0 && (clock < config.min_clock_seconds || clock > config.max_move_seconds)) {
-    return "A game clock has from " + std::to_string(config.min_clock_seconds) + " to " +
-           std::to_string(config.max_move_seconds) + " seconds for each player.";
+    return "A game clock has " + span_range(config.min_clock_seconds, config.max_move_seconds) + " for each player.";
   }
   if (increment != 0 && (clock == 0 || increment < 0 || increment > config.max_move_seconds)) {
     return clock == 0 ? "An increment goes with a game clock."
-                      : "An increment is from 0 to " + std::to_string(config.max_move_seconds) + " seconds.";
+                      : "An increment is from none to " + span_words(config.max_move_seconds) + ".";
   }
   return "";
 }

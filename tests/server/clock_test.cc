@@ -25,6 +25,9 @@ TEST_F(ServerClock, TheTimePerMoveIsZeroOrWithinTheServersBounds) {
   for (std::int64_t bad : {-60, 1, 3599, 31 * 86400}) {
     EXPECT_EQ(create_timed(*alice, bad).error().code(), wire::BAD_REQUEST) << bad;
   }
+  EXPECT_EQ(create_timed(*alice, 1800).error().message(),
+            "The time per move is from 1 hour to 30 days (3600 to 2592000 seconds), or none (untimed).")
+      << "said as players say it";
   auto untimed = create_timed(*alice, 0);
   ASSERT_TRUE(untimed.has_game_created());
   EXPECT_EQ(untimed.game_created().game().move_seconds(), 0);

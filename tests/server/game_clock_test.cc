@@ -32,6 +32,8 @@ TEST_F(ServerGameClock, AGameClockIsWithinTheServersBoundsAndNotWithATimePerMove
   auto alice = user("alice");
   EXPECT_EQ(create_clocked(*alice, 900, 10, 3600).error().code(), wire::BAD_REQUEST) << "both kinds of clock";
   EXPECT_EQ(create_clocked(*alice, 59, 0).error().code(), wire::BAD_REQUEST) << "below a minute";
+  EXPECT_EQ(create_clocked(*alice, 59, 0).error().message(),
+            "A game clock has from 1 minute to 30 days (60 to 2592000 seconds) for each player.");
   EXPECT_EQ(create_clocked(*alice, 31 * 86400, 0).error().code(), wire::BAD_REQUEST) << "beyond 30 days";
   EXPECT_EQ(create_clocked(*alice, -60, 0).error().code(), wire::BAD_REQUEST);
   EXPECT_EQ(create_clocked(*alice, 0, 10).error().code(), wire::BAD_REQUEST) << "an increment without a clock";
