@@ -274,6 +274,7 @@ std::optional<std::pair<std::int64_t, std::int64_t>> parse_game_clock(const std:
   const auto clock = parse_duration(base);
   if (!clock || *clock == 0) return std::nullopt;
   if (plus == std::string::npos) return std::make_pair(*clock, std::int64_t{0});
+  if (digits(extra)) return std::make_pair(*clock, std::stoll(extra));  // "1m+0", "15m+10": seconds, as in "15+10"
   const auto increment = parse_duration(extra);
   if (!increment) return std::nullopt;
   return std::make_pair(*clock, *increment);

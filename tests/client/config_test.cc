@@ -128,6 +128,8 @@ TEST(GameClock, TypedAndShownAsPeopleWriteIt) {
   EXPECT_EQ(parse_game_clock("1h"), P(3600, 0));
   EXPECT_EQ(parse_game_clock("15+10"), P(900, 10)) << "minutes and seconds, as chess players write it";
   EXPECT_EQ(parse_game_clock("2d+1h"), P(2 * 86400, 3600));
+  EXPECT_EQ(parse_game_clock("1m+0"), P(60, 0)) << "a bare increment counts seconds, as in 15+10";
+  EXPECT_EQ(parse_game_clock("15m+10"), P(900, 10));
   for (const char* bad : {"", "+", "15m+", "+10s", "0m+10s", "0+10", "15", "15m+10x", "fast", "15m10s"}) {
     EXPECT_FALSE(parse_game_clock(bad)) << bad;
   }
