@@ -191,7 +191,30 @@ class Parser {
   // The error for a token that should have been a unit.
   bool not_a_unit(const std::string& t) {
     if (looks_like_hex(t)) return fail(t + " is not a hex of the map.");
+    // Well formed, but no such unit: the units of that formation, when it is one.
+    const auto slash = t.find('/');
+    if (slash != std::string::npos) {
+      const std::string prefix = lower(t.substr(0, slash + 1));
+      std::string same;
+      for (const auto& u : sc_.units) {
+        if (lower(u.id).rfind(prefix, 0) == 0) same += (same.empty() ? "" : ", ") + u.id;
+      }
+      if (!same.empty()) return fail("There is no unit " + t + ": the units of " + t.substr(0, slash) + " are " + same + ".");
+    }
     return fail("'" + t + "' is not a unit (units are written like 3TC/50 or HG/I-1).");
+  }
+  bool not_a_chit(const std::string& t) {
+    // The chits of the side the name begins with (SOV-, GER-), or all of them.
+    const auto dash = t.find('-');
+    const std::string prefix = dash == std::string::npos ? "" : lower(t.substr(0, dash + 1));
+    std::string same;
+    for (const auto& e : sc_.events) {
+      if (prefix.empty() || lower(e.id).rfind(prefix, 0) == 0) same += (same.empty() ? "" : ", ") + e.id;
+    }
+    if (same.empty()) {
+      for (const auto& e : sc_.events) same += (same.empty() ? "" : ", ") + e.id;
+    }
+    return fail("'" + t + "' is not an event chit; the chits are " + same + " (`hand` shows yours).");
   }
   bool not_a_location(const std::string& t) {
     if (looks_like_hex(t))
@@ -307,7 +330,7 @@ class Parser {
     if (at_end()) return fail("Name the chit.");
     auto c = chit(peek());
     if (!c)
-      return fail("'" + peek() + "' is not an event chit (chits are written like SOV-GHOST).");
+      return not_a_chit(peek());
     p.set_chit(*c);
     ++pos_;
     while (!at_end()) {
@@ -394,7 +417,7 @@ class Parser {
     if (at_end()) return fail("Name the event chit after 'chit'.");
     auto c = chit(peek());
     if (!c)
-      return fail("'" + peek() + "' is not an event chit (chits are written like GER-KESSEL).");
+      return not_a_chit(peek());
     *out = *c;
     ++pos_;
     return true;

@@ -58,8 +58,13 @@ TEST(Notation, MoveErrorsSayWhatWasExpected) {
   EXPECT_TRUE(mentions(error_of("move 3TC/50"), "Expected a hex")) << error_of("move 3TC/50");
   EXPECT_TRUE(mentions(error_of("move 1708 1709"), "Expected a unit"))
       << error_of("move 1708 1709");
-  EXPECT_TRUE(mentions(error_of("move 3TC/5 1708"), "'3TC/5' is not a unit"))
+  // A name of the right form that is no unit: the units of that formation, to pick from.
+  EXPECT_TRUE(mentions(error_of("move 3TC/5 1708"), "There is no unit 3TC/5: the units of 3TC are 3TC/"))
       << error_of("move 3TC/5 1708");
+  EXPECT_TRUE(mentions(error_of("move 3TC/50 XYZ/1 1708"), "'XYZ/1' is not a unit")) << error_of("move 3TC/50 XYZ/1 1708");
+  EXPECT_TRUE(mentions(error_of("play SOV-NOSUCH"), "'SOV-NOSUCH' is not an event chit; the chits are SOV-"))
+      << error_of("play SOV-NOSUCH");
+  EXPECT_FALSE(mentions(error_of("play SOV-NOSUCH"), "GER-")) << "only the chits of that side";
   EXPECT_TRUE(mentions(error_of("move 3TC/50 1708 3TC/51"), "out of place"))
       << error_of("move 3TC/50 1708 3TC/51");
   EXPECT_TRUE(mentions(error_of("move 3TC/50 9999"), "9999 is not a hex"))
