@@ -75,7 +75,20 @@ std::optional<Rejection> Rules::check_recover(Side side, int u, Loc l) const {
     return std::nullopt;
   }
   if (us(u).loc != kEliminated) return reject(game::NOT_ALLOWED, unit_name(u) + " has not been eliminated.");
-  if (l < 0) return reject(game::MALFORMED, "Say where " + unit_name(u) + " comes back.");
+  if (l < 0) {
+    // The places it may come back at, to choose from (Warsaw first, for the German).
+    std::string where = side == Side::German ? loc_name(sc_.warsaw()) : "";
+    int listed = 0;
+    for (Loc h = 0; h < sc_.hex_count(); ++h) {
+      if (!recovery_location_ok(u, h, occ, supply)) continue;
+      if (++listed > 24) {
+        where += ", ...";
+        break;
+      }
+      where += (where.empty() ? "" : ", ") + loc_name(h);
+    }
+    return reject(game::MALFORMED, "Say where " + unit_name(u) + " comes back: " + where + " (rule 16).");
+  }
   if (!recovery_location_ok(u, l, occ, supply)) {
     return reject(game::NOT_ALLOWED, unit_name(u) + " cannot come back at " + loc_name(l) +
                                          (side == Side::German ? " (rule 16: Warsaw, Praga, or next to supplied units of its formation)."

@@ -169,6 +169,11 @@ TEST_F(Recovery, Rule16_AnEliminatedUnitCannotReturnElsewhere) {
   EXPECT_TRUE(Rejected(t, Side::German, recover_order("ID/2", "0908"), game::NOT_ALLOWED));  // only PzA/1 near
   EXPECT_TRUE(Rejected(t, Side::German, recover_order("ID/2", "0807"), game::NOT_ALLOWED));  // the enemy's hex
   EXPECT_TRUE(Rejected(t, Side::German, recover_order("ID/2"), game::MALFORMED));
+  // Asked where, the refusal lists the places it may come back at.
+  const auto where_to = t.order(Side::German, recover_order("ID/2")).rejection.reason;
+  EXPECT_EQ(where_to.rfind("Say where ID/2 comes back: WARSAW, ", 0), 0u) << where_to;
+  EXPECT_NE(where_to.find("0904"), std::string::npos) << where_to;
+  EXPECT_EQ(where_to.find("0703"), std::string::npos) << where_to;
 }
 
 TEST_F(Recovery, Rule16_NotNextToAFormationUnitOutOfSupply) {
