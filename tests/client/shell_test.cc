@@ -2,7 +2,11 @@
 // its standard input against a real `counterattackd`: what each player types,
 // and what both players' shells print, live. Skipped when the server has not
 // been built.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <pty.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <map>
@@ -468,6 +472,94 @@ TEST_F(Shell, ASuspendedPlayersShellShowsTheOperatorsReason) {
   const Result suspended = run({server_bin(), "--data-dir", data_, "--suspend", "alice", "--reason", "Abusive chat in game " + game + "."}, {}, "");
   ASSERT_EQ(suspended.code, 0) << suspended.out << suspended.err;
   EXPECT_TRUE(alice_shell_.expect("Abusive chat in game " + game + "."));
+}
+
+// The shell on a terminal, as a player has it: a running game clock ticks in
+// the prompt, which is rewritten in place with what is typed so far, and each
+// command leaves an empty line for the next.
+TEST_F(Shell, OnATerminalTheClockTicksInThePromptAndTypingStaysWhole) {
+  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
+  ASSERT_EQ(cli(bob_, {"register", "bob"}, "password-of-bob\n").code, 0);
+  const auto created = cli(alice_, {"--json", "new", "--side", "soviet", "--clock", "15m+10s"});
+  ASSERT_EQ(created.code, 0) << created.err;
+  const std::string game = json::parse(created.out).value("game_id", "");
+  ASSERT_EQ(cli(bob_, {"join", game}).code, 0);
+
+  std::vector<std::string> args = command({"play", game});
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_text = {"XDG_CONFIG_HOME=" + alice_.config, "TERM=xterm", "HOME=" + alice_.config};
+  std::vector<char*> envp;
+  for (auto& e : env_text) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  winsize size{};
+  size.ws_row = 50;
+  size.ws_col = 140;
+  int master = -1;
+  const pid_t pid = ::forkpty(&master, nullptr, nullptr, &size);
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::execve(argv[0], argv.data(), envp.data());
+    ::_exit(127);
+  }
+  ::fcntl(master, F_SETFL, ::fcntl(master, F_GETFL) | O_NONBLOCK);
+  std::string out;
+  auto read_for = [&](std::chrono::milliseconds span) {
+    const auto until = std::chrono::steady_clock::now() + span;
+    char buf[4096];
+    while (std::chrono::steady_clock::now() < until) {
+      const auto n = ::read(master, buf, sizeof buf);
+      if (n > 0) {
+        out.append(buf, static_cast<size_t>(n));
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    }
+  };
+  auto wait_for = [&](const std::string& text, size_t from) {
+    for (int i = 0; i < kWaitSeconds * 10 && out.find(text, from) == std::string::npos; ++i) read_for(std::chrono::milliseconds(100));
+    return out.find(text, from) != std::string::npos;
+  };
+  auto type_slowly = [&](const std::string& text) {  // a key at a time, across the clock's ticks
+    for (char ch : text) {
+      ASSERT_EQ(::write(master, &ch, 1), 1);
+      read_for(std::chrono::milliseconds(350));
+    }
+    ASSERT_EQ(::write(master, "\r", 1), 1);
+  };
+  ASSERT_TRUE(wait_for(" (you) [S ", 0)) << out;
+  const size_t typed_from = out.size();
+  type_slowly("decision");
+  ASSERT_TRUE(wait_for("Your decision (Soviet):", typed_from)) << "the typed command ran whole: " << out.substr(typed_from);
+  const size_t next_from = out.size();
+  type_slowly("units");
+  ASSERT_TRUE(wait_for("3TC/50 at S3", next_from)) << out.substr(next_from);
+  read_for(std::chrono::milliseconds(1200));  // a tick after the command
+  ASSERT_EQ(::write(master, "quit\r", 5), 5);
+  read_for(std::chrono::milliseconds(500));
+  ::kill(pid, SIGTERM);
+  ::waitpid(pid, nullptr, 0);
+  ::close(master);
+
+  const std::string typed = out.substr(typed_from);
+  // Each redraw starts the line afresh: no line of the terminal holds two prompts.
+  std::string line;
+  int redraws = 0;
+  for (char ch : typed + "\n") {
+    if (ch != '\r' && ch != '\n') {
+      line += ch;
+      continue;
+    }
+    const auto first = line.find("(you) [S ");
+    EXPECT_TRUE(first == std::string::npos || line.find("(you) [S ", first + 1) == std::string::npos) << "two prompts: " << line;
+    redraws += first != std::string::npos;
+    line.clear();
+  }
+  EXPECT_GE(redraws, 4) << "the clock ticked while the player typed";
+  EXPECT_NE(typed.find("> decisi"), std::string::npos) << "the typed text is redrawn with the prompt";
+  EXPECT_EQ(out.substr(next_from).find("> decision"), std::string::npos)
+      << "a command taken is not shown again on the next line: " << out.substr(next_from);
 }
 
 }  // namespace
