@@ -227,6 +227,7 @@ OrderOutcome submit_order(Session& s, const std::string& game_id, const game::Or
     out.version = reply->order_accepted().version();
   } else if (reply->has_order_rejected()) {
     out.code = game::RejectCode_Name(reply->order_rejected().rejection().code());
+    out.by_rules = true;
     out.reason = reply->order_rejected().rejection().reason();
   } else if (reply->has_error()) {
     out.code = wire::ErrorCode_Name(reply->error().code());

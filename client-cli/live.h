@@ -100,6 +100,7 @@ struct OrderOutcome {
   bool accepted = false;
   std::int64_t version = 0;
   std::string code, reason;  // rejection, or error
+  bool by_rules = false;      // an OrderRejected, not an Error before the rules
 };
 OrderOutcome submit_order(Session& s, const std::string& game_id, const game::Order& order,
                           const std::string& key);

@@ -686,7 +686,8 @@ int main(int argc, char** argv) {
     } else {
       std::cout << "rejected: " << r.reason << std::endl;
     }
-    return r.accepted ? cli::kOk : cli::kRejected;
+    // Refused by the rules: 3; refused before them (no such game, not yours, over): 1, as other commands.
+    return r.accepted ? cli::kOk : r.by_rules ? cli::kRejected : cli::kFailed;
   }
 
   if (*resign) {

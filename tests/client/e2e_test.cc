@@ -65,6 +65,9 @@ TEST_F(TwoPlayers, PlayAWholeGameToTheEnd) {
     auto bad = cli(alice_, {"order", game, "move", "3TC/50"});
     EXPECT_EQ(bad.code, 2);
     EXPECT_NE(bad.err.find("Expected a hex"), std::string::npos) << bad.err;
+    // The rules' refusal exits 3; an order that never reaches them (no such game) fails as any command does.
+    EXPECT_EQ(cli(bob_, {"order", game, "done"}).code, 3) << "not bob's decision";
+    EXPECT_EQ(cli(alice_, {"order", "nosuchgame", "done"}).code, 1);
     auto typo = cli(alice_, {"shw", game});
     EXPECT_EQ(typo.code, 2);
     EXPECT_NE(typo.err.find("Did you mean `counterattack show`?"), std::string::npos) << typo.err;
@@ -224,7 +227,8 @@ TEST_F(TwoPlayers, PlayAWholeGameToTheEnd) {
   auto final_text = cli(alice_, {"show", game});
   EXPECT_NE(final_text.out.find("The game is over"), std::string::npos) << final_text.out;
   auto late = cli(bob_, {"order", game, "done"});
-  EXPECT_EQ(late.code, 3) << late.out << late.err;
+  EXPECT_EQ(late.code, 1) << "refused before the rules, the game being over: " << late.out << late.err;
+  EXPECT_NE(late.out.find("The game is over."), std::string::npos) << late.out;
 
   // The watcher ends with the game, and its view (deltas applied one by one,
   // across a server restart) is the view the server gives now.
