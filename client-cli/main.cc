@@ -691,11 +691,20 @@ int main(int argc, char** argv) {
   }
 
   if (*resign) {
+    // A game no one has joined yet is withdrawn, not resigned: said as such.
+    bool waiting = false;
+    wire::ClientMessage mine;
+    mine.mutable_my_games();
+    if (const auto list = s.call(mine, &why); list && list->has_game_list()) {
+      for (const auto& x : list->game_list().games()) waiting |= x.game_id() == game_id && x.status() == "open";
+    }
     wire::ClientMessage m;
     m.mutable_resign()->set_game_id(game_id);
     if (!s.call(m, &why)) return fail(g, why);
     if (g.json)
       std::cout << "{\"resigned\":true}" << std::endl;
+    else if (waiting)
+      std::cout << "You withdrew game " << game_id << ": no one had joined it." << std::endl;
     else
       std::cout << "You resigned game " << game_id << "." << std::endl;
     return cli::kOk;

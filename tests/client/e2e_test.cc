@@ -347,6 +347,12 @@ TEST_F(TwoPlayers, ARematchIsOfferedAcceptedAndDeclinedFromTheCommandLine) {
   const std::string game = started_game("2d");
   ASSERT_FALSE(HasFailure());
   EXPECT_EQ(cli(alice_, {"rematch", game}).code, 1) << "not over yet";
+  // A game no one has joined is withdrawn, and said so.
+  const auto waiting = cli(alice_, {"--json", "new"});
+  ASSERT_EQ(waiting.code, 0) << waiting.err;
+  const std::string unjoined = json::parse(waiting.out).value("game_id", "");
+  const auto withdrawn = cli(alice_, {"resign", unjoined, "--yes"});
+  EXPECT_NE(withdrawn.out.find("You withdrew game " + unjoined + ": no one had joined it."), std::string::npos) << withdrawn.out;
   // Chat from the command line, read by the one who plays day by day with `show`.
   const auto said = cli(alice_, {"chat", game, "good", "luck"});
   EXPECT_NE(said.out.find("Sent to the players' chat of game " + game), std::string::npos) << said.out << said.err;
