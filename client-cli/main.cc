@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
       app.add_subcommand("games", "Your games and the open games waiting for an opponent");
   games->add_flag("--open", open_only, "Only the open games");
   auto* create = app.add_subcommand("new", "Create a game and print its id");
-  create->add_option("--side", side, "Your side: soviet, german or random")
+  create->add_option("--side", side, "Your side: soviet, german or random (the default: the server draws it)")
       ->check(CLI::IsMember({"soviet", "german", "random"}));
   create->add_flag("--private", priv, "Only a player with the invite code can join");
   bool casual = false;

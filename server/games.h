@@ -172,7 +172,8 @@ class GameService {
   bool set_aside(const std::string& game_id, std::int64_t user_id, const std::string& why, bool suspended);
   // The operator's end of a game not yet over (see end_game_by_operator), for the
   // reason `why`: Ended; Later when there is nothing to end, or not now (a write of it is
-  // under way); Unloadable when its stored log cannot be read, which the operator must mend.
+  // under way); Unloadable when its stored log cannot be read: the request waits for a
+  // start after the operator mends it.
   enum class OperatorEndOutcome { Ended, Later, Unloadable };
   OperatorEndOutcome end_by_operator(const std::string& game_id, const std::string& why);
   void list_open(const Caller& c);

@@ -338,7 +338,8 @@ int main(int argc, char** argv) {
             if (outcome == GameService::OperatorEndOutcome::Ended) {
               log::info("game ended by the operator", {{"game", asked.game_id}, {"reason", asked.reason}});
             } else if (outcome == GameService::OperatorEndOutcome::Unloadable && cannot_end.insert(asked.game_id).second) {
-              // Once per run: the request stays, and takes hold once the game's log is mended.
+              // Once per run: the request stays, and takes hold at the next start after the
+              // game's log is mended.
               log::warn("the operator's end of a game waits: its stored log cannot be read",
                         {{"game", asked.game_id}, {"reason", asked.reason}});
             }

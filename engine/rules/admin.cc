@@ -87,7 +87,7 @@ std::optional<Rejection> Rules::check_recover(Side side, int u, Loc l) const {
       }
       where += (where.empty() ? "" : ", ") + loc_name(h);
     }
-    return reject(game::MALFORMED, "Say where " + unit_name(u) + " comes back: " + where + " (rule 16).");
+    return reject(game::MALFORMED, "Say where " + unit_name(u) + " comes back" + (where.empty() ? "" : ": " + where) + " (rule 16).");
   }
   if (!recovery_location_ok(u, l, occ, supply)) {
     return reject(game::NOT_ALLOWED, unit_name(u) + " cannot come back at " + loc_name(l) +

@@ -556,7 +556,7 @@ TEST_F(Shell, OnATerminalTheClockTicksInThePromptAndTypingStaysWhole) {
     redraws += first != std::string::npos;
     line.clear();
   }
-  EXPECT_GE(redraws, 4) << "the clock ticked while the player typed";
+  EXPECT_GE(redraws, 3) << "the clock ticked while the player typed";
   EXPECT_NE(typed.find("> decisi"), std::string::npos) << "the typed text is redrawn with the prompt";
   EXPECT_EQ(out.substr(next_from).find("> decision"), std::string::npos)
       << "a command taken is not shown again on the next line: " << out.substr(next_from);
