@@ -199,14 +199,18 @@ std::optional<Rejection> Rules::check_barrage(Side who, int m, Loc target, bool 
   }
   const int markers = static_cast<int>(sc_.artillery.size() + sc_.stukas.size());
   if (m < 0 || m >= markers) return reject(game::MALFORMED, "Unknown artillery or Stuka marker.");
+  // Whose it is first: the other side's marker is not "not ready" but not theirs.
+  const bool stuka = m >= static_cast<int>(sc_.artillery.size());
+  if (stuka && who != Side::German) return reject(game::NOT_ALLOWED, "Stukas are German.");
+  if (!stuka && sc_.formations[static_cast<size_t>(sc_.artillery[static_cast<size_t>(m)].formation)].side != who) {
+    return reject(game::NOT_ALLOWED, marker_name(m) + " is not yours.");
+  }
   if (marker_state(s_, sc_, m) != MarkerState::Ready) return reject(game::NOT_ALLOWED, marker_name(m) + " is not ready (rule 10).");
-  if (m >= static_cast<int>(sc_.artillery.size())) {
-    if (who != Side::German) return reject(game::NOT_ALLOWED, "Stukas are German.");
+  if (stuka) {
     if (in(s_.stuka_hexes)) return reject(game::LIMIT_REACHED, "Only one Stuka per target hex in a phase (rule 10).");
     return std::nullopt;  // 10: a Stuka strikes anywhere
   }
   const auto& art = sc_.artillery[static_cast<size_t>(m)];
-  if (sc_.formations[static_cast<size_t>(art.formation)].side != who) return reject(game::NOT_ALLOWED, marker_name(m) + " is not yours.");
   if (in(s_.barraged_hexes)) return reject(game::LIMIT_REACHED, loc_name(target) + " has already been barraged this phase (rule 10).");
   if (who == Side::Soviet) {
     const bool active = art.formation == s_.active_corps || art.formation == s_.extra_corps ||

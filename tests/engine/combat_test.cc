@@ -1847,6 +1847,17 @@ TEST_F(Barrage, Rule10_ArtilleryNeedsAUnitOfItsFormationWithinRange) {
   EXPECT_EQ(marker("PzA-art"), "used");
 }
 
+// The other side's marker is refused as theirs, whatever state it is in.
+TEST_F(Barrage, Rule10_OnlyYourOwnMarkersFire) {
+  german_phase();
+  t.put("PzA/2", "0604");
+  t.put("1TC/1", "0606");
+  to(Side::German, game::Decision::BARRAGE);
+  const auto out = t.order(Side::German, barrage_order("1TC-art", "0606"));
+  ASSERT_FALSE(out.accepted);
+  EXPECT_EQ(out.rejection.reason, "1TC-art is not yours.");
+}
+
 TEST_F(Barrage, Rule10_StukasStrikeAnywhere) {
   german_phase();
   t.put("1TC/1", "0908");
