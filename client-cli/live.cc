@@ -895,8 +895,20 @@ class Shell {
     for (const auto& st : v.stacks()) {
       if (st.side() != viewer_side(v)) continue;
       for (const auto& u : st.units()) {
-        t += "  " + u.id() + " at " + st.location() + (u.moved() ? " (Moved)" : "") +
-             (u.reserve() ? " (reserve)" : "") + "\n";
+        // Its state, as the counter and its markers show it on the table.
+        std::string state;
+        auto note = [&](bool on, const std::string& what) {
+          if (on) state += (state.empty() ? " (" : ", ") + what;
+        };
+        const auto index = sc_.unit_index(u.id());
+        const int full = index ? static_cast<int>(sc_.units[static_cast<size_t>(*index)].steps.size()) : 0;
+        note(full > 1 && u.steps() < full, "reduced, " + std::to_string(u.steps()) + " of " + std::to_string(full) + " steps");
+        note(u.moved(), "Moved");
+        note(u.reserve(), "reserve");
+        note(u.prepared_defense(), "prepared defense");
+        note(u.disorganized(), "disorganized");
+        note(u.out_of_supply(), "out of supply");
+        t += "  " + u.id() + " at " + st.location() + state + (state.empty() ? "" : ")") + "\n";
       }
     }
     out(t.empty() ? "None of your units is on the board." : t);
