@@ -824,6 +824,9 @@ std::string game_line(const wire::GameSummary& g) {
   }
   if (g.private_()) s += g.invite_code().empty() ? "  private" : "  private, invite code " + g.invite_code();
   if (!g.reserved_for().empty()) s += "  rematch of " + g.rematch_of() + ", kept for " + g.reserved_for();
+  if (!g.tournament_id().empty()) {
+    s += "  tournament " + g.tournament_id() + (g.tournament_round() > 0 ? ", round " + std::to_string(g.tournament_round()) : "");
+  }
   // A server that sends no ratings has no rated games either: nothing to tell apart.
   if (!g.rated() && (g.has_soviet_rating() || g.has_german_rating())) s += "  casual";
   if (const auto clock = describe_clock(g); !clock.empty()) s += "  " + clock;

@@ -67,6 +67,14 @@ TEST(GameList, MarksACasualGameAndShowsNoChangeForIt) {
   EXPECT_EQ(game_line(rated_game()).find("casual"), std::string::npos) << "a rated game is not marked";
 }
 
+TEST(GameList, MarksATournamentsGameWithItsRound) {
+  auto g = rated_game();
+  g.set_tournament_id("kn9qwt9by4");
+  g.set_tournament_round(2);
+  EXPECT_EQ(game_line(g), "g7k2  playing  Soviet: alice (1523)  German: bob (1500?)  turn 3  tournament kn9qwt9by4, round 2")
+      << game_line(g);
+}
+
 TEST(GameList, ShowsAnOpenSeatWithoutARating) {
   wire::GameSummary g;
   g.set_game_id("q1");
