@@ -188,17 +188,22 @@ class Parser {
   }
 
  private:
+  // The ids of `items` that begin with `prefix` (without case), joined with commas.
+  template <typename Items>
+  static std::string ids_starting(const Items& items, const std::string& prefix) {
+    const std::string p = lower(prefix);
+    std::string out;
+    for (const auto& item : items) {
+      if (lower(item.id).rfind(p, 0) == 0) out += (out.empty() ? "" : ", ") + item.id;
+    }
+    return out;
+  }
   // The error for a token that should have been a unit.
   bool not_a_unit(const std::string& t) {
     if (looks_like_hex(t)) return fail(t + " is not a hex of the map.");
     // Well formed, but no such unit: the units of that formation, when it is one.
-    const auto slash = t.find('/');
-    if (slash != std::string::npos) {
-      const std::string prefix = lower(t.substr(0, slash + 1));
-      std::string same;
-      for (const auto& u : sc_.units) {
-        if (lower(u.id).rfind(prefix, 0) == 0) same += (same.empty() ? "" : ", ") + u.id;
-      }
+    if (const auto slash = t.find('/'); slash != std::string::npos) {
+      const std::string same = ids_starting(sc_.units, t.substr(0, slash + 1));
       if (!same.empty()) return fail("There is no unit " + t + ": the units of " + t.substr(0, slash) + " are " + same + ".");
     }
     return fail("'" + t + "' is not a unit (units are written like 3TC/50 or HG/I-1).");
@@ -206,14 +211,8 @@ class Parser {
   bool not_a_chit(const std::string& t) {
     // The chits of the side the name begins with (SOV-, GER-), or all of them.
     const auto dash = t.find('-');
-    const std::string prefix = dash == std::string::npos ? "" : lower(t.substr(0, dash + 1));
-    std::string same;
-    for (const auto& e : sc_.events) {
-      if (prefix.empty() || lower(e.id).rfind(prefix, 0) == 0) same += (same.empty() ? "" : ", ") + e.id;
-    }
-    if (same.empty()) {
-      for (const auto& e : sc_.events) same += (same.empty() ? "" : ", ") + e.id;
-    }
+    std::string same = dash == std::string::npos ? "" : ids_starting(sc_.events, t.substr(0, dash + 1));
+    if (same.empty()) same = ids_starting(sc_.events, "");
     return fail("'" + t + "' is not an event chit; the chits are " + same + " (`hand` shows yours).");
   }
   bool not_a_location(const std::string& t) {

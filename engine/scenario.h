@@ -234,6 +234,9 @@ struct Scenario {
   std::optional<int> event_index(const std::string& key) const;
 
   std::map<std::string, int> unit_by_id, formation_by_id, event_by_id;
+
+  // The files as read, one message each: what clients are sent to draw and reckon with.
+  std::shared_ptr<const data::ScenarioData> data;
 };
 
 struct LoadError {
@@ -257,9 +260,6 @@ LoadResult load_scenario_dir(const std::string& dir);
 // The scenarios compiled into the program.
 std::vector<std::string> builtin_scenarios();
 LoadResult load_builtin_scenario(const std::string& name);
-// A built-in scenario's files as one message, parsed once; nullptr for a name
-// that is not built in.
-std::shared_ptr<const data::ScenarioData> builtin_scenario_data(const std::string& name);
 // The default scenario, loaded once (aborts if the shipped data is invalid).
 std::shared_ptr<const Scenario> default_scenario();
 

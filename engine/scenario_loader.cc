@@ -638,6 +638,16 @@ LoadResult load_scenario(const std::map<std::string, std::string>& files) {
   b.events(events);
   b.charts(charts);
   if (!result.errors.empty()) return result;
+  auto as_read = std::make_shared<data::ScenarioData>();
+  as_read->mutable_scenario()->Swap(&info.msg);
+  as_read->mutable_tec()->Swap(&tec.msg);
+  as_read->mutable_map()->Swap(&map.msg);
+  as_read->mutable_counters()->Swap(&counters.msg);
+  as_read->mutable_calendar()->Swap(&calendar.msg);
+  as_read->mutable_tracks()->Swap(&tracks.msg);
+  as_read->mutable_events()->Swap(&events.msg);
+  as_read->mutable_charts()->Swap(&charts.msg);
+  b.sc.data = std::move(as_read);
   result.scenario = std::make_shared<const Scenario>(std::move(b.sc));
   return result;
 }
@@ -669,33 +679,6 @@ LoadResult load_builtin_scenario(const std::string& name) {
     return r;
   }
   return load_scenario(it->second);
-}
-
-std::shared_ptr<const data::ScenarioData> builtin_scenario_data(const std::string& name) {
-  // Every built-in scenario, parsed at the first call: the shipped files load, or
-  // the program would not have started.
-  static const auto all = [] {
-    std::map<std::string, std::shared_ptr<const data::ScenarioData>> parsed;
-    for (const auto& [id, files] : embedded_scenarios()) {
-      auto d = std::make_shared<data::ScenarioData>();
-      auto text = [&files = files](const char* file) {
-        auto it = files.find(file);
-        return it == files.end() ? std::string() : it->second;
-      };
-      const bool ok = pb::TextFormat::ParseFromString(text("scenario"), d->mutable_scenario()) &&
-                      pb::TextFormat::ParseFromString(text("tec"), d->mutable_tec()) &&
-                      pb::TextFormat::ParseFromString(text("map"), d->mutable_map()) &&
-                      pb::TextFormat::ParseFromString(text("counters"), d->mutable_counters()) &&
-                      pb::TextFormat::ParseFromString(text("calendar"), d->mutable_calendar()) &&
-                      pb::TextFormat::ParseFromString(text("tracks"), d->mutable_tracks()) &&
-                      pb::TextFormat::ParseFromString(text("events"), d->mutable_events()) &&
-                      pb::TextFormat::ParseFromString(text("charts"), d->mutable_charts());
-      if (ok) parsed[id] = std::move(d);
-    }
-    return parsed;
-  }();
-  auto it = all.find(name);
-  return it == all.end() ? nullptr : it->second;
 }
 
 std::shared_ptr<const Scenario> default_scenario() {

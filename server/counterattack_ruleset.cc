@@ -136,7 +136,7 @@ class CounterattackRuleset final : public Ruleset {
 
   std::string name() const override { return "counterattack"; }
 
-  std::shared_ptr<const data::ScenarioData> scenario_data() const override { return builtin_scenario_data(name()); }
+  std::shared_ptr<const data::ScenarioData> scenario_data() const override { return engine_->scenario().data; }
 
   std::string check_options(const std::vector<std::string>& options) const override {
     std::vector<std::string> seen;

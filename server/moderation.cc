@@ -61,15 +61,17 @@ std::string operator_change(const std::string& db_path, int needs, Body body) {
   return in_transaction(*db, [&]() -> std::string { return body(*db); });
 }
 
-// Whether `s` is UTF-8 as protobuf's string fields must be: shortest forms, no surrogates.
-bool valid_utf8(const std::string& s) {
+// Calls `each(code point)` over `s` while it returns true; false when it returned
+// false, or when `s` is not UTF-8 as protobuf's string fields must be (shortest
+// forms, no surrogates).
+template <typename Each>
+bool code_points(const std::string& s, Each each) {
   for (std::size_t i = 0; i < s.size();) {
     const auto lead = static_cast<unsigned char>(s[i]);
     int more = 0;
     char32_t cp = 0;
     if (lead < 0x80) {
-      ++i;
-      continue;
+      cp = lead;
     } else if ((lead & 0xE0) == 0xC0) {
       more = 1, cp = lead & 0x1F;
     } else if ((lead & 0xF0) == 0xE0) {
@@ -87,26 +89,23 @@ bool valid_utf8(const std::string& s) {
     }
     const char32_t least[] = {0, 0x80, 0x800, 0x10000};
     if (cp < least[more] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    if (!each(cp)) return false;
     i += static_cast<std::size_t>(more) + 1;
   }
   return true;
 }
 
+bool valid_utf8(const std::string& s) {
+  return code_points(s, [](char32_t) { return true; });
+}
+
 // Whether valid UTF-8 `s` shows nothing: spaces of any kind (Unicode's space
 // separators) and the invisible joiners and marks that read as nothing.
 bool blank(const std::string& s) {
-  for (std::size_t i = 0; i < s.size();) {
-    const auto lead = static_cast<unsigned char>(s[i]);
-    const std::size_t n = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
-    char32_t cp = n == 1 ? lead : n == 2 ? lead & 0x1F : n == 3 ? lead & 0x0F : lead & 0x07;
-    for (std::size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-    const bool invisible = cp == U' ' || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200F) ||
-                           cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x2060 ||
-                           cp == 0x3000 || cp == 0xFEFF;
-    if (!invisible) return false;
-    i += n;
-  }
-  return true;
+  return code_points(s, [](char32_t cp) {
+    return cp == U' ' || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200F) || cp == 0x2028 || cp == 0x2029 ||
+           cp == 0x202F || cp == 0x205F || cp == 0x2060 || cp == 0x3000 || cp == 0xFEFF;
+  });
 }
 
 // A player by name (without case), as stored; id 0 when there is none.
@@ -317,7 +316,6 @@ std::string end_game_by_operator(const std::string& db_path, const std::string& 
     return "";
   });
 }
-
 
 std::string cancel_tournament_by_operator(const std::string& db_path, const std::string& id, const std::string& reason,
                                           std::string& said) {
