@@ -791,9 +791,8 @@ std::string seat_text(const wire::GameSummary& g, bool soviet) {
   if (!(soviet ? g.has_soviet_rating() : g.has_german_rating())) return name;  // a server without ratings
   if (g.status() == "finished") {
     // What the game changed; the rating beside it would be today's, not the game's.
-    // An aborted game, or one withdrawn before anyone joined, changed nothing.
-    const bool decided = g.result() == "Soviet victory" || g.result() == "German victory" || g.result() == "Draw";
-    if (!g.rated() || !decided || g.soviet().empty() || g.german().empty()) return name;
+    // A game that moved no rating (ended before any order, withdrawn, casual) shows none.
+    if (!g.rating_counted()) return name;
     const int change = soviet ? g.soviet_rating_change() : g.german_rating_change();
     return name + " (" + (change >= 0 ? "+" : "") + std::to_string(change) + ")";
   }
@@ -805,7 +804,7 @@ std::string seat_text(const wire::GameSummary& g, bool soviet) {
 }
 
 std::string rating_changes_text(const wire::GameEnded& e) {
-  if (!e.rated() || (e.soviet_rating_change() == 0 && e.german_rating_change() == 0)) return "";
+  if (!e.rating_counted()) return "";
   const auto signed_text = [](int x) { return (x >= 0 ? "+" : "") + std::to_string(x); };
   return "Ratings: Soviet " + signed_text(e.soviet_rating_change()) + ", German " + signed_text(e.german_rating_change());
 }

@@ -102,6 +102,7 @@ Frame game_ended_frame(const Game& g) {
   e->set_rated(g.rated);
   e->set_soviet_rating_change(g.rating_change[0]);
   e->set_german_rating_change(g.rating_change[1]);
+  e->set_rating_counted(g.rating_counted);
   return encode(m);
 }
 
@@ -232,15 +233,16 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
         g->held_until = q.integer(19);
         g->rating_change[0] = static_cast<int>(q.integer(20));
         g->rating_change[1] = static_cast<int>(q.integer(21));
-        g->tournament_round = static_cast<int>(q.integer(22));
-        g->clock_seconds = q.integer(23);
-        g->increment_seconds = q.integer(24);
-        g->clock_left[0] = g->committed_clock_left[0] = q.integer(25);
-        g->clock_left[1] = g->committed_clock_left[1] = q.integer(26);
-        g->rematch_of = q.text(27);
-        g->reserved_for = q.integer(28);
-        g->reserved_name = q.text(29);
-        g->draw_offer = g->committed_draw_offer = static_cast<int>(q.integer(30));
+        g->rating_counted = q.integer(22) != 0;
+        g->tournament_round = static_cast<int>(q.integer(23));
+        g->clock_seconds = q.integer(24);
+        g->increment_seconds = q.integer(25);
+        g->clock_left[0] = g->committed_clock_left[0] = q.integer(26);
+        g->clock_left[1] = g->committed_clock_left[1] = q.integer(27);
+        g->rematch_of = q.text(28);
+        g->reserved_for = q.integer(29);
+        g->reserved_name = q.text(30);
+        g->draw_offer = g->committed_draw_offer = static_cast<int>(q.integer(31));
       }
       if (!any) return false;
       auto& s = db.prepare("SELECT version, state, dice FROM snapshots WHERE game_id = ? ORDER BY version DESC LIMIT 1");
@@ -408,7 +410,7 @@ wire::GameSummary GameService::summary(const Game& g, int your_side) const {
   if (g.status == Game::Status::Open && g.is_private && (your_side == 0 || your_side == 1) && g.user[your_side] == g.creator) {
     s.set_invite_code(g.invite);
   }
-  add_ratings(s, g.scenario, g.user, g.rated, g.rating_change);
+  add_ratings(s, g.scenario, g.user, g.rated, g.rating_change, g.rating_counted);
   if ((your_side == 0 || your_side == 1) && g.standing_set[your_side]) *s.mutable_standing_orders() = g.standing[your_side];
   if (g.status == Game::Status::Playing && (g.committed_draw_offer == 0 || g.committed_draw_offer == 1)) {
     s.set_draw_offered_by(g.committed_draw_offer == 0 ? game::SOVIET : game::GERMAN);
@@ -421,8 +423,9 @@ wire::GameSummary GameService::summary(const Game& g, int your_side) const {
 }
 
 void GameService::add_ratings(wire::GameSummary& s, const std::string& scenario, const std::int64_t (&user)[2],
-                              bool rated, const int (&change)[2]) const {
+                              bool rated, const int (&change)[2], bool counted) const {
   s.set_rated(rated);
+  s.set_rating_counted(counted);
   if (user[0] != 0) *s.mutable_soviet_rating() = ratings_.current(user[0], scenario);
   if (user[1] != 0) *s.mutable_german_rating() = ratings_.current(user[1], scenario);
   s.set_soviet_rating_change(change[0]);

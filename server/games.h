@@ -62,6 +62,7 @@ struct Game {
   Status status = Status::Open;
   std::string result, reason;
   int rating_change[2] = {0, 0};  // a finished rated game's, once durable
+  bool rating_counted = false;    // its end moved the ratings, once durable
   // When the player to decide loses by time, at `head` (enforced) and at
   // `committed` (what players are told); 0 when untimed or not playing.
   std::int64_t deadline_unix = 0, committed_deadline = 0;
@@ -262,7 +263,7 @@ class GameService {
   wire::GameSummary summary(const Game& g, int your_side) const;
   // The players' ratings now (user 0: an open seat), and a finished rated game's changes.
   void add_ratings(wire::GameSummary& s, const std::string& scenario, const std::int64_t (&user)[2], bool rated,
-                   const int (&change)[2]) const;
+                   const int (&change)[2], bool counted) const;
   void push_summary(Game& g);
   void flush(Game& g);
   void broadcast(Game& g, const Frame& frame);
@@ -388,13 +389,15 @@ class GameService {
   std::unordered_multimap<std::int64_t, std::pair<std::uint64_t, std::weak_ptr<Peer>>> online_;
 };
 
-// Two columns for a query on `games g`: the rounded rating changes of its
-// Soviet and German players, 0 when the game changed none.
+// Three columns for a query on `games g`: the rounded rating changes of its
+// Soviet and German players, 0 when the game changed none, and whether its end
+// moved the ratings at all.
 inline constexpr const char* kRatingChangeColumns =
     "COALESCE((SELECT ROUND(r.after) - ROUND(r.before) FROM rating_changes r"
     " WHERE r.game_id = g.id AND r.user_id = g.soviet_id), 0),"
     " COALESCE((SELECT ROUND(r.after) - ROUND(r.before) FROM rating_changes r"
-    " WHERE r.game_id = g.id AND r.user_id = g.german_id), 0)";
+    " WHERE r.game_id = g.id AND r.user_id = g.german_id), 0),"
+    " EXISTS (SELECT 1 FROM rating_changes r WHERE r.game_id = g.id)";
 // The rules of a scenario; nullptr, with a sentence naming the known ones in `why`, when unknown.
 std::shared_ptr<const Ruleset> ruleset_of(const Rulesets& rulesets, const std::string& scenario, std::string* why);
 // NOT_FOUND for a game that does not exist, or that the caller may not know of.

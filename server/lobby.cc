@@ -429,6 +429,7 @@ void GameService::my_games(const Caller& c) {
     bool is_private, rated;
     std::int64_t version, user[2];
     int side, change[2], round;
+    bool counted;
   };
   const auto rows = storage_.read([&](Db& db) {
     std::vector<Row> out;
@@ -447,7 +448,7 @@ void GameService::my_games(const Caller& c) {
                         q.text(11), q.integer(8) != 0, q.integer(12) != 0, q.integer(9),
                         {q.integer(13), q.integer(14)}, static_cast<int>(q.integer(10)),
                         {static_cast<int>(q.integer(15)), static_cast<int>(q.integer(16))},
-                        static_cast<int>(q.integer(17))});
+                        static_cast<int>(q.integer(18)), q.integer(17) != 0});
     }
     return out;
   });
@@ -480,7 +481,7 @@ void GameService::my_games(const Caller& c) {
     s->set_result(r.result);
     s->set_seed_commitment(r.commitment);
     s->set_your_side(r.side == 0 ? "soviet" : "german");
-    add_ratings(*s, r.scenario, r.user, r.rated, r.change);
+    add_ratings(*s, r.scenario, r.user, r.rated, r.change, r.counted);
     s->set_tournament_id(r.tournament_id);
     s->set_tournament_round(r.round);
   }
@@ -623,6 +624,7 @@ void GameService::ended_durably(Game& g, const std::optional<Ratings::Change>& c
     ratings_.committed(*change);
     g.rating_change[0] = change->change[0];
     g.rating_change[1] = change->change[1];
+    g.rating_counted = true;
   }
   if (!g.tournament_id.empty() && tournament_game_end_) tournament_game_end_(g.tournament_id);
 }

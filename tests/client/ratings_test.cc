@@ -44,6 +44,7 @@ TEST(GameList, ShowsWhatAFinishedRatedGameChangedForEachPlayer) {
   *g.mutable_german_rating() = rating(1338, 290, true);
   g.set_soviet_rating_change(12);
   g.set_german_rating_change(-162);
+  g.set_rating_counted(true);
   EXPECT_EQ(game_line(g),
             "g7k2  finished  Soviet: alice (+12)  German: bob (-162)  turn 3  you: soviet  Soviet victory")
       << "today's ratings are not the game's: only what it changed";
@@ -53,7 +54,18 @@ TEST(GameList, ShowsAChangeOfNothingAfterAnEvenDraw) {
   auto g = rated_game();
   g.set_status("finished");
   g.set_result("Draw");
+  g.set_rating_counted(true);
   EXPECT_NE(game_line(g).find("Soviet: alice (+0)  German: bob (+0)"), std::string::npos) << game_line(g);
+}
+
+// A rated game resigned or drawn before any order moved no rating: "(+0)" would
+// read as an even draw's change.
+TEST(GameList, ShowsNoChangeForARatedGameThatEndedBeforeAnyOrder) {
+  auto g = rated_game();
+  g.set_status("finished");
+  g.set_result("Soviet victory");
+  EXPECT_NE(game_line(g).find("Soviet: alice  German: bob  "), std::string::npos) << game_line(g);
+  EXPECT_EQ(game_line(g).find("(+0)"), std::string::npos) << game_line(g);
 }
 
 TEST(GameList, MarksACasualGameAndShowsNoChangeForIt) {
@@ -124,8 +136,19 @@ TEST(GameOver, TellsWhatARatedGameChangedAndNothingForACasualOne) {
   e.set_rated(true);
   e.set_soviet_rating_change(162);
   e.set_german_rating_change(-162);
+  e.set_rating_counted(true);
   EXPECT_EQ(rating_changes_text(e), "Ratings: Soviet +162, German -162");
+  e.set_soviet_rating_change(0);
+  e.set_german_rating_change(0);
+  EXPECT_EQ(rating_changes_text(e), "Ratings: Soviet +0, German +0") << "an even draw between equals";
   e.set_rated(false);
+  e.set_rating_counted(false);
+  EXPECT_EQ(rating_changes_text(e), "");
+}
+
+TEST(GameOver, TellsNothingOfRatingsForARatedGameThatEndedBeforeAnyOrder) {
+  wire::GameEnded e;
+  e.set_rated(true);
   EXPECT_EQ(rating_changes_text(e), "");
 }
 

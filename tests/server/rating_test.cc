@@ -104,12 +104,14 @@ TEST_F(ServerRating, AResignationMovesTheWinnerUpAndTheLoserDownByTheSameAmount)
   // The game shows what it changed, in the lists and in its end.
   const auto g = summary_in(*alice, id);
   EXPECT_TRUE(g.rated());
+  EXPECT_TRUE(g.rating_counted());
   EXPECT_EQ(g.soviet_rating_change(), a.rating().rating() - 1500);
   EXPECT_EQ(g.german_rating_change(), b.rating().rating() - 1500);
   EXPECT_EQ(g.soviet_rating().rating(), a.rating().rating());
   auto ended = bob->wait_for([&](const wire::ServerMessage& m) { return m.has_game_ended(); });
   ASSERT_TRUE(ended);
   EXPECT_TRUE(ended->game_ended().rated());
+  EXPECT_TRUE(ended->game_ended().rating_counted());
   EXPECT_EQ(ended->game_ended().soviet_rating_change(), g.soviet_rating_change());
   EXPECT_EQ(ended->game_ended().german_rating_change(), g.german_rating_change());
 
@@ -126,15 +128,31 @@ TEST_F(ServerRating, AResignationMovesTheWinnerUpAndTheLoserDownByTheSameAmount)
 TEST_F(ServerRating, AGameEndedBeforeAnyOrderMovesNoRating) {
   auto alice = user("alice"), bob = user("bob");
   const std::string id = start_game(*alice, *bob);
+  ASSERT_TRUE(bob->watch(id).has_game());
   resign(*bob, id);
   EXPECT_EQ(summary_in(*alice, id).result(), "Soviet victory");
   EXPECT_EQ(summary_in(*alice, id).soviet_rating_change(), 0);
+  // Rated, yet it moved nothing: clients show no "+0", an even draw's change.
+  EXPECT_TRUE(summary_in(*alice, id).rated());
+  EXPECT_FALSE(summary_in(*alice, id).rating_counted());
+  auto ended = bob->wait_for([&](const wire::ServerMessage& m) { return m.has_game_ended(); });
+  ASSERT_TRUE(ended);
+  EXPECT_TRUE(ended->game_ended().rated());
+  EXPECT_FALSE(ended->game_ended().rating_counted());
   EXPECT_EQ(rating_of(*alice).games(), 0);
   EXPECT_EQ(rating_of(*alice).rating().rating(), 1500);
   EXPECT_EQ(rating_list(*alice).players_size(), 0);
-  resign(*bob, new_game(*alice, *bob, false));  // one order played: rated
+  const std::string played = new_game(*alice, *bob, false);  // one order played: rated
+  resign(*bob, played);
   EXPECT_EQ(rating_of(*alice).games(), 1);
   EXPECT_GT(rating_of(*alice).rating().rating(), 1500);
+  EXPECT_TRUE(summary_in(*alice, played).rating_counted());
+
+  // Read back from the database, each says the same.
+  restart();
+  auto again = login_as("alice");
+  EXPECT_FALSE(summary_in(*again, id).rating_counted());
+  EXPECT_TRUE(summary_in(*again, played).rating_counted());
 }
 
 TEST_F(ServerRating, ADrawBetweenUnequalPlayersMovesThemTowardsEachOther) {
