@@ -108,6 +108,7 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
       summary_ = m.game();
       if (summary_->status() == "finished" && over_result_.empty()) {
         over_result_ = summary_->result();
+        over_reason_ = summary_->result_reason();  // why, for a player who was away when it ended
         show_over();
         return true;
       }

@@ -392,6 +392,7 @@ wire::GameSummary GameService::summary(const Game& g, int your_side) const {
   s.set_version(g.committed);
   if (g.status == Game::Status::Playing) s.set_to_decide(g.committed_decider);
   s.set_result(g.result);
+  if (g.status == Game::Status::Finished) s.set_result_reason(g.reason);
   s.set_seed_commitment(g.commitment);
   s.set_your_side(your_side == 0 ? "soviet" : your_side == 1 ? "german" : "");
   s.set_turn(g.committed_turn);

@@ -173,8 +173,8 @@ class GameService {
   bool set_aside(const std::string& game_id, std::int64_t user_id, const std::string& why, bool suspended);
   // The operator's end of a game not yet over (see end_game_by_operator), for the
   // reason `why`: Ended; Later when there is nothing to end, or not now (a write of it is
-  // under way); Unloadable when its stored log cannot be read: the request waits for a
-  // start after the operator mends it.
+  // under way); Unloadable when its stored log cannot be read: it is ended in its row
+  // alone, told to nobody connected, with its log kept as stored.
   enum class OperatorEndOutcome { Ended, Later, Unloadable };
   OperatorEndOutcome end_by_operator(const std::string& game_id, const std::string& why);
   void list_open(const Caller& c);
@@ -287,6 +287,8 @@ class GameService {
   // A mail to the player to decide, if away, when a quarter of the time per move is left.
   void remind_if_late(Game& g);
   void end_game(Game& g, const std::string& result, const std::string& reason);
+  // The operator's end of a game whose log cannot be read: in its row alone.
+  OperatorEndOutcome end_unloadable(const std::string& game_id, const std::string& why);
   // Within a write: stores the game's end, and its players' new ratings when it is rated.
   static std::optional<Ratings::Change> store_end(Db& db, const std::string& id, const std::string& result,
                                                   const std::string& reason);
@@ -367,6 +369,7 @@ class GameService {
   // Games that could not be loaded: the sweep for overdue clocks does not try them
   // again, and requests for them say so. Under mu_.
   std::set<std::string> unloadable_;
+  std::set<std::string> ending_unloadable_;  // their operator's end being stored; under mu_
   // Finished game -> its rematch ("" while one is being made) while that rematch is
   // open; guarded by mu_. Filled from the database when asked for and not here.
   std::map<std::string, std::string> rematches_;
@@ -389,15 +392,6 @@ class GameService {
   std::unordered_multimap<std::int64_t, std::pair<std::uint64_t, std::weak_ptr<Peer>>> online_;
 };
 
-// Three columns for a query on `games g`: the rounded rating changes of its
-// Soviet and German players, 0 when the game changed none, and whether its end
-// moved the ratings at all.
-inline constexpr const char* kRatingChangeColumns =
-    "COALESCE((SELECT ROUND(r.after) - ROUND(r.before) FROM rating_changes r"
-    " WHERE r.game_id = g.id AND r.user_id = g.soviet_id), 0),"
-    " COALESCE((SELECT ROUND(r.after) - ROUND(r.before) FROM rating_changes r"
-    " WHERE r.game_id = g.id AND r.user_id = g.german_id), 0),"
-    " EXISTS (SELECT 1 FROM rating_changes r WHERE r.game_id = g.id)";
 // The rules of a scenario; nullptr, with a sentence naming the known ones in `why`, when unknown.
 std::shared_ptr<const Ruleset> ruleset_of(const Rulesets& rulesets, const std::string& scenario, std::string* why);
 // NOT_FOUND for a game that does not exist, or that the caller may not know of.

@@ -356,15 +356,13 @@ bool GameService::set_aside(const std::string& game_id, std::int64_t user_id, co
 }
 
 GameService::OperatorEndOutcome GameService::end_by_operator(const std::string& game_id, const std::string& why) {
-  {
+  auto unloadable = [&] {
     std::lock_guard lock(mu_);
-    if (unloadable_.count(game_id)) return OperatorEndOutcome::Unloadable;
-  }
+    return unloadable_.count(game_id) > 0;
+  };
+  if (unloadable()) return end_unloadable(game_id, why);
   auto g = find(game_id);
-  if (!g) {
-    std::lock_guard lock(mu_);
-    return unloadable_.count(game_id) ? OperatorEndOutcome::Unloadable : OperatorEndOutcome::Later;
-  }
+  if (!g) return unloadable() ? end_unloadable(game_id, why) : OperatorEndOutcome::Later;
   std::lock_guard lock(g->mu);
   if (g->pending > 0 || g->broken) return OperatorEndOutcome::Later;  // the next poll comes back to it
   if (g->status == Game::Status::Open) {
@@ -375,6 +373,43 @@ GameService::OperatorEndOutcome GameService::end_by_operator(const std::string& 
     return OperatorEndOutcome::Later;
   }
   return OperatorEndOutcome::Ended;
+}
+
+GameService::OperatorEndOutcome GameService::end_unloadable(const std::string& game_id, const std::string& why) {
+  {
+    std::lock_guard lock(mu_);
+    if (!ending_unloadable_.insert(game_id).second) return OperatorEndOutcome::Later;  // its end is being stored
+  }
+  auto done = [this, game_id] {
+    std::lock_guard lock(mu_);
+    ending_unloadable_.erase(game_id);
+  };
+  struct Row {
+    std::string status, tournament_id;
+  };
+  const auto row = storage_.read([&](Db& db) {
+    Row r;
+    auto& q = db.prepare("SELECT status, tournament_id FROM games WHERE id = ?");
+    q.bind_all(game_id);
+    while (q.step()) r = Row{q.text(0), q.text(1)};
+    return r;
+  });
+  if (row.status != "open" && row.status != "playing") {
+    done();
+    return OperatorEndOutcome::Later;
+  }
+  // Nothing is replayed: the row alone says it is over, and its log stays as stored for
+  // the operator. An abort moves no rating and scores nothing in a tournament.
+  const bool open = row.status == "open";
+  storage_.write(
+      [game_id, result = std::string(open ? "Cancelled" : "Aborted"), reason = operator_end_text(open, why)](Db& db) {
+        store_end(db, game_id, result, reason);
+      },
+      [this, done, tournament_id = row.tournament_id](bool ok) {
+        done();
+        if (ok && !tournament_id.empty() && tournament_game_end_) tournament_game_end_(tournament_id);
+      });
+  return OperatorEndOutcome::Unloadable;
 }
 
 void GameService::forget_rematch(const Game& g) {
@@ -430,6 +465,8 @@ void GameService::my_games(const Caller& c) {
     std::int64_t version, user[2];
     int side, change[2], round;
     bool counted;
+    std::string reason;
+    std::int64_t move_seconds, clock_seconds, increment_seconds;
   };
   const auto rows = storage_.read([&](Db& db) {
     std::vector<Row> out;
@@ -437,7 +474,8 @@ void GameService::my_games(const Caller& c) {
         "SELECT g.id, g.scenario, g.options, COALESCE(s.name, ''), COALESCE(d.name, ''), g.status, g.result,"
         " g.seed_commitment, g.private, (SELECT COALESCE(MAX(version), 0) FROM orders o WHERE o.game_id = g.id),"
         " CASE WHEN g.soviet_id = ? THEN 0 ELSE 1 END, g.tournament_id, g.rated, COALESCE(g.soviet_id, 0),"
-        " COALESCE(g.german_id, 0), " + std::string(kRatingChangeColumns) + ", g.tournament_round" +
+        " COALESCE(g.german_id, 0), " + std::string(kRatingChangeColumns) + ", g.tournament_round," +
+        " g.result_reason, g.move_seconds, g.clock_seconds, g.increment_seconds"
         " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id"
         " WHERE g.soviet_id = ? OR g.german_id = ? OR (g.reserved_for = ? AND g.status = 'open')"
         " ORDER BY g.updated_unix DESC LIMIT 200";
@@ -448,7 +486,8 @@ void GameService::my_games(const Caller& c) {
                         q.text(11), q.integer(8) != 0, q.integer(12) != 0, q.integer(9),
                         {q.integer(13), q.integer(14)}, static_cast<int>(q.integer(10)),
                         {static_cast<int>(q.integer(15)), static_cast<int>(q.integer(16))},
-                        static_cast<int>(q.integer(18)), q.integer(17) != 0});
+                        static_cast<int>(q.integer(18)), q.integer(17) != 0, q.text(19), q.integer(20),
+                        q.integer(21), q.integer(22)});
     }
     return out;
   });
@@ -479,6 +518,10 @@ void GameService::my_games(const Caller& c) {
     s->set_private_(r.is_private);
     s->set_version(r.version);
     s->set_result(r.result);
+    s->set_result_reason(r.reason);
+    s->set_move_seconds(r.move_seconds);
+    s->set_clock_seconds(r.clock_seconds);
+    s->set_increment_seconds(r.increment_seconds);
     s->set_seed_commitment(r.commitment);
     s->set_your_side(r.side == 0 ? "soviet" : "german");
     add_ratings(*s, r.scenario, r.user, r.rated, r.change, r.counted);

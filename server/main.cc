@@ -301,7 +301,6 @@ int main(int argc, char** argv) {
   int ticks = 0;
   // Suspensions come from the operator's command in another process: read every two seconds.
   SuspensionWatch suspensions;
-  std::set<std::string> cannot_end;  // games whose end by the operator waits for their log to be mended
   std::function<void()> tick = [&] {
     clocks.expires_after(std::chrono::seconds(1));
     clocks.async_wait([&](boost::system::error_code e) {
@@ -337,10 +336,8 @@ int main(int argc, char** argv) {
             const auto outcome = games.end_by_operator(asked.game_id, asked.reason);
             if (outcome == GameService::OperatorEndOutcome::Ended) {
               log::info("game ended by the operator", {{"game", asked.game_id}, {"reason", asked.reason}});
-            } else if (outcome == GameService::OperatorEndOutcome::Unloadable && cannot_end.insert(asked.game_id).second) {
-              // Once per run: the request stays, and takes hold at the next start after the
-              // game's log is mended.
-              log::warn("the operator's end of a game waits: its stored log cannot be read",
+            } else if (outcome == GameService::OperatorEndOutcome::Unloadable) {
+              log::warn("game ended by the operator in its row alone: its stored log cannot be read, and stays as it is",
                         {{"game", asked.game_id}, {"reason", asked.reason}});
             }
           }

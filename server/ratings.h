@@ -96,4 +96,14 @@ class Ratings {
   std::map<std::pair<std::int64_t, std::string>, PlayerStanding> cache_;
 };
 
+// Three columns for a query on `games g`: the rounded rating changes of its
+// Soviet and German players, 0 when the game changed none, and whether its end
+// moved the ratings at all.
+inline constexpr const char* kRatingChangeColumns =
+    "COALESCE((SELECT ROUND(r.after) - ROUND(r.before) FROM rating_changes r"
+    " WHERE r.game_id = g.id AND r.user_id = g.soviet_id), 0),"
+    " COALESCE((SELECT ROUND(r.after) - ROUND(r.before) FROM rating_changes r"
+    " WHERE r.game_id = g.id AND r.user_id = g.german_id), 0),"
+    " EXISTS (SELECT 1 FROM rating_changes r WHERE r.game_id = g.id)";
+
 }  // namespace counterattack::server

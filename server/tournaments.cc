@@ -15,6 +15,7 @@
 #include "accounts.h"
 #include "glicko2.h"
 #include "log.h"
+#include "ratings.h"
 #include "moderation.h"
 
 namespace counterattack::server {
@@ -987,11 +988,13 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
       return d;
     }
     std::vector<wire::GameSummary> games;
-    auto& g = db.prepare(
-        "SELECT g.id, COALESCE(s.name, ''), COALESCE(d.name, ''), g.status, g.result, g.move_seconds, g.deadline_unix,"
-        " g.private, (SELECT COALESCE(MAX(version), 0) FROM orders o WHERE o.game_id = g.id), g.tournament_round"
+    static const std::string sql =
+        std::string("SELECT g.id, COALESCE(s.name, ''), COALESCE(d.name, ''), g.status, g.result, g.move_seconds, g.deadline_unix,"
+        " g.private, (SELECT COALESCE(MAX(version), 0) FROM orders o WHERE o.game_id = g.id), g.tournament_round,"
+        " g.rated, g.result_reason, ") + kRatingChangeColumns +
         " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id"
-        " WHERE g.tournament_id = ? ORDER BY g.rowid");
+        " WHERE g.tournament_id = ? ORDER BY g.rowid";
+    auto& g = db.prepare(sql.c_str());
     g.bind_all(id);
     while (g.step()) {
       wire::GameSummary s;
@@ -1010,6 +1013,11 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
       s.set_version(g.integer(8));
       s.set_tournament_id(id);
       s.set_tournament_round(static_cast<int>(g.integer(9)));
+      s.set_rated(g.integer(10) != 0);
+      if (s.status() == "finished") s.set_result_reason(g.text(11));
+      s.set_soviet_rating_change(static_cast<int>(g.integer(12)));
+      s.set_german_rating_change(static_cast<int>(g.integer(13)));
+      s.set_rating_counted(g.integer(14) != 0);
       games.push_back(std::move(s));
     }
     // A knock-out's last round may yet need a deciding game: it is over once that is stored.

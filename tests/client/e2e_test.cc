@@ -360,7 +360,8 @@ TEST_F(TwoPlayers, ARematchIsOfferedAcceptedAndDeclinedFromTheCommandLine) {
   ASSERT_EQ(cli(bob_, {"resign", game}).code, 0);
   // A resignation adds no order: the game is shown over all the same, not waiting for a move.
   const auto over = cli(alice_, {"show", game});
-  EXPECT_NE(over.out.find("The game is over. Soviet victory"), std::string::npos) << over.out;
+  EXPECT_NE(over.out.find("The game is over. Soviet victory: The German player resigned."), std::string::npos)
+      << "why, for the player who was away: " << over.out;
   EXPECT_EQ(over.out.find("Waiting for the"), std::string::npos) << over.out;
   EXPECT_NE(cli(alice_, {"show", game, "--json"}).out.find("GAME_OVER"), std::string::npos);
   const auto last = cli(alice_, {"show", game, "--log", "1"});

@@ -487,9 +487,10 @@ TEST_F(ServerModeration, AnEndAskedWhileTheServerIsDownTakesHoldAtStartAndIsAske
                                                                                   << listed.said;
 }
 
-// An end asked for a game whose stored log cannot be read waits, and the
-// operator reads why in the log once, not at every poll.
-TEST_F(ServerModeration, AnEndOfAGameThatCannotBeLoadedIsLoggedOnceAndWaits) {
+// A game whose stored log cannot be read ends in its row alone: its players can
+// leave it (and close their accounts), the reason is theirs to read, and the log
+// stays as stored for the operator.
+TEST_F(ServerModeration, AnEndOfAGameThatCannotBeLoadedEndsItsRowAndKeepsItsLog) {
   auto alice = user("alice"), bob = user("bob");
   const std::string broken = start_game(*alice, *bob);
   alice.reset();
@@ -502,14 +503,31 @@ TEST_F(ServerModeration, AnEndOfAGameThatCannotBeLoadedIsLoggedOnceAndWaits) {
     db.exec("UPDATE games SET seed = x'00' WHERE id = '" + broken + "'");
   }
   restart();
+  auto back = login_as("alice");
+  EXPECT_EQ(summary_in_my_games(*back, broken).status(), "playing");
   ASSERT_EQ(operator_command("--end-game " + broken + " --reason 'Abandoned.'").status, 0);
-  const std::string waits = "msg=\"the operator's end of a game waits: its stored log cannot be read\" game=" + broken;
-  ASSERT_TRUE(eventually([&] { return server_->log().find(waits) != std::string::npos; }));
+  const std::string ended = "msg=\"game ended by the operator in its row alone: its stored log cannot be read, and stays as it is\" game=" + broken;
+  ASSERT_TRUE(eventually([&] { return server_->log().find(ended) != std::string::npos; }));
+  ASSERT_TRUE(eventually([&] { return summary_in_my_games(*back, broken).status() == "finished"; }));
+  const auto over = summary_in_my_games(*back, broken);
+  EXPECT_EQ(over.result(), "Aborted");
+  EXPECT_NE(over.result_reason().find("Abandoned."), std::string::npos) << over.result_reason();
+  EXPECT_FALSE(over.rating_counted());
   std::this_thread::sleep_for(4500ms);  // two more polls
   const std::string log = server_->log();
-  EXPECT_EQ(log.find(waits), log.rfind(waits)) << "logged at every poll";
+  EXPECT_EQ(log.find(ended), log.rfind(ended)) << "ended once";
   const auto again = operator_command("--end-game " + broken + " --reason 'Another.'");
-  EXPECT_NE(again.said.find("is already asked for (\"Abandoned.\")"), std::string::npos) << "the request stays: " << again.said;
+  EXPECT_NE(again.status, 0);
+  EXPECT_NE(again.said.find("is already over"), std::string::npos) << again.said;
+  {
+    std::string err;
+    Db db(server_->data_dir() + "/counterattack.db", false, err);
+    ASSERT_TRUE(db.ok()) << err;
+    auto& q = db.prepare("SELECT hex(seed) FROM games WHERE id = ?");
+    q.bind_all(broken);
+    ASSERT_TRUE(q.step());
+    EXPECT_EQ(q.text(0), "00") << "the damaged row is kept as it was, for the operator";
+  }
 }
 
 }  // namespace

@@ -153,6 +153,8 @@ TEST_F(ServerRating, AGameEndedBeforeAnyOrderMovesNoRating) {
   auto again = login_as("alice");
   EXPECT_FALSE(summary_in(*again, id).rating_counted());
   EXPECT_TRUE(summary_in(*again, played).rating_counted());
+  // Why it ended, for a player who was away: read back with the game.
+  EXPECT_NE(summary_in(*again, id).result_reason().find("resign"), std::string::npos) << summary_in(*again, id).DebugString();
 }
 
 TEST_F(ServerRating, ADrawBetweenUnequalPlayersMovesThemTowardsEachOther) {

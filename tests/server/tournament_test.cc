@@ -245,6 +245,23 @@ TEST_F(ServerTournament, ThreeEntrantsPlayEachOtherWithBothSidesAndTheStandingsF
   // Sonneborn-Berger: bob's 1 twice, carol's 1.5 once and half of it once.
   EXPECT_EQ(a->tiebreak(), 2 * 1.0 + 1.5 + 0.75);
   for (const auto& s : done.standings()) EXPECT_EQ(s.to_play(), 0);
+  // Its games say what they are as the players' lists do: rated, what each moved, and why it ended.
+  ASSERT_EQ(done.games_size(), 6);
+  for (const auto& g : done.games()) {
+    EXPECT_TRUE(g.rated()) << g.game_id();
+    EXPECT_TRUE(g.rating_counted()) << g.game_id();
+    EXPECT_FALSE(g.result_reason().empty()) << g.game_id();
+  }
+  const std::string beaten = game_of(t, "alice", "bob");
+  const auto in_list = std::find_if(my.game_list().games().begin(), my.game_list().games().end(),
+                                    [&](const auto& g) { return g.game_id() == beaten; });
+  ASSERT_NE(in_list, my.game_list().games().end());
+  for (const auto& g : done.games()) {
+    if (g.game_id() != beaten) continue;
+    EXPECT_GT(g.soviet_rating_change(), 0) << "alice won it";
+    EXPECT_LT(g.german_rating_change(), 0);
+    EXPECT_NE(g.result_reason().find("resign"), std::string::npos) << g.result_reason();
+  }
 
   // The ratings list follows the tournament's order.
   wire::ClientMessage ratings;
