@@ -153,6 +153,20 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  // One operator's action a run: each exits when done, and a second would be left undone unsaid.
+  {
+    std::string actions;
+    int n = 0;
+    for (const char* action : {"--backup", "--suspend", "--reinstate", "--suspended", "--reset-password", "--players",
+                               "--end-game", "--cancel-tournament"}) {
+      if (app.count(action) == 0) continue;
+      actions += (n++ ? " and " : "") + std::string(action);
+    }
+    if (n > 1) {
+      std::cerr << "counterattackd: one action at a time: " << actions << " are run one by one\n";
+      return 2;
+    }
+  }
   if (app.count("--reason") > 0 && app.count("--suspend") == 0 && app.count("--end-game") == 0 &&
       app.count("--cancel-tournament") == 0) {
     std::cerr << "counterattackd: --reason goes with --suspend, --end-game or --cancel-tournament\n";

@@ -2,6 +2,8 @@
 
 #include <sodium.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 
@@ -27,6 +29,12 @@ std::unique_ptr<Db> open_for_moderation(const std::string& db_path, std::string&
   while (v.step()) version = static_cast<int>(v.integer(0));
   if (version < needs) {
     error = "the database is at schema " + std::to_string(version) + ": start this counterattackd on it once, to upgrade it";
+    return nullptr;
+  }
+  int known = 0;
+  for (const auto& m : embedded_migrations()) known = std::max(known, std::atoi(m.first.c_str()));
+  if (version > known) {
+    error = "the database is at schema " + std::to_string(version) + ", made by a newer counterattackd: use that release";
     return nullptr;
   }
   return db;

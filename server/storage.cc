@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -161,6 +162,15 @@ std::unique_ptr<Storage> Storage::open(const std::string& path, const std::strin
     auto& v = db.prepare("PRAGMA user_version");
     int version = 0;
     while (v.step()) version = static_cast<int>(v.integer(0));
+    // A database a newer release has upgraded has tables and rows this one does not
+    // know, and would damage: an operator going back restores the backup made before.
+    int known = 0;
+    for (const auto& m : embedded_migrations()) known = std::max(known, std::atoi(m.first.c_str()));
+    if (version > known) {
+      error = "database " + path + " has schema " + std::to_string(version) + ", made by a newer counterattackd (this one knows up to " +
+              std::to_string(known) + "): run that release, or restore the backup taken before the upgrade";
+      return nullptr;
+    }
     for (const auto& [name, sql] : embedded_migrations()) {
       const int n = std::atoi(name.c_str());
       if (n <= 0) {

@@ -533,6 +533,27 @@ TEST_F(ServerBadInput, ASecondServerOnTheSameDataRefusesToStartAndTheFirstGoesOn
   EXPECT_TRUE(user("bob")->ping(2).has_pong()) << "the first still serves";
 }
 
+// Going back to an older release after an upgrade: the older server would write rows
+// into tables it does not know. It refuses to start, and says what to do.
+TEST_F(ServerBadInput, ADatabaseFromANewerReleaseIsRefusedAtStartAndLeftAsItWas) {
+  server_->terminate();
+  {
+    std::string err;
+    Db db(server_->data_dir() + "/counterattack.db", false, err);
+    ASSERT_TRUE(db.ok()) << err;
+    db.exec("PRAGMA user_version=999");
+  }
+  ServerProcess older(server_->data_dir());
+  EXPECT_FALSE(older.started());
+  EXPECT_NE(older.log().find("has schema 999, made by a newer counterattackd"), std::string::npos) << older.log();
+  std::string err;
+  Db db(server_->data_dir() + "/counterattack.db", false, err);
+  ASSERT_TRUE(db.ok()) << err;
+  auto& v = db.prepare("PRAGMA user_version");
+  ASSERT_TRUE(v.step());
+  EXPECT_EQ(v.integer(0), 999);
+}
+
 // The operator publishes the fingerprint players pin: the start says it, as OpenSSL reads it from the certificate.
 TEST_F(ServerBadInput, TheStartLineGivesTheFingerprintPlayersPin) {
   FILE* p = ::popen(("openssl x509 -noout -fingerprint -sha256 -in '" + server_->data_dir() + "/tls/cert.pem'").c_str(), "r");

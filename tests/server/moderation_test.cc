@@ -260,6 +260,12 @@ TEST_F(ServerModeration, TheOperatorsCommandRefusesWhatItCannotDoAndChangesNothi
   EXPECT_EQ(not_suspended.status, 1);
   EXPECT_NE(not_suspended.said.find("bob is not suspended"), std::string::npos) << not_suspended.said;
 
+  // Two actions at once: neither is done, rather than one done and the other left unsaid.
+  const auto two = operator_command("--end-game nosuchgame --suspend bob --days 1 --reason 'x y'");
+  EXPECT_EQ(two.status, 2) << two.said;
+  EXPECT_NE(two.said.find("one action at a time: --suspend and --end-game"), std::string::npos) << two.said;
+  EXPECT_EQ(operator_command("--players --suspended").status, 2);
+
   EXPECT_EQ(operator_command("--suspended").said, "No account is suspended.\n");
   EXPECT_TRUE(bob->ping().has_pong());
   EXPECT_TRUE(login_as("bob")) << "bob was never suspended";
