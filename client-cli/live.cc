@@ -162,16 +162,14 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
   }
 }
 
-bool LiveGame::reconnect(const std::function<void(const std::string&)>& say, int max_seconds) {
+bool reconnect_session(Session& s, const std::function<void(const std::string&)>& say, int max_seconds,
+                       const std::function<bool(std::string*)>& then) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(max_seconds);
   int wait_ms = 250;
   while (std::chrono::steady_clock::now() < until) {
     std::string why;
-    if (s_.connect_and_resume(&why) && subscribe(&why)) {
-      say("Reconnected; at version " + std::to_string(version_) + ".");
-      return true;
-    }
-    if (s_.session_ended()) {
+    if (s.connect_and_resume(&why) && (!then || then(&why))) return true;
+    if (s.session_ended()) {
       say(why);
       return false;  // retrying will not help
     }
@@ -180,6 +178,12 @@ bool LiveGame::reconnect(const std::function<void(const std::string&)>& say, int
     wait_ms = std::min(wait_ms * 2, 5000);
   }
   return false;
+}
+
+bool LiveGame::reconnect(const std::function<void(const std::string&)>& say, int max_seconds) {
+  if (!reconnect_session(s_, say, max_seconds, [this](std::string* why) { return subscribe(why); })) return false;
+  say("Reconnected; at version " + std::to_string(version_) + ".");
+  return true;
 }
 
 std::vector<std::string> LiveGame::take_notices() {
@@ -587,12 +591,11 @@ class Shell {
         return;
       }
       changed();
+    } else if (reconnect_session(s_, [this](const std::string& t) { out(t); }, 600)) {
+      out("Reconnected.");  // and following turns again, for the notices of every game
     } else {
-      std::string why;
-      if (!s_.connect_and_resume(&why)) {
-        out(why);
-        running_ = false;
-      }
+      out("Could not reconnect; leaving.");
+      running_ = false;
     }
   }
 

@@ -21,6 +21,12 @@ namespace counterattack::cli {
 std::size_t events_already_shown(const std::vector<game::Event>& before, std::size_t shown_before,
                                  const std::vector<game::Event>& log);
 
+// Connects again and resumes the session, then `then` (empty: nothing more), retrying
+// with a growing pause for up to max_seconds; `say` tells each try. False when the
+// time ran out or the session has ended (retrying would not help).
+bool reconnect_session(Session& s, const std::function<void(const std::string&)>& say, int max_seconds,
+                       const std::function<bool(std::string*)>& then = {});
+
 class LiveGame {
  public:
   LiveGame(Session& s, std::string game_id) : s_(s), id_(std::move(game_id)) {}

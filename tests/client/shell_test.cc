@@ -436,6 +436,26 @@ TEST_F(Shell, AShellTellsOfAGameItDoesNotShowWhenTheDecisionPassesToYou) {
   EXPECT_TRUE(alice_shell_.expect("Your decision (Soviet): "));
 }
 
+// The shell with no game open is where notices of every game arrive: it waits
+// out a restart of the server as a shell with a game open does, and goes on telling.
+TEST_F(Shell, AShellWithNoGameOpenReconnectsAfterTheServerRestartsAndGoesOnTellingOfGames) {
+  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
+  ASSERT_EQ(cli(bob_, {"register", "bob"}, "password-of-bob\n").code, 0);
+  open(alice_shell_, alice_);
+  server_.stop();
+  EXPECT_TRUE(alice_shell_.expect("Lost the connection"));
+  EXPECT_TRUE(alice_shell_.expect("Reconnecting ("));
+  ASSERT_EQ(start_server(server_, data_, addr_), addr_) << "the same address again";
+  EXPECT_TRUE(alice_shell_.expect("Reconnected."));
+  auto created = cli(alice_, {"--json", "new", "--side", "soviet", "--time", "2d"});
+  ASSERT_EQ(created.code, 0) << created.err;
+  const std::string game = json::parse(created.out).value("game_id", "");
+  ASSERT_EQ(cli(bob_, {"join", game}).code, 0);
+  EXPECT_TRUE(alice_shell_.expect("bob joined your game " + game + ": it has started, you play soviet."));
+  alice_shell_.type("games");
+  EXPECT_TRUE(alice_shell_.expect(game));
+}
+
 TEST_F(Shell, ARematchOfferedInOneShellIsAcceptedInTheOther) {
   const std::string game = both_in_a_game();
   ASSERT_FALSE(game.empty());
