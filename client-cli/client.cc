@@ -629,6 +629,12 @@ std::string tournament_line(const wire::Tournament& t) {
   return s;
 }
 
+std::string left_tournament_text(const wire::ServerMessage& reply) {
+  if (!reply.has_tournament()) return "You have left the tournament.\n";
+  return "You have withdrawn from the tournament: your games in it under way are resigned, and no later round pairs you.\n" +
+         describe_tournament(reply.tournament());
+}
+
 std::string describe_tournament(const wire::Tournament& t) {
   std::string s = tournament_line(t) + "\n";
   if (t.options_size()) {
@@ -675,6 +681,7 @@ std::string describe_tournament(const wire::Tournament& t) {
       s += byes;
     }
     if (t.knockout() && e.knocked_out() > 0) s += "  in round " + std::to_string(e.knocked_out());
+    if (e.withdrawn()) s += "  withdrew";
     s += "\n";
   }
   if (t.status() == "finished" && !t.standings().empty()) {

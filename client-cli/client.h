@@ -149,6 +149,8 @@ std::string tournament_end_notice(const wire::Tournament& t);
 std::string tournament_cancelled_notice(const wire::TournamentCancelled& c);
 // A tournament with its standings and games, as a table.
 std::string describe_tournament(const wire::Tournament& t);
+// The answer to LeaveTournament: left before the start (Ok), or withdrawn from one under way (its Tournament).
+std::string left_tournament_text(const wire::ServerMessage& reply);
 // The request for `new WORDS...`: soviet|german|random, private, casual, a time
 // per move (3d, 12h, 90m) and option keys, as the shell takes them; the
 // subcommand's --side X, --private, --casual, --time T and --option KEY too.

@@ -807,6 +807,7 @@ class Shell {
       if (!m) return out(why);
       auto reply = s_.call(*m, &why);
       if (!reply) return out(why);
+      if (m->has_leave_tournament()) return out(left_tournament_text(*reply));
       if (reply->has_tournament()) return out(describe_tournament(reply->tournament()));
       if (!reply->has_tournament_list()) return out("Done.");
       std::string text;

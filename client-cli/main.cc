@@ -433,13 +433,15 @@ int main(int argc, char** argv) {
         for (const auto& t : reply->tournament_list().tournaments()) std::cout << cli::tournament_line(t) << "\n";
       }
     } else if (reply->has_tournament()) {
-      std::cout << (g.json ? cli::to_json(reply->tournament()) + "\n" : cli::describe_tournament(reply->tournament()))
+      std::cout << (g.json                      ? cli::to_json(reply->tournament()) + "\n"
+                    : m->has_leave_tournament() ? cli::left_tournament_text(*reply)
+                                                : cli::describe_tournament(reply->tournament()))
                 << std::flush;
     } else if (g.json) {
       std::cout << "{\"ok\":true}" << std::endl;
     } else {
-      std::cout << (m->has_leave_tournament() ? "You have left the tournament." : "The tournament is cancelled.")
-                << std::endl;
+      std::cout << (m->has_leave_tournament() ? cli::left_tournament_text(*reply) : "The tournament is cancelled.\n")
+                << std::flush;
     }
     return cli::kOk;
   }

@@ -553,7 +553,7 @@ std::string still_under_way(Db& db, std::int64_t user_id) {
   while (g.step()) (g.text(1) == "open" ? open : games).push_back(g.text(0));
   auto& e = db.prepare(
       "SELECT t.id FROM tournaments t JOIN tournament_entrants e ON e.tournament_id = t.id"
-      " WHERE e.user_id = ? AND t.status IN ('open', 'playing') AND t.finished_unix = 0 ORDER BY t.id");
+      " WHERE e.user_id = ? AND e.withdrawn_unix = 0 AND t.status IN ('open', 'playing') AND t.finished_unix = 0 ORDER BY t.id");
   e.bind_all(user_id);
   while (e.step()) entered.push_back(e.text(0));
   auto& o = db.prepare(
@@ -578,7 +578,7 @@ std::string still_under_way(Db& db, std::int64_t user_id) {
   }
   if (!entered.empty()) {
     parts.push_back("you are entered in " + one(entered, "the tournament ", "the tournaments ") + list(entered) +
-                    " (leave, or play out)");
+                    " (leave or withdraw: tournament leave ID)");
   }
   if (!organised.empty()) {
     parts.push_back("you organise " + one(organised, "the tournament ", "the tournaments ") + list(organised) +

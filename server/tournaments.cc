@@ -679,6 +679,9 @@ void Tournaments::next_round_in(Db& db, const std::string& id, int round, Outcom
       " WHERE e.tournament_id = ? AND u.suspended_until >= ?");
   a.bind_all(id, kSuspendedIndefinitely);
   while (a.step()) away.insert(std::to_string(a.integer(0)));
+  auto& w = db.prepare("SELECT user_id FROM tournament_entrants WHERE tournament_id = ? AND withdrawn_unix <> 0");
+  w.bind_all(id);
+  while (w.step()) away.insert(std::to_string(w.integer(0)));
   if (entrants.size() < away.size() + 2) away.clear();
   std::vector<std::int64_t> ranked;
   std::map<std::string, int> place;
@@ -704,11 +707,13 @@ void Tournaments::next_round_in(Db& db, const std::string& id, int round, Outcom
 bool Tournaments::knockout_next_in(Db& db, const std::string& id, int round, Outcome& out) {
   std::map<std::int64_t, int> seed;
   std::set<std::int64_t> in;
-  auto& e = db.prepare("SELECT user_id, draw, out_in_round FROM tournament_entrants WHERE tournament_id = ?");
+  std::set<std::int64_t> withdrawn;
+  auto& e = db.prepare("SELECT user_id, draw, out_in_round, withdrawn_unix FROM tournament_entrants WHERE tournament_id = ?");
   e.bind_all(id);
   while (e.step()) {
     seed[e.integer(0)] = static_cast<int>(e.integer(1));
     if (e.integer(2) == 0) in.insert(e.integer(0));
+    if (e.integer(3) != 0) withdrawn.insert(e.integer(0));
   }
   // Each match of the round by its players, the higher seed first: their points, its games and how many are over.
   struct Tally {
@@ -742,6 +747,13 @@ bool Tournaments::knockout_next_in(Db& db, const std::string& id, int round, Out
     const auto [higher, lower] = players;
     if (m.over < m.games) {  // a game of it is still in play (its deciding game, perhaps)
       undecided = true;
+    } else if (withdrawn.count(higher) != withdrawn.count(lower)) {
+      // One withdrew: the other goes through, whatever the score, as by a walk-over.
+      const auto gone = withdrawn.count(higher) ? higher : lower, stays = gone == higher ? lower : higher;
+      db.prepare("UPDATE tournament_entrants SET out_in_round = ? WHERE tournament_id = ? AND user_id = ?").run(round, id, gone);
+      db.prepare("UPDATE tournament_entrants SET out_in_round = 0 WHERE tournament_id = ? AND user_id = ?").run(id, stays);
+      in.erase(gone);
+      in.insert(stays);
     } else if (m.games == 2 && m.higher == m.lower) {  // level: a deciding game, sides drawn
       const bool swap = randombytes_uniform(2) == 1;
       deciders.push_back(insert_game(db, id, t, swap ? lower : higher, swap ? higher : lower, round));
@@ -820,23 +832,66 @@ void Tournaments::join(const Caller& c, const wire::JoinTournament& req) {
 void Tournaments::leave(const Caller& c, const wire::LeaveTournament& req) {
   const std::string id = req.tournament_id();
   if (bad_id(id)) return no_such_tournament(c, id);
+  auto withdrew = std::make_shared<bool>(false);
   change(
       c, "withdrawal",
-      [id, user = c.user_id](Db& db, Outcome& out) {
+      [id, user = c.user_id, withdrew](Db& db, Outcome& out) {
         std::string status;
+        bool knockout = false;
+        std::int64_t finished = 0, withdrawn = 0;
+        int round = 0, out_in = 0;
         auto& q = db.prepare(
-            "SELECT t.status FROM tournaments t JOIN tournament_entrants e ON e.tournament_id = t.id"
-            " WHERE t.id = ? AND e.user_id = ?");
+            "SELECT t.status, t.knockout, t.round, t.finished_unix, e.out_in_round, e.withdrawn_unix FROM tournaments t"
+            " JOIN tournament_entrants e ON e.tournament_id = t.id WHERE t.id = ? AND e.user_id = ?");
         q.bind_all(id, user);
-        while (q.step()) status = q.text(0);
+        while (q.step()) {
+          status = q.text(0);
+          knockout = q.integer(1) != 0;
+          round = static_cast<int>(q.integer(2));
+          finished = q.integer(3);
+          out_in = static_cast<int>(q.integer(4));
+          withdrawn = q.integer(5);
+        }
         if (status.empty()) return out.refuse(wire::NOT_FOUND, "You have not entered a tournament '" + id + "'.");
         if (status == "cancelled") return out.refuse(wire::CONFLICT, "The tournament was cancelled.");
-        if (status != "open") {
-          return out.refuse(wire::CONFLICT, "The tournament has started: resign its games instead.");
+        if (status == "open") {
+          db.prepare("DELETE FROM tournament_entrants WHERE tournament_id = ? AND user_id = ?").run(id, user);
+          return;
         }
-        db.prepare("DELETE FROM tournament_entrants WHERE tournament_id = ? AND user_id = ?").run(id, user);
+        // Under way: a withdrawal. The server's poll resigns the games in play, and no later round pairs them.
+        if (status != "playing" || finished != 0) return out.refuse(wire::CONFLICT, "The tournament is over.");
+        if (withdrawn != 0) return out.refuse(wire::CONFLICT, "You have already withdrawn from this tournament.");
+        if (knockout && out_in != 0) {
+          return out.refuse(wire::CONFLICT, "You are already out of this knock-out (in round " + std::to_string(out_in) + ").");
+        }
+        db.prepare("UPDATE tournament_entrants SET withdrawn_unix = ? WHERE tournament_id = ? AND user_id = ?").run(unix_now(), id, user);
+        if (knockout) {
+          db.prepare("UPDATE tournament_entrants SET out_in_round = ? WHERE tournament_id = ? AND user_id = ?").run(round, id, user);
+        }
+        *withdrew = true;
       },
-      [](const Caller& to) { to.ok(); });
+      [this, id, withdrew](const Caller& to) {
+        if (!*withdrew) return to.ok();
+        log::info("tournament entrant withdrew", {{"tournament", id}, {"user", to.name}});
+        reply_with(to, id);
+      });
+}
+
+std::vector<Tournaments::WithdrawnGame> Tournaments::games_of_withdrawn() {
+  return storage_.read([](Db& db) {
+    std::vector<WithdrawnGame> out;
+    // CROSS JOIN keeps the few withdrawn entrants (a partial index) outermost.
+    auto& q = db.prepare(
+        "SELECT g.id, e.user_id, u.name, t.name FROM tournament_entrants e"
+        " CROSS JOIN games g ON g.tournament_id = e.tournament_id AND g.status = 'playing'"
+        " AND (g.soviet_id = e.user_id OR g.german_id = e.user_id)"
+        " JOIN users u ON u.id = e.user_id JOIN tournaments t ON t.id = e.tournament_id WHERE e.withdrawn_unix <> 0");
+    q.bind_all();
+    while (q.step()) {
+      out.push_back(WithdrawnGame{q.text(0), q.integer(1), q.text(2) + " withdrew from the tournament \"" + q.text(3) + "\"."});
+    }
+    return out;
+  });
 }
 
 bool Tournaments::organiser_of_open(Db& db, const std::string& id, std::int64_t user, const std::string& act,
@@ -973,13 +1028,15 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
     }
     if (!found) return std::nullopt;
     std::map<std::string, int> out_in_round;
+    std::set<std::string> withdrawn;
     auto& e = db.prepare(
-        "SELECT e.user_id, u.name, e.out_in_round FROM tournament_entrants e JOIN users u ON u.id = e.user_id"
+        "SELECT e.user_id, u.name, e.out_in_round, e.withdrawn_unix FROM tournament_entrants e JOIN users u ON u.id = e.user_id"
         " WHERE e.tournament_id = ? ORDER BY e.joined_unix, e.user_id");
     e.bind_all(id);
     while (e.step()) {
       d.entrants.emplace_back(e.integer(0), e.text(1));
       out_in_round[e.text(1)] = static_cast<int>(e.integer(2));
+      if (e.integer(3) != 0) withdrawn.insert(e.text(1));
     }
     t.set_entrants(static_cast<int>(d.entrants.size()));
     // Cancelled under way (by the operator), its standings and games stay on show.
@@ -1045,7 +1102,10 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
     // A knock-out's byes are no points: its standings go by who went out when.
     auto ranked = standings(names, games, t.knockout() ? std::map<std::string, int>{} : byes);
     if (t.knockout()) knockout_ranks(ranked, out_in_round);
-    for (auto& s : ranked) *t.add_standings() = std::move(s);
+    for (auto& s : ranked) {
+      s.set_withdrawn(withdrawn.count(s.player()) > 0);
+      *t.add_standings() = std::move(s);
+    }
     if (details) {
       for (auto& s : games) *t.add_games() = std::move(s);
     }

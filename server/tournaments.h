@@ -63,6 +63,15 @@ class Tournaments {
   // Then marks it told. Also for a cancellation another process stored (the
   // operator's suspension of an organiser). On a network thread.
   void announce_cancelled(const std::string& id, const std::string& reason, std::int64_t by);
+  // The games in play of entrants who withdrew from a tournament under way, for
+  // the caller to resign: polled, so that a restart or a write under way at the
+  // withdrawal leaves none behind.
+  struct WithdrawnGame {
+    std::string game_id;
+    std::int64_t user_id = 0;
+    std::string why;  // as the game's end tells it
+  };
+  std::vector<WithdrawnGame> games_of_withdrawn();
 
  private:
   // What a write decided, read by its done callback: a refusal, or the games a start created.

@@ -323,6 +323,17 @@ TEST(TournamentSwiss, TypedAndShownWithItsRoundsAndByes) {
   EXPECT_EQ(tournament_start_notice(t),
             "Round 2 of 3 of the tournament \"Swiss Open\" has begun (carol sits out this round): `tournament show t2`.");
   EXPECT_NE(describe_tournament(t).find("carol sits out round 2.\n"), std::string::npos) << describe_tournament(t);
+  // An entrant who withdrew is marked in the standings, and told what their withdrawal did.
+  s->set_withdrawn(true);
+  EXPECT_NE(describe_tournament(t).find("     1  withdrew\n"), std::string::npos) << describe_tournament(t);
+  wire::ServerMessage withdrawn;
+  *withdrawn.mutable_tournament() = t;
+  EXPECT_EQ(left_tournament_text(withdrawn).rfind("You have withdrawn from the tournament: your games in it under way are "
+                                                  "resigned, and no later round pairs you.\n", 0), 0u);
+  wire::ServerMessage left;
+  left.mutable_ok();
+  EXPECT_EQ(left_tournament_text(left), "You have left the tournament.\n") << "before the start";
+  s->set_withdrawn(false);
   t.clear_sits_out();
   t.set_round(1);
   EXPECT_EQ(tournament_start_notice(t), "The tournament \"Swiss Open\" has started: `tournament show t2`.");

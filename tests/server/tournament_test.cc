@@ -308,7 +308,7 @@ TEST_F(ServerTournament, RefusedRequestsSayWhyAndChangeNothing) {
   EXPECT_EQ(started.tournament().status(), "playing");
   EXPECT_EQ(started.tournament().games_size(), 2);
   for (const auto& g : started.tournament().games()) EXPECT_NE(g.soviet(), "alice");
-  EXPECT_EQ(code_of(bob->request(leave(id))), wire::CONFLICT) << "resign the games instead";
+  EXPECT_EQ(code_of(alice->request(leave(id))), wire::NOT_FOUND) << "an organiser who does not play has not entered";
   EXPECT_EQ(code_of(alice->request(join(id))), wire::CONFLICT) << "started";
   EXPECT_EQ(code_of(alice->request(cancel(id))), wire::CONFLICT);
   EXPECT_EQ(code_of(alice->request(start(id))), wire::CONFLICT);
@@ -724,6 +724,84 @@ TEST_F(ServerTournament, ASwissMakesItsNextRoundWithoutAnEntrantSuspendedUntilRe
     EXPECT_EQ(std::set<std::string>({g.soviet(), g.german()}), (std::set<std::string>{"alice", "carol"}));
   }
   EXPECT_EQ(t.sits_out(), "") << "bob is not given a bye";
+}
+
+// An entrant may withdraw from a Swiss under way: their games in play are resigned
+// (their opponents win them), their results stand, and the next round is made
+// without them. A second withdrawal, or one after the end, is refused.
+TEST_F(ServerTournament, AnEntrantWhoWithdrawsFromASwissResignsTheirGamesAndIsPairedNoMore) {
+  std::map<std::string, std::unique_ptr<Client>> players;
+  for (const char* name : {"alice", "bob", "carol"}) players[name] = user(name);
+  auto& alice = *players["alice"];
+  auto m = create("Swiss Club", 3);
+  m.mutable_create_tournament()->set_rounds(2);
+  auto created = alice.request(m);
+  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
+  const std::string id = created.tournament().tournament_id();
+  for (const char* name : {"bob", "carol"}) ASSERT_TRUE(players[name]->request(join(id)).has_tournament());
+  auto t = alice.request(get(id)).tournament();
+  ASSERT_EQ(t.round(), 1);
+  std::vector<std::string> bobs;
+  for (const auto& g : t.games()) {
+    if (g.soviet() == "bob" || g.german() == "bob") bobs.push_back(g.game_id());
+  }
+
+  const auto withdrew = players["bob"]->request(leave(id));
+  ASSERT_TRUE(withdrew.has_tournament()) << withdrew.DebugString();
+  EXPECT_TRUE(standing_of(withdrew.tournament(), "bob")->withdrawn());
+  EXPECT_EQ(code_of(players["bob"]->request(leave(id))), wire::CONFLICT) << "withdrawn once";
+  auto bobs_over = [](const wire::Tournament& x) {
+    for (const auto& g : x.games()) {
+      if ((g.soviet() == "bob" || g.german() == "bob") && g.status() != "finished") return false;
+    }
+    return true;
+  };
+  t = wait_for(alice, id, bobs_over);
+  for (const auto& g : t.games()) {
+    if (std::find(bobs.begin(), bobs.end(), g.game_id()) == bobs.end()) continue;
+    EXPECT_EQ(g.result(), g.soviet() == "bob" ? "German victory" : "Soviet victory") << "bob's opponent wins it";
+    EXPECT_NE(g.result_reason().find("bob withdrew from the tournament \"Swiss Club\""), std::string::npos) << g.result_reason();
+  }
+  for (const auto& g : games_of_round(t, 1)) {
+    if (g.status() == "finished") continue;
+    resign(*players[std::max(g.soviet(), g.german())], g.game_id());
+  }
+  t = wait_for(alice, id, [](const auto& x) { return x.round() == 2; });
+  const auto second = games_of_round(t, 2);
+  ASSERT_EQ(second.size(), 2u) << t.DebugString();
+  for (const auto& g : second) {
+    EXPECT_EQ(std::set<std::string>({g.soviet(), g.german()}), (std::set<std::string>{"alice", "carol"}));
+  }
+  EXPECT_EQ(t.sits_out(), "") << "bob is not given a bye";
+  const auto* b = standing_of(t, "bob");
+  ASSERT_TRUE(b);
+  EXPECT_TRUE(b->withdrawn());
+  EXPECT_EQ(b->lost(), 2) << "his results stand";
+  EXPECT_FALSE(standing_of(t, "alice")->withdrawn());
+}
+
+// A knock-out entrant who withdraws mid-match loses it as by a walk-over: no deciding
+// game, even after a win each, and the opponent goes through.
+TEST_F(ServerTournament, AKnockOutEntrantWhoWithdrawsLetsTheOpponentThroughWithoutADecidingGame) {
+  for (const char* name : {"alice", "bob"}) user(name);
+  auto alice = login_as("alice"), bob = login_as("bob");
+  auto m = create("Walk-over Cup", 2);
+  m.mutable_create_tournament()->set_knockout(true);
+  auto created = alice->request(m);
+  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
+  const std::string id = created.tournament().tournament_id();
+  ASSERT_TRUE(bob->request(join(id)).has_tournament());
+  auto t = alice->request(get(id)).tournament();
+  ASSERT_EQ(t.games_size(), 2);
+  resign(*alice, game_of(t, "bob", "alice"));  // bob wins one
+  ASSERT_TRUE(bob->request(leave(id)).has_tournament());
+  t = wait_for(*alice, id, [](const auto& x) { return x.status() == "finished"; });
+  EXPECT_EQ(t.games_size(), 2) << "no deciding game with an entrant who withdrew";
+  EXPECT_EQ(t.standings(0).player(), "alice");
+  EXPECT_EQ(t.standings(1).player(), "bob");
+  EXPECT_TRUE(t.standings(1).withdrawn());
+  EXPECT_EQ(t.standings(1).knocked_out(), 1);
+  EXPECT_EQ(code_of(alice->request(leave(id))), wire::CONFLICT) << "over";
 }
 
 // A Swiss of three rounds among five: each round pairs everyone but one, who
