@@ -799,7 +799,8 @@ std::string seat_text(const wire::GameSummary& g, bool soviet) {
   if (g.status() == "finished") {
     // What the game changed; the rating beside it would be today's, not the game's.
     // A game that moved no rating (ended before any order, withdrawn, casual) shows none.
-    if (!g.rating_counted()) return name;
+    // (A server from before rating_counted: a change other than 0 moved a rating.)
+    if (!g.rating_counted() && g.soviet_rating_change() == 0 && g.german_rating_change() == 0) return name;
     const int change = soviet ? g.soviet_rating_change() : g.german_rating_change();
     return name + " (" + (change >= 0 ? "+" : "") + std::to_string(change) + ")";
   }
@@ -811,7 +812,7 @@ std::string seat_text(const wire::GameSummary& g, bool soviet) {
 }
 
 std::string rating_changes_text(const wire::GameEnded& e) {
-  if (!e.rating_counted()) return "";
+  if (!e.rating_counted() && e.soviet_rating_change() == 0 && e.german_rating_change() == 0) return "";
   const auto signed_text = [](int x) { return (x >= 0 ? "+" : "") + std::to_string(x); };
   return "Ratings: Soviet " + signed_text(e.soviet_rating_change()) + ", German " + signed_text(e.german_rating_change());
 }

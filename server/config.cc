@@ -211,15 +211,28 @@ bool load_config_file(const std::string& path, Config& c, std::string& error) {
   }
   std::stringstream ss;
   ss << in.rdbuf();
-  const std::string body = ss.str();
+  std::string body = ss.str();
+  // Some editors begin a UTF-8 file with a byte order mark: unseen, it would make the first key unknown.
+  if (body.starts_with("\xEF\xBB\xBF")) body.erase(0, 3);
   if (trim(body).starts_with("{")) {
-    nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(body);
+    } catch (const nlohmann::json::parse_error& e) {
+      error = path + ": not valid JSON (at byte " + std::to_string(e.byte) + ")";
+      return false;
+    }
+    if (!j.is_object()) {
       error = path + ": not a JSON object";
       return false;
     }
     for (auto& [key, v] : j.items()) {
-      const std::string value = v.is_string() ? v.get<std::string>() : v.dump();
+      // A list (of trusted proxies) is the comma-separated value the key = value form takes.
+      std::string value = v.is_string() ? v.get<std::string>() : v.dump();
+      if (v.is_array()) {
+        value.clear();
+        for (const auto& item : v) value += (value.empty() ? "" : ",") + (item.is_string() ? item.get<std::string>() : item.dump());
+      }
       if (!set_config_value(c, key, value, error)) {
         error = path + ": " + error;
         return false;

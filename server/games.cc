@@ -69,7 +69,7 @@ void no_such_game(const Caller& c, const std::string& game_id) {
 int seat_of(const Caller& c, const Game& g, const std::string& game_id, const std::string& forbidden) {
   const int side = g.side_of(c.user_id);
   if (side >= 0) return side;
-  if (g.is_private) {
+  if (!g.visible_to(c.user_id)) {
     no_such_game(c, game_id);
   } else {
     c.error(wire::FORBIDDEN, forbidden);
@@ -256,7 +256,14 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
           "SELECT version, side, idempotency_key, entry, state_hash FROM orders WHERE game_id = ? ORDER BY version");
       o.bind_all(id);
       while (o.step()) orders.push_back({o.integer(0), static_cast<int>(o.integer(1)), o.text(2), o.blob(3), o.integer(4)});
-      auto& so = db.prepare("SELECT side, orders FROM standing_orders WHERE game_id = ?");
+      if (g->is_private && !g->tournament_id.empty()) {
+        auto& in = db.prepare(
+            "SELECT user_id FROM tournament_entrants WHERE tournament_id = ?1"
+            " UNION SELECT organiser_id FROM tournaments WHERE id = ?1");
+        in.bind_all(g->tournament_id);
+        while (in.step()) g->tournament_insiders.push_back(in.integer(0));
+      }
+            auto& so = db.prepare("SELECT side, orders FROM standing_orders WHERE game_id = ?");
       so.bind_all(id);
       while (so.step()) {
         const int seat = seat_of_side(so.integer(0));
@@ -668,7 +675,7 @@ bool GameService::watch(const Caller& c, const wire::Watch& req) {
   if (!g) return missing_game(c, req.game_id()), false;
   std::unique_lock lock(g->mu);
   const int side = g->side_of(c.user_id);
-  if (side < 0 && g->is_private) return no_such_game(c, req.game_id()), false;
+  if (!g->visible_to(c.user_id)) return no_such_game(c, req.game_id()), false;
   // Everything opens only once the end is durable: an end that cannot be
   // stored is taken back, and the game goes on.
   const bool over = g->status == Game::Status::Finished && g->pending == 0;
@@ -1188,7 +1195,7 @@ void GameService::chat(const Caller& c, const wire::SendChat& req) {
   if (!g) return missing_game(c, req.game_id());
   std::lock_guard lock(g->mu);
   const int side = g->side_of(c.user_id);
-  if (side < 0 && g->is_private) return no_such_game(c, req.game_id());
+  if (!g->visible_to(c.user_id)) return no_such_game(c, req.game_id());
   const bool finished = g->status == Game::Status::Finished;
   if (channel == wire::PLAYERS && side < 0) {
     return c.error(wire::FORBIDDEN, "Only the players write in the players' channel.");
@@ -1230,7 +1237,7 @@ void GameService::get_log(const Caller& c, const wire::GetLog& req) {
   auto g = find(req.game_id());
   if (!g) return missing_game(c, req.game_id());
   std::unique_lock lock(g->mu);
-  if (g->side_of(c.user_id) < 0 && g->is_private) return no_such_game(c, req.game_id());
+  if (!g->visible_to(c.user_id)) return no_such_game(c, req.game_id());
   if (g->status != Game::Status::Finished) return log_closed(c);
   if (g->pending == 0) {
     send_log(*g, c);

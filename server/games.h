@@ -3,6 +3,7 @@
 // ruleset.h, and the network only through Peer.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -49,6 +50,8 @@ struct Game {
   // and what they get back each time the decision passes from them.
   std::int64_t clock_seconds = 0, increment_seconds = 0;
   std::string tournament_id;      // empty unless a tournament's game
+  // A private tournament's game: its organiser and entrants, who may watch it as spectators.
+  std::vector<std::int64_t> tournament_insiders;
   int tournament_round = 0;       // a Swiss's game: its round
   bool rated = false;             // its end moves the players' ratings
   std::string rematch_of;         // a rematch: the finished game it follows
@@ -138,11 +141,18 @@ struct Game {
     if (user_id == 0) return -1;
     return user[0] == user_id ? 0 : user[1] == user_id ? 1 : -1;
   }
+  // Whether the user may know of it and watch it: anyone, unless it is private.
+  bool visible_to(std::int64_t user_id) const {
+    return !is_private || side_of(user_id) >= 0 ||
+           (user_id != 0 && std::find(tournament_insiders.begin(), tournament_insiders.end(), user_id) != tournament_insiders.end());
+  }
 };
 
 // "" when a time per move (0: untimed), or a game clock (0: none) with its
 // increment, is within the server's bounds; else the sentence that says why not.
 std::string check_time_terms(const Config& config, std::int64_t move_seconds, std::int64_t clock, std::int64_t increment);
+// "from 1 hour to 30 days (3600 to 2592000 seconds)": words for players, seconds for programs.
+std::string span_range(std::int64_t from, std::int64_t to);
 
 class GameService {
  public:

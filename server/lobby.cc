@@ -198,12 +198,12 @@ std::string span_words(std::int64_t seconds) {
   return std::to_string(seconds) + " seconds";
 }
 
-// "from 1 hour to 30 days (3600 to 2592000 seconds)": words for players, seconds for programs.
+}  // namespace
+
 std::string span_range(std::int64_t from, std::int64_t to) {
   return "from " + span_words(from) + " to " + span_words(to) + " (" + std::to_string(from) + " to " + std::to_string(to) +
          " seconds)";
 }
-}  // namespace
 
 std::string check_time_terms(const Config& config, std::int64_t move_seconds, std::int64_t clock, std::int64_t increment) {
   if (move_seconds != 0 && (move_seconds < config.min_move_seconds || move_seconds > config.max_move_seconds)) {
@@ -387,13 +387,19 @@ GameService::OperatorEndOutcome GameService::end_unloadable(const std::string& g
   struct Row {
     std::string status, tournament_id;
   };
-  const auto row = storage_.read([&](Db& db) {
-    Row r;
-    auto& q = db.prepare("SELECT status, tournament_id FROM games WHERE id = ?");
-    q.bind_all(game_id);
-    while (q.step()) r = Row{q.text(0), q.text(1)};
-    return r;
-  });
+  Row row;
+  try {
+    row = storage_.read([&](Db& db) {
+      Row r;
+      auto& q = db.prepare("SELECT status, tournament_id FROM games WHERE id = ?");
+      q.bind_all(game_id);
+      while (q.step()) r = Row{q.text(0), q.text(1)};
+      return r;
+    });
+  } catch (...) {
+    done();  // the next poll asks again
+    throw;
+  }
   if (row.status != "open" && row.status != "playing") {
     done();
     return OperatorEndOutcome::Later;
@@ -402,8 +408,12 @@ GameService::OperatorEndOutcome GameService::end_unloadable(const std::string& g
   // the operator. An abort moves no rating and scores nothing in a tournament.
   const bool open = row.status == "open";
   storage_.write(
-      [game_id, result = std::string(open ? "Cancelled" : "Aborted"), reason = operator_end_text(open, why)](Db& db) {
-        store_end(db, game_id, result, reason);
+      [game_id, status = row.status, result = std::string(open ? "Cancelled" : "Aborted"), reason = operator_end_text(open, why)](Db& db) {
+        auto& q = db.prepare("SELECT status FROM games WHERE id = ?");
+        q.bind_all(game_id);
+        std::string now;
+        while (q.step()) now = q.text(0);
+        if (now == status) store_end(db, game_id, result, reason);  // else it moved on meanwhile
       },
       [this, done, tournament_id = row.tournament_id](bool ok) {
         done();

@@ -338,13 +338,17 @@ int main(int argc, char** argv) {
               log::info("game of a suspended player set aside", {{"game", g.game_id}, {"reason", g.why}});
             }
           }
+        } catch (const std::exception& x) {
+          log::error("suspensions could not be read", {{"error", x.what()}});
+        }
+        try {
           for (const auto& g : tournaments.games_of_withdrawn()) {
             if (games.set_aside(g.game_id, g.user_id, g.why, true)) {
               log::info("game of a withdrawn entrant resigned", {{"game", g.game_id}, {"reason", g.why}});
             }
           }
         } catch (const std::exception& x) {
-          log::error("suspensions could not be read", {{"error", x.what()}});
+          log::error("withdrawn entrants' games could not be read", {{"error", x.what()}});
         }
         try {
           for (const auto& t : operator_cancellations(*storage)) {

@@ -431,8 +431,8 @@ void Tournaments::game_ended(const std::string& id) {
           if (!knockout_next_in(db, id, static_cast<int>(round), *out)) return;
         } else if (unfinished != 0) {
           return;  // only the write that finds every game over moves on, so each round and the end come once
-        } else if (round < rounds) {
-          return next_round_in(db, id, static_cast<int>(round + 1), *out);
+        } else if (round < rounds && !next_round_in(db, id, static_cast<int>(round + 1), *out)) {
+          return;
         }
         // 3: its end not yet told, so that a server stopped before telling it tells it at its next start.
         db.prepare("UPDATE tournaments SET finished_unix = ?, unannounced = 3 WHERE id = ?").run(unix_now(), id);
@@ -519,8 +519,8 @@ void Tournaments::create(const Caller& c, const wire::CreateTournament& req) {
     return c.error(wire::BAD_REQUEST, "A tournament's games have a time per move or a game clock.");
   }
   if (req.move_seconds() != 0 && (req.move_seconds() < config_.min_move_seconds || req.move_seconds() > config_.max_move_seconds)) {
-    return c.error(wire::BAD_REQUEST, "A tournament's time per move is from " + std::to_string(config_.min_move_seconds) + " to " +
-                                          std::to_string(config_.max_move_seconds) + " seconds (untimed games are not for tournaments).");
+    return c.error(wire::BAD_REQUEST, "A tournament's time per move is " + span_range(config_.min_move_seconds, config_.max_move_seconds) +
+                                          " (untimed games are not for tournaments).");
   }
   if (auto problem = check_time_terms(config_, req.move_seconds(), req.clock_seconds(), req.increment_seconds());
       !problem.empty()) {
@@ -650,7 +650,7 @@ void Tournaments::make_round(Db& db, const std::string& id, int round, const std
   out.started_tournament = id;
 }
 
-void Tournaments::next_round_in(Db& db, const std::string& id, int round, Outcome& out) {
+bool Tournaments::next_round_in(Db& db, const std::string& id, int round, Outcome& out) {
   // The standings so far, by user id; level entrants in the order of their seeds.
   std::vector<std::string> entrants;
   auto& e = db.prepare("SELECT user_id FROM tournament_entrants WHERE tournament_id = ? ORDER BY draw, joined_unix, user_id");
@@ -679,14 +679,17 @@ void Tournaments::next_round_in(Db& db, const std::string& id, int round, Outcom
       " WHERE e.tournament_id = ? AND u.suspended_until >= ?");
   a.bind_all(id, kSuspendedIndefinitely);
   while (a.step()) away.insert(std::to_string(a.integer(0)));
+  // Entrants who withdrew are never paired again.
+  std::set<std::string> withdrawn;
   auto& w = db.prepare("SELECT user_id FROM tournament_entrants WHERE tournament_id = ? AND withdrawn_unix <> 0");
   w.bind_all(id);
-  while (w.step()) away.insert(std::to_string(w.integer(0)));
-  if (entrants.size() < away.size() + 2) away.clear();
+  while (w.step()) withdrawn.insert(std::to_string(w.integer(0)));
+  if (entrants.size() < withdrawn.size() + 2) return true;  // nobody left to pair: it is over
+  if (entrants.size() < away.size() + withdrawn.size() + 2) away.clear();
   std::vector<std::int64_t> ranked;
   std::map<std::string, int> place;
   for (const auto& s : standings(entrants, games, byes)) {
-    if (away.count(s.player())) continue;
+    if (away.count(s.player()) || withdrawn.count(s.player())) continue;
     place[s.player()] = static_cast<int>(ranked.size());
     ranked.push_back(std::stoll(s.player()));
   }
@@ -702,6 +705,7 @@ void Tournaments::next_round_in(Db& db, const std::string& id, int round, Outcom
   }
   const auto r = swiss_round(static_cast<int>(ranked.size()), met, had_bye);
   make_round(db, id, round, ranked, r.pairs, r.bye >= 0 ? std::vector<int>{r.bye} : std::vector<int>{}, out);
+  return false;
 }
 
 bool Tournaments::knockout_next_in(Db& db, const std::string& id, int round, Outcome& out) {
@@ -754,7 +758,7 @@ bool Tournaments::knockout_next_in(Db& db, const std::string& id, int round, Out
       db.prepare("UPDATE tournament_entrants SET out_in_round = 0 WHERE tournament_id = ? AND user_id = ?").run(id, stays);
       in.erase(gone);
       in.insert(stays);
-    } else if (m.games == 2 && m.higher == m.lower) {  // level: a deciding game, sides drawn
+    } else if (m.games == 2 && m.higher == m.lower && !withdrawn.count(higher)) {  // level: a deciding game, sides drawn
       const bool swap = randombytes_uniform(2) == 1;
       deciders.push_back(insert_game(db, id, t, swap ? lower : higher, swap ? higher : lower, round));
       undecided = true;
@@ -798,11 +802,11 @@ void Tournaments::join(const Caller& c, const wire::JoinTournament& req) {
         std::int64_t max = 0, count = 0, organiser = 0;
         auto& q = db.prepare(
             "SELECT status, private, invite_code, max_players, organiser_id,"
-            " (SELECT COUNT(*) FROM tournament_entrants e WHERE e.tournament_id = t.id) FROM tournaments t WHERE id = ?");
+            " (SELECT COUNT(*) FROM tournament_entrants e WHERE e.tournament_id = t.id), finished_unix FROM tournaments t WHERE id = ?");
         q.bind_all(id);
         while (q.step()) {
           found = true;
-          status = q.text(0);
+          status = q.integer(6) != 0 ? "finished" : q.text(0);
           priv = q.integer(1) != 0;
           invite = q.text(2);
           max = q.integer(3);
@@ -815,11 +819,13 @@ void Tournaments::join(const Caller& c, const wire::JoinTournament& req) {
         std::int64_t entered = 0;
         mine.bind_all(id, user);
         while (mine.step()) entered = mine.integer(0);
-        if (entered > 0) return out.refuse(wire::CONFLICT, "You have already entered this tournament.");
-        if (priv && user != organiser && code != invite) {
-          return out.refuse(wire::FORBIDDEN, "This tournament is private: entering it needs its invite code.");
+        if (priv && entered == 0 && user != organiser && code != invite) {
+          return out.refuse(wire::FORBIDDEN, code.empty() ? "This tournament is private: entering it needs its invite code."
+                                                          : "That is not this private tournament's invite code.");
         }
         if (status == "cancelled") return out.refuse(wire::CONFLICT, "The tournament was cancelled.");
+        if (status == "finished") return out.refuse(wire::CONFLICT, "The tournament is over.");
+        if (entered > 0) return out.refuse(wire::CONFLICT, "You have already entered this tournament.");
         if (status != "open") return out.refuse(wire::CONFLICT, "The tournament has already started.");
         if (count >= max) return out.refuse(wire::CONFLICT, "The tournament is full.");
         db.prepare("INSERT INTO tournament_entrants (tournament_id, user_id, joined_unix) VALUES (?, ?, ?)")
@@ -914,7 +920,9 @@ bool Tournaments::organiser_of_open(Db& db, const std::string& id, std::int64_t 
   } else if (organiser != user) {
     out.refuse(wire::FORBIDDEN, "Only the tournament's organiser can " + act + " it.");
   } else if (status != "open") {
-    out.refuse(wire::CONFLICT, status == "cancelled" ? "The tournament was cancelled." : "The tournament has already started.");
+    out.refuse(wire::CONFLICT, status == "cancelled" ? "The tournament was cancelled."
+                               : act == "cancel"     ? "The tournament has already started: now only the server's operator can cancel it."
+                                                     : "The tournament has already started.");
   } else {
     return true;
   }
@@ -1079,7 +1087,7 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
     }
     // A knock-out's last round may yet need a deciding game: it is over once that is stored.
     if (t.status() == "playing" &&
-        (t.knockout() ? finished_unix != 0
+        (t.knockout() || finished_unix != 0 ? finished_unix != 0
                       : !games.empty() && t.round() >= t.rounds() &&
                             std::all_of(games.begin(), games.end(), [](const auto& x) { return x.status() == "finished"; }))) {
       t.set_status("finished");

@@ -95,8 +95,9 @@ class Tournaments {
   // Within a write: creates the games of every pair of entrants (a Swiss: of
   // its first round) and marks the tournament playing.
   void start_in(Db& db, const std::string& id, Outcome& out);
-  // Within a write: the next round of a Swiss, paired from the standings.
-  static void next_round_in(Db& db, const std::string& id, int round, Outcome& out);
+  // Within a write: the next round of a Swiss, paired from the standings; true,
+  // pairing nobody, when fewer than two are left who have not withdrawn: it is over.
+  static bool next_round_in(Db& db, const std::string& id, int round, Outcome& out);
   // Within a write, after a game of a knock-out's round has ended: makes the
   // deciding game of each match level after its two games (at once, while other
   // matches are still played), knocks out the loser of each match decided, and,

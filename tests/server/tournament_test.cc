@@ -224,6 +224,7 @@ TEST_F(ServerTournament, ThreeEntrantsPlayEachOtherWithBothSidesAndTheStandingsF
   ASSERT_TRUE(after.has_tournament());
   const auto& done = after.tournament();
   EXPECT_EQ(done.status(), "finished");
+  EXPECT_EQ(bob->request(join(id)).error().message(), "The tournament is over.");
   ASSERT_EQ(done.standings_size(), 3);
   EXPECT_EQ(done.standings(0).player(), "alice");
   EXPECT_EQ(done.standings(1).player(), "carol");
@@ -253,13 +254,16 @@ TEST_F(ServerTournament, ThreeEntrantsPlayEachOtherWithBothSidesAndTheStandingsF
     EXPECT_FALSE(g.result_reason().empty()) << g.game_id();
   }
   const std::string beaten = game_of(t, "alice", "bob");
-  const auto in_list = std::find_if(my.game_list().games().begin(), my.game_list().games().end(),
+  const auto bobs_list = bob->request(mine);
+  const auto in_list = std::find_if(bobs_list.game_list().games().begin(), bobs_list.game_list().games().end(),
                                     [&](const auto& g) { return g.game_id() == beaten; });
-  ASSERT_NE(in_list, my.game_list().games().end());
+  ASSERT_NE(in_list, bobs_list.game_list().games().end());
   for (const auto& g : done.games()) {
     if (g.game_id() != beaten) continue;
     EXPECT_GT(g.soviet_rating_change(), 0) << "alice won it";
-    EXPECT_LT(g.german_rating_change(), 0);
+    EXPECT_EQ(g.soviet_rating_change(), in_list->soviet_rating_change());
+    EXPECT_EQ(g.german_rating_change(), in_list->german_rating_change());
+    EXPECT_EQ(g.result_reason(), in_list->result_reason());
     EXPECT_NE(g.result_reason().find("resign"), std::string::npos) << g.result_reason();
   }
 
@@ -310,7 +314,9 @@ TEST_F(ServerTournament, RefusedRequestsSayWhyAndChangeNothing) {
   for (const auto& g : started.tournament().games()) EXPECT_NE(g.soviet(), "alice");
   EXPECT_EQ(code_of(alice->request(leave(id))), wire::NOT_FOUND) << "an organiser who does not play has not entered";
   EXPECT_EQ(code_of(alice->request(join(id))), wire::CONFLICT) << "started";
-  EXPECT_EQ(code_of(alice->request(cancel(id))), wire::CONFLICT);
+  const auto late_cancel = alice->request(cancel(id));
+  EXPECT_EQ(code_of(late_cancel), wire::CONFLICT);
+  EXPECT_EQ(late_cancel.error().message(), "The tournament has already started: now only the server's operator can cancel it.");
   EXPECT_EQ(code_of(alice->request(start(id))), wire::CONFLICT);
 
   // Private: entered only with the code, and unseen by others; cancelled: closed.
@@ -321,7 +327,9 @@ TEST_F(ServerTournament, RefusedRequestsSayWhyAndChangeNothing) {
   EXPECT_EQ(code.size(), 10u);
   EXPECT_EQ(code_of(bob->request(get(sid))), wire::NOT_FOUND);
   EXPECT_EQ(code_of(bob->request(join(sid))), wire::FORBIDDEN);
-  EXPECT_EQ(code_of(bob->request(join(sid, "wrongcode2"))), wire::FORBIDDEN);
+  const auto wrong = bob->request(join(sid, "wrongcode2"));
+  EXPECT_EQ(code_of(wrong), wire::FORBIDDEN);
+  EXPECT_EQ(wrong.error().message(), "That is not this private tournament's invite code.");
   auto in = bob->request(join(sid, code));
   ASSERT_TRUE(in.has_tournament()) << in.DebugString();
   EXPECT_EQ(in.tournament().invite_code(), "") << "the code is the organiser's to give";
@@ -330,6 +338,7 @@ TEST_F(ServerTournament, RefusedRequestsSayWhyAndChangeNothing) {
   for (const auto& t : eves.tournament_list().tournaments()) EXPECT_NE(t.tournament_id(), sid);
   EXPECT_TRUE(alice->request(cancel(sid)).has_ok());
   EXPECT_EQ(code_of(eve->request(join(sid, code))), wire::CONFLICT);
+  EXPECT_EQ(bob->request(join(sid)).error().message(), "The tournament was cancelled.") << "not that bob entered it";
   EXPECT_EQ(bob->request(get(sid)).tournament().status(), "cancelled");
   const auto left = bob->request(leave(sid));
   EXPECT_EQ(code_of(left), wire::CONFLICT);
@@ -358,6 +367,28 @@ TEST_F(ServerTournament, AnOutsiderCannotJoinAGameOfAPrivateTournament) {
     const auto r = eve->request(m);
     EXPECT_EQ(code_of(r), wire::FORBIDDEN) << r.DebugString();
   }
+}
+
+// A private tournament's games are open to its own: the organiser and every entrant
+// watch the other pairs' games as spectators (the public view), and outsiders
+// still cannot tell they exist.
+TEST_F(ServerTournament, APrivateTournamentsEntrantsWatchEachOthersGamesAndOutsidersDoNot) {
+  auto alice = user("alice"), bob = user("bob"), carol = user("carol"), eve = user("eve");
+  auto made = alice->request(create("Club Invitational", 3, false, true));
+  ASSERT_TRUE(made.has_tournament());
+  const std::string id = made.tournament().tournament_id(), code = made.tournament().invite_code();
+  for (auto* c : {bob.get(), carol.get()}) ASSERT_TRUE(c->request(join(id, code)).has_tournament());
+  ASSERT_TRUE(alice->request(start(id)).has_tournament());
+  const auto t = alice->request(get(id)).tournament();
+  ASSERT_EQ(t.games_size(), 2);
+  const std::string game = t.games(0).game_id();  // bob and carol's
+  const auto organiser = alice->watch(game);
+  EXPECT_TRUE(organiser.has_game()) << organiser.DebugString();
+  EXPECT_EQ(organiser.game().your_side(), "") << "a spectator";
+  EXPECT_EQ(code_of(eve->watch(game)), wire::NOT_FOUND) << "an outsider is not told it exists";
+  wire::ClientMessage resign_it;
+  resign_it.mutable_resign()->set_game_id(game);
+  EXPECT_EQ(code_of(alice->request(resign_it)), wire::FORBIDDEN) << "watching is not playing";
 }
 
 // A tournament for a club night: every game with a game clock instead of a
@@ -731,20 +762,21 @@ TEST_F(ServerTournament, ASwissMakesItsNextRoundWithoutAnEntrantSuspendedUntilRe
 // without them. A second withdrawal, or one after the end, is refused.
 TEST_F(ServerTournament, AnEntrantWhoWithdrawsFromASwissResignsTheirGamesAndIsPairedNoMore) {
   std::map<std::string, std::unique_ptr<Client>> players;
-  for (const char* name : {"alice", "bob", "carol"}) players[name] = user(name);
+  for (const char* name : {"alice", "bob", "carol", "dave"}) players[name] = user(name);
   auto& alice = *players["alice"];
-  auto m = create("Swiss Club", 3);
-  m.mutable_create_tournament()->set_rounds(2);
+  auto m = create("Swiss Club", 4);
+  m.mutable_create_tournament()->set_rounds(3);
   auto created = alice.request(m);
   ASSERT_TRUE(created.has_tournament()) << created.DebugString();
   const std::string id = created.tournament().tournament_id();
-  for (const char* name : {"bob", "carol"}) ASSERT_TRUE(players[name]->request(join(id)).has_tournament());
+  for (const char* name : {"bob", "carol", "dave"}) ASSERT_TRUE(players[name]->request(join(id)).has_tournament());
   auto t = alice.request(get(id)).tournament();
   ASSERT_EQ(t.round(), 1);
-  std::vector<std::string> bobs;
+  std::vector<std::string> bobs;  // four entrants: nobody sits out, so bob plays two games
   for (const auto& g : t.games()) {
     if (g.soviet() == "bob" || g.german() == "bob") bobs.push_back(g.game_id());
   }
+  ASSERT_EQ(bobs.size(), 2u);
 
   const auto withdrew = players["bob"]->request(leave(id));
   ASSERT_TRUE(withdrew.has_tournament()) << withdrew.DebugString();
@@ -768,16 +800,24 @@ TEST_F(ServerTournament, AnEntrantWhoWithdrawsFromASwissResignsTheirGamesAndIsPa
   }
   t = wait_for(alice, id, [](const auto& x) { return x.round() == 2; });
   const auto second = games_of_round(t, 2);
-  ASSERT_EQ(second.size(), 2u) << t.DebugString();
-  for (const auto& g : second) {
-    EXPECT_EQ(std::set<std::string>({g.soviet(), g.german()}), (std::set<std::string>{"alice", "carol"}));
-  }
-  EXPECT_EQ(t.sits_out(), "") << "bob is not given a bye";
+  ASSERT_EQ(second.size(), 2u) << "three left: one pair, one sits out: " << t.DebugString();
+  for (const auto& g : second) EXPECT_TRUE(g.soviet() != "bob" && g.german() != "bob") << "bob is paired no more";
+  EXPECT_FALSE(t.sits_out().empty());
+  EXPECT_NE(t.sits_out(), "bob") << "nor given a bye";
   const auto* b = standing_of(t, "bob");
   ASSERT_TRUE(b);
   EXPECT_TRUE(b->withdrawn());
   EXPECT_EQ(b->lost(), 2) << "his results stand";
   EXPECT_FALSE(standing_of(t, "alice")->withdrawn());
+
+  // Two more withdraw: with one left to pair, the Swiss ends after this round, its rounds unplayed.
+  std::vector<std::string> leaving;
+  for (const char* name : {"alice", "carol", "dave"}) {
+    if (t.sits_out() != name && leaving.size() < 2) leaving.push_back(name);
+  }
+  for (const auto& name : leaving) ASSERT_TRUE(players[name]->request(leave(id)).has_tournament()) << name;
+  t = wait_for(*players[t.sits_out()], id, [](const auto& x) { return x.status() == "finished"; });
+  EXPECT_EQ(t.round(), 2) << "no third round for one entrant";
 }
 
 // A knock-out entrant who withdraws mid-match loses it as by a walk-over: no deciding

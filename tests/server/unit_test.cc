@@ -232,6 +232,29 @@ TEST(ServerUnit, ConfigReadsKeyValueAndJsonAndRejectsUnknownKeys) {
   std::filesystem::remove_all(dir);
 }
 
+// Files as editors and operators write them: a byte order mark before the first key,
+// a JSON list of proxies, and a JSON slip named with where it is.
+TEST(ServerUnit, ConfigReadsAByteOrderMarkAJsonListAndPlacesAJsonSlip) {
+  const std::string dir = make_temp_dir("config-forms");
+  std::ofstream(dir + "/bom.conf") << "\xEF\xBB\xBFlisten = 127.0.0.1:9000\n";
+  std::ofstream(dir + "/bom.json") << "\xEF\xBB\xBF{\"listen\": \"127.0.0.1:9001\"}";
+  std::ofstream(dir + "/list.json") << R"({"trusted_proxies": ["127.0.0.1", "::1"]})";
+  std::ofstream(dir + "/slip.json") << R"({"threads": 2,})";
+  Config c;
+  std::string err;
+  ASSERT_TRUE(load_config_file(dir + "/bom.conf", c, err)) << err;
+  EXPECT_EQ(c.listen, "127.0.0.1:9000");
+  ASSERT_TRUE(load_config_file(dir + "/bom.json", c, err)) << err;
+  EXPECT_EQ(c.listen, "127.0.0.1:9001");
+  Config listed, written;
+  ASSERT_TRUE(load_config_file(dir + "/list.json", listed, err)) << err;
+  ASSERT_TRUE(set_config_value(written, "trusted_proxies", "127.0.0.1,::1", err)) << err;
+  EXPECT_EQ(listed.trusted_proxies.text(), written.trusted_proxies.text()) << "a list reads as its comma-separated form";
+  EXPECT_FALSE(load_config_file(dir + "/slip.json", c, err));
+  EXPECT_NE(err.find("not valid JSON (at byte "), std::string::npos) << err;
+  std::filesystem::remove_all(dir);
+}
+
 // A '#' starts a comment, but not inside a quoted value: a password or a URL
 // may hold one, and must not be cut short without a word.
 TEST(ServerUnit, ConfigKeepsAHashInsideAQuotedValue) {
