@@ -720,13 +720,20 @@ std::string tournament_end_notice(const wire::Tournament& t) {
          ". The final standings: `tournament show " + t.tournament_id() + "`.";
 }
 
-std::string tournament_start_notice(const wire::Tournament& t) {
+std::string tournament_start_notice(const wire::Tournament& t, const std::string& me) {
   const bool several = t.sits_out().find(", ") != std::string::npos;
   const std::string show = (t.sits_out().empty() ? "" : " (" + t.sits_out() + (several ? " sit" : " sits") + " out this round)") +
                            ": `tournament show " + t.tournament_id() + "`.";
   if (t.rounds() > 0 && t.round() > 1) {
+    // A knock-out's entrant who went out is told so, not only that the others play on.
+    std::string out;
+    for (const auto& e : t.standings()) {
+      if (t.knockout() && e.player() == me && e.knocked_out() > 0 && !e.withdrawn()) {
+        out = " You went out in round " + std::to_string(e.knocked_out()) + ", and play no more in it.";
+      }
+    }
     return "Round " + std::to_string(t.round()) + " of " + std::to_string(t.rounds()) + " of the tournament \"" + t.name() +
-           "\" has begun" + show;
+           "\" has begun" + show + out;
   }
   return "The tournament \"" + t.name() + "\" has started" + show;
 }

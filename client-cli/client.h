@@ -141,7 +141,7 @@ std::optional<wire::ClientMessage> tournament_request(const std::vector<std::str
 // One line for a tournament in a list.
 std::string tournament_line(const wire::Tournament& t);
 // "The tournament "X" has started: ..." or, for a Swiss's later round, "Round 2 of 3 of ... has begun: ...".
-std::string tournament_start_notice(const wire::Tournament& t);
+std::string tournament_start_notice(const wire::Tournament& t, const std::string& me = "");
 // "The tournament "X" is over: alice won. ..." for a finished tournament's push.
 std::string tournament_end_notice(const wire::Tournament& t);
 // "The tournament "X" was cancelled before it started. Its organiser ..." (or "... under way")

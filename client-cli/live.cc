@@ -563,7 +563,7 @@ class Shell {
       if (!game_ && m->has_error()) out("Server: " + describe_error(m->error()));  // a suspension's words, say
       if (m->has_game_started()) out(describe_start(m->game_started()));
       if (m->has_rematch_offered()) out(rematch_offer_notice(m->rematch_offered()));
-      if (m->has_tournament_started()) out(tournament_start_notice(m->tournament_started()));
+      if (m->has_tournament_started()) out(tournament_start_notice(m->tournament_started(), s_.user()));
       if (m->has_tournament_finished()) out(tournament_end_notice(m->tournament_finished()));
       if (m->has_tournament_cancelled()) out(tournament_cancelled_notice(m->tournament_cancelled()));
       if (m->has_game_ended() && !(game_ && m->game_ended().game_id() == game_->id())) {

@@ -396,6 +396,13 @@ TEST(TournamentKnockOut, TypedAndShownWithItsBracketRoundsAndWhoWentOutWhen) {
   EXPECT_NE(shown.find("tie-break  out"), std::string::npos) << shown;
   EXPECT_NE(shown.find("in round 1"), std::string::npos) << shown;
   EXPECT_NE(shown.find("carol, dave, erin sit out round 1.\n"), std::string::npos) << shown;
+  // The next round's notice tells the one who went out, and only them.
+  t.set_round(2);
+  t.clear_sits_out();
+  EXPECT_EQ(tournament_start_notice(t, "bob"),
+            "Round 2 of 3 of the tournament \"Club Cup\" has begun: `tournament show t3`. You went out in round 1, and play "
+            "no more in it.");
+  EXPECT_EQ(tournament_start_notice(t, "alice"), "Round 2 of 3 of the tournament \"Club Cup\" has begun: `tournament show t3`.");
 }
 
 TEST(Vacation, TypedAndShownAsPeopleWriteIt) {
