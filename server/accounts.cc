@@ -646,7 +646,7 @@ void Accounts::close_account(std::int64_t user_id, const std::string& name, cons
 
 void Accounts::request_password_reset(const std::string& name, const std::string& client_address,
                                       std::function<void(AuthResult)> done) {
-  if (!mailer_.enabled()) return done(failure(wire::UNAVAILABLE, "This server sends no e-mail."));
+  if (!mailer_.enabled()) return done(failure(wire::UNAVAILABLE, "This server sends no e-mail: ask its operator for a new password."));
   if (!check_name(name).empty()) return done(AuthResult{});  // no such player: the answer is alike
   if (!client_address.empty() && !email_codes_by_address_.take(client_address)) {
     return done(failure(wire::RATE_LIMITED, "Too many codes asked for from your address; try again later."));
@@ -688,7 +688,7 @@ void Accounts::request_password_reset(const std::string& name, const std::string
 
 void Accounts::reset_password(const std::string& name, const std::string& code, const std::string& new_password,
                               const std::string& client_address, std::function<void(AuthResult)> done) {
-  if (!mailer_.enabled()) return done(failure(wire::UNAVAILABLE, "This server sends no e-mail."));
+  if (!mailer_.enabled()) return done(failure(wire::UNAVAILABLE, "This server sends no e-mail: ask its operator for a new password."));
   if (auto why = check_password(new_password); !why.empty()) return done(failure(wire::BAD_REQUEST, why));
   const std::string wrong = "That code is wrong or has expired; ask for a new one.";
   if (!check_name(name).empty() || code.size() > 64) return done(failure(wire::BAD_CREDENTIALS, wrong));

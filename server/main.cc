@@ -143,7 +143,12 @@ int main(int argc, char** argv) {
   app.add_option("--cancel-tournament", cancel_tournament,
                  "Cancel the tournament ID, not yet started or under way, and exit: its games under way are aborted; "
                  "the server may be running");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // Help exits 0; a command line not understood exits 2, as a refused configuration does.
+    return app.exit(e) == 0 ? 0 : 2;
+  }
   // An empty value (a script's unset variable) must not fall through to serving.
   for (const auto& [one_shot, value] : {std::pair<const char*, const std::string*>{"--backup", &backup_to},
                                         {"--suspend", &suspend}, {"--reinstate", &reinstate}, {"--reset-password", &reset},

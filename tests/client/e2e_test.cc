@@ -284,7 +284,9 @@ TEST_F(TwoPlayers, APasswordIsChangedFromTheCommandLine) {
   EXPECT_EQ(cli(alice_, {"login", "alice"}, "new-password-1\n").code, 0);
   auto forgot = cli(bob_, {"password", "--forgot", "alice"});
   EXPECT_EQ(forgot.code, 1);
-  EXPECT_NE((forgot.out + forgot.err).find("This server sends no e-mail."), std::string::npos) << forgot.out << forgot.err;
+  EXPECT_NE((forgot.out + forgot.err).find("This server sends no e-mail: ask its operator for a new password."),
+            std::string::npos)
+      << forgot.out << forgot.err;
   EXPECT_EQ(cli(bob_, {"password", "--reset", "alice"}, "x\n").code, 2) << "the code is missing";
 }
 

@@ -247,7 +247,8 @@ TEST_F(ServerModeration, TheOperatorsCommandRefusesWhatItCannotDoAndChangesNothi
   const auto no_reason = operator_command("--suspend bob");
   EXPECT_EQ(no_reason.status, 1);
   EXPECT_NE(no_reason.said.find("--reason"), std::string::npos) << no_reason.said;
-  EXPECT_NE(operator_command("--suspend bob --days 0 --reason 'x'").status, 0);
+  EXPECT_EQ(operator_command("--suspend bob --days 0 --reason 'x'").status, 2) << "a command line not understood";
+  EXPECT_EQ(operator_command("--days 3").status, 2);
   EXPECT_NE(operator_command("--reason 'x'").status, 0) << "a reason alone suspends nobody";
   const auto two_lines = operator_command("--suspend bob --reason \"$(printf 'one\\ntwo')\"");
   EXPECT_EQ(two_lines.status, 1) << two_lines.said;
