@@ -117,7 +117,7 @@ void schedule_purge(net::steady_timer& timer, Accounts& accounts) {
 
 int main(int argc, char** argv) {
   CLI::App app{"counterattackd: the play-by-server for Model's Counterattack"};
-  std::string config_path, listen, data_dir, backup_to, suspend, reinstate, reason, reset, end_game, cancel_tournament;
+  std::string config_path, listen, data_dir, backup_to, suspend, reinstate, reason, reset, end_game, cancel_tournament, games_of;
   int days = 0;
   bool plain = false, list_suspensions = false, list_all_players = false;
   app.add_option("--config", config_path, "Config file: 'key = value' lines, or a JSON object");
@@ -137,6 +137,8 @@ int main(int argc, char** argv) {
   app.add_option("--reset-password", reset,
                  "Give the player NAME a new random password, end their sessions, print it and exit (for servers that send no mail)");
   app.add_flag("--players", list_all_players, "List the players, who is online and their games, and exit");
+  app.add_option("--games", games_of, "List the games waiting or in play (of the player NAME, if given), with their ids, and exit")
+      ->expected(0, 1);
   app.add_option("--end-game", end_game,
                  "End the game ID and exit: cancelled if it waits for an opponent, else aborted with no rating change; "
                  "the server may be running");
@@ -163,7 +165,7 @@ int main(int argc, char** argv) {
     std::string actions;
     int n = 0;
     for (const char* action : {"--backup", "--suspend", "--reinstate", "--suspended", "--reset-password", "--players",
-                               "--end-game", "--cancel-tournament"}) {
+                               "--games", "--end-game", "--cancel-tournament"}) {
       if (app.count(action) == 0) continue;
       actions += (n++ ? " and " : "") + std::string(action);
     }
@@ -200,8 +202,9 @@ int main(int argc, char** argv) {
     std::cout << "Backed up " << cfg.database << " to " << backup_to << ".\n";
     return 0;
   }
-  if (!suspend.empty() || !reinstate.empty() || list_suspensions || !reset.empty() || list_all_players || !end_game.empty() ||
-      !cancel_tournament.empty()) {
+  const bool list_all_games = app.count("--games") > 0;
+  if (!suspend.empty() || !reinstate.empty() || list_suspensions || !reset.empty() || list_all_players || list_all_games ||
+      !end_game.empty() || !cancel_tournament.empty()) {
     std::string said;
     const std::string why =
         !suspend.empty()     ? suspend_account(cfg.database, suspend, days, reason, said)
@@ -209,6 +212,7 @@ int main(int argc, char** argv) {
         : !end_game.empty()  ? end_game_by_operator(cfg.database, end_game, reason, said)
         : !cancel_tournament.empty() ? cancel_tournament_by_operator(cfg.database, cancel_tournament, reason, said)
         : list_all_players   ? list_players(cfg.database, said)
+        : list_all_games     ? list_games(cfg.database, games_of, said)
         : !reset.empty()     ? reset_password(cfg.database, reset, static_cast<unsigned long long>(cfg.argon2_opslimit),
                                               static_cast<std::size_t>(cfg.argon2_memlimit_kib) * 1024, said)
                              : list_suspended(cfg.database, said);

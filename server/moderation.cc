@@ -299,6 +299,45 @@ std::string list_players(const std::string& db_path, std::string& said) {
   }
 }
 
+std::string list_games(const std::string& db_path, const std::string& name, std::string& said) {
+  std::string error;
+  auto db = open_for_moderation(db_path, error, kSchemaWithOperatorViews);
+  if (!db) return error;
+  try {
+    if (!name.empty()) {
+      auto& u = db->prepare("SELECT 1 FROM users WHERE name = ? COLLATE NOCASE");
+      u.bind_all(name);
+      if (!u.step()) return "there is no player '" + name + "'";
+      u.reset();
+    }
+    auto& q = db->prepare(
+        "SELECT g.id, g.status, COALESCE(s.name, ''), COALESCE(d.name, ''), g.created_unix, g.tournament_id,"
+        " (SELECT COALESCE(MAX(o.version), 0) FROM orders o WHERE o.game_id = g.id),"
+        " (SELECT COALESCE(MAX(o.created_unix), 0) FROM orders o WHERE o.game_id = g.id) AS last"
+        " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id"
+        " WHERE g.status IN ('open', 'playing')"
+        " AND (?1 = '' OR s.name = ?1 COLLATE NOCASE OR d.name = ?1 COLLATE NOCASE)"
+        " ORDER BY MAX(last, g.created_unix) DESC LIMIT 500");
+    q.bind_all(name);
+    std::string rows;
+    int games = 0;
+    while (q.step()) {
+      ++games;
+      const auto orders = q.integer(6), last = q.integer(7);
+      rows += q.text(0) + "\t" + (q.text(1) == "open" ? "waiting" : "playing") + "\tSoviet: " +
+              (q.text(2).empty() ? "(open)" : q.text(2)) + "\tGerman: " + (q.text(3).empty() ? "(open)" : q.text(3)) + "\t" +
+              (orders > 0 ? std::to_string(orders) + (orders == 1 ? " order, the last " : " orders, the last ") + utc_minute(last)
+                          : "no order yet, made " + utc_minute(q.integer(4))) +
+              (q.text(5).empty() ? "" : "\ttournament " + q.text(5)) + "\n";
+    }
+    said = std::to_string(games) + (games == 1 ? " game" : " games") + " waiting or in play" +
+           (name.empty() ? "" : " of " + name) + (games == 500 ? " (the latest 500)" : "") + "\n" + rows;
+    return "";
+  } catch (const DbError& e) {
+    return std::string("the database: ") + e.what();
+  }
+}
+
 std::string end_game_by_operator(const std::string& db_path, const std::string& game_id, const std::string& reason,
                                  std::string& said) {
   if (auto why = reason_refused(reason, "the players are"); !why.empty()) return why;

@@ -37,6 +37,9 @@ std::string reset_password(const std::string& db_path, const std::string& name, 
 // Every player: online now or when last seen, games in play and finished, and
 // whether the account is active, suspended or closed.
 std::string list_players(const std::string& db_path, std::string& said);
+// The games waiting for an opponent or in play (of the player `name` alone, when
+// not empty), the latest played first: their ids, for --end-game. "" or why not.
+std::string list_games(const std::string& db_path, const std::string& name, std::string& said);
 // Asks the server to end a game not yet over: one waiting for an opponent is
 // cancelled, one in play aborted (no rating changes, and in a tournament no
 // points to either player). Its players are told the reason.

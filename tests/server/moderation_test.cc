@@ -322,6 +322,29 @@ TEST_F(ServerModeration, TheOperatorGivesAPlayerANewPasswordAndTheirSessionsEnd)
 }
 
 
+// The operator's list of games, for the ids --end-game takes: those waiting or in
+// play, with their players, of one player when named.
+TEST_F(ServerModeration, TheOperatorListsTheGamesWaitingOrInPlayWithTheirIds) {
+  auto alice = user("alice"), bob = user("bob"), carol = user("carol");
+  const std::string playing = start_game(*alice, *bob);
+  play_opening(*alice, *bob, playing);
+  const auto made = carol->create_game(wire::CHOOSE_GERMAN);
+  ASSERT_TRUE(made.has_game_created());
+  const std::string waiting = made.game_created().game().game_id();
+  const auto all = operator_command("--games");
+  ASSERT_EQ(all.status, 0) << all.said;
+  EXPECT_EQ(all.said.rfind("2 games waiting or in play\n", 0), 0u) << all.said;
+  EXPECT_NE(all.said.find(playing + "\tplaying\tSoviet: alice\tGerman: bob\t"), std::string::npos) << all.said;
+  EXPECT_NE(all.said.find(" the last "), std::string::npos) << "when it was last played: " << all.said;
+  EXPECT_NE(all.said.find(waiting + "\twaiting\tSoviet: (open)\tGerman: carol\tno order yet, made "), std::string::npos) << all.said;
+  const auto bobs = operator_command("--games BOB");
+  EXPECT_EQ(bobs.said.rfind("1 game waiting or in play of BOB\n", 0), 0u) << bobs.said;
+  EXPECT_EQ(bobs.said.find(waiting), std::string::npos) << bobs.said;
+  const auto nobody = operator_command("--games nobody");
+  EXPECT_EQ(nobody.status, 1);
+  EXPECT_NE(nobody.said.find("there is no player 'nobody'"), std::string::npos) << nobody.said;
+}
+
 // The operator's list of players: who is online now (as the running server keeps
 // it, connection by connection), when the others were last seen, their games and
 // whether each account is active, suspended or closed.
