@@ -337,6 +337,9 @@ int main(int argc, char** argv) {
       if (ticks % 2 == 1) {
         try {
           const auto found = suspensions.poll(*storage);
+          for (const auto& s : found.seen) {
+            log::info("suspension in force", {{"user", s.name}, {"until", s.until}, {"reason", s.reason}});
+          }
           for (const auto& s : found.sign_out) sessions.sign_out(s.user_id, "", s.text);
           for (const auto& t : found.cancelled) {
             log::info("tournament of a suspended organiser cancelled", {{"tournament", t.tournament_id}});

@@ -480,6 +480,8 @@ SuspensionWatch::Poll SuspensionWatch::poll(Storage& storage) {
     Known k{row.until, row.reason, kSignOuts};
     if (auto was = known_.find(id); was != known_.end() && was->second.until == row.until && was->second.reason == row.reason) {
       k.sign_outs_left = was->second.sign_outs_left;
+    } else {
+      out.seen.push_back(Poll::Seen{row.name, row.until >= kSuspendedIndefinitely ? "reinstated" : utc_minute(row.until), row.reason});
     }
     if (k.sign_outs_left > 0) {
       --k.sign_outs_left;

@@ -97,6 +97,12 @@ class SuspensionWatch {
     // Tournaments not yet started of organisers suspended until reinstated, which
     // the command cancelled: to be told to their entrants.
     std::vector<Cancelled> cancelled;
+    // Suspensions this server has not seen before (new, or changed): for its log,
+    // since the command that made them ran in another process.
+    struct Seen {
+      std::string name, until, reason;
+    };
+    std::vector<Seen> seen;
   };
   Poll poll(Storage& storage);
 

@@ -73,6 +73,10 @@ TEST_F(ServerModeration, ASuspendedPlayerIsSignedOutAndToldWhyOnlyWithTheirPassw
   ASSERT_TRUE(told) << "the connection he is on is told, within seconds";
   EXPECT_EQ(told->error().code(), wire::UNAUTHENTICATED);
   EXPECT_NE(told->error().message().find("suspended until "), std::string::npos) << told->error().message();
+  // The running server's log says so, once, though another process made it.
+  const std::string logged = "msg=\"suspension in force\" user=bob until=";
+  EXPECT_TRUE(eventually([&] { return server_->log().find(logged) != std::string::npos; })) << server_->log();
+  EXPECT_EQ(server_->log().find(logged), server_->log().rfind(logged));
   EXPECT_NE(told->error().message().find("Abusive chat in the lobby."), std::string::npos) << told->error().message();
   EXPECT_TRUE(eventually([&] { return bob->closed(); }));
 
