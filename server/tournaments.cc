@@ -886,12 +886,17 @@ void Tournaments::leave(const Caller& c, const wire::LeaveTournament& req) {
 std::vector<Tournaments::WithdrawnGame> Tournaments::games_of_withdrawn() {
   return storage_.read([](Db& db) {
     std::vector<WithdrawnGame> out;
-    // CROSS JOIN keeps the few withdrawn entrants (a partial index) outermost.
+    // CROSS JOIN keeps the few withdrawn entrants (a partial index) outermost, then
+    // their tournaments under way, then their games in play by seat (partial indexes).
     auto& q = db.prepare(
         "SELECT g.id, e.user_id, u.name, t.name FROM tournament_entrants e"
-        " CROSS JOIN games g ON g.tournament_id = e.tournament_id AND g.status = 'playing'"
-        " AND (g.soviet_id = e.user_id OR g.german_id = e.user_id)"
-        " JOIN users u ON u.id = e.user_id JOIN tournaments t ON t.id = e.tournament_id WHERE e.withdrawn_unix <> 0");
+        " CROSS JOIN tournaments t ON t.id = e.tournament_id AND t.status = 'playing' AND t.finished_unix = 0"
+        " CROSS JOIN games g ON g.soviet_id = e.user_id AND g.status = 'playing' AND g.tournament_id = e.tournament_id"
+        " JOIN users u ON u.id = e.user_id WHERE e.withdrawn_unix <> 0"
+        " UNION ALL SELECT g.id, e.user_id, u.name, t.name FROM tournament_entrants e"
+        " CROSS JOIN tournaments t ON t.id = e.tournament_id AND t.status = 'playing' AND t.finished_unix = 0"
+        " CROSS JOIN games g ON g.german_id = e.user_id AND g.status = 'playing' AND g.tournament_id = e.tournament_id"
+        " JOIN users u ON u.id = e.user_id WHERE e.withdrawn_unix <> 0");
     q.bind_all();
     while (q.step()) {
       out.push_back(WithdrawnGame{q.text(0), q.integer(1), q.text(2) + " withdrew from the tournament \"" + q.text(3) + "\"."});
