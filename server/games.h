@@ -379,7 +379,6 @@ class GameService {
   // Games that could not be loaded: the sweep for overdue clocks does not try them
   // again, and requests for them say so. Under mu_.
   std::set<std::string> unloadable_;
-  std::set<std::string> ending_unloadable_;  // their operator's end being stored; under mu_
   // Finished game -> its rematch ("" while one is being made) while that rematch is
   // open; guarded by mu_. Filled from the database when asked for and not here.
   std::map<std::string, std::string> rematches_;

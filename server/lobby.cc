@@ -376,48 +376,26 @@ GameService::OperatorEndOutcome GameService::end_by_operator(const std::string& 
 }
 
 GameService::OperatorEndOutcome GameService::end_unloadable(const std::string& game_id, const std::string& why) {
-  {
-    std::lock_guard lock(mu_);
-    if (!ending_unloadable_.insert(game_id).second) return OperatorEndOutcome::Later;  // its end is being stored
-  }
-  auto done = [this, game_id] {
-    std::lock_guard lock(mu_);
-    ending_unloadable_.erase(game_id);
-  };
-  struct Row {
-    std::string status, tournament_id;
-  };
-  Row row;
-  try {
-    row = storage_.read([&](Db& db) {
-      Row r;
-      auto& q = db.prepare("SELECT status, tournament_id FROM games WHERE id = ?");
-      q.bind_all(game_id);
-      while (q.step()) r = Row{q.text(0), q.text(1)};
-      return r;
-    });
-  } catch (...) {
-    done();  // the next poll asks again
-    throw;
-  }
-  if (row.status != "open" && row.status != "playing") {
-    done();
-    return OperatorEndOutcome::Later;
-  }
   // Nothing is replayed: the row alone says it is over, and its log stays as stored for
-  // the operator. An abort moves no rating and scores nothing in a tournament.
-  const bool open = row.status == "open";
+  // the operator. An abort moves no rating and scores nothing in a tournament. Read and
+  // ended in one write, so that a repeat, or a game that moved on meanwhile, ends nothing.
+  auto ended_in = std::make_shared<std::optional<std::string>>();  // once ended: its tournament ("": none)
   storage_.write(
-      [game_id, status = row.status, result = std::string(open ? "Cancelled" : "Aborted"), reason = operator_end_text(open, why)](Db& db) {
-        auto& q = db.prepare("SELECT status FROM games WHERE id = ?");
+      [game_id, why, ended_in](Db& db) {
+        auto& q = db.prepare("SELECT status, tournament_id FROM games WHERE id = ?");
         q.bind_all(game_id);
-        std::string now;
-        while (q.step()) now = q.text(0);
-        if (now == status) store_end(db, game_id, result, reason);  // else it moved on meanwhile
+        std::string status, tournament_id;
+        while (q.step()) {
+          status = q.text(0);
+          tournament_id = q.text(1);
+        }
+        if (status != "open" && status != "playing") return;
+        const bool open = status == "open";
+        store_end(db, game_id, open ? "Cancelled" : "Aborted", operator_end_text(open, why));
+        *ended_in = tournament_id;
       },
-      [this, done, tournament_id = row.tournament_id](bool ok) {
-        done();
-        if (ok && !tournament_id.empty() && tournament_game_end_) tournament_game_end_(tournament_id);
+      [this, ended_in](bool ok) {
+        if (ok && *ended_in && !(*ended_in)->empty() && tournament_game_end_) tournament_game_end_(**ended_in);
       });
   return OperatorEndOutcome::Unloadable;
 }

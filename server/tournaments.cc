@@ -1092,9 +1092,9 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
     }
     // A knock-out's last round may yet need a deciding game: it is over once that is stored.
     if (t.status() == "playing" &&
-        (t.knockout() || finished_unix != 0 ? finished_unix != 0
-                      : !games.empty() && t.round() >= t.rounds() &&
-                            std::all_of(games.begin(), games.end(), [](const auto& x) { return x.status() == "finished"; }))) {
+        (finished_unix != 0 ||
+         (!t.knockout() && !games.empty() && t.round() >= t.rounds() &&
+          std::all_of(games.begin(), games.end(), [](const auto& x) { return x.status() == "finished"; })))) {
       t.set_status("finished");
     }
     std::map<std::string, int> byes;

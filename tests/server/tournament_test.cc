@@ -103,6 +103,17 @@ const wire::Standing* standing_of(const wire::Tournament& t, const std::string& 
   return nullptr;
 }
 
+// A knock-out of two that `organiser` makes and enters and `entrant` fills, which starts it: its id.
+std::string knockout_of_two(Client& organiser, Client& entrant, const std::string& name) {
+  auto m = create(name, 2);
+  m.mutable_create_tournament()->set_knockout(true);
+  auto created = organiser.request(m);
+  EXPECT_TRUE(created.has_tournament()) << created.DebugString();
+  const std::string id = created.tournament().tournament_id();
+  EXPECT_TRUE(entrant.request(join(id)).has_tournament());
+  return id;
+}
+
 void resign(Client& c, const std::string& game_id) {
   wire::ClientMessage m;
   m.mutable_resign()->set_game_id(game_id);
@@ -605,12 +616,8 @@ TEST_F(ServerTournament, AKnockOutMatchLevelAfterItsDecidingGameGoesToTheHigherS
   for (const char* name : {"alice", "bob"}) user(name);
   rate({{"bob", 1700}});
   auto alice = login_as("alice"), bob = login_as("bob");
-  auto m = create("Drawn Cup", 2);
-  m.mutable_create_tournament()->set_knockout(true);
-  auto created = alice->request(m);
-  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
-  const std::string id = created.tournament().tournament_id();
-  ASSERT_TRUE(bob->request(join(id)).has_tournament());
+  const std::string id = knockout_of_two(*alice, *bob, "Drawn Cup");
+  ASSERT_FALSE(HasFailure());
   auto t = alice->request(get(id)).tournament();
   EXPECT_EQ(t.rounds(), 1);
   ASSERT_EQ(t.games_size(), 2);
@@ -825,12 +832,8 @@ TEST_F(ServerTournament, AnEntrantWhoWithdrawsFromASwissResignsTheirGamesAndIsPa
 TEST_F(ServerTournament, AKnockOutEntrantWhoWithdrawsLetsTheOpponentThroughWithoutADecidingGame) {
   for (const char* name : {"alice", "bob"}) user(name);
   auto alice = login_as("alice"), bob = login_as("bob");
-  auto m = create("Walk-over Cup", 2);
-  m.mutable_create_tournament()->set_knockout(true);
-  auto created = alice->request(m);
-  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
-  const std::string id = created.tournament().tournament_id();
-  ASSERT_TRUE(bob->request(join(id)).has_tournament());
+  const std::string id = knockout_of_two(*alice, *bob, "Walk-over Cup");
+  ASSERT_FALSE(HasFailure());
   auto t = alice->request(get(id)).tournament();
   ASSERT_EQ(t.games_size(), 2);
   resign(*alice, game_of(t, "bob", "alice"));  // bob wins one
