@@ -23,16 +23,37 @@ constexpr const char* kPrefix = "counterattack-";
 constexpr const char* kSuffix = ".db";
 
 // "counterattack-20261125-174502.db": names that sort by time.
-std::string backup_name(std::time_t at) {
+std::string utc_stamp(std::time_t at);
+std::string backup_name(std::time_t at) { return std::string(kPrefix) + utc_stamp(at) + kSuffix; }
+
+bool is_backup(const std::string& name) {
+  return name.starts_with(kPrefix) && name.ends_with(kSuffix) && name.size() == backup_name(0).size();
+}
+
+std::string utc_stamp(std::time_t at) {
   std::tm utc{};
   gmtime_r(&at, &utc);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &utc);
-  return std::string(kPrefix) + stamp + kSuffix;
+  return stamp;
 }
 
-bool is_backup(const std::string& name) {
-  return name.starts_with(kPrefix) && name.ends_with(kSuffix) && name.size() == backup_name(0).size();
+// Puts a file's contents, or a directory's entries, on disk.
+bool sync_path(const std::string& path, bool directory) {
+  const int fd = ::open(path.empty() ? "." : path.c_str(), directory ? O_RDONLY | O_DIRECTORY : O_RDONLY);
+  if (fd < 0) return false;
+  const bool ok = ::fsync(fd) == 0;
+  ::close(fd);
+  return ok;
+}
+
+// The first value of a one-value query.
+std::int64_t one_integer(Db& db, const char* sql) {
+  auto& q = db.prepare(sql);
+  q.bind_all();
+  std::int64_t v = 0;
+  while (q.step()) v = q.integer(0);
+  return v;
 }
 
 // The scheduled backups in `dir`, oldest first.
@@ -88,12 +109,106 @@ std::string backup_database(const std::string& db_path, const std::string& to, c
   const int link_errno = errno;
   fs::remove(partial, ec);
   if (!named) return "cannot name the backup " + to + ": " + std::generic_category().message(link_errno);
-  // The new name itself durable.
-  const auto parent = fs::path(to).parent_path();
-  if (const int dir = ::open(parent.empty() ? "." : parent.c_str(), O_RDONLY | O_DIRECTORY); dir >= 0) {
-    ::fsync(dir);
-    ::close(dir);
+  sync_path(fs::path(to).parent_path().string(), true);  // the new name itself durable
+  return "";
+}
+
+std::string restore_database(const std::string& db_path, const std::string& from, std::string& said) {
+  std::error_code ec;
+  if (!fs::is_regular_file(from, ec)) return "there is no backup " + from;
+  if (fs::exists(db_path, ec) && fs::equivalent(from, db_path, ec)) return from + " is the database itself";
+  const std::string dir = fs::path(db_path).parent_path().string();
+  if (!dir.empty()) fs::create_directories(dir, ec);
+  if (ec) return "cannot create " + dir + ": " + ec.message();
+  // The backup itself is only read: what is checked, and then put in place, is a copy.
+  const std::string copy = db_path + ".restoring-" + std::to_string(::getpid());
+  auto drop_copy = [&] {
+    std::error_code ignored;
+    for (const char* extra : {"", "-wal", "-shm", "-journal"}) fs::remove(copy + extra, ignored);
+  };
+  drop_copy();
+  fs::copy_file(from, copy, ec);
+  if (ec || !sync_path(copy, false)) {
+    drop_copy();
+    return "cannot copy " + from + " beside the database: " + (ec ? ec.message() : std::string("the copy did not reach the disk"));
   }
+  int schema = 0;
+  std::int64_t games = 0, players = 0;
+  try {
+    std::string error;
+    Db db(copy, false, error);
+    if (!db.ok()) throw std::runtime_error(error);
+    auto& check = db.prepare("PRAGMA quick_check");
+    check.bind_all();
+    std::string verdict;
+    while (check.step()) verdict += check.text(0);
+    if (verdict != "ok") throw std::runtime_error("it does not read back whole: " + verdict);
+    schema = static_cast<int>(one_integer(db, "PRAGMA user_version"));
+    int known = 0;
+    for (const auto& m : embedded_migrations()) known = std::max(known, std::atoi(m.first.c_str()));
+    if (schema > known) {
+      throw std::runtime_error("it has schema " + std::to_string(schema) + ", made by a newer counterattackd (this one knows up to " +
+                               std::to_string(known) + ")");
+    }
+    if (schema < 1 || one_integer(db, "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('games', 'users', 'orders')") != 3) {
+      throw std::runtime_error("it has no counterattackd tables");
+    }
+    games = one_integer(db, "SELECT COUNT(*) FROM games");
+    players = one_integer(db, "SELECT COUNT(*) FROM users");
+  } catch (const DbError& x) {
+    drop_copy();
+    return from + " is not a counterattackd database to restore: " + sqlite3_errstr(x.code);
+  } catch (const std::exception& x) {
+    drop_copy();
+    return from + " is not a counterattackd database to restore: " + x.what();
+  }
+  // The database replaced is kept, WAL and all: first folded into its file where it
+  // can be, so that the file alone holds everything; where not, its WAL goes with it.
+  std::string kept;
+  if (fs::exists(db_path, ec)) {
+    {
+      std::string error;
+      Db current(db_path, false, error);
+      try {
+        // A read first: until then the connection has not found the WAL to fold in.
+        if (current.ok() && one_integer(current, "PRAGMA user_version") >= 0) current.checkpoint(SQLITE_CHECKPOINT_TRUNCATE);
+      } catch (const DbError&) {
+        // A database that does not read is kept as it is, WAL and all.
+      }
+    }
+    kept = db_path + ".before-restore-" + utc_stamp(std::time(nullptr));
+    for (int n = 2; fs::exists(kept, ec); ++n) kept = db_path + ".before-restore-" + utc_stamp(std::time(nullptr)) + "-" + std::to_string(n);
+    // A link, so that the database stays whole at its own name until the copy takes it.
+    if (::link(db_path.c_str(), kept.c_str()) != 0) {
+      const int link_errno = errno;
+      drop_copy();
+      return "cannot keep the database as " + kept + ": " + std::generic_category().message(link_errno);
+    }
+    if (fs::exists(db_path + "-wal", ec) && fs::file_size(db_path + "-wal", ec) > 0) {
+      fs::rename(db_path + "-wal", kept + "-wal", ec);
+      if (ec) {
+        const auto why = ec.message();
+        fs::remove(kept, ec);
+        drop_copy();
+        return "cannot keep the database's WAL as " + kept + "-wal: " + why;
+      }
+    }
+    fs::remove(db_path + "-wal", ec);
+  }
+  fs::remove(db_path + "-shm", ec);
+  fs::rename(copy, db_path, ec);
+  if (ec) {
+    const auto why = ec.message();
+    drop_copy();
+    return "cannot put the copy in place of " + db_path + ": " + why + (kept.empty() ? "" : "; the database is kept as " + kept);
+  }
+  drop_copy();
+  sync_path(dir, true);
+  auto count = [](std::int64_t n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); };
+  said = "Restored " + from + " as " + db_path + " (schema " + std::to_string(schema) + ", " + count(games, "game") + ", " +
+         count(players, "player") + ").";
+  if (!kept.empty()) said += "\nThe database it replaced is kept as " + kept + ".";
+  said += "\nStart the server: its games resume as they were at the backup.";
   return "";
 }
 

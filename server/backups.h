@@ -24,6 +24,13 @@ namespace counterattack::server {
 std::string backup_database(const std::string& db_path, const std::string& to,
                             const std::function<void(Db*)>& running = nullptr);
 
+// Puts a copy of the backup `from` in place of the database at `db_path`, which
+// no server may be serving meanwhile (the caller holds its lock). The copy is
+// checked first; the database it replaces, with its WAL, is kept beside it
+// under a name of its own, and no WAL of that one is left to be read with the
+// copy. "" when done, with what was done in `said`; else why not, nothing changed.
+std::string restore_database(const std::string& db_path, const std::string& from, std::string& said);
+
 // Of the scheduled backups' file names (which sort by the time they were
 // taken), those to delete so that the newest `keep` are left.
 std::vector<std::string> backups_beyond(std::vector<std::string> names, int keep);

@@ -70,8 +70,9 @@ void raise_open_file_limit(int max_connections) {
 // ends; the file's last word says whether the run before ended cleanly.
 class ServingLock {
  public:
-  // "" when taken, else why not.
-  std::string take(const std::string& path) {
+  // "" when taken, else why not. `serving` false: held for an operator's command
+  // that must not run beside a server, which leaves the run before's word as it was.
+  std::string take(const std::string& path, bool serving = true) {
     fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (fd_ < 0) return "cannot open " + path + ": " + std::strerror(errno);
     char before[64] = {};
@@ -81,6 +82,7 @@ class ServingLock {
       const auto pid = holder.substr(0, holder.find(' '));
       return "another counterattackd" + (pid.empty() ? "" : " (pid " + pid + ")") + " serves this database; stop it first";
     }
+    if (!serving) return "";
     taken_ = true;
     unclean_ = n > 0 && std::string(before, static_cast<size_t>(n)).find("running") != std::string::npos;
     mark("running");
@@ -117,7 +119,7 @@ void schedule_purge(net::steady_timer& timer, Accounts& accounts) {
 
 int main(int argc, char** argv) {
   CLI::App app{"counterattackd: the play-by-server for Model's Counterattack"};
-  std::string config_path, listen, data_dir, backup_to, suspend, reinstate, reason, reset, end_game, cancel_tournament, games_of;
+  std::string config_path, listen, data_dir, backup_to, restore_from, suspend, reinstate, reason, reset, end_game, cancel_tournament, games_of;
   int days = 0;
   bool plain = false, list_suspensions = false, list_all_players = false;
   app.add_option("--config", config_path, "Config file: 'key = value' lines, or a JSON object");
@@ -126,6 +128,9 @@ int main(int argc, char** argv) {
   app.add_flag("--plain", plain, "Plain WebSocket without TLS, on a loopback address only");
   app.add_option("--backup", backup_to,
                  "Write a consistent copy of the database to FILE and exit; the server may be running meanwhile");
+  app.add_option("--restore", restore_from,
+                 "Put a copy of the backup FILE in place of the database and exit, keeping the database it replaces; "
+                 "the server must be stopped");
   auto* suspending = app.add_option("--suspend", suspend,
                                     "Suspend the player NAME and exit: their sessions end and they cannot log in; the server may be running");
   app.add_option("--reason", reason, "With --suspend, --end-game or --cancel-tournament: why, as the players are told it");
@@ -153,7 +158,7 @@ int main(int argc, char** argv) {
   }
   // An empty value (a script's unset variable) must not fall through to serving.
   for (const auto& [one_shot, value] : {std::pair<const char*, const std::string*>{"--backup", &backup_to},
-                                        {"--suspend", &suspend}, {"--reinstate", &reinstate}, {"--reset-password", &reset},
+                                        {"--restore", &restore_from}, {"--suspend", &suspend}, {"--reinstate", &reinstate}, {"--reset-password", &reset},
                                         {"--end-game", &end_game}, {"--cancel-tournament", &cancel_tournament}}) {
     if (app.count(one_shot) > 0 && value->empty()) {
       std::cerr << "counterattackd: " << one_shot << " needs a value\n";
@@ -164,7 +169,7 @@ int main(int argc, char** argv) {
   {
     std::string actions;
     int n = 0;
-    for (const char* action : {"--backup", "--suspend", "--reinstate", "--suspended", "--reset-password", "--players",
+    for (const char* action : {"--backup", "--restore", "--suspend", "--reinstate", "--suspended", "--reset-password", "--players",
                                "--games", "--end-game", "--cancel-tournament"}) {
       if (app.count(action) == 0) continue;
       actions += (n++ ? " and " : "") + std::string(action);
@@ -200,6 +205,21 @@ int main(int argc, char** argv) {
       return 1;
     }
     std::cout << "Backed up " << cfg.database << " to " << backup_to << ".\n";
+    return 0;
+  }
+  if (!restore_from.empty()) {
+    // Never beside a server: it would go on with the database it has open.
+    std::error_code dir_ec;
+    std::filesystem::create_directories(cfg.data_dir, dir_ec);
+    ServingLock held;
+    std::string said;
+    auto why = held.take(cfg.database + ".lock", false);
+    if (why.empty()) why = restore_database(cfg.database, restore_from, said);
+    if (!why.empty()) {
+      std::cerr << "counterattackd: " << why << "\n";
+      return 1;
+    }
+    std::cout << said << "\n";
     return 0;
   }
   const bool list_all_games = app.count("--games") > 0;

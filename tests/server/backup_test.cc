@@ -1,8 +1,11 @@
 // Backups, for the operator: copies taken on a schedule while the server runs,
 // the oldest dropped, readable by the server's user alone; a copy on demand from
-// a second process; and a server started again on a copy.
+// a second process; and a server started again on a copy, by hand or with
+// `--restore`, which keeps the database it replaces and never reads its WAL
+// with the copy.
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <thread>
 
@@ -97,6 +100,66 @@ TEST_F(ServerBackup, CopiesAreTakenWhilePlayGoesOnTheOldestDroppedAndAServerStar
   bool found = false;
   for (const auto& g : list.game_list().games()) found = found || g.game_id() == game;
   EXPECT_TRUE(found) << list.DebugString();
+}
+
+// The ids of the caller's games, as the server lists them.
+std::set<std::string> my_game_ids(Client& c) {
+  wire::ClientMessage mine;
+  mine.mutable_my_games();
+  const auto list = c.request(mine);
+  EXPECT_TRUE(list.has_game_list()) << list.DebugString();
+  std::set<std::string> ids;
+  for (const auto& g : list.game_list().games()) ids.insert(g.game_id());
+  return ids;
+}
+
+TEST_F(ServerBackup, ARestoreIsRefusedWhileServingChecksTheBackupAndKeepsTheDatabaseItReplaces) {
+  auto alice = user("alice"), bob = user("bob");
+  const std::string before = start_game(*alice, *bob);
+  const std::string copy = dir_ + "/copy.db";
+  ASSERT_EQ(operator_command("--backup '" + copy + "'").status, 0);
+  const std::string after = start_game(*alice, *bob);  // in the database, not in the backup
+
+  auto refused = operator_command("--restore '" + copy + "'");
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_NE(refused.said.find("serves this database; stop it first"), std::string::npos) << refused.said;
+  ASSERT_TRUE(alice->ping().has_pong()) << "the server went on serving";
+  EXPECT_EQ(my_game_ids(*alice), (std::set<std::string>{before, after}));
+
+  // Killed, the server leaves the later game in its WAL: read with the backup, it would damage it.
+  server_->kill9();
+  const std::string db = server_->data_dir() + "/counterattack.db";
+  ASSERT_GT(fs::file_size(db + "-wal"), 0u);
+  const std::string junk = dir_ + "/junk.db";
+  {
+    std::ofstream(junk) << "not a database";
+  }
+  for (const std::string& bad : {junk, dir_ + "/missing.db", db}) {
+    auto no = operator_command("--restore '" + bad + "'");
+    EXPECT_EQ(no.status, 1) << bad;
+    EXPECT_NE(no.said.find(bad == junk ? "is not a counterattackd database to restore: file is not a database"
+                           : bad == db ? "is the database itself"
+                                       : "there is no backup"),
+              std::string::npos)
+        << no.said;
+  }
+  EXPECT_EQ(games_with_id(db, after), 1) << "a refused restore changes nothing";
+
+  auto done = operator_command("--restore '" + copy + "'");
+  ASSERT_EQ(done.status, 0) << done.said;
+  EXPECT_NE(done.said.find("(schema "), std::string::npos) << done.said;
+  EXPECT_NE(done.said.find(", 1 game, 2 players)"), std::string::npos) << done.said;
+  const auto at = done.said.find("kept as ");
+  ASSERT_NE(at, std::string::npos) << done.said;
+  const std::string kept = done.said.substr(at + 8, done.said.find(".\n", at) - at - 8);
+  EXPECT_EQ(games_with_id(kept, after), 1) << "the database replaced is kept whole: " << kept;
+  EXPECT_TRUE(owners_alone(db));
+  EXPECT_FALSE(fs::exists(db + "-wal")) << "no WAL of the replaced database is left to be read with the copy";
+  EXPECT_TRUE(fs::exists(copy)) << "the backup itself is left as it was";
+
+  restart();
+  auto again = login_as("alice");
+  EXPECT_EQ(my_game_ids(*again), std::set<std::string>{before}) << "games as they were at the backup";
 }
 
 }  // namespace
