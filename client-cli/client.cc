@@ -695,6 +695,9 @@ std::string describe_tournament(const wire::Tournament& t) {
     s += t.sits_out() + (t.sits_out().find(", ") == std::string::npos ? " sits" : " sit") + " out round " +
          std::to_string(t.round()) + ".\n";
   }
+  if (t.status() == "playing" && !t.your_opponent().empty()) {
+    s += "In round " + std::to_string(t.round()) + " you play " + t.your_opponent() + ".\n";
+  }
   if (t.games_size()) s += "Games:\n";
   for (const auto& g : t.games()) {
     s += "  " + g.game_id() + "  ";
@@ -723,7 +726,8 @@ std::string tournament_end_notice(const wire::Tournament& t) {
 std::string tournament_start_notice(const wire::Tournament& t, const std::string& me) {
   const bool several = t.sits_out().find(", ") != std::string::npos;
   const std::string show = (t.sits_out().empty() ? "" : " (" + t.sits_out() + (several ? " sit" : " sits") + " out this round)") +
-                           ": `tournament show " + t.tournament_id() + "`.";
+                           ": `tournament show " + t.tournament_id() + "`." +
+                           (t.your_opponent().empty() ? "" : " You play " + t.your_opponent() + ", a game with each side.");
   if (t.rounds() > 0 && t.round() > 1) {
     // A knock-out's entrant who went out is told so, not only that the others play on.
     std::string out;

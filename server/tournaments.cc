@@ -1088,6 +1088,10 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
       s.set_soviet_rating_change(static_cast<int>(g.integer(12)));
       s.set_german_rating_change(static_cast<int>(g.integer(13)));
       s.set_rating_counted(g.integer(14) != 0);
+      if (t.rounds() > 0 && s.tournament_round() == t.round()) {
+        d.opponent_in_round[s.soviet()] = s.german();
+        d.opponent_in_round[s.german()] = s.soviet();
+      }
       games.push_back(std::move(s));
     }
     // A knock-out's last round may yet need a deciding game: it is over once that is stored.
@@ -1141,8 +1145,12 @@ bool Tournaments::visible(const Described& d, std::int64_t user) {
 
 wire::Tournament Tournaments::as_seen_by(const Described& d, std::int64_t user) {
   wire::Tournament t = d.tournament;
-  t.set_entered(std::any_of(d.entrants.begin(), d.entrants.end(), [&](const auto& e) { return e.first == user; }));
+  const auto me = std::find_if(d.entrants.begin(), d.entrants.end(), [&](const auto& e) { return e.first == user; });
+  t.set_entered(me != d.entrants.end());
   if (d.organiser == user) t.set_invite_code(d.invite);
+  if (me != d.entrants.end() && t.status() == "playing") {
+    if (auto o = d.opponent_in_round.find(me->second); o != d.opponent_in_round.end()) t.set_your_opponent(o->second);
+  }
   return t;
 }
 

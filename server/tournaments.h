@@ -129,6 +129,7 @@ class Tournaments {
     std::string invite;
     std::vector<std::pair<std::int64_t, std::string>> entrants;  // user id, name; in order of entry
     std::set<std::string> sitting_out;                            // the round's byes, by name
+    std::map<std::string, std::string> opponent_in_round;         // Swiss or knock-out: who plays whom in the round, by name
   };
   std::optional<Described> describe(const std::string& id, bool details);
   // The entrants, and the organiser when not one of them: who hears of the tournament's end.

@@ -323,6 +323,13 @@ TEST(TournamentSwiss, TypedAndShownWithItsRoundsAndByes) {
   EXPECT_EQ(tournament_start_notice(t),
             "Round 2 of 3 of the tournament \"Swiss Open\" has begun (carol sits out this round): `tournament show t2`.");
   EXPECT_NE(describe_tournament(t).find("carol sits out round 2.\n"), std::string::npos) << describe_tournament(t);
+  // An entrant is told whom they play in the round.
+  t.set_your_opponent("bob");
+  EXPECT_EQ(tournament_start_notice(t),
+            "Round 2 of 3 of the tournament \"Swiss Open\" has begun (carol sits out this round): `tournament show t2`. "
+            "You play bob, a game with each side.");
+  EXPECT_NE(describe_tournament(t).find("In round 2 you play bob.\n"), std::string::npos) << describe_tournament(t);
+  t.clear_your_opponent();
   // An entrant who withdrew is marked in the standings, and told what their withdrawal did.
   s->set_withdrawn(true);
   EXPECT_NE(describe_tournament(t).find("     1  withdrew\n"), std::string::npos) << describe_tournament(t);

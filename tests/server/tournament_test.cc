@@ -532,6 +532,7 @@ TEST_F(ServerTournament, AKnockOutSeedsByRatingDecidesALevelMatchWithAThirdGameA
     EXPECT_EQ(std::set<std::string>({g.soviet(), g.german()}), (std::set<std::string>{"alice", "carol"}));
   }
   EXPECT_EQ(t.sits_out(), "");
+  EXPECT_EQ(t.your_opponent(), "carol") << "whom alice plays in the round under way";
   EXPECT_EQ(standing_of(t, "bob")->knocked_out(), 1);
   EXPECT_EQ(standing_of(t, "alice")->knocked_out(), 0);
   // carol follows her turns: told of the final.
@@ -540,6 +541,7 @@ TEST_F(ServerTournament, AKnockOutSeedsByRatingDecidesALevelMatchWithAThirdGameA
     return x.has_tournament_started() && x.tournament_started().tournament_id() == id && x.tournament_started().round() == 2;
   });
   ASSERT_TRUE(final_notice);
+  EXPECT_EQ(final_notice->tournament_started().your_opponent(), "alice");
   for (const auto& g : final_games) resign(carol, g.game_id());
 
   t = wait_for(alice, id, [](const auto& x) { return x.status() == "finished"; });
@@ -566,6 +568,7 @@ TEST_F(ServerTournament, AKnockOutSeedsByRatingDecidesALevelMatchWithAThirdGameA
   });
   ASSERT_EQ(told.size(), 1u);
   EXPECT_EQ(told.front().tournament_started().sits_out(), "carol");
+  EXPECT_EQ(told.front().tournament_started().your_opponent(), "") << "nobody to play in a round sat out";
 
   // A knock-out's rounds follow from its entrants.
   auto bad = create("Bad Cup", 4);
