@@ -32,22 +32,38 @@ namespace beast = boost::beast;
 namespace websocket = beast::websocket;
 using tcp = net::ip::tcp;
 using Ws = websocket::stream<beast::ssl_stream<beast::tcp_stream>>;
+using PlainWs = websocket::stream<beast::tcp_stream>;
 
 std::string Endpoint::url() const {
   const std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;  // IPv6
-  return "wss://" + h + ":" + port + (path == "/" ? "" : path);
+  return (tls ? "wss://" : "ws://") + h + ":" + port + (path == "/" ? "" : path);
 }
 
+namespace {
+
+bool is_loopback(const std::string& host) {
+  if (host == "localhost" || host == "::1") return true;
+  boost::system::error_code ec;
+  const auto a = net::ip::make_address(host, ec);
+  return !ec && a.is_loopback();
+}
+
+}  // namespace
+
 std::optional<Endpoint> parse_url(const std::string& url, std::string* error) {
-  const std::string scheme = "wss://";
-  if (url.rfind(scheme, 0) != 0) {
+  Endpoint ep;
+  std::string rest;
+  if (url.rfind("wss://", 0) == 0) {
+    rest = url.substr(6);
+  } else if (url.rfind("ws://", 0) == 0) {
+    rest = url.substr(5);
+    ep.tls = false;
+  } else {
     if (error)
       *error = "The server URL must start with wss:// (for example wss://127.0.0.1:8443), not '" +
                url + "'.";
     return std::nullopt;
   }
-  std::string rest = url.substr(scheme.size());
-  Endpoint ep;
   const auto slash = rest.find('/');
   if (slash != std::string::npos) {
     ep.path = rest.substr(slash);
@@ -67,9 +83,16 @@ std::optional<Endpoint> parse_url(const std::string& url, std::string* error) {
     ep.host = rest.substr(0, colon);
     if (colon != std::string::npos) ep.port = rest.substr(colon + 1);
   }
-  if (ep.port.empty()) ep.port = "443";
+  if (ep.port.empty()) ep.port = ep.tls ? "443" : "80";
   if (ep.host.empty() || ep.port.find_first_not_of("0123456789") != std::string::npos) {
     if (error) *error = "The server URL '" + url + "' is not of the form wss://host:port.";
+    return std::nullopt;
+  }
+  // A password never crosses a network in the clear.
+  if (!ep.tls && !is_loopback(ep.host)) {
+    if (error)
+      *error = "Plain ws:// is for a server on this machine only (127.0.0.1, ::1 or localhost); for " +
+               ep.host + " use wss://.";
     return std::nullopt;
   }
   return ep;
@@ -79,7 +102,8 @@ struct Connection::Impl {
   // Declared first so it is destroyed last: everything below uses it.
   net::io_context ioc;
   ssl::context ctx{ssl::context::tls_client};
-  std::unique_ptr<Ws> ws;
+  std::unique_ptr<Ws> ws;             // one of these two
+  std::unique_ptr<PlainWs> plain_ws;
   std::optional<net::executor_work_guard<net::io_context::executor_type>> work;
   std::thread thread;
   beast::flat_buffer buffer;
@@ -100,6 +124,16 @@ struct Connection::Impl {
     if (efd >= 0) ::close(efd);
   }
 
+  // Runs f on whichever stream this connection has.
+  template <typename F>
+  void on_ws(F&& f) {
+    if (ws) {
+      f(*ws);
+    } else {
+      f(*plain_ws);
+    }
+  }
+
   void signal() {
     if (efd < 0) return;
     const std::uint64_t one = 1;
@@ -118,22 +152,24 @@ struct Connection::Impl {
   }
 
   void do_read() {
-    ws->async_read(buffer, [this](beast::error_code ec, std::size_t) {
-      if (ec) {
-        fail(ec == websocket::error::closed ? "the server closed the connection" : ec.message());
-        return;
-      }
-      wire::ServerMessage msg;
-      const auto data = buffer.data();
-      const bool ok = msg.ParseFromArray(data.data(), static_cast<int>(data.size()));
-      buffer.consume(buffer.size());
-      if (ok && msg.has_bundle()) {
-        for (auto& inner : *msg.mutable_bundle()->mutable_messages()) dispatch(std::move(inner));
-      } else if (ok) {
-        dispatch(std::move(msg));
-      }
-      do_read();
-    });
+    on_ws([this](auto& stream) { stream.async_read(buffer, [this](beast::error_code ec, std::size_t) { read_done(ec); }); });
+  }
+
+  void read_done(beast::error_code ec) {
+    if (ec) {
+      fail(ec == websocket::error::closed ? "the server closed the connection" : ec.message());
+      return;
+    }
+    wire::ServerMessage msg;
+    const auto data = buffer.data();
+    const bool ok = msg.ParseFromArray(data.data(), static_cast<int>(data.size()));
+    buffer.consume(buffer.size());
+    if (ok && msg.has_bundle()) {
+      for (auto& inner : *msg.mutable_bundle()->mutable_messages()) dispatch(std::move(inner));
+    } else if (ok) {
+      dispatch(std::move(msg));
+    }
+    do_read();
   }
 
   void dispatch(wire::ServerMessage msg) {
@@ -158,14 +194,39 @@ struct Connection::Impl {
   }
 
   void do_write() {
-    ws->binary(true);
-    ws->async_write(net::buffer(outbox.front()), [this](beast::error_code ec, std::size_t) {
-      if (ec) {
-        fail(ec.message());
-        return;
+    on_ws([this](auto& stream) {
+      stream.binary(true);
+      stream.async_write(net::buffer(outbox.front()), [this](beast::error_code ec, std::size_t) {
+        if (ec) {
+          fail(ec.message());
+          return;
+        }
+        outbox.pop_front();
+        if (!outbox.empty()) do_write();
+      });
+    });
+  }
+
+  // The WebSocket's own handshake, once the stream below it is ready.
+  template <typename Stream, typename Finish>
+  void websocket_handshake(Stream& stream, const Endpoint& ep, std::chrono::milliseconds timeout, Finish finish) {
+    beast::get_lowest_layer(stream).expires_never();
+    websocket::stream_base::timeout opt{};
+    opt.handshake_timeout = timeout;
+    opt.idle_timeout = std::chrono::seconds(30);  // pings find a dead link
+    opt.keep_alive_pings = true;
+    stream.set_option(opt);
+    stream.set_option(websocket::stream_base::decorator(
+        [](websocket::request_type& req) { req.set(beast::http::field::user_agent, "counterattack-cli"); }));
+    stream.read_message_max(64u << 20);
+    stream.async_handshake(ep.host + ":" + ep.port, ep.path, [this, finish](beast::error_code ec) {
+      if (ec) return finish("WebSocket handshake: " + ec.message());
+      {
+        std::lock_guard lk(mu);
+        open = true;
       }
-      outbox.pop_front();
-      if (!outbox.empty()) do_write();
+      do_read();
+      finish("");
     });
   }
 };
@@ -179,41 +240,45 @@ Connection::~Connection() {
 bool Connection::connect(const Endpoint& ep, const TlsPolicy& tls,
                          std::chrono::milliseconds timeout, std::string* error) {
   Impl& im = *impl_;
-  im.ctx.set_default_verify_paths();
-  im.ws = std::make_unique<Ws>(im.ioc, im.ctx);
-  auto& ssl_stream = im.ws->next_layer();
-  if (ep.host.find_first_not_of("0123456789.:") != std::string::npos) {
-    SSL_set_tlsext_host_name(ssl_stream.native_handle(), ep.host.c_str());
-  }
-  ssl_stream.set_verify_mode(ssl::verify_peer);
-  const std::string host = ep.host;
-  ssl_stream.set_verify_callback([&im, tls, host](bool preverified, ssl::verify_context& vc) {
-    X509_STORE_CTX* store = vc.native_handle();
-    const int depth = X509_STORE_CTX_get_error_depth(store);
-    if (depth == 0) {
-      if (X509* cert = X509_STORE_CTX_get_current_cert(store)) {
-        unsigned char md[EVP_MAX_MD_SIZE];
-        unsigned int n = 0;
-        if (X509_digest(cert, EVP_sha256(), md, &n)) {
-          static const char* hex = "0123456789abcdef";
-          std::string fp;
-          for (unsigned i = 0; i < n; ++i) {
-            fp += hex[md[i] >> 4];
-            fp += hex[md[i] & 15];
+  if (ep.tls) {
+    im.ctx.set_default_verify_paths();
+    im.ws = std::make_unique<Ws>(im.ioc, im.ctx);
+    auto& ssl_stream = im.ws->next_layer();
+    if (ep.host.find_first_not_of("0123456789.:") != std::string::npos) {
+      SSL_set_tlsext_host_name(ssl_stream.native_handle(), ep.host.c_str());
+    }
+    ssl_stream.set_verify_mode(ssl::verify_peer);
+    const std::string host = ep.host;
+    ssl_stream.set_verify_callback([&im, tls, host](bool preverified, ssl::verify_context& vc) {
+      X509_STORE_CTX* store = vc.native_handle();
+      const int depth = X509_STORE_CTX_get_error_depth(store);
+      if (depth == 0) {
+        if (X509* cert = X509_STORE_CTX_get_current_cert(store)) {
+          unsigned char md[EVP_MAX_MD_SIZE];
+          unsigned int n = 0;
+          if (X509_digest(cert, EVP_sha256(), md, &n)) {
+            static const char* hex = "0123456789abcdef";
+            std::string fp;
+            for (unsigned i = 0; i < n; ++i) {
+              fp += hex[md[i] >> 4];
+              fp += hex[md[i] & 15];
+            }
+            std::lock_guard lk(im.mu);
+            im.fingerprint = fp;
           }
-          std::lock_guard lk(im.mu);
-          im.fingerprint = fp;
         }
       }
-    }
-    if (tls.insecure) return true;
-    if (!tls.pin.empty()) {
-      if (depth > 0) return true;  // the chain does not matter: the leaf is pinned
-      std::lock_guard lk(im.mu);
-      return im.fingerprint == tls.pin;
-    }
-    return ssl::host_name_verification(host)(preverified, vc);
-  });
+      if (tls.insecure) return true;
+      if (!tls.pin.empty()) {
+        if (depth > 0) return true;  // the chain does not matter: the leaf is pinned
+        std::lock_guard lk(im.mu);
+        return im.fingerprint == tls.pin;
+      }
+      return ssl::host_name_verification(host)(preverified, vc);
+    });
+  } else {
+    im.plain_ws = std::make_unique<PlainWs>(im.ioc);
+  }
 
   im.work.emplace(im.ioc.get_executor());
   im.thread = std::thread([&im] { im.ioc.run(); });
@@ -230,42 +295,20 @@ bool Connection::connect(const Endpoint& ep, const TlsPolicy& tls,
   net::post(im.ioc, [&im, ep, timeout, resolver, finish] {
     resolver->async_resolve(
         ep.host, ep.port,
-        [&im, ep, timeout, resolver, finish](beast::error_code ec,
-                                             tcp::resolver::results_type res) {
+        [&im, ep, timeout, resolver, finish](beast::error_code ec, tcp::resolver::results_type res) {
           if (ec) return finish("cannot resolve " + ep.host + ": " + ec.message());
-          auto& lowest = beast::get_lowest_layer(*im.ws);
-          lowest.expires_after(timeout);
-          lowest.async_connect(res, [&im, ep, timeout, finish](beast::error_code ec2,
-                                                               const tcp::endpoint&) {
-            if (ec2)
-              return finish("cannot connect to " + ep.host + ":" + ep.port + ": " + ec2.message());
-            beast::get_lowest_layer(*im.ws).expires_after(timeout);
-            im.ws->next_layer().async_handshake(
-                ssl::stream_base::client, [&im, ep, timeout, finish](beast::error_code ec3) {
-                  if (ec3) return finish("TLS: " + ec3.message());
-                  beast::get_lowest_layer(*im.ws).expires_never();
-                  websocket::stream_base::timeout opt{};
-                  opt.handshake_timeout = timeout;
-                  opt.idle_timeout = std::chrono::seconds(30);  // pings find a dead link
-                  opt.keep_alive_pings = true;
-                  im.ws->set_option(opt);
-                  im.ws->set_option(
-                      websocket::stream_base::decorator([](websocket::request_type& req) {
-                        req.set(beast::http::field::user_agent, "counterattack-cli");
-                      }));
-                  im.ws->read_message_max(64u << 20);
-                  im.ws->async_handshake(ep.host + ":" + ep.port, ep.path,
-                                         [&im, finish](beast::error_code ec4) {
-                                           if (ec4)
-                                             return finish("WebSocket handshake: " + ec4.message());
-                                           {
-                                             std::lock_guard lk(im.mu);
-                                             im.open = true;
-                                           }
-                                           im.do_read();
-                                           finish("");
-                                         });
-                });
+          im.on_ws([&](auto& stream) {
+            auto& lowest = beast::get_lowest_layer(stream);
+            lowest.expires_after(timeout);
+            lowest.async_connect(res, [&im, ep, timeout, finish](beast::error_code ec2, const tcp::endpoint&) {
+              if (ec2) return finish("cannot connect to " + ep.host + ":" + ep.port + ": " + ec2.message());
+              if (!im.ws) return im.websocket_handshake(*im.plain_ws, ep, timeout, finish);
+              beast::get_lowest_layer(*im.ws).expires_after(timeout);
+              im.ws->next_layer().async_handshake(ssl::stream_base::client, [&im, ep, timeout, finish](beast::error_code ec3) {
+                if (ec3) return finish("TLS: " + ec3.message());
+                im.websocket_handshake(*im.ws, ep, timeout, finish);
+              });
+            });
           });
         });
   });
@@ -370,8 +413,9 @@ void Connection::close() {
   if (was_open) {
     // A polite close, but never wait long for it.
     net::post(im.ioc, [&im] {
-      im.ws->async_close(websocket::close_code::normal,
-                         [&im](beast::error_code) { im.fail("closed"); });
+      im.on_ws([&im](auto& stream) {
+        stream.async_close(websocket::close_code::normal, [&im](beast::error_code) { im.fail("closed"); });
+      });
     });
     std::unique_lock lk(im.mu);
     im.cv.wait_for(lk, std::chrono::milliseconds(500), [&] { return !im.open; });
@@ -381,7 +425,7 @@ void Connection::close() {
   im.thread.join();
   // Let the cancelled operations finish before the stream goes away.
   beast::error_code ec;
-  beast::get_lowest_layer(*im.ws).socket().close(ec);
+  im.on_ws([&ec](auto& stream) { beast::get_lowest_layer(stream).socket().close(ec); });
   im.ioc.restart();
   im.ioc.poll();
   {

@@ -1,5 +1,5 @@
-// One WebSocket-over-TLS connection to counterattackd: one protobuf envelope
-// per binary frame. An I/O thread reads and writes; callers wait for the reply
+// One WebSocket-over-TLS connection to counterattackd (or plain WebSocket on
+// loopback): one protobuf envelope per binary frame. An I/O thread reads and writes; callers wait for the reply
 // to a request (matched by request_id) or for pushed messages.
 #pragma once
 
@@ -14,9 +14,11 @@ namespace counterattack::cli {
 
 struct Endpoint {
   std::string host, port, path = "/";
-  std::string url() const;  // canonical "wss://host:port"
+  bool tls = true;          // false: plain ws://, to a server on this machine alone
+  std::string url() const;  // canonical "wss://host:port" (or "ws://")
 };
-// Parses wss://host[:port][/path]; the port defaults to 443.
+// Parses wss://host[:port][/path], the port defaulting to 443; or ws:// (port 80)
+// to a loopback host, as a server started with --plain allows.
 std::optional<Endpoint> parse_url(const std::string& url, std::string* error);
 
 // How the server's certificate is checked: by the system's CAs and the host

@@ -99,7 +99,8 @@ int main(int argc, char** argv) {
   bool no_colour = false, colour = false;
   app.add_option(
       "--server", g.server,
-      "Server URL, wss://host:port (default: the configured one, else wss://127.0.0.1:8443)");
+      "Server URL, wss://host:port (default: the configured one, else wss://127.0.0.1:8443); "
+      "ws://127.0.0.1:port for a --plain server on this machine");
   app.add_flag("--insecure", g.insecure,
                "Accept any server certificate (a self-signed test server)");
   app.add_option("--pin", g.pin,

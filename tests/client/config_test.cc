@@ -98,8 +98,18 @@ TEST(ServerUrl, HostPortAndPath) {
   EXPECT_EQ(c->host, "::1");
   EXPECT_EQ(c->port, "9000");
   EXPECT_EQ(c->url(), "wss://[::1]:9000");
-  EXPECT_FALSE(parse_url("ws://127.0.0.1:8443", &err));
+  EXPECT_FALSE(parse_url("http://127.0.0.1:8443", &err));
   EXPECT_NE(err.find("must start with wss://"), std::string::npos);
+  // Plain WebSocket, as a server started with --plain serves it: on loopback alone.
+  for (const char* local : {"ws://127.0.0.1:8080", "ws://localhost:8080", "ws://[::1]:8080"}) {
+    auto p = parse_url(local, &err);
+    ASSERT_TRUE(p) << local << ": " << err;
+    EXPECT_FALSE(p->tls);
+    EXPECT_EQ(p->url(), local);
+  }
+  EXPECT_EQ(parse_url("ws://127.0.0.1", &err)->port, "80");
+  EXPECT_FALSE(parse_url("ws://play.example.org:8080", &err));
+  EXPECT_NE(err.find("for play.example.org use wss://"), std::string::npos) << err;
   EXPECT_FALSE(parse_url("wss://host:port", &err));
 }
 

@@ -253,6 +253,42 @@ TEST_F(TwoPlayers, PlayAWholeGameToTheEnd) {
 
 // The email command against a server without a mail server: it shows what is
 // set, says plainly that nothing can be mailed, and explains its own words.
+// A server started with --plain (loopback only) is reached with a ws:// URL; the
+// client never sends a password over plain WebSocket to another machine.
+TEST_F(TwoPlayers, APlainServerOnLoopbackIsPlayedOverWsUrls) {
+  Background plain;
+  const std::string data = temp_dir("plain");
+  const std::string addr = start_server(plain, data, "127.0.0.1:0", {"--plain"});
+  ASSERT_FALSE(addr.empty()) << plain.output();
+  const std::string url = "ws://" + addr;
+  auto as = [&](const Player& p, std::vector<std::string> args, const std::string& input = "") {
+    args.insert(args.begin(), {CA_CLIENT_BIN, "--server", url});
+    return run(args, env(p), input);
+  };
+  auto reg = as(alice_, {"register", "alice"}, "password-of-alice\n");
+  EXPECT_EQ(reg.code, 0) << reg.err;
+  EXPECT_NE(reg.out.find("on " + url), std::string::npos) << reg.out;
+  EXPECT_EQ(as(bob_, {"register", "bob"}, "password-of-bob\n").code, 0);
+  auto created = as(alice_, {"--json", "new", "--side", "soviet"});
+  ASSERT_EQ(created.code, 0) << created.err;
+  const std::string game = json::parse(created.out).value("game_id", "");
+  EXPECT_EQ(as(bob_, {"join", game}).code, 0);
+  auto shown = as(bob_, {"show", game, "--json"});
+  EXPECT_EQ(shown.code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("\"decision\""), std::string::npos);
+  // Remembered as this server: later commands need no --server.
+  auto games = run({CA_CLIENT_BIN, "games"}, env(alice_), "");
+  EXPECT_EQ(games.code, 0) << games.err;
+  EXPECT_NE(games.out.find(game), std::string::npos) << games.out;
+
+  auto remote = run({CA_CLIENT_BIN, "--server", "ws://192.0.2.7:8080", "games"}, env(alice_), "");
+  EXPECT_EQ(remote.code, 2);
+  EXPECT_NE(remote.err.find("Plain ws:// is for a server on this machine only"), std::string::npos) << remote.err;
+  plain.stop();
+  std::error_code ec;
+  fs::remove_all(data, ec);
+}
+
 TEST_F(TwoPlayers, TheEmailCommandSaysWhatTheServerCanDo) {
   ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
   auto shown = cli(alice_, {"email"});

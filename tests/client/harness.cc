@@ -182,12 +182,13 @@ Background::~Background() {
 }
 
 std::string start_server(Background& server, const std::string& data_dir,
-                         const std::string& listen) {
+                         const std::string& listen, const std::vector<std::string>& extra) {
   // The log is appended to: only what this start writes counts.
   const size_t from =
       fs::exists(data_dir + "/server.log") ? fs::file_size(data_dir + "/server.log") : 0;
-  server.start({server_bin(), "--listen", listen, "--data-dir", data_dir}, {},
-               data_dir + "/server.log");
+  std::vector<std::string> args{server_bin(), "--listen", listen, "--data-dir", data_dir};
+  args.insert(args.end(), extra.begin(), extra.end());
+  server.start(args, {}, data_dir + "/server.log");
   const std::regex re("listening on ([0-9.]+):([0-9]+)");
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (std::chrono::steady_clock::now() < until) {

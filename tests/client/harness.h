@@ -50,7 +50,7 @@ struct Background {
 
 // Starts the server and returns its "host:port", read from its log.
 std::string start_server(Background& server, const std::string& data_dir,
-                         const std::string& listen);
+                         const std::string& listen, const std::vector<std::string>& extra = {});
 
 struct Player {
   std::string name, config;
