@@ -50,6 +50,12 @@ class Session {
   Connection& conn() { return *conn_; }
   bool connected() const { return conn_ && conn_->is_open(); }
   bool has_connection() const { return conn_ != nullptr; }  // open, or closed with messages still to read
+  // Closes the connection, so that the next connect_and_resume() starts afresh.
+  void disconnect() {
+    if (conn_) conn_->close();
+  }
+  // The Error code of the last call(), if it got one.
+  wire::ErrorCode last_error() const { return last_error_; }
 
   // Sends a request and returns the reply; an Error reply or no reply gives
   // nullopt with a sentence in *error.

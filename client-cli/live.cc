@@ -27,6 +27,14 @@ bool LiveGame::subscribe(std::string* error) {
   m.mutable_watch()->set_from_version(has_view_ ? version_ : 0);
   resync_ = false;
   auto reply = s_.call(m, error);
+  if (!reply && has_view_ && s_.last_error() == wire::BAD_REQUEST) {
+    // The game is behind what was seen: a server put back to a backup. Its view as it now is.
+    notices_.push_back("The game is back at an earlier version than this client had seen (the server was restored from a "
+                       "backup); shown as it now is.");
+    has_view_ = false;
+    m.mutable_watch()->set_from_version(0);
+    reply = s_.call(m, error);
+  }
   if (!reply) return false;
   handle(*reply);
   // The full view may follow the acknowledgement as a pushed message, or come
@@ -168,7 +176,10 @@ bool reconnect_session(Session& s, const std::function<void(const std::string&)>
   int wait_ms = 250;
   while (std::chrono::steady_clock::now() < until) {
     std::string why;
-    if (s.connect_and_resume(&why) && (!then || then(&why))) return true;
+    if (s.connect_and_resume(&why)) {
+      if (!then || then(&why)) return true;
+      s.disconnect();  // logged in already: the next try resumes on a connection of its own
+    }
     if (s.session_ended()) {
       say(why);
       return false;  // retrying will not help

@@ -1,6 +1,7 @@
 #include "backups.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -74,6 +75,9 @@ std::string backup_database(const std::string& db_path, const std::string& to, c
   std::error_code ec;
   if (fs::exists(to, ec)) return to + " exists already";
   if (!fs::exists(db_path, ec)) return "there is no database " + db_path;
+  if (const auto parent = fs::path(to).parent_path(); !parent.empty() && !fs::is_directory(parent, ec)) {
+    return "there is no directory " + parent.string() + " to write " + fs::path(to).filename().string() + " into";
+  }
   // A name of this process's own: another backup under way keeps its own.
   const std::string partial = to + ".partial-" + std::to_string(::getpid());
   fs::remove(partial, ec);
@@ -113,27 +117,84 @@ std::string backup_database(const std::string& db_path, const std::string& to, c
   return "";
 }
 
+std::string backup_before_upgrade(const std::string& db_path, const std::string& backup_dir, std::string& taken) {
+  taken.clear();
+  std::error_code ec;
+  if (!fs::exists(db_path, ec)) return "";
+  int schema = 0, known = 0;
+  {
+    std::string error;
+    Db db(db_path, false, error);
+    if (!db.ok()) return "";  // the start itself says why it cannot open it
+    try {
+      schema = static_cast<int>(one_integer(db, "PRAGMA user_version"));
+    } catch (const DbError&) {
+      return "";
+    }
+  }
+  for (const auto& m : embedded_migrations()) known = std::max(known, std::atoi(m.first.c_str()));
+  if (schema <= 0 || schema >= known) return "";
+  fs::create_directories(backup_dir, ec);
+  if (ec) return "cannot create " + backup_dir + ": " + ec.message();
+  taken = (fs::path(backup_dir) / ("counterattack-schema-" + std::to_string(schema) + "-before-upgrade-" +
+                                   utc_stamp(std::time(nullptr)) + kSuffix))
+              .string();
+  auto why = backup_database(db_path, taken);
+  if (!why.empty()) taken.clear();
+  return why;
+}
+
+void remove_unfinished_restores(const std::string& db_path) {
+  const auto path = fs::path(db_path);
+  const std::string prefix = path.filename().string() + ".restoring-";
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(path.parent_path().empty() ? fs::path(".") : path.parent_path(), ec)) {
+    if (entry.path().filename().string().starts_with(prefix)) {
+      std::error_code ignored;
+      fs::remove(entry.path(), ignored);
+    }
+  }
+}
+
 std::string restore_database(const std::string& db_path, const std::string& from, std::string& said) {
   std::error_code ec;
+  if (fs::is_directory(from, ec)) return from + " is a directory: name the backup file in it";
   if (!fs::is_regular_file(from, ec)) return "there is no backup " + from;
   if (fs::exists(db_path, ec) && fs::equivalent(from, db_path, ec)) return from + " is the database itself";
-  const std::string dir = fs::path(db_path).parent_path().string();
-  if (!dir.empty()) fs::create_directories(dir, ec);
+  const auto dir_path = fs::path(db_path).parent_path();
+  const std::string dir = dir_path.string();
+  if (!dir.empty()) fs::create_directories(dir_path, ec);
   if (ec) return "cannot create " + dir + ": " + ec.message();
-  // The backup itself is only read: what is checked, and then put in place, is a copy.
+  remove_unfinished_restores(db_path);  // a restore killed midway left its copy; none else runs now
+  // The backup itself is only read: what is checked, and then put in place, is a copy;
+  // with the WAL found beside it (a database copied with its files), that WAL too.
   const std::string copy = db_path + ".restoring-" + std::to_string(::getpid());
   auto drop_copy = [&] {
     std::error_code ignored;
     for (const char* extra : {"", "-wal", "-shm", "-journal"}) fs::remove(copy + extra, ignored);
   };
-  drop_copy();
+  const bool with_wal = fs::is_regular_file(from + "-wal", ec) && fs::file_size(from + "-wal", ec) > 0;
   fs::copy_file(from, copy, ec);
+  if (!ec && with_wal) fs::copy_file(from + "-wal", copy + "-wal", ec);
   if (ec || !sync_path(copy, false)) {
     drop_copy();
     return "cannot copy " + from + " beside the database: " + (ec ? ec.message() : std::string("the copy did not reach the disk"));
   }
-  int schema = 0;
+  // Run as root for a service user, the database stays that user's, as the one it replaces is.
+  struct stat owner {};
+  if (::geteuid() == 0 && (::stat(db_path.c_str(), &owner) == 0 || ::stat(dir.empty() ? "." : dir.c_str(), &owner) == 0)) {
+    for (const char* extra : {"", "-wal"}) {
+      if (fs::exists(copy + extra, ec) && ::chown((copy + extra).c_str(), owner.st_uid, owner.st_gid) != 0) {
+        const int chown_errno = errno;
+        drop_copy();
+        return "cannot give the copy the database's owner: " + std::generic_category().message(chown_errno);
+      }
+    }
+  }
+  int schema = 0, known = 0;
+  for (const auto& m : embedded_migrations()) known = std::max(known, std::atoi(m.first.c_str()));
   std::int64_t games = 0, players = 0;
+  std::string refused;
   try {
     std::string error;
     Db db(copy, false, error);
@@ -144,23 +205,30 @@ std::string restore_database(const std::string& db_path, const std::string& from
     while (check.step()) verdict += check.text(0);
     if (verdict != "ok") throw std::runtime_error("it does not read back whole: " + verdict);
     schema = static_cast<int>(one_integer(db, "PRAGMA user_version"));
-    int known = 0;
-    for (const auto& m : embedded_migrations()) known = std::max(known, std::atoi(m.first.c_str()));
     if (schema > known) {
-      throw std::runtime_error("it has schema " + std::to_string(schema) + ", made by a newer counterattackd (this one knows up to " +
-                               std::to_string(known) + ")");
-    }
-    if (schema < 1 || one_integer(db, "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('games', 'users', 'orders')") != 3) {
+      refused = from + " was made by a newer counterattackd (schema " + std::to_string(schema) + "; this one knows up to " +
+                std::to_string(known) + "): restore it with that release";
+    } else if (schema < 1 ||
+               one_integer(db, "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('games', 'users', 'orders')") != 3) {
       throw std::runtime_error("it has no counterattackd tables");
+    } else {
+      games = one_integer(db, "SELECT COUNT(*) FROM games");
+      players = one_integer(db, "SELECT COUNT(*) FROM users");
+      // What the WAL held, folded into the copy's own file.
+      if (with_wal && db.checkpoint(SQLITE_CHECKPOINT_TRUNCATE) < 0) throw std::runtime_error("the WAL beside it cannot be folded in");
     }
-    games = one_integer(db, "SELECT COUNT(*) FROM games");
-    players = one_integer(db, "SELECT COUNT(*) FROM users");
   } catch (const DbError& x) {
-    drop_copy();
-    return from + " is not a counterattackd database to restore: " + sqlite3_errstr(x.code);
+    refused = from + " is not a counterattackd database to restore: " +
+              (x.code == SQLITE_NOTADB ? std::string("it is not an SQLite database")
+               : (x.code & 0xff) == SQLITE_CORRUPT
+                   ? std::string("it is damaged or cut short (") + sqlite3_errstr(x.code) + "); try an older backup"
+                   : std::string(sqlite3_errstr(x.code)));
   } catch (const std::exception& x) {
+    refused = from + " is not a counterattackd database to restore: " + x.what();
+  }
+  if (!refused.empty()) {
     drop_copy();
-    return from + " is not a counterattackd database to restore: " + x.what();
+    return refused;
   }
   // The database replaced is kept, WAL and all: first folded into its file where it
   // can be, so that the file alone holds everything; where not, its WAL goes with it.
@@ -205,10 +273,14 @@ std::string restore_database(const std::string& db_path, const std::string& from
   drop_copy();
   sync_path(dir, true);
   auto count = [](std::int64_t n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); };
-  said = "Restored " + from + " as " + db_path + " (schema " + std::to_string(schema) + ", " + count(games, "game") + ", " +
-         count(players, "player") + ").";
-  if (!kept.empty()) said += "\nThe database it replaced is kept as " + kept + ".";
-  said += "\nStart the server: its games resume as they were at the backup.";
+  said = "Restored " + from +
+         (with_wal ? " (with the WAL beside it)" : "") + " as " + db_path + " (schema " + std::to_string(schema) + ", " +
+         count(games, "game") + ", " + count(players, "player") + ").";
+  if (!kept.empty()) said += "\nThe database it replaced is kept as " + kept + " (delete it when no longer needed).";
+  said += "\nStart the server: its games resume as they were at the backup" +
+          (schema < known ? ", once it has upgraded the database from schema " + std::to_string(schema) + " to " + std::to_string(known)
+                          : std::string()) +
+          ".";
   return "";
 }
 

@@ -30,6 +30,15 @@ std::string backup_database(const std::string& db_path, const std::string& to,
 // under a name of its own, and no WAL of that one is left to be read with the
 // copy. "" when done, with what was done in `said`; else why not, nothing changed.
 std::string restore_database(const std::string& db_path, const std::string& from, std::string& said);
+// Before the migrations of a newer release change the database at `db_path`
+// (one at an older schema than this release's), a backup of it as it was, in
+// `backup_dir`, named for its schema, and never deleted by the schedule: "" when
+// taken or not needed (`taken` names it, or is empty), else why it could not be.
+std::string backup_before_upgrade(const std::string& db_path, const std::string& backup_dir, std::string& taken);
+
+// Removes the copies a restore killed midway left beside the database; only
+// while holding its lock, when no restore runs.
+void remove_unfinished_restores(const std::string& db_path);
 
 // Of the scheduled backups' file names (which sort by the time they were
 // taken), those to delete so that the newest `keep` are left.

@@ -70,40 +70,45 @@ void raise_open_file_limit(int max_connections) {
 // ends; the file's last word says whether the run before ended cleanly.
 class ServingLock {
  public:
-  // "" when taken, else why not. `serving` false: held for an operator's command
-  // that must not run beside a server, which leaves the run before's word as it was.
-  std::string take(const std::string& path, bool serving = true) {
+  // "" when taken, else why not. `doing` is the holder's word while it holds it:
+  // "running" for a server, "restoring" for the operator's restore.
+  std::string take(const std::string& path, const std::string& doing = "running") {
     fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (fd_ < 0) return "cannot open " + path + ": " + std::strerror(errno);
     char before[64] = {};
     const ssize_t n = ::pread(fd_, before, sizeof before - 1, 0);
+    const std::string said = n > 0 ? std::string(before, static_cast<size_t>(n)) : "";
     if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      const std::string holder = n > 0 ? std::string(before, static_cast<size_t>(n)) : "";
-      const auto pid = holder.substr(0, holder.find(' '));
-      return "another counterattackd" + (pid.empty() ? "" : " (pid " + pid + ")") + " serves this database; stop it first";
+      const auto pid = said.substr(0, said.find(' '));
+      const std::string who = pid.empty() ? "" : " (pid " + pid + ")";
+      if (said.find("restoring") != std::string::npos) return "a restore" + who + " is under way on this database; wait for it to end";
+      return "another counterattackd" + who + " serves this database; stop it first";
     }
-    if (!serving) return "";
     taken_ = true;
-    unclean_ = n > 0 && std::string(before, static_cast<size_t>(n)).find("running") != std::string::npos;
-    mark("running");
+    unclean_ = said.find("running") != std::string::npos;
+    leave_ = doing == "running" ? word("stopped") : said;  // what else takes it leaves the run before's word
+    write(word(doing));
     return "";
   }
   bool unclean() const { return unclean_; }
+  // What the file says once this one lets go: "restored", after a restore.
+  void leave_as(const std::string& state) { leave_ = word(state); }
   // Reached by every return; a kill or a crash never gets here.
   ~ServingLock() {
     if (fd_ < 0) return;
-    if (taken_) mark("stopped");
+    if (taken_) write(leave_);
     ::close(fd_);
   }
 
  private:
-  void mark(const std::string& state) {
-    const std::string text = std::to_string(::getpid()) + " " + state + "\n";
+  static std::string word(const std::string& state) { return std::to_string(::getpid()) + " " + state + "\n"; }
+  void write(const std::string& text) {
     if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, text.data(), text.size(), 0) < 0) return;  // a note only
   }
 
   int fd_ = -1;
   bool taken_ = false, unclean_ = false;
+  std::string leave_;
 };
 
 void schedule_purge(net::steady_timer& timer, Accounts& accounts) {
@@ -209,15 +214,33 @@ int main(int argc, char** argv) {
   }
   if (!restore_from.empty()) {
     // Never beside a server: it would go on with the database it has open.
+    // On a new machine the directory is made, and unmade again when the restore is refused.
+    namespace fs = std::filesystem;
     std::error_code dir_ec;
-    std::filesystem::create_directories(cfg.data_dir, dir_ec);
-    ServingLock held;
+    const auto db_dir = fs::absolute(cfg.database, dir_ec).parent_path();
+    const bool made = !fs::exists(db_dir, dir_ec);
+    fs::create_directories(db_dir, dir_ec);
     std::string said;
-    auto why = held.take(cfg.database + ".lock", false);
-    if (why.empty()) why = restore_database(cfg.database, restore_from, said);
+    std::string why;
+    {
+      ServingLock held;
+      why = held.take(cfg.database + ".lock", "restoring");
+      if (why.empty()) why = restore_database(cfg.database, restore_from, said);
+      if (why.empty()) held.leave_as("restored");  // the next start is not told of an unclean end: the database is the backup
+    }
     if (!why.empty()) {
+      if (made) {
+        fs::remove(cfg.database + ".lock", dir_ec);
+        fs::remove(db_dir, dir_ec);  // only while empty
+      }
       std::cerr << "counterattackd: " << why << "\n";
       return 1;
+    }
+    if (made) said = "Made the directory " + db_dir.string() + ".\n" + said;
+    // A generated certificate that is not there is made anew at the start, and every player pins again.
+    if (generated_tls && !std::filesystem::exists(cfg.tls_cert, dir_ec)) {
+      said += "\nThere is no certificate at " + cfg.tls_cert + ": the server makes a new one at its start, and every player must"
+              " accept it again. To keep the old one, copy the old data directory's tls/ here first.";
     }
     std::cout << said << "\n";
     return 0;
@@ -272,11 +295,24 @@ int main(int argc, char** argv) {
   if (cfg.proxy_protocol && cfg.trusted_proxies.empty()) {
     return die("proxy_protocol is on, but trusted_proxies names no proxy to expect its header from");
   }
+  {
+    // A port taken by another program is found before anything is made on disk;
+    // the listener itself opens later, once the database is ready.
+    net::io_context probe_io;
+    net::ip::tcp::acceptor probe(probe_io);
+    const net::ip::tcp::endpoint at{address, port};
+    boost::system::error_code probe_ec;
+    probe.open(at.protocol(), probe_ec);
+    if (!probe_ec) probe.set_option(net::socket_base::reuse_address(true), probe_ec);
+    if (!probe_ec) probe.bind(at, probe_ec);
+    if (probe_ec) return die("cannot listen on " + host + ":" + std::to_string(port) + ": " + probe_ec.message());
+  }
   std::error_code fs_ec;
   std::filesystem::create_directories(cfg.data_dir, fs_ec);
   if (fs_ec) return die("cannot create data directory " + cfg.data_dir + ": " + fs_ec.message());
   ServingLock serving;
   if (auto why = serving.take(cfg.database + ".lock"); !why.empty()) return die(why);
+  remove_unfinished_restores(cfg.database);
   if (serving.unclean()) {
     log::warn("the last run did not stop cleanly (killed, or the machine went down): every game resumes from its log",
               {{"database", cfg.database}});
@@ -292,6 +328,14 @@ int main(int argc, char** argv) {
     if (!init_tls_context(tls, cfg.tls_cert, cfg.tls_key, error)) return die(error);
   }
 
+  {
+    // A newer release's migrations change the database for good: first a copy of it as it was.
+    std::string taken;
+    if (auto why = backup_before_upgrade(cfg.database, cfg.backup_dir, taken); !why.empty()) {
+      return die("no backup could be taken before upgrading the database, so it is left as it was: " + why);
+    }
+    if (!taken.empty()) log::info("backup taken before the upgrade", {{"file", taken}});
+  }
   auto storage = Storage::open(cfg.database, cfg.synchronous, error);
   if (!storage) return die(error);
   Rulesets rulesets;

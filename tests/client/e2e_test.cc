@@ -251,6 +251,54 @@ TEST_F(TwoPlayers, PlayAWholeGameToTheEnd) {
   EXPECT_EQ(static_cast<int>(log.value("orders", json::array()).size()), accepted);
 }
 
+// A server put back to a backup has its games at an earlier version than a
+// watcher has seen: the watcher takes the game as it now is, and follows on.
+TEST_F(TwoPlayers, AWatcherFollowsOnAfterTheServerIsRestoredFromABackup) {
+  const std::string game = started_game("1d");
+  ASSERT_FALSE(game.empty());
+  const std::string backup = data_ + "/before.db";
+  ASSERT_EQ(run({server_bin(), "--data-dir", data_, "--backup", backup}, {}, "").code, 0);
+  Background watcher;
+  watcher.start({CA_CLIENT_BIN, "--server", url(), "--insecure", "--json", "watch", game}, env(bob_),
+                bob_.config + "/watch.log");
+  // Two orders after the backup, each by whoever decides.
+  auto play_one = [&] {
+    const bool soviet = view_of(alice_, game)["decision"].value("side", "") != "GERMAN";
+    const Player& p = soviet ? alice_ : bob_;
+    const json v = view_of(p, game);
+    const auto cand = candidates(v);
+    std::vector<std::string> order{"order", game, "done"};
+    if (v["decision"].value("kind", "") == "CHOOSE_CORPS" && !cand.empty()) order = {"order", game, "corps", cand.front()};
+    auto r = cli(p, order);
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+  };
+  play_one();
+  play_one();
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (watcher.output().find("\"to_version\":\"2\"") == std::string::npos && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  server_.stop(SIGTERM);
+  auto restored = run({server_bin(), "--data-dir", data_, "--restore", backup}, {}, "");
+  ASSERT_EQ(restored.code, 0) << restored.err;
+  ASSERT_EQ(start_server(server_, data_, addr_), addr_) << server_.output();
+  until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (watcher.output().find("back at an earlier version") == std::string::npos && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_NE(watcher.output().find("back at an earlier version"), std::string::npos) << watcher.output().substr(0, 4000);
+  EXPECT_EQ(watcher.output().find("CONFLICT"), std::string::npos) << watcher.output().substr(0, 4000);
+  // And follows the game on from there.
+  const auto before = watcher.output().size();
+  play_one();
+  until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (watcher.output().find("\"delta\"", before) == std::string::npos && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_NE(watcher.output().find("\"delta\"", before), std::string::npos) << watcher.output().substr(before);
+  watcher.stop();
+}
+
 // The email command against a server without a mail server: it shows what is
 // set, says plainly that nothing can be mailed, and explains its own words.
 // A server started with --plain (loopback only) is reached with a ws:// URL; the

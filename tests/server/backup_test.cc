@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -130,18 +131,24 @@ TEST_F(ServerBackup, ARestoreIsRefusedWhileServingChecksTheBackupAndKeepsTheData
   server_->kill9();
   const std::string db = server_->data_dir() + "/counterattack.db";
   ASSERT_GT(fs::file_size(db + "-wal"), 0u);
+  // The database copied with its WAL, as a file-level snapshot takes it.
+  const std::string raw = dir_ + "/raw.db";
+  fs::copy_file(db, raw);
+  fs::copy_file(db + "-wal", raw + "-wal");
+  std::ofstream(db + ".restoring-99999") << "left by a restore killed midway";
   const std::string junk = dir_ + "/junk.db";
   {
     std::ofstream(junk) << "not a database";
   }
-  for (const std::string& bad : {junk, dir_ + "/missing.db", db}) {
+  const std::map<std::string, std::string> refusals{
+      {junk, "is not a counterattackd database to restore: it is not an SQLite database"},
+      {dir_ + "/missing.db", "there is no backup"},
+      {dir_, "is a directory: name the backup file in it"},
+      {db, "is the database itself"}};
+  for (const auto& [bad, said] : refusals) {
     auto no = operator_command("--restore '" + bad + "'");
     EXPECT_EQ(no.status, 1) << bad;
-    EXPECT_NE(no.said.find(bad == junk ? "is not a counterattackd database to restore: file is not a database"
-                           : bad == db ? "is the database itself"
-                                       : "there is no backup"),
-              std::string::npos)
-        << no.said;
+    EXPECT_NE(no.said.find(said), std::string::npos) << no.said;
   }
   EXPECT_EQ(games_with_id(db, after), 1) << "a refused restore changes nothing";
 
@@ -151,15 +158,31 @@ TEST_F(ServerBackup, ARestoreIsRefusedWhileServingChecksTheBackupAndKeepsTheData
   EXPECT_NE(done.said.find(", 1 game, 2 players)"), std::string::npos) << done.said;
   const auto at = done.said.find("kept as ");
   ASSERT_NE(at, std::string::npos) << done.said;
-  const std::string kept = done.said.substr(at + 8, done.said.find(".\n", at) - at - 8);
+  const std::string kept = done.said.substr(at + 8, done.said.find(" (delete it", at) - at - 8);
   EXPECT_EQ(games_with_id(kept, after), 1) << "the database replaced is kept whole: " << kept;
   EXPECT_TRUE(owners_alone(db));
   EXPECT_FALSE(fs::exists(db + "-wal")) << "no WAL of the replaced database is left to be read with the copy";
   EXPECT_TRUE(fs::exists(copy)) << "the backup itself is left as it was";
+  EXPECT_FALSE(fs::exists(db + ".restoring-99999")) << "what a restore killed midway left is cleared";
+  {
+    std::ifstream lock(db + ".lock");
+    std::string word;
+    std::getline(lock, word);
+    EXPECT_NE(word.find(" restored"), std::string::npos) << "the next start is not told of an unclean end: " << word;
+  }
 
   restart();
   auto again = login_as("alice");
   EXPECT_EQ(my_game_ids(*again), std::set<std::string>{before}) << "games as they were at the backup";
+
+  // A copy taken with its WAL beside it is restored with what that WAL held.
+  server_->kill9();
+  auto with_wal = operator_command("--restore '" + raw + "'");
+  ASSERT_EQ(with_wal.status, 0) << with_wal.said;
+  EXPECT_NE(with_wal.said.find("(with the WAL beside it)"), std::string::npos) << with_wal.said;
+  restart();
+  auto later = login_as("alice");
+  EXPECT_EQ(my_game_ids(*later), (std::set<std::string>{before, after}));
 }
 
 }  // namespace

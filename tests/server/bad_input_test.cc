@@ -554,6 +554,45 @@ TEST_F(ServerBadInput, ADatabaseFromANewerReleaseIsRefusedAtStartAndLeftAsItWas)
   EXPECT_EQ(v.integer(0), 999);
 }
 
+// A newer release's migrations change the database for good: the start first
+// takes a backup of it as it was, named for its schema, and then upgrades it.
+TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrations) {
+  auto alice = user("alice");
+  server_->terminate();
+  const std::string db_path = server_->data_dir() + "/counterattack.db";
+  {
+    // The database as the release before the last migration left it.
+    std::string err;
+    Db db(db_path, false, err);
+    ASSERT_TRUE(db.ok()) << err;
+    db.exec("DROP INDEX withdrawn_entrants");
+    db.exec("ALTER TABLE tournament_entrants DROP COLUMN withdrawn_unix");
+    db.exec("PRAGMA user_version=27");
+  }
+  restart();
+  EXPECT_TRUE(login_as("alice")->ping().has_pong()) << "upgraded, and serving";
+  std::string taken;
+  for (const auto& e : std::filesystem::directory_iterator(server_->data_dir() + "/backups")) {
+    if (e.path().filename().string().starts_with("counterattack-schema-27-before-upgrade-")) taken = e.path().string();
+  }
+  ASSERT_FALSE(taken.empty()) << "no backup before the upgrade";
+  auto schema_of = [](const std::string& path) {
+    std::string err;
+    Db db(path, false, err);
+    auto& v = db.prepare("PRAGMA user_version");
+    return v.step() ? v.integer(0) : -1;
+  };
+  EXPECT_EQ(schema_of(taken), 27);
+  EXPECT_GT(schema_of(db_path), 27);
+  // A start with nothing to upgrade takes none.
+  restart();
+  int before_upgrade = 0;
+  for (const auto& e : std::filesystem::directory_iterator(server_->data_dir() + "/backups")) {
+    before_upgrade += e.path().filename().string().find("before-upgrade") != std::string::npos;
+  }
+  EXPECT_EQ(before_upgrade, 1);
+}
+
 // The operator publishes the fingerprint players pin: the start says it, as OpenSSL reads it from the certificate.
 TEST_F(ServerBadInput, TheStartLineGivesTheFingerprintPlayersPin) {
   FILE* p = ::popen(("openssl x509 -noout -fingerprint -sha256 -in '" + server_->data_dir() + "/tls/cert.pem'").c_str(), "r");
