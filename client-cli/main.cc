@@ -165,16 +165,16 @@ int main(int argc, char** argv) {
   auto* show = app.add_subcommand(
       "show", "Show a game as you see it: map, tracks, chits, log and the decision asked");
   show->add_option("GAME", game_id, "Game id")->required();
-  show->add_option("--at", at, "Centre the map window on this hex (1708)");
+  show->add_option("--at", at, "Centre the map window on this hex (3546)");
   show->add_flag("--full", full, "The whole map (small) and every stack");
   show->add_option("--log", log_lines, "Events of the log to show (0: all)");
   auto* order =
-      app.add_subcommand("order", "Send one order, e.g.: order GAME move 3TC/50 1708 1709");
+      app.add_subcommand("order", "Send one order, e.g.: order GAME move 3TC/50 4742 4642");
   order->add_option("GAME", game_id, "Game id")->required();
-  order->add_option("ORDER", notation, "The order in notation (see `counterattack order --help`)")
+  order->add_option("ORDER", notation, "The order in notation (the orders are listed below)")
       ->required();
   order->footer(
-      "Orders:\n  move UNIT... HEX...          move 3TC/50 3TC/51 1708 1709 1809\n"
+      "Orders:\n  move UNIT... HEX...          move 3TC/50 3TC/51 4740 4640 4540\n"
       "  done                         end the step, or pass\n"
       "  corps CORPS [+47]            corps 3TC +47\n"
       "  pd | lift | reserve | unreserve UNIT...\n"
@@ -185,8 +185,9 @@ int main(int argc, char** argv) {
       "  support MARKER [chit CHIT] | support chit CHIT | nosupport | losses [elastic N | desperate N] UNIT...\n"
       "  retreat UNIT HEX... | advance [UNIT... HEX...]\n"
       "  model reroll | model reactivate UNIT... | model noncontiguous | model division\n"
-      "Exit status: 0 accepted, 3 rejected (the reason is printed), 2 not understood, 1 no "
-      "answer.");
+      "  undo                         take back your last order\n"
+      "Exit status: 0 accepted, 3 refused by the rules (the reason is printed), 2 not understood, 1 refused "
+      "before the rules (no such game, not yours, over) or no answer.");
   auto* resign = app.add_subcommand("resign", "Resign a game");
   resign->add_option("GAME", game_id, "Game id")->required();
   resign->add_flag("--yes,-y", yes, "Do not ask");
@@ -687,7 +688,10 @@ int main(int argc, char** argv) {
     } else if (r.accepted) {
       std::cout << "accepted (version " << r.version << ")" << std::endl;
     } else {
-      std::cout << "rejected: " << r.reason << std::endl;
+      std::cout << "rejected: " << r.reason
+                << (r.code == "WRONG_ORDER_KIND" ? " `counterattack show " + game_id + "` gives the decision and the notation that answers it."
+                                                 : std::string())
+                << std::endl;
     }
     // Refused by the rules: 3; refused before them (no such game, not yours, over): 1, as other commands.
     return r.accepted ? cli::kOk : r.by_rules ? cli::kRejected : cli::kFailed;

@@ -24,7 +24,7 @@ struct Usage {
 const std::vector<Usage>& usages() {
   static const std::vector<Usage> u = {
       {"move",
-       "move UNIT... HEX... (units first, then every location entered: move 3TC/50 1708 1709)"},
+       "move UNIT... HEX... (units first, then every location entered: move 3TC/50 4742 4642)"},
       {"done", "done (end the step, or pass)"},
       {"corps",
        "corps CORPS [+47] (corps 3TC, or corps 3TC +47 to activate the 47th Army with it)"},
@@ -39,7 +39,7 @@ const std::vector<Usage>& usages() {
       {"suppress", "suppress UNIT... (units in Warsaw deployed against the uprising)"},
       {"choose", "choose UNIT|MARKER... (the units or markers a track asks for)"},
       {"overrun", "overrun UNIT... HEX (the moving units attack an adjacent hex)"},
-      {"barrage", "barrage MARKER HEX (artillery or Stuka fires at a hex: barrage ART-HG 1708)"},
+      {"barrage", "barrage MARKER HEX (artillery or Stuka fires at a hex: barrage ART-73ID 4542)"},
       {"attack",
        "attack UNIT... HEX [with MARKER] [chit CHIT] (coordinated combat against one hex)"},
       {"support",
@@ -63,7 +63,7 @@ class Parser {
   ParseResult run() {
     ParseResult r;
     if (w_.empty()) {
-      r.error = "Type an order, for example: move 3TC/50 1708 1709, or done.";
+      r.error = "Type an order, for example: move 3TC/50 4742 4642, or done.";
       return r;
     }
     word_ = lower(w_[0]);
@@ -217,8 +217,8 @@ class Parser {
   }
   bool not_a_location(const std::string& t) {
     if (looks_like_hex(t))
-      return fail(t + " is not a hex of the map (hexes are written like 1708).");
-    return fail("'" + t + "' is not a location (a hex like 1708, WARSAW, or an entry point).");
+      return fail(t + " is not a hex of the map: its edges are irregular (`show --at HEX` shows the hexes around one).");
+    return fail("'" + t + "' is not a location (a hex like 3546, WARSAW, or an entry point such as S3).");
   }
 
   // UNIT... up to the first location (or keyword); at least one.

@@ -20,7 +20,10 @@ bool Engine::from_proto(const game::Order& in, Order& out, Rejection& why) const
   auto location = [&](const std::string& text) {
     auto l = sc.parse_location(text);
     if (!l) {
-      why = reject(game::UNKNOWN_LOCATION, "There is no location '" + text + "' (hexes are written like 1708).");
+      why = reject(game::UNKNOWN_LOCATION,
+                   text.size() == 4 && text.find_first_not_of("0123456789") == std::string::npos
+                       ? "There is no hex " + text + " on the map: its edges are irregular (`show --at HEX` shows the hexes around one)."
+                       : "There is no location '" + text + "' (a hex like 3546, WARSAW, or an entry point such as S3).");
       return false;
     }
     out.path.push_back(*l);

@@ -627,7 +627,8 @@ std::optional<Rejection> Rules::check(Side who, const Order& o) const {
                   "side's decision since fixes what came before.");
   }
   auto wrong = [&](const char* expected) {
-    return reject(game::WRONG_ORDER_KIND, std::string("Now the ") + side_name(d.side) + " player must answer: " + expected + ".");
+    return reject(game::WRONG_ORDER_KIND,
+                  std::string("That order does not answer the decision asked of the ") + side_name(d.side) + " player: " + expected + ".");
   };
   switch (d.kind) {
     case game::Decision::BREAK_CONTACT:
@@ -669,7 +670,11 @@ std::optional<Rejection> Rules::check(Side who, const Order& o) const {
       if (o.kind != K::ActivateCorps) return wrong("choose a corps");
       if (o.corps < 0 || static_cast<size_t>(o.corps) >= sc_.formations.size() ||
           sc_.formations[static_cast<size_t>(o.corps)].kind != data::CORPS) {
-        return reject(game::NOT_ALLOWED, "That is not a Soviet corps.");
+        std::string corps;
+        for (const auto& f : sc_.formations) {
+          if (f.kind == data::CORPS) corps += (corps.empty() ? "" : ", ") + f.id;
+        }
+        return reject(game::NOT_ALLOWED, "That is not a Soviet corps: the corps are " + corps + ".");
       }
       if (s_.corps_done & (1u << o.corps)) return reject(game::NOT_ALLOWED, sc_.formations[static_cast<size_t>(o.corps)].id + " has already been activated this turn.");
       if (o.with_47th && s_.forty_seventh_phase >= 0) return reject(game::LIMIT_REACHED, "The 47th Army has already been activated this turn.");

@@ -716,6 +716,26 @@ TEST(DamagedOrders, Rule5_DamagedOrdersAreRejectedAndChangeNothing) {
   ref.expect_coverage(0, 22, 100, 90);
 }
 
+// A hex number of the map's range that is not on the map (its edges are
+// irregular) is named as such; a name that is no location says what one is.
+TEST(DamagedOrders, Rule5_ALocationNotOnTheMapIsNamedAsSuch) {
+  const Engine engine(default_scenario());
+  game::Order wire;
+  auto* m = wire.mutable_move();
+  m->add_units("3TC/50");
+  m->add_path("1708");
+  Order o;
+  Rejection why;
+  ASSERT_FALSE(engine.from_proto(wire, o, why));
+  EXPECT_EQ(why.code, game::UNKNOWN_LOCATION);
+  EXPECT_EQ(why.reason, "There is no hex 1708 on the map: its edges are irregular (`show --at HEX` shows the hexes around one).");
+  m->set_path(0, "PARIS");
+  ASSERT_FALSE(engine.from_proto(wire, o, why));
+  EXPECT_EQ(why.reason, "There is no location 'PARIS' (a hex like 3546, WARSAW, or an entry point such as S3).");
+  m->set_path(0, "4742");
+  EXPECT_TRUE(engine.from_proto(wire, o, why)) << why.reason;
+}
+
 // Property: the same for engine orders with numbers out of range: unit and
 // location indices, corps, chits, markers, exchanges, Model's effects and the
 // kind itself. Apply checks an order in full, whoever built it.
