@@ -197,6 +197,17 @@ bool LiveGame::reconnect(const std::function<void(const std::string&)>& say, int
   return true;
 }
 
+std::vector<game::Event> LiveGame::whole_log() {
+  wire::ClientMessage m;
+  m.mutable_get_log()->set_game_id(id_);
+  m.mutable_get_log()->set_as_seen(true);
+  auto reply = s_.call(m, nullptr);
+  // One behind the view would lack its latest events: the recent ones are the truer then.
+  if (!reply || !reply->has_game_log() || reply->game_log().version() < version_) return log_;
+  const auto& events = reply->game_log().events();
+  return {events.begin(), events.end()};
+}
+
 std::vector<std::string> LiveGame::take_notices() {
   auto n = std::move(notices_);
   notices_.clear();
@@ -744,7 +755,7 @@ class Shell {
       if (!need_game()) return;
       RenderOptions ro = ro_;
       ro.log_lines = w.size() > 1 ? std::max(1, std::atoi(w[1].c_str())) : 0;
-      out(render_events(game_->log(), ro));
+      out(render_events(ro.log_lines == 0 || static_cast<std::size_t>(ro.log_lines) > game_->log().size() ? game_->whole_log() : game_->log(), ro));
     } else if (cmd == "hand") {
       if (need_game()) out(render_hands(sc_, game_->view(), ro_));
     } else if (cmd == "units") {

@@ -42,7 +42,10 @@ class LiveGame {
   bool has_view() const { return has_view_; }
   const game::View& view() const { return view_; }
   std::int64_t version() const { return version_; }
-  const std::vector<game::Event>& log() const { return log_; }
+  const std::vector<game::Event>& log() const { return log_; }  // the recent events, as the view came with them
+  // Every event of the game so far as this view reads it, asked of the server; the
+  // recent ones alone (log()) when it cannot give them all.
+  std::vector<game::Event> whole_log();
   // The game's summary as last sent (the answer to Watch, and each change of a game clock).
   const std::optional<wire::GameSummary>& summary() const { return summary_; }
   // Your standing orders in it as you just set them (the server pushes no summary for that).

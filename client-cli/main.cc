@@ -657,7 +657,8 @@ int main(int argc, char** argv) {
     if (g.json) {
       std::cout << cli::to_json(lg.view()) << std::endl;
     } else {
-      std::cout << cli::render_screen(*sc, lg.view(), lg.log(), ro) << cli::game_lines(lg) << cli::time_line(lg);
+      std::cout << cli::render_screen(*sc, lg.view(), log_lines == 0 || static_cast<std::size_t>(log_lines) > lg.log().size() ? lg.whole_log() : lg.log(), ro) << cli::game_lines(lg)
+                << cli::time_line(lg);
       // The recent chat, and the end of a game over, as the shell would have shown them.
       for (const auto& line : lg.take_notices()) std::cout << line << "\n";
       std::cout << std::flush;

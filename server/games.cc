@@ -1238,6 +1238,11 @@ void GameService::get_log(const Caller& c, const wire::GetLog& req) {
   if (!g) return missing_game(c, req.game_id());
   std::unique_lock lock(g->mu);
   if (!g->visible_to(c.user_id)) return no_such_game(c, req.game_id());
+  if (req.as_seen()) {
+    send_events_as_seen(*g, c);
+    lock.unlock();
+    return maybe_unload(g);  // a finished game read back for this rests with the others
+  }
   if (g->status != Game::Status::Finished) return log_closed(c);
   if (g->pending == 0) {
     send_log(*g, c);
@@ -1254,6 +1259,38 @@ void GameService::get_log(const Caller& c, const wire::GetLog& req) {
 
 void GameService::log_closed(const Caller& c) {
   c.error(wire::FORBIDDEN, "The log, the seed and the full view open when the game ends.");
+}
+
+// Called with g.mu held. Only what is durable: the orders up to the committed version.
+void GameService::send_events_as_seen(Game& g, const Caller& c) {
+  const int side = g.side_of(c.user_id);
+  const bool over = g.status == Game::Status::Finished && g.pending == 0;
+  const auto viewer = viewer_of(side >= 0 ? static_cast<Seat>(side) : over ? Seat::Omniscient : Seat::Spectator);
+  post_([this, id = g.id, rules = g.rules, options = g.options, seed = g.seed, upto = g.committed, viewer, c] {
+    try {
+      std::vector<game::Event> all;
+      rules->create(options, seed, &all);  // the setup's events, as the game began
+      storage_.read([&](Db& db) {
+        auto& q = db.prepare("SELECT entry FROM orders WHERE game_id = ? AND version <= ? ORDER BY version");
+        q.bind_all(id, upto);
+        wire::LoggedOrder entry;
+        while (q.step()) {
+          if (!entry.ParseFromString(q.blob(0))) throw std::runtime_error("an order does not decode");
+          for (auto& e : *entry.mutable_events()) all.push_back(std::move(e));
+        }
+        return 0;
+      });
+      wire::ServerMessage m;
+      auto* lg = m.mutable_game_log();
+      lg->set_game_id(id);
+      lg->set_version(upto);
+      for (auto& e : rules->events_for(all, viewer)) *lg->add_events() = std::move(e);
+      c.reply(std::move(m));
+    } catch (const std::exception& e) {
+      log::error("log cannot be read", {{"game", id}, {"error", e.what()}});
+      c.error(wire::INTERNAL, "The log could not be read.");
+    }
+  });
 }
 
 // Called with g.mu held, once the end is durable; the orders are read off the caller's thread.

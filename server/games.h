@@ -356,6 +356,8 @@ class GameService {
   void send_catch_up(Game& g, const Caller& c, Seat seat, Frame snapshot, bool tell_end = true);
   // After a Watch's answer: GameEnded, when the game is over and its end stored.
   void tell_if_over(const Game& g, const Caller& c);
+  // GetLog.as_seen: every event so far as the caller's view reads them, read off the caller's thread.
+  void send_events_as_seen(Game& g, const Caller& c);
   void send_log(Game& g, const Caller& c);
   static void log_closed(const Caller& c);
   bool may_read(const Game& g, Seat seat, wire::Channel channel) const;

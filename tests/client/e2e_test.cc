@@ -5,7 +5,9 @@
 
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 
 #include "harness.h"
@@ -249,6 +251,44 @@ TEST_F(TwoPlayers, PlayAWholeGameToTheEnd) {
   EXPECT_FALSE(log.value("seed_hex", "").empty()) << exported.out.substr(0, 2000);
   EXPECT_TRUE(log.contains("omniscient"));
   EXPECT_EQ(static_cast<int>(log.value("orders", json::array()).size()), accepted);
+}
+
+// A view comes with the last few events of the log; `show --log 0` asks the
+// server for all of them, as this player's view reads them.
+TEST_F(TwoPlayers, ShowWithLogZeroShowsTheWholeLogNotOnlyTheRecentEvents) {
+  Background small;
+  const std::string data = temp_dir("recent");
+  {
+    std::ofstream(data + "/counterattackd.conf") << "recent_events = 3\n";
+  }
+  const std::string addr = start_server(small, data, "127.0.0.1:0", {"--config", data + "/counterattackd.conf"});
+  ASSERT_FALSE(addr.empty()) << small.output();
+  auto as = [&](const Player& p, std::vector<std::string> args, const std::string& input = "") {
+    args.insert(args.begin(), {CA_CLIENT_BIN, "--server", "wss://" + addr, "--insecure"});
+    return run(args, env(p), input);
+  };
+  ASSERT_EQ(as(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
+  ASSERT_EQ(as(bob_, {"register", "bob"}, "password-of-bob\n").code, 0);
+  auto created = as(alice_, {"--json", "new", "--side", "soviet"});
+  ASSERT_EQ(created.code, 0) << created.err;
+  const std::string game = json::parse(created.out).value("game_id", "");
+  ASSERT_EQ(as(bob_, {"join", game}).code, 0);
+  ASSERT_EQ(as(alice_, {"order", game, "corps", "3TC"}).code, 0);
+  ASSERT_EQ(as(alice_, {"order", game, "done"}).code, 0);
+  const auto whole = as(alice_, {"show", game, "--log", "0"});
+  EXPECT_EQ(whole.code, 0) << whole.err;
+  EXPECT_NE(whole.out.find("3TC activates."), std::string::npos) << whole.out;
+  // The setup's draws, long out of the recent events: the Soviet's own by name, to the German unnamed.
+  const std::regex drawn("You draw the event ([^.]+)\\.");
+  std::vector<std::string> soviet_chits;
+  for (std::sregex_iterator it(whole.out.begin(), whole.out.end(), drawn), end; it != end; ++it) soviet_chits.push_back((*it)[1]);
+  EXPECT_FALSE(soviet_chits.empty()) << whole.out;
+  const auto german = as(bob_, {"show", game, "--log", "0"});
+  EXPECT_NE(german.out.find("Soviet draws an event chit."), std::string::npos) << german.out;
+  for (const auto& chit : soviet_chits) EXPECT_EQ(german.out.find(chit), std::string::npos) << chit << " in:\n" << german.out;
+  small.stop();
+  std::error_code ec;
+  fs::remove_all(data, ec);
 }
 
 // A server put back to a backup has its games at an earlier version than a

@@ -132,6 +132,56 @@ TEST_F(ServerGame, TwoClientsPlayACompleteGameAndTheSeedReplaysEveryDie) {
 // A finished game is read from the database for any request about it, an order
 // or a chat too, not only a watch; the server keeps the last few in memory and
 // lets the older ones go, so reading many old games cannot fill its memory.
+// During play the whole log is each reader's own: every event from the setup on,
+// exactly as their view read it live (the recent events of a view are only the last
+// few), the opponent's secrets no more than in their deltas; the orders, the seed and
+// the full view stay closed until the end.
+TEST_F(ServerGame, DuringPlayEachReaderGetsTheWholeLogAsTheirViewReadsIt) {
+  restart({}, "recent_events = 5\n");
+  auto alice = user("alice"), bob = user("bob");
+  auto watcher = connect();
+  const std::string id = start_game(*alice, *bob);
+  auto as_seen = [&](Client& c) {
+    wire::ClientMessage get;
+    get.mutable_get_log()->set_game_id(id);
+    get.mutable_get_log()->set_as_seen(true);
+    return c.request(get);
+  };
+  std::map<Client*, std::vector<game::Event>> at_start;
+  for (Client* c : {alice.get(), bob.get(), watcher.get()}) {
+    auto r = as_seen(*c);
+    ASSERT_TRUE(r.has_game_log()) << r.DebugString();
+    EXPECT_EQ(r.game_log().version(), 0);
+    at_start[c].assign(r.game_log().events().begin(), r.game_log().events().end());
+  }
+  Player soviet(*alice, id, game::SOVIET), german(*bob, id, game::GERMAN), spectator(*watcher, id, game::SIDE_UNSPECIFIED);
+  for (auto* p : {&soviet, &german, &spectator}) {
+    ASSERT_TRUE(p->client.watch(id).has_game());
+    p->absorb();
+  }
+  const auto st = play(soviet, german, &spectator, 60, "log-");
+  ASSERT_GE(st.version, 40);
+  for (auto* p : {&soviet, &german, &spectator}) p->wait_version(st.version);
+  for (auto* p : {&soviet, &german, &spectator}) {
+    auto r = as_seen(p->client);
+    ASSERT_TRUE(r.has_game_log()) << r.DebugString();
+    const auto& gl = r.game_log();
+    EXPECT_EQ(gl.version(), st.version);
+    EXPECT_TRUE(gl.seed_hex().empty() && gl.orders().empty() && !gl.has_omniscient()) << "closed until the end";
+    std::vector<game::Event> expected = at_start[&p->client];
+    expected.insert(expected.end(), p->events.begin(), p->events.end());
+    ASSERT_EQ(gl.events_size(), static_cast<int>(expected.size())) << "reader " << game::Side_Name(p->side);
+    for (int i = 0; i < gl.events_size(); ++i) {
+      ASSERT_TRUE(MessageDifferencer::Equals(gl.events(i), expected[static_cast<size_t>(i)])) << gl.events(i).DebugString();
+    }
+    EXPECT_GT(gl.events_size(), 5) << "more than the view's recent events";
+  }
+  wire::ClientMessage whole;
+  whole.mutable_get_log()->set_game_id(id);
+  const auto closed = alice->request(whole);
+  EXPECT_EQ(closed.error().code(), wire::FORBIDDEN) << "the orders and the seed: only after the end";
+}
+
 TEST_F(ServerGame, FinishedGamesReadForAnyRequestAreLetGoBeyondTheFewKeptInMemory) {
   auto alice = user("alice"), bob = user("bob");
   std::vector<std::string> ids;
