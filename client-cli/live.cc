@@ -129,7 +129,7 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
       over_result_ = m.game_ended().result();
       over_reason_ = m.game_ended().reason();
       show_over();
-      std::string text = "The game is over: " + result_with_reason(m.game_ended().result(), m.game_ended().reason());
+      std::string text = "The game is over. " + result_with_reason(m.game_ended().result(), m.game_ended().reason());
       if (const auto changes = rating_changes_text(m.game_ended()); !changes.empty()) text += ". " + changes;
       if (!m.game_ended().seed_hex().empty())
         text +=

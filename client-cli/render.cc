@@ -196,7 +196,14 @@ std::string location_label(const Scenario& sc, const std::string& loc) {
   }
   if (sc.is_entry(*l)) {
     const auto& e = sc.entry_points[static_cast<size_t>(sc.entry_index(*l))];
-    return "entry " + loc + (e.name.empty() ? "" : " (" + e.name + ")");
+    // Where its units come onto the map (rule 17): nowhere else on the board says it.
+    std::string at;
+    for (std::size_t i = 0; i < e.hexes.size(); ++i) {
+      at += (i == 0 ? "" : i + 1 == e.hexes.size() ? " or " : ", ") + sc.location_name(e.hexes[i]);
+    }
+    const std::string enters = at.empty() ? "" : "entering at " + at + ", or a hex next to one";
+    if (e.name.empty() && enters.empty()) return "entry " + loc;
+    return "entry " + loc + " (" + e.name + (e.name.empty() || enters.empty() ? "" : "; ") + enters + ")";
   }
   return loc;
 }

@@ -377,7 +377,7 @@ TEST_F(Shell, ResignEndsTheGameAndBothShellsSaySo) {
   EXPECT_TRUE(bob_shell_.expect("Type `resign yes` to resign game " + game + "."));
   bob_shell_.type("resign yes");
   EXPECT_TRUE(bob_shell_.expect("You resigned."));
-  const std::string over = "The game is over: Soviet victory: The German player resigned";
+  const std::string over = "The game is over. Soviet victory: The German player resigned";
   EXPECT_TRUE(bob_shell_.expect(over));
   EXPECT_TRUE(alice_shell_.expect(over));
   EXPECT_TRUE(alice_shell_.expect(". Dice seed: "));
@@ -462,7 +462,7 @@ TEST_F(Shell, ARematchOfferedInOneShellIsAcceptedInTheOther) {
   alice_shell_.type("rematch");
   EXPECT_TRUE(alice_shell_.expect("A rematch follows a finished game; this one is not over."));
   bob_shell_.type("resign yes");
-  ASSERT_TRUE(alice_shell_.expect("The game is over: Soviet victory"));
+  ASSERT_TRUE(alice_shell_.expect("The game is over. Soviet victory"));
   alice_shell_.type("rematch");
   ASSERT_TRUE(alice_shell_.expect("Offered a rematch: game "));
   const std::string offered = alice_shell_.printed_until(", you play german");
