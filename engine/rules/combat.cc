@@ -316,7 +316,28 @@ std::optional<Rejection> Rules::check_attack(const Order& o) const {
   }
   if (o.markers.size() > 1) return reject(game::LIMIT_REACHED, "At most one artillery or Stuka supports a combat per side (rule 10).");
   if (!o.markers.empty() && !support_ok(o.markers[0], o.units, who)) {
-    return reject(game::NOT_ALLOWED, marker_name(o.markers[0]) + " cannot support this attack (rule 10: ready, of the attackers' formation, in supply).");
+    // The first of support_ok's conditions that fails, in words.
+    const int m = o.markers[0];
+    const std::string name = marker_name(m);
+    const MarkerState state = marker_state(s_, sc_, m);
+    const bool stuka = m >= static_cast<int>(sc_.artillery.size());
+    std::string why;
+    if (state == MarkerState::NotArrived) {
+      why = name + " has not arrived yet (rule 10).";
+    } else if (state == MarkerState::Used) {
+      why = name + " has been used already (rule 10).";
+    } else if (state == MarkerState::Removed) {
+      why = name + " is out of the game (rule 10).";
+    } else if (stuka ? who != Side::German : sc_.formations[static_cast<size_t>(sc_.artillery[static_cast<size_t>(m)].formation)].side != who) {
+      why = name + " is not yours.";
+    } else if (stuka) {
+      why = name + " cannot support this attack (rule 10).";
+    } else {
+      why = name + " supports only an attack with a unit of " +
+            sc_.formations[static_cast<size_t>(sc_.artillery[static_cast<size_t>(m)].formation)].id +
+            " in supply, or an independent unit" + (who == Side::German ? "" : " while that corps is active") + " (rule 10).";
+    }
+    return reject(game::NOT_ALLOWED, why);
   }
   if (o.chit >= 0) {
     const auto& hand = s_.sides[static_cast<int>(who)].hand;

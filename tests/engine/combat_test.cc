@@ -1114,8 +1114,11 @@ TEST_F(Combat, Rule10_ArtillerySupportsItsOwnFormationAndIndependents) {
   t.put("1TC/1", "0606");
   t.put("2TC/1", "0806");
   to(Side::German, game::Decision::COMBAT);
-  EXPECT_TRUE(Refused(Side::German, attack_order({"PzB/1"}, "0606", "PzA-art"), game::NOT_ALLOWED));
-  EXPECT_TRUE(Refused(Side::German, attack_order({"PzB/1"}, "0606", "1TC-art"), game::NOT_ALLOWED));
+  std::string why;
+  EXPECT_TRUE(Refused(Side::German, attack_order({"PzB/1"}, "0606", "PzA-art"), game::NOT_ALLOWED, &why));
+  EXPECT_EQ(why, "PzA-art supports only an attack with a unit of PzA in supply, or an independent unit (rule 10).");
+  EXPECT_TRUE(Refused(Side::German, attack_order({"PzB/1"}, "0606", "1TC-art"), game::NOT_ALLOWED, &why));
+  EXPECT_EQ(why, "1TC-art is not yours.");
   EXPECT_TRUE(Fight(Side::German, attack_order({"PzB/1"}, "0606", "Stuka-1")));  // Stukas support anyone
   EXPECT_TRUE(Fight(Side::German, attack_order({"GER/Tiger"}, "0806", "PzA-art")));  // an independent
   EXPECT_EQ(marker("PzA-art"), "used");
@@ -1131,7 +1134,9 @@ TEST_F(Combat, Rule10_AMarkerThatFiredABarrageDoesNotSupport) {
   t.rng = dice({1});
   ASSERT_TRUE(Ok(Side::German, barrage_order("PzA-art", "0804")));
   to(Side::German, game::Decision::COMBAT);
-  EXPECT_TRUE(Refused(Side::German, attack_order({"PzA/2"}, "0606", "PzA-art"), game::NOT_ALLOWED));
+  std::string why;
+  EXPECT_TRUE(Refused(Side::German, attack_order({"PzA/2"}, "0606", "PzA-art"), game::NOT_ALLOWED, &why));
+  EXPECT_EQ(why, "PzA-art has been used already (rule 10).");
 }
 
 // ---------------------------------------------------------------------------
