@@ -757,6 +757,9 @@ std::optional<Rejection> Rules::check(Side who, const Order& o) const {
             if (side_of(u) != who || !us(u).reserve) return reject(game::NOT_ALLOWED, unit_name(u) + " is not one of your reserves.");
           }
           return o.units.empty() ? std::optional(reject(game::MALFORMED, "Name the units.")) : std::nullopt;
+        case K::ActivateCorps:
+          return reject(game::WRONG_ORDER_KIND, std::string("A corps is chosen as its phase begins; this phase's ") +
+                                                    step_name(s_.step) + " step is under way (`done` ends it).");
         default:
           return reject(game::WRONG_ORDER_KIND, std::string("That order does not fit the ") + step_name(s_.step) + " step.");
       }

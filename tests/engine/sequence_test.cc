@@ -156,6 +156,13 @@ TEST_F(Sequence, Rule5_OnlyAnArmyCorpsCanBeChosen) {
   EXPECT_TRUE(Rejected(t, Side::Soviet, corps_order("2TA"), game::NOT_ALLOWED));
   EXPECT_TRUE(Rejected(t, Side::Soviet, corps_order("47A"), game::NOT_ALLOWED));
   EXPECT_TRUE(Rejected(t, Side::Soviet, corps_order("PzA"), game::NOT_ALLOWED));
+  // The refusal names the corps there are.
+  EXPECT_EQ(t.order(Side::Soviet, corps_order("2TA")).rejection.reason, "That is not a Soviet corps: the corps are 1TC, 2TC, 3TC.");
+  // Once one is chosen, the phase's steps are under way: another waits for the next phase.
+  ASSERT_TRUE(Accepted(t.order(Side::Soviet, corps_order("1TC"))));
+  const Outcome again = t.order(Side::Soviet, corps_order("2TC"));
+  EXPECT_EQ(again.rejection.code, game::WRONG_ORDER_KIND);
+  EXPECT_EQ(again.rejection.reason, "A corps is chosen as its phase begins; this phase's Movement step is under way (`done` ends it).");
 }
 
 TEST_F(Sequence, Rule5_OnlyTheActiveCorpsMoves) {
