@@ -805,7 +805,7 @@ std::string rating_text(const wire::Rating& r) {
 
 std::string seat_text(const wire::GameSummary& g, bool soviet) {
   const std::string& name = soviet ? g.soviet() : g.german();
-  if (name.empty()) return "(open)";
+  if (name.empty()) return g.status() == "open" ? "(open)" : "(nobody)";  // a game ended before anyone joined
   if (!(soviet ? g.has_soviet_rating() : g.has_german_rating())) return name;  // a server without ratings
   if (g.status() == "finished") {
     // What the game changed; the rating beside it would be today's, not the game's.

@@ -105,7 +105,7 @@ TEST(GameList, ShowsNoChangeForAGameWithdrawnBeforeAnyoneJoined) {
   g.set_rated(true);
   g.set_result("Cancelled");
   *g.mutable_soviet_rating() = rating(1500, 350, true);
-  EXPECT_EQ(game_line(g), "q1  finished  Soviet: alice  German: (open)  Cancelled");
+  EXPECT_EQ(game_line(g), "q1  finished  Soviet: alice  German: (nobody)  Cancelled");
 }
 
 TEST(GameList, FromAServerWithoutRatingsShowsTheNamesAloneAndNothingCasual) {
