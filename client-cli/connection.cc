@@ -60,8 +60,8 @@ std::optional<Endpoint> parse_url(const std::string& url, std::string* error) {
     ep.tls = false;
   } else {
     if (error)
-      *error = "The server URL must start with wss:// (for example wss://127.0.0.1:8443), not '" +
-               url + "'.";
+      *error = "The server URL must start with wss:// (for example wss://127.0.0.1:8443; ws:// for a --plain server on "
+               "this machine), not '" + url + "'.";
     return std::nullopt;
   }
   const auto slash = rest.find('/');
@@ -85,7 +85,7 @@ std::optional<Endpoint> parse_url(const std::string& url, std::string* error) {
   }
   if (ep.port.empty()) ep.port = ep.tls ? "443" : "80";
   if (ep.host.empty() || ep.port.find_first_not_of("0123456789") != std::string::npos) {
-    if (error) *error = "The server URL '" + url + "' is not of the form wss://host:port.";
+    if (error) *error = "The server URL '" + url + "' is not of the form " + (ep.tls ? "wss" : "ws") + "://host:port.";
     return std::nullopt;
   }
   // A password never crosses a network in the clear.

@@ -26,16 +26,20 @@ bool LiveGame::subscribe(std::string* error) {
   m.mutable_watch()->set_game_id(id_);
   m.mutable_watch()->set_from_version(has_view_ ? version_ : 0);
   resync_ = false;
-  auto reply = s_.call(m, error);
-  if (!reply && has_view_ && s_.last_error() == wire::BAD_REQUEST) {
+  std::string why;
+  auto reply = s_.call(m, &why);
+  if (!reply && has_view_ && s_.last_error() == wire::BAD_REQUEST && why.find("ahead of the game") != std::string::npos) {
     // The game is behind what was seen: a server put back to a backup. Its view as it now is.
     notices_.push_back("The game is back at an earlier version than this client had seen (the server was restored from a "
                        "backup); shown as it now is.");
     has_view_ = false;
     m.mutable_watch()->set_from_version(0);
-    reply = s_.call(m, error);
+    reply = s_.call(m, &why);
   }
-  if (!reply) return false;
+  if (!reply) {
+    if (error) *error = why;
+    return false;
+  }
   handle(*reply);
   // The full view may follow the acknowledgement as a pushed message, or come
   // first, as the answer, with the game's summary (its clocks) just behind it.

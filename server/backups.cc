@@ -166,6 +166,14 @@ std::string restore_database(const std::string& db_path, const std::string& from
   if (!dir.empty()) fs::create_directories(dir_path, ec);
   if (ec) return "cannot create " + dir + ": " + ec.message();
   remove_unfinished_restores(db_path);  // a restore killed midway left its copy; none else runs now
+  // SQLite would read a WAL or journal left at the database's name with the copy put there.
+  if (!fs::exists(db_path, ec)) {
+    for (const char* extra : {"-wal", "-journal"}) {
+      if (fs::exists(db_path + extra, ec)) {
+        return "there is a " + db_path + extra + " without its database: move it away first (it belongs to no backup)";
+      }
+    }
+  }
   // The backup itself is only read: what is checked, and then put in place, is a copy;
   // with the WAL found beside it (a database copied with its files), that WAL too.
   const std::string copy = db_path + ".restoring-" + std::to_string(::getpid());
@@ -176,6 +184,10 @@ std::string restore_database(const std::string& db_path, const std::string& from
   const bool with_wal = fs::is_regular_file(from + "-wal", ec) && fs::file_size(from + "-wal", ec) > 0;
   fs::copy_file(from, copy, ec);
   if (!ec && with_wal) fs::copy_file(from + "-wal", copy + "-wal", ec);
+  // The server's own alone, whatever the backup's mode was: it holds password hashes.
+  for (const char* extra : {"", "-wal"}) {
+    if (!ec && fs::exists(copy + extra)) fs::permissions(copy + extra, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace, ec);
+  }
   if (ec || !sync_path(copy, false)) {
     drop_copy();
     return "cannot copy " + from + " beside the database: " + (ec ? ec.message() : std::string("the copy did not reach the disk"));
@@ -234,16 +246,19 @@ std::string restore_database(const std::string& db_path, const std::string& from
   // can be, so that the file alone holds everything; where not, its WAL goes with it.
   std::string kept;
   if (fs::exists(db_path, ec)) {
+    bool folded = false;
     {
       std::string error;
       Db current(db_path, false, error);
       try {
         // A read first: until then the connection has not found the WAL to fold in.
-        if (current.ok() && one_integer(current, "PRAGMA user_version") >= 0) current.checkpoint(SQLITE_CHECKPOINT_TRUNCATE);
+        folded = current.ok() && one_integer(current, "PRAGMA user_version") >= 0 && current.checkpoint(SQLITE_CHECKPOINT_TRUNCATE) == 0;
       } catch (const DbError&) {
         // A database that does not read is kept as it is, WAL and all.
       }
     }
+    const std::string wal = db_path + "-wal";
+    const bool wal_left = fs::exists(wal, ec) && fs::file_size(wal, ec) > 0;
     kept = db_path + ".before-restore-" + utc_stamp(std::time(nullptr));
     for (int n = 2; fs::exists(kept, ec); ++n) kept = db_path + ".before-restore-" + utc_stamp(std::time(nullptr)) + "-" + std::to_string(n);
     // A link, so that the database stays whole at its own name until the copy takes it.
@@ -252,23 +267,33 @@ std::string restore_database(const std::string& db_path, const std::string& from
       drop_copy();
       return "cannot keep the database as " + kept + ": " + std::generic_category().message(link_errno);
     }
-    if (fs::exists(db_path + "-wal", ec) && fs::file_size(db_path + "-wal", ec) > 0) {
-      fs::rename(db_path + "-wal", kept + "-wal", ec);
-      if (ec) {
-        const auto why = ec.message();
-        fs::remove(kept, ec);
-        drop_copy();
-        return "cannot keep the database's WAL as " + kept + "-wal: " + why;
-      }
+    // A WAL that could not be folded in (a damaged database) goes with it; put back on any failure.
+    auto undo = [&](const std::string& why) {
+      std::error_code ignored;
+      if (wal_left) fs::rename(kept + "-wal", wal, ignored);
+      fs::remove(kept, ignored);
+      drop_copy();
+      return why + "; nothing was changed";
+    };
+    if (wal_left && !folded) {
+      fs::rename(wal, kept + "-wal", ec);
+      if (ec) return undo("cannot keep the database's WAL as " + kept + "-wal: " + ec.message());
+    } else if (wal_left) {
+      return undo("the database's WAL was not folded into it: another process may have it open");
     }
-    fs::remove(db_path + "-wal", ec);
-  }
-  fs::remove(db_path + "-shm", ec);
-  fs::rename(copy, db_path, ec);
-  if (ec) {
-    const auto why = ec.message();
-    drop_copy();
-    return "cannot put the copy in place of " + db_path + ": " + why + (kept.empty() ? "" : "; the database is kept as " + kept);
+    fs::remove(wal, ec);
+    sync_path(dir, true);
+    fs::remove(db_path + "-shm", ec);
+    fs::rename(copy, db_path, ec);
+    if (ec) return undo("cannot put the copy in place of " + db_path + ": " + ec.message());
+  } else {
+    fs::remove(db_path + "-shm", ec);
+    fs::rename(copy, db_path, ec);
+    if (ec) {
+      const auto why = ec.message();
+      drop_copy();
+      return "cannot put the copy in place of " + db_path + ": " + why;
+    }
   }
   drop_copy();
   sync_path(dir, true);

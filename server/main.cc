@@ -86,6 +86,7 @@ class ServingLock {
     }
     taken_ = true;
     unclean_ = said.find("running") != std::string::npos;
+    found_ = said;
     leave_ = doing == "running" ? word("stopped") : said;  // what else takes it leaves the run before's word
     write(word(doing));
     return "";
@@ -93,6 +94,8 @@ class ServingLock {
   bool unclean() const { return unclean_; }
   // What the file says once this one lets go: "restored", after a restore.
   void leave_as(const std::string& state) { leave_ = word(state); }
+  // A start that goes no further leaves the run before's word as it found it.
+  void leave_as_found() { leave_ = found_; }
   // Reached by every return; a kill or a crash never gets here.
   ~ServingLock() {
     if (fd_ < 0) return;
@@ -108,7 +111,7 @@ class ServingLock {
 
   int fd_ = -1;
   bool taken_ = false, unclean_ = false;
-  std::string leave_;
+  std::string leave_, found_;
 };
 
 void schedule_purge(net::steady_timer& timer, Accounts& accounts) {
@@ -237,6 +240,17 @@ int main(int argc, char** argv) {
       return 1;
     }
     if (made) said = "Made the directory " + db_dir.string() + ".\n" + said;
+    // Run as root, the files go to the database's owner; with none but root, the operator is told.
+    if (struct stat owner{}; ::geteuid() == 0 && ::stat(cfg.database.c_str(), &owner) == 0) {
+      if (owner.st_uid != 0) {
+        if (::chown((cfg.database + ".lock").c_str(), owner.st_uid, owner.st_gid) != 0) {
+          said += "\nThe lock file " + cfg.database + ".lock could not be given to the database's owner: " + std::strerror(errno) + ".";
+        }
+      } else {
+        said += "\nThe database belongs to root: a server run as another user needs the directory given to it first (chown -R USER " +
+                db_dir.string() + ").";
+      }
+    }
     // A generated certificate that is not there is made anew at the start, and every player pins again.
     if (generated_tls && !std::filesystem::exists(cfg.tls_cert, dir_ec)) {
       said += "\nThere is no certificate at " + cfg.tls_cert + ": the server makes a new one at its start, and every player must"
@@ -295,9 +309,10 @@ int main(int argc, char** argv) {
   if (cfg.proxy_protocol && cfg.trusted_proxies.empty()) {
     return die("proxy_protocol is on, but trusted_proxies names no proxy to expect its header from");
   }
-  {
-    // A port taken by another program is found before anything is made on disk;
-    // the listener itself opens later, once the database is ready.
+  // A port taken by another program is found before anything is made on disk (after
+  // the lock, where there is one: a second server on this database is named as such);
+  // the listener itself opens later, once the database is ready.
+  auto port_taken = [&]() -> std::string {
     net::io_context probe_io;
     net::ip::tcp::acceptor probe(probe_io);
     const net::ip::tcp::endpoint at{address, port};
@@ -305,13 +320,23 @@ int main(int argc, char** argv) {
     probe.open(at.protocol(), probe_ec);
     if (!probe_ec) probe.set_option(net::socket_base::reuse_address(true), probe_ec);
     if (!probe_ec) probe.bind(at, probe_ec);
-    if (probe_ec) return die("cannot listen on " + host + ":" + std::to_string(port) + ": " + probe_ec.message());
-  }
+    return probe_ec ? "cannot listen on " + host + ":" + std::to_string(port) + ": " + probe_ec.message() : "";
+  };
   std::error_code fs_ec;
+  const bool data_existed = std::filesystem::exists(cfg.data_dir, fs_ec);
+  if (!data_existed) {
+    if (auto why = port_taken(); !why.empty()) return die(why);
+  }
   std::filesystem::create_directories(cfg.data_dir, fs_ec);
   if (fs_ec) return die("cannot create data directory " + cfg.data_dir + ": " + fs_ec.message());
   ServingLock serving;
   if (auto why = serving.take(cfg.database + ".lock"); !why.empty()) return die(why);
+  if (data_existed) {
+    if (auto why = port_taken(); !why.empty()) {
+      serving.leave_as_found();
+      return die(why);
+    }
+  }
   remove_unfinished_restores(cfg.database);
   if (serving.unclean()) {
     log::warn("the last run did not stop cleanly (killed, or the machine went down): every game resumes from its log",

@@ -150,7 +150,17 @@ TEST_F(ServerBackup, ARestoreIsRefusedWhileServingChecksTheBackupAndKeepsTheData
     EXPECT_EQ(no.status, 1) << bad;
     EXPECT_NE(no.said.find(said), std::string::npos) << no.said;
   }
-  EXPECT_EQ(games_with_id(db, after), 1) << "a refused restore changes nothing";
+  {
+    // Read on a copy: a connection to the database itself would fold its WAL in as it closes.
+    const std::string look = dir_ + "/look.db";
+    fs::copy_file(db, look);
+    fs::copy_file(db + "-wal", look + "-wal");
+    EXPECT_EQ(games_with_id(look, after), 1) << "a refused restore changes nothing";
+  }
+  ASSERT_GT(fs::file_size(db + "-wal"), 0u) << "the later game still in the WAL as the restore begins";
+  // A backup readable by anyone, as a careless copy leaves it: the database made of it is not.
+  fs::permissions(copy, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read,
+                  fs::perm_options::replace);
 
   auto done = operator_command("--restore '" + copy + "'");
   ASSERT_EQ(done.status, 0) << done.said;
@@ -177,6 +187,16 @@ TEST_F(ServerBackup, ARestoreIsRefusedWhileServingChecksTheBackupAndKeepsTheData
 
   // A copy taken with its WAL beside it is restored with what that WAL held.
   server_->kill9();
+  {
+    // A WAL left at the database's name without the database belongs to no backup: refused.
+    fs::rename(db, dir_ + "/moved.db");
+    std::ofstream(db + "-wal") << "a stale WAL";
+    auto stale = operator_command("--restore '" + raw + "'");
+    EXPECT_EQ(stale.status, 1);
+    EXPECT_NE(stale.said.find("-wal without its database: move it away first"), std::string::npos) << stale.said;
+    fs::remove(db + "-wal");
+    fs::rename(dir_ + "/moved.db", db);
+  }
   auto with_wal = operator_command("--restore '" + raw + "'");
   ASSERT_EQ(with_wal.status, 0) << with_wal.said;
   EXPECT_NE(with_wal.said.find("(with the WAL beside it)"), std::string::npos) << with_wal.said;

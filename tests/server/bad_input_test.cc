@@ -529,6 +529,25 @@ TEST_F(ServerBadInput, ASecondServerOnTheSameDataRefusesToStartAndTheFirstGoesOn
               std::string::npos)
         << second.log();
   }
+  // On the same address too, it is the database that is named, not the port.
+  auto start_on = [&](const std::string& data_dir) {
+    const std::string command = "timeout 20 " + std::string(COUNTERATTACKD) + " --data-dir '" + data_dir + "' --listen 127.0.0.1:" +
+                                std::to_string(server_->port()) + " 2>&1";
+    std::string said;
+    if (FILE* p = ::popen(command.c_str(), "r")) {
+      char buffer[512];
+      while (std::fgets(buffer, sizeof buffer, p)) said += buffer;
+      ::pclose(p);
+    }
+    return said;
+  };
+  const std::string same = start_on(server_->data_dir());
+  EXPECT_NE(same.find("serves this database"), std::string::npos) << same;
+  // Another server's port, for a new data directory: refused before anything is made on disk.
+  const std::string fresh = dir_ + "/fresh-data";
+  const std::string taken = start_on(fresh);
+  EXPECT_NE(taken.find("cannot listen on 127.0.0.1:" + std::to_string(server_->port())), std::string::npos) << taken;
+  EXPECT_FALSE(std::filesystem::exists(fresh)) << "nothing made for a server that cannot listen";
   EXPECT_TRUE(alice->ping(1).has_pong());
   EXPECT_TRUE(user("bob")->ping(2).has_pong()) << "the first still serves";
 }
