@@ -190,7 +190,7 @@ int main(int argc, char** argv) {
       "before the rules (no such game, not yours, over) or no answer.");
   auto* resign = app.add_subcommand("resign", "Resign a game");
   resign->add_option("GAME", game_id, "Game id")->required();
-  resign->add_flag("--yes,-y", yes, "Do not ask");
+  resign->add_flag("--yes,-y", yes, "Resign without asking (needed when not run from a terminal)");
   std::string draw_answer;
   auto* draw = app.add_subcommand("draw", "Offer a draw, or accept or decline your opponent's offer");
   draw->add_option("GAME", game_id, "Game id")->required();
@@ -699,6 +699,19 @@ int main(int argc, char** argv) {
   }
 
   if (*resign) {
+    // A resignation cannot be taken back: asked for once more, or given with --yes.
+    if (!yes) {
+      if (!::isatty(STDIN_FILENO)) {
+        return fail(g, "A resignation cannot be taken back: add --yes to resign game " + game_id + ".", cli::kUsage);
+      }
+      std::cout << "Resign game " << game_id << "? It cannot be taken back. Type yes to resign: " << std::flush;
+      std::string answer;
+      std::getline(std::cin, answer);
+      if (answer != "yes") {
+        std::cout << "Not resigned." << std::endl;
+        return cli::kFailed;
+      }
+    }
     // A game no one has joined yet is withdrawn, not resigned: said as such.
     bool waiting = false;
     wire::ClientMessage mine;
