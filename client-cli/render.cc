@@ -387,6 +387,7 @@ std::string render_map(const Scenario& sc, const game::View& v, const RenderOpti
   out += "Window " + format_hex(w.col0 * 100 + w.row0) + "-" +
          format_hex((w.col0 + w.cols - 1) * 100 + w.row0 + w.rows - 1) + " of " + format_hex(101) +
          "-" + format_hex(sc.columns * 100 + sc.rows) + " (show --at HEX moves it).\n";
+  out += "Each hex is its number with its stack or terrain under it (not beside it).\n";
   out += "Stacks: " + sgr("S", kSoviet, o.colour) + " Soviet, " + sgr("G", kGerman, o.colour) +
          " German, then the height; ? hidden units, D DIS, O OOS, P prepared defense, R reserve, M "
          "Moved.\n";
