@@ -505,7 +505,7 @@ std::optional<wire::ClientMessage> tournament_request(const std::vector<std::str
       "tournament [list] | tournament new NAME [--players N] [--swiss ROUNDS | --knockout] [--time 3d | --clock 15m+10s]\n"
       "  [--starts WHEN]"
       " [--private] [--organise-only] [--option KEY]   (WHEN: 2h or 3d from now, or a UTC date and time: 2026-12-01T18:00)\n"
-      "tournament show|start|cancel|leave ID | tournament join ID [INVITE]";
+      "tournament show|start|cancel|leave ID | tournament join ID [INVITE] | tournament remove ID NAME REASON...";
   auto usage = [&](const std::string& first) -> std::optional<wire::ClientMessage> {
     if (why) *why = first.empty() ? kUsage : first + "\n" + kUsage;
     return std::nullopt;
@@ -588,6 +588,17 @@ std::optional<wire::ClientMessage> tournament_request(const std::vector<std::str
     if (words.size() == 3) m.mutable_join_tournament()->set_invite_code(words[2]);
     return m;
   }
+  if (verb == "remove") {
+    // The organiser withdraws an entrant, saying why: their opponents are told.
+    if (words.size() < 4) return usage("tournament remove ID NAME REASON...: the entrant, and why (their opponents are told).");
+    auto* l = m.mutable_leave_tournament();
+    l->set_tournament_id(id);
+    l->set_player(words[2]);
+    std::string reason;
+    for (std::size_t i = 3; i < words.size(); ++i) reason += (reason.empty() ? "" : " ") + words[i];
+    l->set_reason(reason);
+    return m;
+  }
   if (words.size() != 2) return usage("");
   if (verb == "show") {
     m.mutable_get_tournament()->set_tournament_id(id);
@@ -627,6 +638,15 @@ std::string tournament_line(const wire::Tournament& t) {
   if (t.entered()) s += "  you play";
   if (!t.invite_code().empty()) s += "  invite: " + t.invite_code();
   return s;
+}
+
+std::string removed_from_tournament_text(const std::string& player, const wire::ServerMessage& reply) {
+  if (!reply.has_tournament()) return player + " is withdrawn from the tournament.\n";
+  const auto& t = reply.tournament();
+  const bool under_way = t.started_unix() > 0;
+  return (under_way ? player + " is withdrawn from the tournament: their games in it under way are resigned, and no later round pairs them.\n"
+                    : player + " is struck off the tournament's entrants.\n") +
+         describe_tournament(t);
 }
 
 std::string left_tournament_text(const wire::ServerMessage& reply) {

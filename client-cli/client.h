@@ -156,6 +156,8 @@ std::string tournament_cancelled_notice(const wire::TournamentCancelled& c);
 // A tournament with its standings and games, as a table.
 std::string describe_tournament(const wire::Tournament& t);
 // The answer to LeaveTournament: left before the start (Ok), or withdrawn from one under way (its Tournament).
+// What the organiser is told after `tournament remove`.
+std::string removed_from_tournament_text(const std::string& player, const wire::ServerMessage& reply);
 std::string left_tournament_text(const wire::ServerMessage& reply);
 // The request for `new WORDS...`: soviet|german|random, private, casual, a time
 // per move (3d, 12h, 90m) and option keys, as the shell takes them; the

@@ -833,6 +833,9 @@ class Shell {
       if (!m) return out(why);
       auto reply = s_.call(*m, &why);
       if (!reply) return out(why);
+      if (m->has_leave_tournament() && !m->leave_tournament().player().empty()) {
+        return out(removed_from_tournament_text(m->leave_tournament().player(), *reply));
+      }
       if (m->has_leave_tournament()) return out(left_tournament_text(*reply));
       if (reply->has_tournament()) return out(describe_tournament(reply->tournament()));
       if (!reply->has_tournament_list()) return out("Done.");
@@ -894,7 +897,7 @@ class Shell {
          "  vacation [start DAYS | end]      your time per move stands still while you are away\n"
          "  tournament [list] | tournament new NAME [--players N] [--swiss ROUNDS | --knockout]\n"
          "    [--time 3d | --clock 15m+10s] [--starts WHEN] [--private] [--organise-only] [--option KEY]\n"
-         "    | tournament show|join|leave|start|cancel ID [INVITE]   (WHEN: 2h or 3d from now, or 2026-12-01T18:00 UTC)\n"
+         "    | tournament show|join|leave|start|cancel ID [INVITE] | tournament remove ID NAME REASON...   (WHEN: 2h or 3d from now, or 2026-12-01T18:00 UTC)\n"
          "  rating [NAME] [games N] | ratings   a player's rating (yours without NAME), with their last N\n"
          "                                    rated games (10 unless given); the rated players\n"
          "Tab completes commands, unit ids, hexes and chits; up and down arrows recall earlier "

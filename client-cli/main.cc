@@ -227,11 +227,11 @@ int main(int argc, char** argv) {
       "tournament",
       "Tournaments: list; new NAME [--players N] [--swiss ROUNDS | --knockout] [--time 3d | --clock 15m+10s] [--starts WHEN] [--private]"
       " [--organise-only];"
-      " show, join, leave, start or cancel ID");
+      " show, join, leave, start or cancel ID; remove ID NAME REASON (the organiser withdraws an entrant)");
   std::vector<std::string> tournament_words;
   std::string players, tournament_time, tournament_clock, tournament_starts, swiss;
   bool organise_only = false, knockout = false;
-  tournament->add_option("WORDS", tournament_words, "list | new NAME... | show|join|leave|start|cancel ID [INVITE]");
+  tournament->add_option("WORDS", tournament_words, "list | new NAME... | show|join|leave|start|cancel ID [INVITE] | remove ID NAME REASON...");
   tournament->add_option("--players", players, "new: the most entrants (default 4); it starts when full");
   tournament->add_option("--swiss", swiss, "new: a Swiss of this many rounds instead of a round robin");
   tournament->add_flag("--knockout,--knock-out", knockout,
@@ -435,7 +435,9 @@ int main(int argc, char** argv) {
         for (const auto& t : reply->tournament_list().tournaments()) std::cout << cli::tournament_line(t) << "\n";
       }
     } else if (reply->has_tournament()) {
-      std::cout << (g.json                      ? cli::to_json(reply->tournament()) + "\n"
+      std::cout << (g.json ? cli::to_json(reply->tournament()) + "\n"
+                    : m->has_leave_tournament() && !m->leave_tournament().player().empty()
+                        ? cli::removed_from_tournament_text(m->leave_tournament().player(), *reply)
                     : m->has_leave_tournament() ? cli::left_tournament_text(*reply)
                                                 : cli::describe_tournament(reply->tournament()))
                 << std::flush;

@@ -838,10 +838,33 @@ void Tournaments::join(const Caller& c, const wire::JoinTournament& req) {
 void Tournaments::leave(const Caller& c, const wire::LeaveTournament& req) {
   const std::string id = req.tournament_id();
   if (bad_id(id)) return no_such_tournament(c, id);
+  // The organiser withdrawing another entrant says why, in one line.
+  const bool by_organiser = !req.player().empty();
+  const std::string reason = req.reason();
+  if (by_organiser && (reason.find_first_not_of(" \t") == std::string::npos || reason.size() > 300 ||
+                       reason.find_first_of("\r\n") != std::string::npos)) {
+    return c.error(wire::BAD_REQUEST, "Say why " + req.player() + " is withdrawn, in one line of at most 300 bytes: their opponents are told.");
+  }
   auto withdrew = std::make_shared<bool>(false);
+  auto whom = std::make_shared<std::string>(by_organiser ? req.player() : c.name);
   change(
       c, "withdrawal",
-      [id, user = c.user_id, withdrew](Db& db, Outcome& out) {
+      [id, caller = c.user_id, by_organiser, reason, whom, withdrew](Db& db, Outcome& out) {
+        std::int64_t user = caller;
+        if (by_organiser) {
+          std::int64_t organiser = 0;
+          bool found = false;
+          auto& t = db.prepare("SELECT organiser_id FROM tournaments WHERE id = ?");
+          t.bind_all(id);
+          while (t.step()) found = true, organiser = t.integer(0);
+          if (!found) return out.refuse(wire::NOT_FOUND, "There is no tournament '" + id + "'.");
+          if (organiser != caller) return out.refuse(wire::FORBIDDEN, "Only the tournament's organiser may withdraw another entrant.");
+          user = 0;
+          auto& u = db.prepare("SELECT id FROM users WHERE name = ?");
+          u.bind_all(*whom);
+          while (u.step()) user = u.integer(0);
+        }
+        const std::string who = by_organiser ? *whom + " has" : "You have";
         std::string status;
         bool knockout = false;
         std::int64_t finished = 0, withdrawn = 0;
@@ -858,7 +881,7 @@ void Tournaments::leave(const Caller& c, const wire::LeaveTournament& req) {
           out_in = static_cast<int>(q.integer(4));
           withdrawn = q.integer(5);
         }
-        if (status.empty()) return out.refuse(wire::NOT_FOUND, "You have not entered a tournament '" + id + "'.");
+        if (status.empty()) return out.refuse(wire::NOT_FOUND, who + " not entered a tournament '" + id + "'.");
         if (status == "cancelled") return out.refuse(wire::CONFLICT, "The tournament was cancelled.");
         if (status == "open") {
           db.prepare("DELETE FROM tournament_entrants WHERE tournament_id = ? AND user_id = ?").run(id, user);
@@ -866,19 +889,26 @@ void Tournaments::leave(const Caller& c, const wire::LeaveTournament& req) {
         }
         // Under way: a withdrawal. The server's poll resigns the games in play, and no later round pairs them.
         if (status != "playing" || finished != 0) return out.refuse(wire::CONFLICT, "The tournament is over.");
-        if (withdrawn != 0) return out.refuse(wire::CONFLICT, "You have already withdrawn from this tournament.");
+        if (withdrawn != 0) return out.refuse(wire::CONFLICT, who + " already withdrawn from this tournament.");
         if (knockout && out_in != 0) {
-          return out.refuse(wire::CONFLICT, "You are already out of this knock-out (in round " + std::to_string(out_in) + ").");
+          return out.refuse(wire::CONFLICT, (by_organiser ? *whom + " is" : std::string("You are")) + " already out of this knock-out (in round " +
+                                                std::to_string(out_in) + ").");
         }
-        db.prepare("UPDATE tournament_entrants SET withdrawn_unix = ? WHERE tournament_id = ? AND user_id = ?").run(unix_now(), id, user);
+        db.prepare("UPDATE tournament_entrants SET withdrawn_unix = ?, withdrawn_reason = ? WHERE tournament_id = ? AND user_id = ?")
+            .run(unix_now(), by_organiser ? reason : std::string(), id, user);
         if (knockout) {
           db.prepare("UPDATE tournament_entrants SET out_in_round = ? WHERE tournament_id = ? AND user_id = ?").run(round, id, user);
         }
         *withdrew = true;
       },
-      [this, id, withdrew](const Caller& to) {
-        if (!*withdrew) return to.ok();
-        log::info("tournament entrant withdrew", {{"tournament", id}, {"user", to.name}});
+      [this, id, withdrew, by_organiser, whom, reason](const Caller& to) {
+        if (!*withdrew && !by_organiser) return to.ok();
+        if (by_organiser) {
+          log::info(*withdrew ? "tournament entrant withdrawn by the organiser" : "tournament entrant struck off by the organiser",
+                    {{"tournament", id}, {"entrant", *whom}, {"organiser", to.name}, {"reason", reason}});
+        } else {
+          log::info("tournament entrant withdrew", {{"tournament", id}, {"user", to.name}});
+        }
         reply_with(to, id);
       });
 }
@@ -889,17 +919,21 @@ std::vector<Tournaments::WithdrawnGame> Tournaments::games_of_withdrawn() {
     // CROSS JOIN keeps the few withdrawn entrants (a partial index) outermost, then
     // their tournaments under way, then their games in play by seat (partial indexes).
     auto& q = db.prepare(
-        "SELECT g.id, e.user_id, u.name, t.name FROM tournament_entrants e"
+        "SELECT g.id, e.user_id, u.name, t.name, e.withdrawn_reason FROM tournament_entrants e"
         " CROSS JOIN tournaments t ON t.id = e.tournament_id AND t.status = 'playing' AND t.finished_unix = 0"
         " CROSS JOIN games g ON g.soviet_id = e.user_id AND g.status = 'playing' AND g.tournament_id = e.tournament_id"
         " JOIN users u ON u.id = e.user_id WHERE e.withdrawn_unix <> 0"
-        " UNION ALL SELECT g.id, e.user_id, u.name, t.name FROM tournament_entrants e"
+        " UNION ALL SELECT g.id, e.user_id, u.name, t.name, e.withdrawn_reason FROM tournament_entrants e"
         " CROSS JOIN tournaments t ON t.id = e.tournament_id AND t.status = 'playing' AND t.finished_unix = 0"
         " CROSS JOIN games g ON g.german_id = e.user_id AND g.status = 'playing' AND g.tournament_id = e.tournament_id"
         " JOIN users u ON u.id = e.user_id WHERE e.withdrawn_unix <> 0");
     q.bind_all();
     while (q.step()) {
-      out.push_back(WithdrawnGame{q.text(0), q.integer(1), q.text(2) + " withdrew from the tournament \"" + q.text(3) + "\"."});
+      const std::string by = q.text(4);
+      out.push_back(WithdrawnGame{q.text(0), q.integer(1),
+                                  by.empty() ? q.text(2) + " withdrew from the tournament \"" + q.text(3) + "\"."
+                                             : q.text(2) + " was withdrawn from the tournament \"" + q.text(3) +
+                                                   "\" by its organiser: " + by});
     }
     return out;
   });

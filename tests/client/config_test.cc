@@ -254,6 +254,20 @@ TEST(TournamentStart, TypedAndShownAsPeopleWriteIt) {
   EXPECT_EQ(with({})->create_tournament().starts_unix(), 0);
   EXPECT_FALSE(with({"--starts", "soon"}));
   EXPECT_NE(why.find("--starts takes a time from now"), std::string::npos) << why;
+  // The organiser withdraws an entrant, in words the opponents are told.
+  auto removal = tournament_request({"remove", "t1", "bob", "Has", "not", "moved", "in", "a", "week."}, &why);
+  ASSERT_TRUE(removal) << why;
+  EXPECT_EQ(removal->leave_tournament().tournament_id(), "t1");
+  EXPECT_EQ(removal->leave_tournament().player(), "bob");
+  EXPECT_EQ(removal->leave_tournament().reason(), "Has not moved in a week.");
+  EXPECT_FALSE(tournament_request({"remove", "t1", "bob"}, &why)) << "no reason";
+  EXPECT_NE(why.find("the entrant, and why"), std::string::npos) << why;
+  wire::ServerMessage removed;
+  removed.mutable_tournament()->set_tournament_id("t1");
+  removed.mutable_tournament()->set_started_unix(1);
+  EXPECT_EQ(removed_from_tournament_text("bob", removed).rfind(
+                "bob is withdrawn from the tournament: their games in it under way are resigned, and no later round pairs them.\n", 0),
+            0u);
 
   wire::Tournament t;
   t.set_tournament_id("t1");

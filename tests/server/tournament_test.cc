@@ -830,6 +830,61 @@ TEST_F(ServerTournament, AnEntrantWhoWithdrawsFromASwissResignsTheirGamesAndIsPa
   EXPECT_EQ(t.round(), 2) << "no third round for one entrant";
 }
 
+// The organiser may withdraw an entrant, saying why: struck off before the start;
+// under way, their games in play resigned with the organiser's reason. Nobody else may.
+TEST_F(ServerTournament, TheOrganiserWithdrawsAnEntrantWithAReasonTheirOpponentsAreTold) {
+  std::map<std::string, std::unique_ptr<Client>> players;
+  for (const char* name : {"alice", "bob", "carol", "dave", "erin"}) players[name] = user(name);
+  auto& alice = *players["alice"];
+  auto m = create("Club Swiss", 4);
+  m.mutable_create_tournament()->set_rounds(2);
+  auto created = alice.request(m);
+  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
+  const std::string id = created.tournament().tournament_id();
+  auto remove = [&](const std::string& who, const std::string& why) {
+    wire::ClientMessage r;
+    r.mutable_leave_tournament()->set_tournament_id(id);
+    r.mutable_leave_tournament()->set_player(who);
+    r.mutable_leave_tournament()->set_reason(why);
+    return r;
+  };
+  ASSERT_TRUE(players["erin"]->request(join(id)).has_tournament());
+  // Before the start: struck off the entrants.
+  const auto struck = alice.request(remove("erin", "Entered by mistake."));
+  ASSERT_TRUE(struck.has_tournament()) << struck.DebugString();
+  EXPECT_EQ(struck.tournament().entrants(), 1);
+  for (const char* name : {"bob", "carol", "dave"}) ASSERT_TRUE(players[name]->request(join(id)).has_tournament());
+  auto t = alice.request(get(id)).tournament();
+  ASSERT_EQ(t.round(), 1);
+
+  EXPECT_EQ(code_of(players["carol"]->request(remove("bob", "I would rather not play him."))), wire::FORBIDDEN) << "an entrant may not";
+  EXPECT_EQ(code_of(alice.request(remove("bob", " "))), wire::BAD_REQUEST) << "a reason is needed";
+  EXPECT_EQ(code_of(alice.request(remove("bob", "line one\nline two"))), wire::BAD_REQUEST) << "in one line";
+  EXPECT_EQ(code_of(alice.request(remove("erin", "Gone."))), wire::NOT_FOUND) << "no longer an entrant";
+  EXPECT_EQ(code_of(alice.request(remove("nobody", "Gone."))), wire::NOT_FOUND);
+
+  const auto withdrawn = alice.request(remove("bob", "Has not moved in a week."));
+  ASSERT_TRUE(withdrawn.has_tournament()) << withdrawn.DebugString();
+  EXPECT_TRUE(standing_of(withdrawn.tournament(), "bob")->withdrawn());
+  EXPECT_EQ(code_of(alice.request(remove("bob", "Again."))), wire::CONFLICT) << "withdrawn once";
+  t = wait_for(alice, id, [](const wire::Tournament& x) {
+    for (const auto& g : x.games()) {
+      if ((g.soviet() == "bob" || g.german() == "bob") && g.status() != "finished") return false;
+    }
+    return true;
+  });
+  int resigned = 0;
+  for (const auto& g : t.games()) {
+    if (g.soviet() != "bob" && g.german() != "bob") continue;
+    ++resigned;
+    EXPECT_EQ(g.result(), g.soviet() == "bob" ? "German victory" : "Soviet victory");
+    EXPECT_NE(g.result_reason().find("bob was withdrawn from the tournament \"Club Swiss\" by its organiser: Has not moved in a week."),
+              std::string::npos)
+        << g.result_reason();
+  }
+  EXPECT_EQ(resigned, 2);
+}
+
 // A knock-out entrant who withdraws mid-match loses it as by a walk-over: no deciding
 // game, even after a win each, and the opponent goes through.
 TEST_F(ServerTournament, AKnockOutEntrantWhoWithdrawsLetsTheOpponentThroughWithoutADecidingGame) {
