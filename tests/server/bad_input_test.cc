@@ -584,15 +584,14 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
     std::string err;
     Db db(db_path, false, err);
     ASSERT_TRUE(db.ok()) << err;
-    db.exec("DROP INDEX withdrawn_entrants");
-    db.exec("ALTER TABLE tournament_entrants DROP COLUMN withdrawn_unix");
-    db.exec("PRAGMA user_version=27");
+    db.exec("ALTER TABLE tournament_entrants DROP COLUMN withdrawn_reason");
+    db.exec("PRAGMA user_version=28");
   }
   restart();
   EXPECT_TRUE(login_as("alice")->ping().has_pong()) << "upgraded, and serving";
   std::string taken;
   for (const auto& e : std::filesystem::directory_iterator(server_->data_dir() + "/backups")) {
-    if (e.path().filename().string().starts_with("counterattack-schema-27-before-upgrade-")) taken = e.path().string();
+    if (e.path().filename().string().starts_with("counterattack-schema-28-before-upgrade-")) taken = e.path().string();
   }
   ASSERT_FALSE(taken.empty()) << "no backup before the upgrade";
   auto schema_of = [](const std::string& path) {
@@ -601,8 +600,8 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
     auto& v = db.prepare("PRAGMA user_version");
     return v.step() ? v.integer(0) : -1;
   };
-  EXPECT_EQ(schema_of(taken), 27);
-  EXPECT_GT(schema_of(db_path), 27);
+  EXPECT_EQ(schema_of(taken), 28);
+  EXPECT_GT(schema_of(db_path), 28);
   // A start with nothing to upgrade takes none.
   restart();
   int before_upgrade = 0;
