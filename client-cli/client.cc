@@ -590,12 +590,15 @@ std::optional<wire::ClientMessage> tournament_request(const std::vector<std::str
   }
   if (verb == "remove") {
     // The organiser withdraws an entrant, saying why: their opponents are told.
-    if (words.size() < 4) return usage("tournament remove ID NAME REASON...: the entrant, and why (their opponents are told).");
-    auto* l = m.mutable_leave_tournament();
+    if (words.size() < 4) return usage("tournament remove ID NAME REASON...: the entrant, and why (they and their opponents are told).");
+    auto* l = m.mutable_withdraw_entrant();
     l->set_tournament_id(id);
     l->set_player(words[2]);
     std::string reason;
-    for (std::size_t i = 3; i < words.size(); ++i) reason += (reason.empty() ? "" : " ") + words[i];
+    for (std::size_t i = 3; i < words.size(); ++i) {
+      if (words[i].rfind("--", 0) == 0) return usage("tournament remove takes no options: " + words[i] + ".");
+      reason += (reason.empty() ? "" : " ") + words[i];
+    }
     l->set_reason(reason);
     return m;
   }
@@ -641,7 +644,6 @@ std::string tournament_line(const wire::Tournament& t) {
 }
 
 std::string removed_from_tournament_text(const std::string& player, const wire::ServerMessage& reply) {
-  if (!reply.has_tournament()) return player + " is withdrawn from the tournament.\n";
   const auto& t = reply.tournament();
   const bool under_way = t.started_unix() > 0;
   return (under_way ? player + " is withdrawn from the tournament: their games in it under way are resigned, and no later round pairs them.\n"

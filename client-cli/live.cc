@@ -833,8 +833,8 @@ class Shell {
       if (!m) return out(why);
       auto reply = s_.call(*m, &why);
       if (!reply) return out(why);
-      if (m->has_leave_tournament() && !m->leave_tournament().player().empty()) {
-        return out(removed_from_tournament_text(m->leave_tournament().player(), *reply));
+      if (m->has_withdraw_entrant() && reply->has_tournament()) {
+        return out(removed_from_tournament_text(m->withdraw_entrant().player(), *reply));
       }
       if (m->has_leave_tournament()) return out(left_tournament_text(*reply));
       if (reply->has_tournament()) return out(describe_tournament(reply->tournament()));

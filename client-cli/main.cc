@@ -190,7 +190,7 @@ int main(int argc, char** argv) {
       "before the rules (no such game, not yours, over) or no answer.");
   auto* resign = app.add_subcommand("resign", "Resign a game");
   resign->add_option("GAME", game_id, "Game id")->required();
-  resign->add_flag("--yes,-y", yes, "Resign without asking (needed when not run from a terminal)");
+  resign->add_flag("--yes,-y", yes, "Do not ask first on a terminal");
   std::string draw_answer;
   auto* draw = app.add_subcommand("draw", "Offer a draw, or accept or decline your opponent's offer");
   draw->add_option("GAME", game_id, "Game id")->required();
@@ -436,8 +436,7 @@ int main(int argc, char** argv) {
       }
     } else if (reply->has_tournament()) {
       std::cout << (g.json ? cli::to_json(reply->tournament()) + "\n"
-                    : m->has_leave_tournament() && !m->leave_tournament().player().empty()
-                        ? cli::removed_from_tournament_text(m->leave_tournament().player(), *reply)
+                    : m->has_withdraw_entrant() ? cli::removed_from_tournament_text(m->withdraw_entrant().player(), *reply)
                     : m->has_leave_tournament() ? cli::left_tournament_text(*reply)
                                                 : cli::describe_tournament(reply->tournament()))
                 << std::flush;
@@ -701,19 +700,6 @@ int main(int argc, char** argv) {
   }
 
   if (*resign) {
-    // A resignation cannot be taken back: asked for once more, or given with --yes.
-    if (!yes) {
-      if (!::isatty(STDIN_FILENO)) {
-        return fail(g, "A resignation cannot be taken back: add --yes to resign game " + game_id + ".", cli::kUsage);
-      }
-      std::cout << "Resign game " << game_id << "? It cannot be taken back. Type yes to resign: " << std::flush;
-      std::string answer;
-      std::getline(std::cin, answer);
-      if (answer != "yes") {
-        std::cout << "Not resigned." << std::endl;
-        return cli::kFailed;
-      }
-    }
     // A game no one has joined yet is withdrawn, not resigned: said as such.
     bool waiting = false;
     wire::ClientMessage mine;

@@ -186,7 +186,7 @@ std::string restore_database(const std::string& db_path, const std::string& from
   if (!ec && with_wal) fs::copy_file(from + "-wal", copy + "-wal", ec);
   // The server's own alone, whatever the backup's mode was: it holds password hashes.
   for (const char* extra : {"", "-wal"}) {
-    if (!ec && fs::exists(copy + extra)) fs::permissions(copy + extra, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace, ec);
+    if (!ec && fs::exists(copy + extra, ec)) fs::permissions(copy + extra, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace, ec);
   }
   if (ec || !sync_path(copy, false)) {
     drop_copy();

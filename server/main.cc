@@ -228,6 +228,12 @@ int main(int argc, char** argv) {
     {
       ServingLock held;
       why = held.take(cfg.database + ".lock", "restoring");
+      // Run as root, a lock file it made is the directory owner's, refused or not: the server opens it.
+      if (struct stat dir{}; why.empty() && ::geteuid() == 0 && ::stat(db_dir.c_str(), &dir) == 0) {
+        if (::chown((cfg.database + ".lock").c_str(), dir.st_uid, dir.st_gid) != 0) {
+          std::cerr << "counterattackd: the lock file could not be given to the data directory's owner: " << std::strerror(errno) << "\n";
+        }
+      }
       if (why.empty()) why = restore_database(cfg.database, restore_from, said);
       if (why.empty()) held.leave_as("restored");  // the next start is not told of an unclean end: the database is the backup
     }

@@ -827,6 +827,11 @@ void Tournaments::join(const Caller& c, const wire::JoinTournament& req) {
         if (status == "finished") return out.refuse(wire::CONFLICT, "The tournament is over.");
         if (entered > 0) return out.refuse(wire::CONFLICT, "You have already entered this tournament.");
         if (status != "open") return out.refuse(wire::CONFLICT, "The tournament has already started.");
+        auto& struck = db.prepare("SELECT reason FROM tournament_struck_off WHERE tournament_id = ? AND user_id = ?");
+        struck.bind_all(id, user);
+        std::optional<std::string> struck_why;
+        while (struck.step()) struck_why = struck.text(0);
+        if (struck_why) return out.refuse(wire::FORBIDDEN, "The organiser struck you off this tournament: " + *struck_why);
         if (count >= max) return out.refuse(wire::CONFLICT, "The tournament is full.");
         db.prepare("INSERT INTO tournament_entrants (tournament_id, user_id, joined_unix) VALUES (?, ?, ?)")
             .run(id, user, unix_now());
@@ -835,29 +840,39 @@ void Tournaments::join(const Caller& c, const wire::JoinTournament& req) {
       [this, id](const Caller& to) { reply_with(to, id); });
 }
 
-void Tournaments::leave(const Caller& c, const wire::LeaveTournament& req) {
-  const std::string id = req.tournament_id();
-  if (bad_id(id)) return no_such_tournament(c, id);
-  // The organiser withdrawing another entrant says why, in one line.
-  const bool by_organiser = !req.player().empty();
-  const std::string reason = req.reason();
-  if (by_organiser && (reason.find_first_not_of(" \t") == std::string::npos || reason.size() > 300 ||
-                       reason.find_first_of("\r\n") != std::string::npos)) {
-    return c.error(wire::BAD_REQUEST, "Say why " + req.player() + " is withdrawn, in one line of at most 300 bytes: their opponents are told.");
+void Tournaments::leave(const Caller& c, const wire::LeaveTournament& req) { withdraw(c, req.tournament_id(), "", ""); }
+
+void Tournaments::withdraw_entrant(const Caller& c, const wire::WithdrawEntrant& req) {
+  if (req.player().empty()) return c.error(wire::BAD_REQUEST, "Name the entrant to withdraw.");
+  // Said to them and to their opponents: one line of text, not blank.
+  const std::string& reason = req.reason();
+  const bool control = std::any_of(reason.begin(), reason.end(), [](unsigned char ch) { return ch < 0x20 || ch == 0x7f; });
+  if (control || reason.size() > 300 || reason.find_first_not_of(' ') == std::string::npos) {
+    return c.error(wire::BAD_REQUEST,
+                   "Say why " + req.player() + " is withdrawn, in one line of at most 300 bytes: they and their opponents are told.");
   }
+  withdraw(c, req.tournament_id(), req.player(), reason);
+}
+
+void Tournaments::withdraw(const Caller& c, const std::string& id, const std::string& player, const std::string& reason) {
+  if (bad_id(id)) return no_such_tournament(c, id);
+  const bool by_organiser = !player.empty();
   auto withdrew = std::make_shared<bool>(false);
-  auto whom = std::make_shared<std::string>(by_organiser ? req.player() : c.name);
+  auto whom = std::make_shared<std::string>(by_organiser ? player : c.name);
   change(
       c, "withdrawal",
       [id, caller = c.user_id, by_organiser, reason, whom, withdrew](Db& db, Outcome& out) {
         std::int64_t user = caller;
         if (by_organiser) {
           std::int64_t organiser = 0;
-          bool found = false;
-          auto& t = db.prepare("SELECT organiser_id FROM tournaments WHERE id = ?");
-          t.bind_all(id);
-          while (t.step()) found = true, organiser = t.integer(0);
-          if (!found) return out.refuse(wire::NOT_FOUND, "There is no tournament '" + id + "'.");
+          bool found = false, priv = false, entered = false;
+          auto& t = db.prepare(
+              "SELECT organiser_id, private, EXISTS (SELECT 1 FROM tournament_entrants e WHERE e.tournament_id = t.id"
+              " AND e.user_id = ?) FROM tournaments t WHERE id = ?");
+          t.bind_all(caller, id);
+          while (t.step()) found = true, organiser = t.integer(0), priv = t.integer(1) != 0, entered = t.integer(2) != 0;
+          // A private tournament is not there for whoever neither organises nor entered it.
+          if (!found || (priv && organiser != caller && !entered)) return out.refuse(wire::NOT_FOUND, "There is no tournament '" + id + "'.");
           if (organiser != caller) return out.refuse(wire::FORBIDDEN, "Only the tournament's organiser may withdraw another entrant.");
           user = 0;
           auto& u = db.prepare("SELECT id FROM users WHERE name = ?");
@@ -885,6 +900,10 @@ void Tournaments::leave(const Caller& c, const wire::LeaveTournament& req) {
         if (status == "cancelled") return out.refuse(wire::CONFLICT, "The tournament was cancelled.");
         if (status == "open") {
           db.prepare("DELETE FROM tournament_entrants WHERE tournament_id = ? AND user_id = ?").run(id, user);
+          // Struck off by the organiser, they do not enter again.
+          if (by_organiser) {
+            db.prepare("INSERT OR REPLACE INTO tournament_struck_off (tournament_id, user_id, reason) VALUES (?, ?, ?)").run(id, user, reason);
+          }
           return;
         }
         // Under way: a withdrawal. The server's poll resigns the games in play, and no later round pairs them.

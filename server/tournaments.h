@@ -53,6 +53,8 @@ class Tournaments {
   void get(const Caller& c, const wire::GetTournament& req);
   void join(const Caller& c, const wire::JoinTournament& req);
   void leave(const Caller& c, const wire::LeaveTournament& req);
+  // The organiser withdraws an entrant, saying why.
+  void withdraw_entrant(const Caller& c, const wire::WithdrawEntrant& req);
   void start(const Caller& c, const wire::StartTournament& req);
   void cancel(const Caller& c, const wire::CancelTournament& req);
   // Called every second: starts each open tournament whose set time has come,
@@ -90,6 +92,8 @@ class Tournaments {
   // the op recorded, INTERNAL when the write failed, else `answer` (on a network thread).
   void change(const Caller& c, const std::string& what, std::function<void(Db&, Outcome&)> op,
               std::function<void(const Caller&)> answer);
+  // A withdrawal: the caller's own (`player` empty), or by the organiser of another entrant.
+  void withdraw(const Caller& c, const std::string& id, const std::string& player, const std::string& reason);
   // Within a write: true when `user` organises the tournament and it is open, else the refusal is in `out`.
   static bool organiser_of_open(Db& db, const std::string& id, std::int64_t user, const std::string& act, Outcome& out);
   // Within a write: creates the games of every pair of entrants (a Swiss: of

@@ -322,14 +322,14 @@ std::optional<Rejection> Rules::check_attack(const Order& o) const {
     const MarkerState state = marker_state(s_, sc_, m);
     const bool stuka = m >= static_cast<int>(sc_.artillery.size());
     std::string why;
-    if (state == MarkerState::NotArrived) {
+    if (stuka ? who != Side::German : sc_.formations[static_cast<size_t>(sc_.artillery[static_cast<size_t>(m)].formation)].side != who) {
+      why = name + " is not yours.";
+    } else if (state == MarkerState::NotArrived) {
       why = name + " has not arrived yet (rule 10).";
     } else if (state == MarkerState::Used) {
       why = name + " has been used already (rule 10).";
     } else if (state == MarkerState::Removed) {
       why = name + " is out of the game (rule 10).";
-    } else if (stuka ? who != Side::German : sc_.formations[static_cast<size_t>(sc_.artillery[static_cast<size_t>(m)].formation)].side != who) {
-      why = name + " is not yours.";
     } else if (stuka) {
       why = name + " cannot support this attack (rule 10).";
     } else {

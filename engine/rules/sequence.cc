@@ -758,8 +758,9 @@ std::optional<Rejection> Rules::check(Side who, const Order& o) const {
           }
           return o.units.empty() ? std::optional(reject(game::MALFORMED, "Name the units.")) : std::nullopt;
         case K::ActivateCorps:
-          return reject(game::WRONG_ORDER_KIND, std::string("A corps is chosen as its phase begins; this phase's ") +
-                                                    step_name(s_.step) + " step is under way (`done` ends it).");
+          if (who != Side::Soviet) return reject(game::WRONG_ORDER_KIND, "Only the Soviet player activates corps (rule 5).");
+          return reject(game::WRONG_ORDER_KIND, std::string("A corps is chosen as a Soviet phase begins; this phase's ") +
+                                                    step_name(s_.step) + " step is under way.");
         default:
           return reject(game::WRONG_ORDER_KIND, std::string("That order does not fit the ") + step_name(s_.step) + " step.");
       }

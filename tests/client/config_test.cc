@@ -257,13 +257,15 @@ TEST(TournamentStart, TypedAndShownAsPeopleWriteIt) {
   // The organiser withdraws an entrant, in words the opponents are told.
   auto removal = tournament_request({"remove", "t1", "bob", "Has", "not", "moved", "in", "a", "week."}, &why);
   ASSERT_TRUE(removal) << why;
-  EXPECT_EQ(removal->leave_tournament().tournament_id(), "t1");
-  EXPECT_EQ(removal->leave_tournament().player(), "bob");
-  EXPECT_EQ(removal->leave_tournament().reason(), "Has not moved in a week.");
+  EXPECT_EQ(removal->withdraw_entrant().tournament_id(), "t1");
+  EXPECT_EQ(removal->withdraw_entrant().player(), "bob");
+  EXPECT_EQ(removal->withdraw_entrant().reason(), "Has not moved in a week.");
   EXPECT_FALSE(tournament_request({"remove", "t1", "bob"}, &why)) << "no reason";
   EXPECT_NE(why.find("the entrant, and why"), std::string::npos) << why;
+  EXPECT_FALSE(tournament_request({"remove", "t1", "bob", "gone", "--private"}, &why)) << "a flag is no part of a reason";
   wire::ServerMessage removed;
   removed.mutable_tournament()->set_tournament_id("t1");
+  EXPECT_EQ(removed_from_tournament_text("bob", removed).rfind("bob is struck off the tournament's entrants.\n", 0), 0u);
   removed.mutable_tournament()->set_started_unix(1);
   EXPECT_EQ(removed_from_tournament_text("bob", removed).rfind(
                 "bob is withdrawn from the tournament: their games in it under way are resigned, and no later round pairs them.\n", 0),

@@ -483,10 +483,7 @@ TEST_F(TwoPlayers, ARematchIsOfferedAcceptedAndDeclinedFromTheCommandLine) {
   const auto said = cli(alice_, {"chat", game, "good", "luck"});
   EXPECT_NE(said.out.find("Sent to the players' chat of game " + game), std::string::npos) << said.out << said.err;
   EXPECT_NE(cli(bob_, {"show", game}).out.find("[chat] alice: good luck"), std::string::npos);
-  const auto unasked = cli(bob_, {"resign", game});
-  EXPECT_EQ(unasked.code, 2) << "not from a terminal: only with --yes";
-  EXPECT_NE(unasked.err.find("add --yes to resign game " + game), std::string::npos) << unasked.err;
-  ASSERT_EQ(cli(bob_, {"resign", game, "--yes"}).code, 0);
+  ASSERT_EQ(cli(bob_, {"resign", game}).code, 0);
   // A resignation adds no order: the game is shown over all the same, not waiting for a move.
   const auto over = cli(alice_, {"show", game});
   EXPECT_NE(over.out.find("The game is over. Soviet victory: The German player resigned."), std::string::npos)

@@ -162,7 +162,7 @@ TEST_F(Sequence, Rule5_OnlyAnArmyCorpsCanBeChosen) {
   ASSERT_TRUE(Accepted(t.order(Side::Soviet, corps_order("1TC"))));
   const Outcome again = t.order(Side::Soviet, corps_order("2TC"));
   EXPECT_EQ(again.rejection.code, game::WRONG_ORDER_KIND);
-  EXPECT_EQ(again.rejection.reason, "A corps is chosen as its phase begins; this phase's Movement step is under way (`done` ends it).");
+  EXPECT_EQ(again.rejection.reason, "A corps is chosen as a Soviet phase begins; this phase's Movement step is under way.");
 }
 
 TEST_F(Sequence, Rule5_OnlyTheActiveCorpsMoves) {

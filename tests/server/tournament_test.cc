@@ -843,16 +843,20 @@ TEST_F(ServerTournament, TheOrganiserWithdrawsAnEntrantWithAReasonTheirOpponents
   const std::string id = created.tournament().tournament_id();
   auto remove = [&](const std::string& who, const std::string& why) {
     wire::ClientMessage r;
-    r.mutable_leave_tournament()->set_tournament_id(id);
-    r.mutable_leave_tournament()->set_player(who);
-    r.mutable_leave_tournament()->set_reason(why);
+    r.mutable_withdraw_entrant()->set_tournament_id(id);
+    r.mutable_withdraw_entrant()->set_player(who);
+    r.mutable_withdraw_entrant()->set_reason(why);
     return r;
   };
   ASSERT_TRUE(players["erin"]->request(join(id)).has_tournament());
-  // Before the start: struck off the entrants.
+  // Before the start: struck off the entrants, and not let in again.
   const auto struck = alice.request(remove("erin", "Entered by mistake."));
   ASSERT_TRUE(struck.has_tournament()) << struck.DebugString();
   EXPECT_EQ(struck.tournament().entrants(), 1);
+  const auto again = players["erin"]->request(join(id));
+  EXPECT_EQ(code_of(again), wire::FORBIDDEN);
+  EXPECT_NE(again.error().message().find("struck you off this tournament: Entered by mistake."), std::string::npos) << again.DebugString();
+  EXPECT_EQ(code_of(players["erin"]->request(remove("bob", "Not mine to say."))), wire::FORBIDDEN) << "an outsider may not";
   for (const char* name : {"bob", "carol", "dave"}) ASSERT_TRUE(players[name]->request(join(id)).has_tournament());
   auto t = alice.request(get(id)).tournament();
   ASSERT_EQ(t.round(), 1);
@@ -860,6 +864,7 @@ TEST_F(ServerTournament, TheOrganiserWithdrawsAnEntrantWithAReasonTheirOpponents
   EXPECT_EQ(code_of(players["carol"]->request(remove("bob", "I would rather not play him."))), wire::FORBIDDEN) << "an entrant may not";
   EXPECT_EQ(code_of(alice.request(remove("bob", " "))), wire::BAD_REQUEST) << "a reason is needed";
   EXPECT_EQ(code_of(alice.request(remove("bob", "line one\nline two"))), wire::BAD_REQUEST) << "in one line";
+  EXPECT_EQ(code_of(alice.request(remove("bob", "a bell\a"))), wire::BAD_REQUEST) << "no control characters";
   EXPECT_EQ(code_of(alice.request(remove("erin", "Gone."))), wire::NOT_FOUND) << "no longer an entrant";
   EXPECT_EQ(code_of(alice.request(remove("nobody", "Gone."))), wire::NOT_FOUND);
 
