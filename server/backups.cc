@@ -99,11 +99,7 @@ std::string backup_database(const std::string& db_path, const std::string& to, c
     std::string error;
     Db copy(partial, false, error);
     if (!copy.ok()) throw std::runtime_error(error);
-    auto& check = copy.prepare("PRAGMA quick_check");
-    check.bind_all();
-    std::string verdict;
-    while (check.step()) verdict += check.text(0);
-    if (verdict != "ok") throw std::runtime_error("the copy does not read back whole: " + verdict);
+    if (const auto verdict = quick_check(copy); verdict != "ok") throw std::runtime_error("the copy does not read back whole: " + verdict);
   } catch (const std::exception& x) {
     fs::remove(partial, ec);
     return std::string("backup failed: ") + x.what();
@@ -121,7 +117,7 @@ std::string backup_before_upgrade(const std::string& db_path, const std::string&
   taken.clear();
   std::error_code ec;
   if (!fs::exists(db_path, ec)) return "";
-  int schema = 0, known = 0;
+  int schema = 0;
   {
     std::string error;
     Db db(db_path, false, error);
@@ -132,8 +128,7 @@ std::string backup_before_upgrade(const std::string& db_path, const std::string&
       return "";
     }
   }
-  for (const auto& m : embedded_migrations()) known = std::max(known, std::atoi(m.first.c_str()));
-  if (schema <= 0 || schema >= known) return "";
+  if (schema <= 0 || schema >= latest_schema()) return "";
   fs::create_directories(backup_dir, ec);
   if (ec) return "cannot create " + backup_dir + ": " + ec.message();
   taken = (fs::path(backup_dir) / ("counterattack-schema-" + std::to_string(schema) + "-before-upgrade-" +
@@ -203,19 +198,15 @@ std::string restore_database(const std::string& db_path, const std::string& from
       }
     }
   }
-  int schema = 0, known = 0;
-  for (const auto& m : embedded_migrations()) known = std::max(known, std::atoi(m.first.c_str()));
+  int schema = 0;
+  const int known = latest_schema();
   std::int64_t games = 0, players = 0;
   std::string refused;
   try {
     std::string error;
     Db db(copy, false, error);
     if (!db.ok()) throw std::runtime_error(error);
-    auto& check = db.prepare("PRAGMA quick_check");
-    check.bind_all();
-    std::string verdict;
-    while (check.step()) verdict += check.text(0);
-    if (verdict != "ok") throw std::runtime_error("it does not read back whole: " + verdict);
+    if (const auto verdict = quick_check(db); verdict != "ok") throw std::runtime_error("it does not read back whole: " + verdict);
     schema = static_cast<int>(one_integer(db, "PRAGMA user_version"));
     if (schema > known) {
       refused = from + " was made by a newer counterattackd (schema " + std::to_string(schema) + "; this one knows up to " +

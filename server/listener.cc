@@ -14,17 +14,19 @@ using tcp = net::ip::tcp;
 Listener::Listener(net::io_context& ioc, net::ssl::context* tls, Hub& hub)
     : ioc_(ioc), tls_(tls), hub_(hub), acceptor_(net::make_strand(ioc)), retry_(acceptor_.get_executor()) {}
 
-bool Listener::open(const tcp::endpoint& endpoint, std::string& error) {
+std::string bind_acceptor(tcp::acceptor& acceptor, const tcp::endpoint& endpoint, bool listen) {
   boost::system::error_code ec;
-  acceptor_.open(endpoint.protocol(), ec);
-  if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
-  if (!ec) acceptor_.bind(endpoint, ec);
-  if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
-  if (ec) {
-    error = "cannot listen on " + endpoint.address().to_string() + ":" + std::to_string(endpoint.port()) + ": " + ec.message();
-    return false;
-  }
-  return true;
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec) acceptor.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  if (!ec && listen) acceptor.listen(net::socket_base::max_listen_connections, ec);
+  if (!ec) return "";
+  return "cannot listen on " + endpoint.address().to_string() + ":" + std::to_string(endpoint.port()) + ": " + ec.message();
+}
+
+bool Listener::open(const tcp::endpoint& endpoint, std::string& error) {
+  error = bind_acceptor(acceptor_, endpoint, true);
+  return error.empty();
 }
 
 tcp::endpoint Listener::local_endpoint() const {

@@ -14,6 +14,9 @@
 
 namespace counterattack::server {
 
+// Opens `acceptor` on `endpoint` and binds it (and, with `listen`, listens): "" or why not.
+std::string bind_acceptor(boost::asio::ip::tcp::acceptor& acceptor, const boost::asio::ip::tcp::endpoint& endpoint, bool listen);
+
 class Listener : public std::enable_shared_from_this<Listener> {
  public:
   // `tls` null: plain WebSocket.

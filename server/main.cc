@@ -318,15 +318,10 @@ int main(int argc, char** argv) {
   // A port taken by another program is found before anything is made on disk (after
   // the lock, where there is one: a second server on this database is named as such);
   // the listener itself opens later, once the database is ready.
-  auto port_taken = [&]() -> std::string {
+  auto port_taken = [&] {
     net::io_context probe_io;
     net::ip::tcp::acceptor probe(probe_io);
-    const net::ip::tcp::endpoint at{address, port};
-    boost::system::error_code probe_ec;
-    probe.open(at.protocol(), probe_ec);
-    if (!probe_ec) probe.set_option(net::socket_base::reuse_address(true), probe_ec);
-    if (!probe_ec) probe.bind(at, probe_ec);
-    return probe_ec ? "cannot listen on " + host + ":" + std::to_string(port) + ": " + probe_ec.message() : "";
+    return bind_acceptor(probe, {address, port}, false);
   };
   std::error_code fs_ec;
   const bool data_existed = std::filesystem::exists(cfg.data_dir, fs_ec);

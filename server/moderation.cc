@@ -31,9 +31,7 @@ std::unique_ptr<Db> open_for_moderation(const std::string& db_path, std::string&
     error = "the database is at schema " + std::to_string(version) + ": start this counterattackd on it once, to upgrade it";
     return nullptr;
   }
-  int known = 0;
-  for (const auto& m : embedded_migrations()) known = std::max(known, std::atoi(m.first.c_str()));
-  if (version > known) {
+  if (version > latest_schema()) {
     error = "the database is at schema " + std::to_string(version) + ", made by a newer counterattackd: use that release";
     return nullptr;
   }

@@ -141,6 +141,20 @@ Stmt& Db::prepare(const char* sql) {
 // Opening and migrations
 // ---------------------------------------------------------------------------
 
+int latest_schema() {
+  int known = 0;
+  for (const auto& m : embedded_migrations()) known = std::max(known, std::atoi(m.first.c_str()));
+  return known;
+}
+
+std::string quick_check(Db& db) {
+  auto& check = db.prepare("PRAGMA quick_check");
+  check.bind_all();
+  std::string verdict;
+  while (check.step()) verdict += check.text(0);
+  return verdict;
+}
+
 std::unique_ptr<Storage> Storage::open(const std::string& path, const std::string& synchronous, std::string& error) {
   std::error_code ec;
   const auto dir = std::filesystem::path(path).parent_path();
@@ -164,8 +178,7 @@ std::unique_ptr<Storage> Storage::open(const std::string& path, const std::strin
     while (v.step()) version = static_cast<int>(v.integer(0));
     // A database a newer release has upgraded has tables and rows this one does not
     // know, and would damage: an operator going back restores the backup made before.
-    int known = 0;
-    for (const auto& m : embedded_migrations()) known = std::max(known, std::atoi(m.first.c_str()));
+    const int known = latest_schema();
     if (version > known) {
       error = "database " + path + " has schema " + std::to_string(version) + ", made by a newer counterattackd (this one knows up to " +
               std::to_string(known) + "): run that release, or restore the backup taken before the upgrade";

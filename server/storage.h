@@ -118,6 +118,10 @@ std::string utc_minute(std::int64_t unix_seconds);
 
 // The migrations compiled into the program, by file name ("001_initial.sql"), in order.
 const std::vector<std::pair<std::string, std::string>>& embedded_migrations();
+// The schema the newest of them makes: the highest a database this program may open has.
+int latest_schema();
+// A database's PRAGMA quick_check: "ok" when it reads back whole.
+std::string quick_check(Db& db);
 
 class Storage {
  public:

@@ -481,6 +481,13 @@ wire::Tournament wait_for(Client& c, const std::string& id, const std::function<
   return t;
 }
 
+// Every game of bob's in the tournament is over.
+bool bobs_over(const wire::Tournament& x) {
+  return std::none_of(x.games().begin(), x.games().end(), [](const wire::GameSummary& g) {
+    return (g.soviet() == "bob" || g.german() == "bob") && g.status() != "finished";
+  });
+}
+
 std::vector<wire::GameSummary> games_of_round(const wire::Tournament& t, int round) {
   std::vector<wire::GameSummary> out;
   for (const auto& g : t.games()) {
@@ -747,12 +754,6 @@ TEST_F(ServerTournament, ASwissMakesItsNextRoundWithoutAnEntrantSuspendedUntilRe
 
   ASSERT_EQ(operator_command("--suspend bob --reason 'Several accounts.'").status, 0);
   players["bob"].reset();
-  auto bobs_over = [](const wire::Tournament& x) {
-    for (const auto& g : x.games()) {
-      if ((g.soviet() == "bob" || g.german() == "bob") && g.status() != "finished") return false;
-    }
-    return true;
-  };
   t = wait_for(alice, id, bobs_over);
   for (const auto& g : games_of_round(t, 1)) {
     if (g.status() == "finished") continue;
@@ -792,12 +793,6 @@ TEST_F(ServerTournament, AnEntrantWhoWithdrawsFromASwissResignsTheirGamesAndIsPa
   ASSERT_TRUE(withdrew.has_tournament()) << withdrew.DebugString();
   EXPECT_TRUE(standing_of(withdrew.tournament(), "bob")->withdrawn());
   EXPECT_EQ(code_of(players["bob"]->request(leave(id))), wire::CONFLICT) << "withdrawn once";
-  auto bobs_over = [](const wire::Tournament& x) {
-    for (const auto& g : x.games()) {
-      if ((g.soviet() == "bob" || g.german() == "bob") && g.status() != "finished") return false;
-    }
-    return true;
-  };
   t = wait_for(alice, id, bobs_over);
   for (const auto& g : t.games()) {
     if (std::find(bobs.begin(), bobs.end(), g.game_id()) == bobs.end()) continue;
@@ -872,12 +867,7 @@ TEST_F(ServerTournament, TheOrganiserWithdrawsAnEntrantWithAReasonTheirOpponents
   ASSERT_TRUE(withdrawn.has_tournament()) << withdrawn.DebugString();
   EXPECT_TRUE(standing_of(withdrawn.tournament(), "bob")->withdrawn());
   EXPECT_EQ(code_of(alice.request(remove("bob", "Again."))), wire::CONFLICT) << "withdrawn once";
-  t = wait_for(alice, id, [](const wire::Tournament& x) {
-    for (const auto& g : x.games()) {
-      if ((g.soviet() == "bob" || g.german() == "bob") && g.status() != "finished") return false;
-    }
-    return true;
-  });
+  t = wait_for(alice, id, bobs_over);
   int resigned = 0;
   for (const auto& g : t.games()) {
     if (g.soviet() != "bob" && g.german() != "bob") continue;
