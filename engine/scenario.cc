@@ -27,6 +27,12 @@ std::uint32_t option_bit(const std::string& key) {
   return 0;
 }
 
+std::uint32_t revision_bits(int revision) { return revision >= 2 ? kChaChaDice | kSupportAskedWhenChitsHeld : 0; }
+
+Prng::Kind dice_kind(std::uint32_t options) {
+  return (options & kChaChaDice) ? Prng::Kind::ChaCha20 : Prng::Kind::Xoshiro256;
+}
+
 std::string Scenario::location_name(Loc l) const {
   if (is_hex(l)) return format_hex(hexes[static_cast<size_t>(l)].id);
   if (l == warsaw()) return "WARSAW";

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "hexgrid.h"
+#include "rng.h"
 #include "scenario.pb.h"
 
 namespace counterattack {
@@ -159,6 +160,19 @@ enum Option : std::uint32_t {
 };
 // The bit of an optional rule key of the scenario data; 0 for a key the engine does not know.
 std::uint32_t option_bit(const std::string& key);
+
+// Revisions of the engine, as bits of GameState::options beside the optional rules.
+// A game keeps the revision it began with, so that its stored log replays the same.
+enum Revision2 : std::uint32_t {
+  kChaChaDice = 1u << 16,               // the dice are ChaCha20's (see Prng)
+  kSupportAskedWhenChitsHeld = 1u << 17,  // 20: the defender is asked about support whenever they
+                                          // hold a chit, so that the question tells nothing of which
+};
+constexpr int kLatestRevision = 2;
+// The option bits of an engine revision (1 or kLatestRevision); 0 for revision 1.
+std::uint32_t revision_bits(int revision);
+// The generator a game of these option bits rolls its dice with.
+Prng::Kind dice_kind(std::uint32_t options);
 
 struct Scenario {
   std::string id, name, description;

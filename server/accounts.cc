@@ -410,7 +410,7 @@ void Accounts::set_email(std::int64_t user_id, const std::string& name, const st
                         "    counterattack email confirm " + code + "\n\n(or type `email confirm " + code +
                             "` in the counterattack shell) within the hour.\n\n"
                         "If you did not ask for this, ignore this mail: nothing more will be sent.\n");
-          log::info("e-mail address set", {{"user_id", std::to_string(user_id)}});
+          log::info("e-mail address set", {{"user_id", user_id}});
         }
         done(account_message(name, address, false, true, vacation));
       });
@@ -461,7 +461,7 @@ void Accounts::confirm_email(std::int64_t user_id, const std::string& name, cons
         if (!ok) return done(error_message(wire::INTERNAL, "The confirmation could not be stored; try again."));
         if (!*confirmed) return done(error_message(wire::CONFLICT, "The address changed meanwhile; confirm the new one."));
         mailer_.confirmed(user_id, email);
-        log::info("e-mail address confirmed", {{"user_id", std::to_string(user_id)}});
+        log::info("e-mail address confirmed", {{"user_id", user_id}});
         done(account_message(name, email, true, true, vacation));
       });
 }
@@ -532,7 +532,7 @@ void Accounts::change_password(std::int64_t user_id, const std::string& name, co
         [user_id, changed, done = std::move(done)](bool ok) {
           if (!ok) return done(failure(wire::INTERNAL, "The new password could not be stored; try again."));
           if (!*changed) return done(failure(wire::BAD_CREDENTIALS, "The password was changed meanwhile; the old one is wrong."));
-          log::info("password changed", {{"user_id", std::to_string(user_id)}});
+          log::info("password changed", {{"user_id", user_id}});
           AuthResult r;
           r.user_id = user_id;
           done(std::move(r));
@@ -636,7 +636,7 @@ void Accounts::close_account(std::int64_t user_id, const std::string& name, cons
           }
           if (!*closed) return done(failure(wire::BAD_CREDENTIALS, "The password was changed meanwhile; this one is wrong."));
           mailer_.forget(user_id);
-          log::info("account closed", {{"user_id", std::to_string(user_id)}});
+          log::info("account closed", {{"user_id", user_id}});
           AuthResult r;
           r.user_id = user_id;
           done(std::move(r));
@@ -676,13 +676,13 @@ void Accounts::request_password_reset(const std::string& name, const std::string
         db.prepare("UPDATE users SET reset_code_hash = ?, reset_code_expires_unix = ? WHERE id = ?").run(h, expires, id);
       },
       [this, row, code](bool ok) {
-        if (!ok) return log::error("a password reset code could not be stored", {{"user_id", std::to_string(row.id)}});
+        if (!ok) return log::error("a password reset code could not be stored", {{"user_id", row.id}});
         mailer_.queue(row.id, row.email, "Your Counterattack password reset code: " + code,
                       "Hello " + row.name + ",\n\nto choose a new password for your Counterattack account, run\n\n"
                       "    counterattack password --reset " + row.name + " " + code +
                           "\n\nwithin the hour. Every session of yours then ends: log in again with the new password.\n\n"
                       "If you did not ask for this, ignore this mail: your password stays as it is.\n");
-        log::info("password reset code mailed", {{"user_id", std::to_string(row.id)}});
+        log::info("password reset code mailed", {{"user_id", row.id}});
       });
 }
 
@@ -734,7 +734,7 @@ void Accounts::reset_password(const std::string& name, const std::string& code, 
         [row, used, wrong, done = std::move(done)](bool ok) {
           if (!ok) return done(failure(wire::INTERNAL, "The new password could not be stored; try again."));
           if (!*used) return done(failure(wire::BAD_CREDENTIALS, wrong));
-          log::info("password reset", {{"user_id", std::to_string(row.id)}});
+          log::info("password reset", {{"user_id", row.id}});
           AuthResult r;
           r.user_id = row.id;
           done(std::move(r));

@@ -387,8 +387,8 @@ bool Backups::take_one() {
   }
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
   log::info("backup taken", {{"file", path},
-                             {"bytes", std::to_string(fs::file_size(path, ec))},
-                             {"ms", std::to_string(ms.count())}});
+                             {"bytes", fs::file_size(path, ec)},
+                             {"ms", ms.count()}});
   for (const auto& old : backups_beyond(backups_in(config_.backup_dir), config_.backup_keep)) {
     fs::remove(fs::path(config_.backup_dir) / old, ec);
   }

@@ -77,7 +77,7 @@ void ConnectionCaps::note_refusal(const std::string& peer, Cap reached) {
     open = counts_->total;
   }
   log::warn(reached == Cap::Total ? "connection refused: too many open" : "connection refused: too many from one address",
-            {{"peer", peer}, {"open", std::to_string(open)}, {"refused", std::to_string(refused)}});
+            {{"peer", peer}, {"open", open}, {"refused", refused}});
 }
 
 int ConnectionCaps::open() const {

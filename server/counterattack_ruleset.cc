@@ -160,11 +160,13 @@ class CounterattackRuleset final : public Ruleset {
     return "";
   }
 
-  std::unique_ptr<Match> create(const std::vector<std::string>& options, const Seed& seed,
+  int latest_revision() const override { return kLatestRevision; }
+
+  std::unique_ptr<Match> create(const std::vector<std::string>& options, const Seed& seed, int revision,
                                 std::vector<game::Event>* events) const override {
-    std::uint32_t bits = 0;
+    std::uint32_t bits = revision_bits(revision);
     for (const auto& key : options) bits |= option_bit(key);
-    Prng dice(state_of(seed));
+    Prng dice(state_of(seed), dice_kind(bits));
     GameState s = engine_->new_game(bits, dice, events);
     return std::make_unique<CounterattackMatch>(engine_, std::move(s), dice);
   }
@@ -174,7 +176,8 @@ class CounterattackRuleset final : public Ruleset {
     if (dice.size() != 32 || !decode_state(engine_->scenario(), state, s)) return nullptr;
     Seed raw{};
     std::memcpy(raw.data(), dice.data(), raw.size());
-    return std::make_unique<CounterattackMatch>(engine_, std::move(s), Prng(state_of(raw)));
+    const auto kind = dice_kind(s.options);
+    return std::make_unique<CounterattackMatch>(engine_, std::move(s), Prng(state_of(raw), kind));
   }
 
   game::ViewDelta diff(const SeatView& before, const SeatView& after) const override {

@@ -173,7 +173,7 @@ void GameService::preload() {
     return out;
   });
   for (const auto& id : ids) find(id);
-  log::info("games loaded", {{"games", std::to_string(ids.size())}});
+  log::info("games loaded", {{"games", ids.size()}});
 }
 
 std::shared_ptr<Game> GameService::load(const std::string& id) {
@@ -203,7 +203,7 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
           " COALESCE(s.name, ''), COALESCE(d.name, ''), g.move_seconds, g.deadline_unix,"
           " g.tournament_id, g.rated, g.held_until, " + std::string(kRatingChangeColumns) + ", g.tournament_round," +
           " g.clock_seconds, g.increment_seconds, g.soviet_left, g.german_left, g.rematch_of, g.reserved_for,"
-          " COALESCE(r.name, ''), g.draw_offer"
+          " COALESCE(r.name, ''), g.draw_offer, g.rules_revision"
           " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id"
           " LEFT JOIN users r ON r.id = g.reserved_for WHERE g.id = ?";
       auto& q = db.prepare(sql.c_str());
@@ -243,6 +243,7 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
         g->reserved_for = q.integer(29);
         g->reserved_name = q.text(30);
         g->draw_offer = g->committed_draw_offer = static_cast<int>(q.integer(31));
+        g->rules_revision = static_cast<int>(q.integer(32));
       }
       if (!any) return false;
       auto& s = db.prepare("SELECT version, state, dice FROM snapshots WHERE game_id = ? ORDER BY version DESC LIMIT 1");
@@ -309,7 +310,11 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
 
   // The log is the truth: the latest snapshot, then every later order again.
   std::vector<game::Event> setup;
-  g->match = snap_state.empty() ? g->rules->create(g->options, g->seed, &setup) : g->rules->restore(snap_state, snap_dice);
+  if (g->rules_revision < 1 || g->rules_revision > g->rules->latest_revision()) {
+    return fail("rules revision " + std::to_string(g->rules_revision) + " is not this release's");
+  }
+  g->match = snap_state.empty() ? g->rules->create(g->options, g->seed, g->rules_revision, &setup)
+                                : g->rules->restore(snap_state, snap_dice);
   if (!g->match) return fail("snapshot does not decode");
   std::int64_t version = snap_state.empty() ? 0 : snap_version;
   if (version == 0) {
@@ -377,7 +382,7 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
     answer_standing(g, 0);
   }
   log::info("game loaded", {{"game", id},
-                            {"version", std::to_string(version)},
+                            {"version", version},
                             {"state_hash", hash_hex(g->match->state_hash())},
                             {"status", status}});
   return g;
@@ -636,7 +641,7 @@ void GameService::flush(Game& g) {
     auto it = std::lower_bound(h.begin(), h.end(), sub.sent + 1,
                                [](const Game::StoredDelta& d, std::int64_t v) { return d.to_version < v; });
     if (it == h.end() || it->to_version != sub.sent + 1) {
-      log::warn("delta stream gap", {{"game", g.id}, {"from", std::to_string(sub.sent)}});
+      log::warn("delta stream gap", {{"game", g.id}, {"from", sub.sent}});
     }
     for (; it != h.end() && it->to_version <= g.committed; ++it) p->deliver(it->frame);
     sub.sent = g.committed;
@@ -1067,7 +1072,7 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
           if (!ok) {
             g->broken = true;
             forget(g);
-            log::error("order not stored; game will be reloaded", {{"game", g->id}, {"version", std::to_string(v)}});
+            log::error("order not stored; game will be reloaded", {{"game", g->id}, {"version", v}});
             // Every watcher, the sender's own connection too, follows a version that will
             // never be stored: their streams end, and each is told which game to watch again.
             wire::ServerMessage ended;
@@ -1113,7 +1118,7 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
           }
           if (finished) {
             broadcast(*g, game_ended_frame(*g));
-            log::info("game finished", {{"game", g->id}, {"result", g->result}, {"version", std::to_string(v)}});
+            log::info("game finished", {{"game", g->id}, {"result", g->result}, {"version", v}});
             tell_game_over(*g, actor);
           }
         });
@@ -1266,10 +1271,11 @@ void GameService::send_events_as_seen(Game& g, const Caller& c) {
   const int side = g.side_of(c.user_id);
   const bool over = g.status == Game::Status::Finished && g.pending == 0;
   const auto viewer = viewer_of(side >= 0 ? static_cast<Seat>(side) : over ? Seat::Omniscient : Seat::Spectator);
-  post_([this, id = g.id, rules = g.rules, options = g.options, seed = g.seed, upto = g.committed, viewer, c] {
+  post_([this, id = g.id, rules = g.rules, options = g.options, revision = g.rules_revision, seed = g.seed,
+         upto = g.committed, viewer, c] {
     try {
       std::vector<game::Event> all;
-      rules->create(options, seed, &all);  // the setup's events, as the game began
+      rules->create(options, seed, revision, &all);  // the setup's events, as the game began
       storage_.read([&](Db& db) {
         auto& q = db.prepare("SELECT entry FROM orders WHERE game_id = ? AND version <= ? ORDER BY version");
         q.bind_all(id, upto);
@@ -1299,6 +1305,7 @@ void GameService::send_log(Game& g, const Caller& c) {
   auto* lg = base->mutable_game_log();
   lg->set_game_id(g.id);
   lg->set_seed_hex(seed_hex(g));
+  lg->set_rules_revision(g.rules_revision);
   for (const auto& o : g.options) lg->add_options(o);
   *lg->mutable_omniscient() = g.match->view(game::VIEWER_OMNISCIENT);
   lg->set_state_hash(hash_hex(g.match->state_hash()));

@@ -38,6 +38,7 @@ struct Game {
   // Fixed at creation.
   std::string id, scenario;
   std::vector<std::string> options;
+  int rules_revision = 1;  // the ruleset's revision the game began with
   Seed seed{};
   std::string commitment;
   bool is_private = false;

@@ -87,6 +87,7 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
   g->clock_left[0] = g->clock_left[1] = g->committed_clock_left[0] = g->committed_clock_left[1] = clock;
   g->options = options;
   g->rules = rules;
+  g->rules_revision = rules->latest_revision();
   g->rated = !req.casual();
   g->rematch_of = r.rematch_of;
   g->reserved_for = r.user;
@@ -100,7 +101,7 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
   g->name[side] = c.name;
   g->created_unix = unix_now();
   std::vector<game::Event> setup;
-  g->match = g->rules->create(options, g->seed, &setup);
+  g->match = g->rules->create(options, g->seed, g->rules_revision, &setup);
   for (auto& e : setup) g->recent_events.emplace_back(0, std::move(e));
   for (int s = 0; s < 2; ++s) g->views[s] = g->match->seat_view(s == 0 ? game::VIEWER_SOVIET : game::VIEWER_GERMAN);
   g->committed_decider = g->match->decider();
@@ -143,12 +144,12 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
         db.prepare(
               "INSERT INTO games (id, scenario, options, seed, seed_commitment, creator_id, soviet_id, german_id, private,"
               " invite_code, status, created_unix, updated_unix, move_seconds, rated, clock_seconds, increment_seconds,"
-              " soviet_left, german_left, rematch_of, reserved_for)"
-              " VALUES (?, ?, ?, ?, ?, ?, NULLIF(?, 0), NULLIF(?, 0), ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+              " soviet_left, german_left, rematch_of, reserved_for, rules_revision)"
+              " VALUES (?, ?, ?, ?, ?, ?, NULLIF(?, 0), NULLIF(?, 0), ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
             .run(g->id, g->scenario, opts, Blob{std::string_view(reinterpret_cast<const char*>(g->seed.data()), g->seed.size())},
                  g->commitment, g->creator, g->user[0], g->user[1], g->is_private ? 1 : 0, g->invite, g->created_unix,
                  g->created_unix, g->move_seconds, g->rated ? 1 : 0, g->clock_seconds, g->increment_seconds,
-                 g->clock_seconds, g->clock_seconds, g->rematch_of, g->reserved_for);
+                 g->clock_seconds, g->clock_seconds, g->rematch_of, g->reserved_for, g->rules_revision);
       },
       [this, g, c, side, refusal](bool ok) {
         std::lock_guard l(g->mu);
@@ -705,7 +706,7 @@ void GameService::resume_clocks() {
   const auto [down, moved] = done.get_future().get();
   if (moved > 0) {
     log::info("game clocks given back the time the server was down",
-              {{"seconds", std::to_string(down)}, {"clocks", std::to_string(moved)}});
+              {{"seconds", down}, {"clocks", moved}});
   }
 }
 

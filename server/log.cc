@@ -82,13 +82,19 @@ void write(Level level, std::string_view msg, std::initializer_list<Field> field
     nlohmann::ordered_json j;
     j["level"] = level_name(level);
     j["msg"] = std::string(msg);
-    for (const auto& [k, v] : fields) j[std::string(k)] = v;
+    for (const auto& f : fields) {
+      if (f.number) {
+        j[std::string(f.key)] = nlohmann::ordered_json::parse(f.value);
+      } else {
+        j[std::string(f.key)] = f.value;
+      }
+    }
     line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     line = line.substr(1, line.size() - 2);  // the pattern supplies the braces and "ts"
   } else {
     line = std::string("level=") + level_name(level);
     append_kv(line, "msg", msg);
-    for (const auto& [k, v] : fields) append_kv(line, k, v);
+    for (const auto& f : fields) append_kv(line, f.key, f.value);
   }
   lg.log(to_spdlog(level), "{}", line);
 }

@@ -382,9 +382,9 @@ void Mailer::loop() {
       if (sent == Sent::Taken && delivered.insert(m.id).second) {
         log::info("mail sent", {{"id", id}});
       } else if (sent == Sent::Refused && done) {
-        log::error("mail dropped after its last attempt", {{"id", id}, {"attempts", std::to_string(attempts)}, {"error", error}});
+        log::error("mail dropped after its last attempt", {{"id", id}, {"attempts", attempts}, {"error", error}});
       } else if (sent == Sent::Refused) {
-        log::warn("mail refused; tried again later", {{"id", id}, {"attempts", std::to_string(attempts)}, {"error", error}});
+        log::warn("mail refused; tried again later", {{"id", id}, {"attempts", attempts}, {"error", error}});
       }
       const auto wait = backoff(config_.mail_retry_seconds, attempts);
       const auto stored = write_and_wait(storage_, [mid = m.id, done, attempts, wait](Db& db) {

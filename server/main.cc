@@ -61,7 +61,7 @@ void raise_open_file_limit(int max_connections) {
   const rlim_t needed = static_cast<rlim_t>(max_connections) + 64;  // the database, its WAL, the listener
   if (files.rlim_cur != RLIM_INFINITY && files.rlim_cur < needed) {
     log::warn("the open-file limit is below max_connections; connections beyond it wait until one closes",
-              {{"open_files", std::to_string(files.rlim_cur)}, {"max_connections", std::to_string(max_connections)}});
+              {{"open_files", files.rlim_cur}, {"max_connections", max_connections}});
   }
 }
 
@@ -393,12 +393,12 @@ int main(int argc, char** argv) {
   log::info("listening on " + where, {{"address", where},
                                       {"scheme", cfg.plain ? "ws" : "wss"},
                                       {"data_dir", cfg.data_dir},
-                                      {"threads", std::to_string(cfg.threads)},
+                                      {"threads", cfg.threads},
                                       {"trusted_proxies", cfg.trusted_proxies.text()},
                                       {"proxy_protocol", cfg.proxy_protocol ? "on" : "off"},
                                       {"mail", cfg.smtp_url.empty() ? "off" : "on"},
                                       {"fingerprint", cfg.plain ? "" : certificate_fingerprint(tls)},
-                                      {"schema", std::to_string(storage->schema_version())}});
+                                      {"schema", storage->schema_version()}});
   listener->run();
   mailer.start();
   Backups backups(cfg, *storage);
@@ -496,7 +496,7 @@ int main(int argc, char** argv) {
   };
   signals.async_wait([&](boost::system::error_code e, int sig) {
     if (e) return;
-    log::info("shutting down", {{"signal", std::to_string(sig)}, {"connections", std::to_string(sessions.size())}});
+    log::info("shutting down", {{"signal", sig}, {"connections", sessions.size()}});
     hangups.cancel();
     listener->stop();
     purge.cancel();
@@ -523,7 +523,7 @@ int main(int argc, char** argv) {
   accounts.stop();
   mailer.stop();  // before the storage: it waits for its outbox writes
   storage->stop();  // commits whatever is still queued
-  log::info("stopped", {{"batches", std::to_string(storage->batches())}, {"writes", std::to_string(storage->writes())},
-                       {"syncs", std::to_string(storage->syncs())}});
+  log::info("stopped", {{"batches", storage->batches()}, {"writes", storage->writes()},
+                       {"syncs", storage->syncs()}});
   return 0;
 }

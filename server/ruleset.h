@@ -66,10 +66,14 @@ class Ruleset {
   virtual std::string check_options(const std::vector<std::string>& options) const = 0;
   // An error sentence for standing orders that `side` cannot give, "" when they are fine.
   virtual std::string check_standing_orders(game::Side side, const game::StandingOrders& standing) const = 0;
-  // A new game; `events` receives what the set-up did.
-  virtual std::unique_ptr<Match> create(const std::vector<std::string>& options, const Seed& seed,
+  // The revision of the rules new games begin with. A game keeps its own (its
+  // dice generator among them), so that its stored log replays the same.
+  virtual int latest_revision() const = 0;
+  // A new game of a revision from 1 to latest_revision(); `events` receives what the set-up did.
+  virtual std::unique_ptr<Match> create(const std::vector<std::string>& options, const Seed& seed, int revision,
                                         std::vector<game::Event>* events) const = 0;
-  // A game from encode_state/encode_dice bytes; nullptr when they do not fit.
+  // A game from encode_state/encode_dice bytes (the state holds its revision);
+  // nullptr when they do not fit.
   virtual std::unique_ptr<Match> restore(const std::string& state, const std::string& dice) const = 0;
   // The delta between two views of one viewer (never between states); both
   // come from seat_view of this ruleset's matches.

@@ -380,7 +380,7 @@ void Storage::writer_loop() {
     ++seq;
     const bool held = reported_batch_.load(std::memory_order_acquire) < failed;
     ok.assign(batch.size(), held ? 0 : 1);
-    if (held) log::warn("writes refused after a failed commit", {{"writes", std::to_string(batch.size())}});
+    if (held) log::warn("writes refused after a failed commit", {{"writes", batch.size()}});
     bool committed = false;
     if (!held) {
       try {
@@ -401,7 +401,7 @@ void Storage::writer_loop() {
         db.prepare("COMMIT").run();
         committed = true;
       } catch (const std::exception& e) {
-        log::error("commit failed", {{"error", e.what()}, {"writes", std::to_string(batch.size())}});
+        log::error("commit failed", {{"error", e.what()}, {"writes", batch.size()}});
         try {
           db.exec("ROLLBACK");
         } catch (...) {
@@ -449,7 +449,7 @@ void Storage::sync_loop() {
     // acknowledged after it, and a restart recovers from the log.
     if (durable_) {
       if (::fdatasync(wal_fd_) != 0) {
-        log::error("the write-ahead log cannot be flushed to disk; stopping", {{"errno", std::to_string(errno)}});
+        log::error("the write-ahead log cannot be flushed to disk; stopping", {{"errno", errno}});
         std::abort();
       }
       ++syncs_;

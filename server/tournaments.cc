@@ -49,14 +49,14 @@ struct GameTerms {
   std::string scenario, options;
   std::int64_t seconds = 0, organiser = 0, clock = 0, increment = 0;
   bool priv = false, knockout = false;
-  int rounds = 0;
+  int rounds = 0, revision = 1;
 };
 
 GameTerms terms_of(Db& db, const std::string& id) {
   GameTerms t;
   auto& q = db.prepare(
       "SELECT scenario, options, move_seconds, private, organiser_id, rounds, clock_seconds, increment_seconds,"
-      " knockout FROM tournaments WHERE id = ?");
+      " knockout, rules_revision FROM tournaments WHERE id = ?");
   q.bind_all(id);
   while (q.step()) {
     t.scenario = q.text(0);
@@ -68,6 +68,7 @@ GameTerms terms_of(Db& db, const std::string& id) {
     t.clock = q.integer(6);
     t.increment = q.integer(7);
     t.knockout = q.integer(8) != 0;
+    t.revision = static_cast<int>(q.integer(9));
   }
   return t;
 }
@@ -83,11 +84,11 @@ std::string insert_game(Db& db, const std::string& id, const GameTerms& t, std::
   db.prepare(
         "INSERT INTO games (id, scenario, options, seed, seed_commitment, creator_id, soviet_id, german_id, private,"
         " invite_code, status, created_unix, updated_unix, move_seconds, deadline_unix, tournament_id, rated,"
-        " tournament_round, clock_seconds, increment_seconds, soviet_left, german_left)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '', 'playing', ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)")
+        " tournament_round, clock_seconds, increment_seconds, soviet_left, german_left, rules_revision)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '', 'playing', ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)")
       .run(game_id, t.scenario, t.options, Blob{bytes}, Accounts::sha256_hex(bytes), t.organiser, soviet, german,
            t.priv ? 1 : 0, now, now, t.seconds, now + t.seconds + t.clock, id, round, t.clock, t.increment, t.clock,
-           t.clock);
+           t.clock, t.revision);
   return game_id;
 }
 
@@ -454,7 +455,7 @@ void Tournaments::game_ended(const std::string& id) {
 void Tournaments::announce_end(const std::string& id) {
   auto d = describe(id, false);
   if (!d) return;
-  log::info("tournament finished", {{"tournament", id}, {"entrants", std::to_string(d->entrants.size())}});
+  log::info("tournament finished", {{"tournament", id}, {"entrants", d->entrants.size()}});
   for (const auto& [user, name] : told_of(*d)) {
     wire::ServerMessage m;
     *m.mutable_tournament_finished() = as_seen_by(*d, user);
@@ -551,7 +552,7 @@ void Tournaments::create(const Caller& c, const wire::CreateTournament& req) {
       [=, name = req.name(), opts = join_options(options), seconds = req.move_seconds(), max = req.max_players(),
        priv = req.private_(), enter = req.enter(), starts = req.starts_unix(), rounds = req.rounds(),
        clock = req.clock_seconds(), increment = req.increment_seconds(), knockout = req.knockout(),
-       user = c.user_id](Db& db, Outcome& out) {
+       revision = rules->latest_revision(), user = c.user_id](Db& db, Outcome& out) {
         if (auto barred = Accounts::barred(db, user); !barred.empty()) return out.refuse(wire::UNAUTHENTICATED, barred);
         auto& q = db.prepare("SELECT COUNT(*) FROM tournaments WHERE organiser_id = ? AND status = 'open'");
         std::int64_t open = 0;
@@ -564,10 +565,11 @@ void Tournaments::create(const Caller& c, const wire::CreateTournament& req) {
         const auto now = unix_now();
         db.prepare(
               "INSERT INTO tournaments (id, name, organiser_id, scenario, options, move_seconds, max_players, private,"
-              " invite_code, status, created_unix, starts_unix, rounds, clock_seconds, increment_seconds, knockout)"
-              " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?)")
+              " invite_code, status, created_unix, starts_unix, rounds, clock_seconds, increment_seconds, knockout,"
+              " rules_revision)"
+              " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?)")
             .run(id, name, user, scenario, opts, seconds, max, priv ? 1 : 0, invite, now, starts, rounds, clock, increment,
-                 knockout ? 1 : 0);
+                 knockout ? 1 : 0, revision);
         if (enter) {
           db.prepare("INSERT INTO tournament_entrants (tournament_id, user_id, joined_unix) VALUES (?, ?, ?)")
               .run(id, user, now);
@@ -1020,9 +1022,9 @@ void Tournaments::announce(const std::string& id, const std::vector<std::string>
   if (!d) return;
   log::info(deciders ? "tournament deciding games started" : d->tournament.round() > 1 ? "tournament round started" : "tournament started",
             {{"tournament", id},
-             {"round", std::to_string(d->tournament.round())},
-             {"entrants", std::to_string(d->entrants.size())},
-             {"games", std::to_string(game_ids.size())}});
+             {"round", d->tournament.round()},
+             {"entrants", d->entrants.size()},
+             {"games", game_ids.size()}});
   // The tournament first, then each game's turn notice; one mail to each
   // entrant who was away when a game of theirs was announced, and to one away
   // who sits out the round.

@@ -217,7 +217,7 @@ void GameService::change_vacation(const Caller& c, const std::function<void()>& 
           push_summary(*g);
         }
         log::info(std::string("vacation ") + (vacations_.running(c.user_id) ? "started" : "ended"),
-                  {{"user_id", std::to_string(c.user_id)}, {"clocks_moved", std::to_string(moved->size())}});
+                  {{"user_id", c.user_id}, {"clocks_moved", moved->size()}});
         // The answer reads the account: not on the thread that reports commits.
         post_(done);
       });

@@ -388,7 +388,11 @@ void Rules::do_attack(const Order& o) {
       all_but(who));
   bool defender_chits = false;
   const auto& hand = s_.sides[static_cast<int>(combat_defender())].hand;
-  for (auto chit : hand) defender_chits |= sc_.events[chit].effect == data::COMBAT_DRM;
+  if (option(kSupportAskedWhenChitsHeld)) {
+    defender_chits = !hand.empty();  // how many they hold is public, which ones is not
+  } else {
+    for (auto chit : hand) defender_chits |= sc_.events[chit].effect == data::COMBAT_DRM;
+  }
   defender_chits &= s_.sides[static_cast<int>(combat_defender())].events_this_phase < rule(sc_.rules.events_per_phase(), 1);
   if (!defensive_markers().empty() || defender_chits) {
     c.stage = CombatStage::DefensiveSupport;

@@ -166,7 +166,7 @@ class Rules {
   // Units of one side as the others read them (7): "A Soviet unit at 0905", "Soviet units at 0905, 0906".
   std::string unnamed(const std::vector<std::int16_t>& units) const;
   std::string phase_name() const;
-  bool option(Option o) const { return (s_.options & o) != 0; }
+  bool option(std::uint32_t bit) const { return (s_.options & bit) != 0; }
   int rule(int value, int fallback) const { return value > 0 ? value : fallback; }
 
   const Engine& e_;

@@ -34,11 +34,12 @@ std::uint32_t parse_options(const std::vector<std::string>& names) {
 }
 
 int playout(const Scenario&, std::shared_ptr<const Scenario> sc, int games, std::uint64_t seed,
-            const std::vector<std::string>& options, int view_every, bool mixed, bool require_coverage) {
+            const std::vector<std::string>& options, int revision, int view_every, bool mixed, bool require_coverage) {
   Engine engine(sc);
   PlayoutOptions opt;
   opt.seed = seed;
   opt.options = parse_options(options);
+  opt.revision = revision;
   opt.view_check_every = view_every;
   PlayoutStats stats;
   const auto t0 = std::chrono::steady_clock::now();
@@ -147,12 +148,15 @@ int main(int argc, char** argv) {
   int games = 100;
   std::uint64_t seed = 1;
   int view_every = 25;
+  int revision = kLatestRevision;
   bool mixed = false;
   bool coverage = false;
   std::vector<std::string> options;
   play->add_option("--games", games, "Number of games")->check(CLI::Range(1, 10000000));
   play->add_option("--seed", seed, "Seed of the first game");
   play->add_option("--option", options, "Optional rule to play with (repeatable; 'all' for every one)");
+  play->add_option("--revision", revision, "Revision of the rules (1: games begun before revision 2; 2: xoshiro256** dice replaced by ChaCha20's, support asked whenever the defender holds a chit)")
+      ->check(CLI::Range(1, kLatestRevision));
   play->add_flag("--mixed-options", mixed, "Each game plays with its own random set of optional rules");
   play->add_option("--view-check-every", view_every, "Orders between hidden-information checks (0: never)");
   play->add_flag("--require-coverage", coverage, "Fail unless every combat mechanism and CRT column came up");
@@ -161,7 +165,7 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
   auto sc = load(dir);
-  if (*play) return playout(*sc, sc, games, seed, options, view_every, mixed, coverage);
+  if (*play) return playout(*sc, sc, games, seed, options, revision, view_every, mixed, coverage);
   if (*info) return scenario_info(*sc);
   return 1;
 }

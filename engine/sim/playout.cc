@@ -76,9 +76,8 @@ Order random_order(const Engine& engine, const GameState& s, Prng& rng) {
   return Order::done();
 }
 
-void perturb_hidden(const Engine& engine, GameState& s, Side side, Prng& rng) {
-  const Scenario& sc = engine.scenario();
-  // Event chits: a different hand of the same size from hand + cup.
+// Event chits: a different hand of the same size from hand + cup.
+void perturb_hand(GameState& s, Side side, Prng& rng) {
   auto& ss = s.sides[static_cast<int>(side)];
   std::vector<std::uint8_t> pool = ss.hand;
   pool.insert(pool.end(), ss.cup.begin(), ss.cup.end());
@@ -87,6 +86,11 @@ void perturb_hidden(const Engine& engine, GameState& s, Side side, Prng& rng) {
   ss.cup.assign(pool.begin() + static_cast<long>(ss.hand.size()), pool.end());
   std::sort(ss.hand.begin(), ss.hand.end());
   std::sort(ss.cup.begin(), ss.cup.end());
+}
+
+void perturb_hidden(const Engine& engine, GameState& s, Side side, Prng& rng) {
+  const Scenario& sc = engine.scenario();
+  perturb_hand(s, side, rng);
   // Units below the top of stacks no enemy is adjacent to.
   std::vector<std::uint8_t> enemy_near(static_cast<size_t>(sc.location_count()), 0);
   for (size_t u = 0; u < s.units.size(); ++u) {
@@ -202,9 +206,10 @@ game::StandingOrders every_standing_order() {
 }
 
 void play_one(const Engine& engine, std::uint64_t game_seed, const PlayoutOptions& opt, PlayoutStats& stats) {
-  Prng dice = Prng::from_seed(game_seed);
+  const std::uint32_t bits = opt.options | revision_bits(opt.revision);
+  Prng dice(Prng::from_seed(game_seed).state(), dice_kind(bits));
   Prng choices = Prng::from_seed(game_seed ^ 0x5DEECE66Dull);
-  GameState s = engine.new_game(opt.options, dice);
+  GameState s = engine.new_game(bits, dice);
   stats.games++;
   std::vector<std::string> problems;
   auto note = [&](const std::string& where) {
@@ -336,6 +341,22 @@ void play_one(const Engine& engine, std::uint64_t game_seed, const PlayoutOption
       } else if (kept && engine.view(s, viewer_of(d.side)).SerializeAsString() !=
                              engine.view(other, viewer_of(d.side)).SerializeAsString()) {
         problems.push_back("an order that may be taken back showed its player the other side's secrets");
+      }
+    }
+    // Since revision 2, which chits the other side holds (their number is public)
+    // decides nothing its opponent sees next, the next question included (7, 20):
+    // every attack, where the defender may be asked about support, and other orders now and then.
+    if ((bits & kSupportAskedWhenChitsHeld) && o.kind != Order::Kind::Undo && opt.view_check_every > 0 &&
+        (o.kind == Order::Kind::Attack || o.kind == Order::Kind::Overrun || orders % opt.view_check_every == 0)) {
+      GameState other = before;
+      perturb_hand(other, enemy_of(d.side), choices);
+      Prng same_dice = dice_before;
+      if (!engine.apply(other, d.side, o, same_dice).accepted) {
+        problems.push_back("an order was refused once the other side held other chits");
+      } else if (engine.view(s, viewer_of(d.side)).SerializeAsString() != engine.view(other, viewer_of(d.side)).SerializeAsString()) {
+        problems.push_back(std::string("which chits the other side holds changed what the player saw after an order of kind ") +
+                           std::to_string(static_cast<int>(o.kind)) + ", next: " +
+                           game::Decision::Kind_Name(engine.decision(s).kind) + " / " + game::Decision::Kind_Name(engine.decision(other).kind));
       }
     }
     check_state(engine, s, problems);

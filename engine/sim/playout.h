@@ -35,6 +35,7 @@ struct PlayoutStats {
 struct PlayoutOptions {
   std::uint64_t seed = 1;
   std::uint32_t options = 0;      // optional rules
+  int revision = kLatestRevision;  // of the rules (revision_bits): the one new games play
   int view_check_every = 25;      // orders between hidden-information checks
   long max_orders = 200000;       // a game that runs longer counts as not completed
 };

@@ -2148,6 +2148,51 @@ TEST_F(CombatChits, Rule20_ACombatChitInDefenseTakesFromTheDie) {
   EXPECT_EQ(modifier(), -2);
 }
 
+// Revision 2 (every game begun since): a defender holding any chit is asked, so
+// that the question tells the attacker nothing of which chits they hold (7).
+TEST_F(CombatChits, Rule20_InRevision2ADefenderHoldingAnyChitIsAskedSoTheQuestionTellsNothing) {
+  std::string seen[2];
+  const char* held[2] = {"SOV-KATYUSHA", "SOV-GHOST"};
+  for (int i = 0; i < 2; ++i) {
+    reset(kAllD1, revision_bits(2));
+    german_phase();
+    give_chits(t, Side::Soviet, {held[i]});
+    t.put("PzA/2", "0605");
+    t.put("2TC/1", "0606");  // no artillery: only a chit could bring the question
+    to(Side::German, game::Decision::COMBAT);
+    ASSERT_TRUE(Ok(Side::German, attack_order({"PzA/2"}, "0606")));
+    EXPECT_EQ(t.decision().kind, game::Decision::DEFENSIVE_SUPPORT) << held[i];
+    seen[i] = t.engine.view(t.s, Viewer::German).SerializeAsString();
+  }
+  EXPECT_EQ(seen[0], seen[1]) << "the attacker's view after the attack owes nothing to which chit the defender holds";
+  // A chit that is no combat modifier is no support: declining is the answer.
+  EXPECT_FALSE(Ok(Side::Soviet, support_order("", "SOV-GHOST")));
+  ASSERT_TRUE(Ok(Side::Soviet, support_order()));
+}
+
+TEST_F(CombatChits, Rule20_InRevision2ADefenderWithNoChitIsNotAsked) {
+  reset(kAllD1, revision_bits(2));
+  german_phase();
+  t.put("PzA/2", "0605");
+  t.put("2TC/1", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Ok(Side::German, attack_order({"PzA/2"}, "0606")));
+  EXPECT_NE(t.decision().kind, game::Decision::DEFENSIVE_SUPPORT);
+}
+
+// Revision 1 (games begun before it): asked only for a chit that changes the die,
+// as those games' logs were played.
+TEST_F(CombatChits, Rule20_InRevision1OnlyACombatChitBringsTheQuestion) {
+  reset(kAllD1);
+  german_phase();
+  give_chits(t, Side::Soviet, {"SOV-GHOST"});
+  t.put("PzA/2", "0605");
+  t.put("2TC/1", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Ok(Side::German, attack_order({"PzA/2"}, "0606")));
+  EXPECT_NE(t.decision().kind, game::Decision::DEFENSIVE_SUPPORT);
+}
+
 TEST_F(CombatChits, Rule20_OneEventPerPhaseAlsoInCombat) {
   reset(kAllD1);
   german_phase();

@@ -43,6 +43,14 @@ TEST(Playout, Rule20_RandomPlayersPlayEveryEventChit) {
   }
 }
 
+// Games begun before revision 2 go on by the rules they began with.
+TEST(Playout, RandomGamesOfRevision1) {
+  PlayoutOptions opt;
+  opt.revision = 1;
+  opt.view_check_every = 10;
+  EXPECT_EQ(play_games(200, 202, opt).completed, 3);
+}
+
 TEST(Playout, RandomGamesWithEveryOptionalRule) {
   PlayoutOptions opt;
   opt.options = kLimitedGermanActivation | kRedArmyFlexibility | kLimitedBonus | kRedArmyElasticDefense;

@@ -51,19 +51,36 @@ TEST(State, SameSeedAndOrdersReplayToTheSameHash) {
 }
 
 TEST(Dice, AreUniformAndReproducible) {
-  Prng a = Prng::from_seed(5), b = Prng::from_seed(5);
-  int counts[7] = {};
-  for (int i = 0; i < 60000; ++i) {
-    const int d = a.d6();
-    ASSERT_EQ(d, b.d6());
-    ASSERT_GE(d, 1);
-    ASSERT_LE(d, 6);
-    counts[d]++;
+  for (const auto kind : {Prng::Kind::Xoshiro256, Prng::Kind::ChaCha20}) {
+    SCOPED_TRACE(kind == Prng::Kind::ChaCha20 ? "ChaCha20" : "xoshiro256**");
+    Prng a(Prng::from_seed(5).state(), kind), b(Prng::from_seed(5).state(), kind);
+    int counts[7] = {};
+    for (int i = 0; i < 60000; ++i) {
+      const int d = a.d6();
+      ASSERT_EQ(d, b.d6());
+      ASSERT_GE(d, 1);
+      ASSERT_LE(d, 6);
+      counts[d]++;
+    }
+    for (int face = 1; face <= 6; ++face) {
+      EXPECT_GT(counts[face], 9400);
+      EXPECT_LT(counts[face], 10600);
+    }
   }
-  for (int face = 1; face <= 6; ++face) {
-    EXPECT_GT(counts[face], 9400);
-    EXPECT_LT(counts[face], 10600);
-  }
+}
+
+// The generator of revision 2 as protocol/README.md specifies it, so that anyone
+// can audit a game's dice: ChaCha20's published keystream for the all-zero key
+// and nonce (RFC 7539 section 2.3.2's test vector, block 0) gives the next state
+// (bytes 0-31) and the output (bytes 32-39, little-endian).
+TEST(Dice, Revision2sGeneratorIsChaCha20AsSpecified) {
+  Prng p(Prng::State{0, 0, 0, 0}, Prng::Kind::ChaCha20);
+  EXPECT_EQ(p.next(), 0x8d4857517c5941daull);
+  EXPECT_EQ(p.state()[0], 0x903df1a0ade0b876ull);
+  EXPECT_EQ(p.state()[3], 0xc70d778bccef36a8ull);
+  EXPECT_EQ(p.kind(), Prng::Kind::ChaCha20);
+  EXPECT_EQ(dice_kind(revision_bits(2)), Prng::Kind::ChaCha20);
+  EXPECT_EQ(dice_kind(revision_bits(1)), Prng::Kind::Xoshiro256);
 }
 
 }  // namespace

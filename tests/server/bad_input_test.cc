@@ -577,6 +577,9 @@ TEST_F(ServerBadInput, ADatabaseFromANewerReleaseIsRefusedAtStartAndLeftAsItWas)
 // takes a backup of it as it was, named for its schema, and then upgrades it.
 TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrations) {
   auto alice = user("alice");
+  auto created = alice->create_game(wire::CHOOSE_SOVIET);
+  ASSERT_TRUE(created.has_game_created());
+  const std::string id = created.game_created().game().game_id();
   server_->terminate();
   const std::string db_path = server_->data_dir() + "/counterattack.db";
   {
@@ -584,15 +587,16 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
     std::string err;
     Db db(db_path, false, err);
     ASSERT_TRUE(db.ok()) << err;
-    db.exec("DROP TABLE tournament_struck_off");
-    db.exec("ALTER TABLE tournament_entrants DROP COLUMN withdrawn_reason");
-    db.exec("PRAGMA user_version=28");
+    db.exec("ALTER TABLE games DROP COLUMN rules_revision");
+    db.exec("ALTER TABLE tournaments DROP COLUMN rules_revision");
+    db.exec("PRAGMA user_version=29");
   }
   restart();
-  EXPECT_TRUE(login_as("alice")->ping().has_pong()) << "upgraded, and serving";
+  alice = login_as("alice");
+  EXPECT_TRUE(alice->ping().has_pong()) << "upgraded, and serving";
   std::string taken;
   for (const auto& e : std::filesystem::directory_iterator(server_->data_dir() + "/backups")) {
-    if (e.path().filename().string().starts_with("counterattack-schema-28-before-upgrade-")) taken = e.path().string();
+    if (e.path().filename().string().starts_with("counterattack-schema-29-before-upgrade-")) taken = e.path().string();
   }
   ASSERT_FALSE(taken.empty()) << "no backup before the upgrade";
   auto schema_of = [](const std::string& path) {
@@ -601,8 +605,34 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
     auto& v = db.prepare("PRAGMA user_version");
     return v.step() ? v.integer(0) : -1;
   };
-  EXPECT_EQ(schema_of(taken), 28);
-  EXPECT_GT(schema_of(db_path), 28);
+  EXPECT_EQ(schema_of(taken), 29);
+  EXPECT_GT(schema_of(db_path), 29);
+
+  // The game made before the upgrade keeps the revision of the rules it began with
+  // (revision 1, xoshiro256**'s dice), and its log replays with them.
+  auto bob = user("bob");
+  ASSERT_TRUE(bob->join(id).has_game());
+  play_opening(*alice, *bob, id);
+  wire::ClientMessage resign;
+  resign.mutable_resign()->set_game_id(id);
+  ASSERT_TRUE(bob->request(resign).has_ok());
+  wire::ClientMessage get;
+  get.mutable_get_log()->set_game_id(id);
+  const auto log = alice->request(get);
+  ASSERT_TRUE(log.has_game_log()) << log.DebugString();
+  EXPECT_EQ(log.game_log().rules_revision(), 1);
+  const Engine engine(default_scenario());
+  auto [s, dice] = audit_start(engine, log.game_log());
+  for (const auto& lo : log.game_log().orders()) {
+    Order o;
+    Rejection why;
+    ASSERT_TRUE(engine.from_proto(lo.order(), o, why));
+    ASSERT_TRUE(engine.apply(s, lo.side() == game::SOVIET ? Side::Soviet : Side::German, o, dice).accepted);
+  }
+  ASSERT_GT(log.game_log().orders_size(), 0);
+  char hash[17];
+  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(state_hash(s)));
+  EXPECT_EQ(log.game_log().state_hash(), hash);
   // A start with nothing to upgrade takes none.
   restart();
   int before_upgrade = 0;

@@ -184,14 +184,8 @@ TEST_F(ServerCrash, KillNineLosesNoAcknowledgedOrderAndKeepsTheStateHash) {
   }
 
   const Engine engine(default_scenario());
-  const std::string seed = from_hex(gl.game_log().seed_hex());
-  ASSERT_EQ(seed.size(), 32u);
-  Prng::State st{};
-  for (size_t w = 0; w < 4; ++w) {
-    for (size_t b = 0; b < 8; ++b) st[w] |= static_cast<std::uint64_t>(static_cast<unsigned char>(seed[w * 8 + b])) << (8 * b);
-  }
-  Prng dice(st);
-  GameState s = engine.new_game(0, dice);
+  ASSERT_EQ(from_hex(gl.game_log().seed_hex()).size(), 32u);
+  auto [s, dice] = audit_start(engine, gl.game_log());
   for (const auto& lo : gl.game_log().orders()) {
     Order o;
     Rejection why;

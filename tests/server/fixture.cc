@@ -239,4 +239,17 @@ std::string from_hex(const std::string& hex) {
   return out;
 }
 
+AuditStart audit_start(const Engine& engine, const wire::GameLog& log) {
+  const std::string seed = from_hex(log.seed_hex());
+  Prng::State st{};
+  for (size_t w = 0; w < 4 && seed.size() == 32; ++w) {
+    for (size_t b = 0; b < 8; ++b) st[w] |= static_cast<std::uint64_t>(static_cast<unsigned char>(seed[w * 8 + b])) << (8 * b);
+  }
+  std::uint32_t bits = revision_bits(log.rules_revision());
+  for (const auto& key : log.options()) bits |= option_bit(key);
+  Prng dice(st, dice_kind(bits));
+  GameState s = engine.new_game(bits, dice);
+  return {std::move(s), dice};
+}
+
 }  // namespace counterattack::server::testing

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "bot.h"
+#include "engine.h"
 #include "client.h"
 
 namespace counterattack::server::testing {
@@ -87,5 +88,13 @@ wire::GameSummary summary_in_my_games(Client& c, const std::string& game_id);
 // Hex SHA-256.
 std::string sha256_hex(const std::string& bytes);
 std::string from_hex(const std::string& hex);
+
+// Where a finished game's audit starts (protocol/README.md): a new game of the
+// log's options and rules revision, and its revealed seed as the dice generator.
+struct AuditStart {
+  GameState state;
+  Prng dice;
+};
+AuditStart audit_start(const Engine& engine, const wire::GameLog& log);
 
 }  // namespace counterattack::server::testing

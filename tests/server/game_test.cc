@@ -13,14 +13,6 @@ using google::protobuf::util::MessageDifferencer;
 
 class ServerGame : public ServerTest {};
 
-Prng::State seed_state(const std::string& bytes) {
-  Prng::State s{};
-  for (size_t w = 0; w < 4; ++w) {
-    for (size_t b = 0; b < 8; ++b) s[w] |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes[w * 8 + b])) << (8 * b);
-  }
-  return s;
-}
-
 TEST_F(ServerGame, TwoClientsPlayACompleteGameAndTheSeedReplaysEveryDie) {
   auto alice = user("alice"), bob = user("bob");
   auto watcher = connect();  // spectators need no account
@@ -101,9 +93,10 @@ TEST_F(ServerGame, TwoClientsPlayACompleteGameAndTheSeedReplaysEveryDie) {
   const auto& gl = log.game_log();
   EXPECT_EQ(gl.seed_hex(), seed_hex);
   ASSERT_EQ(gl.orders_size(), st.version);
+  // A new game plays the latest revision of the rules: ChaCha20's dice.
+  EXPECT_EQ(gl.rules_revision(), kLatestRevision);
   const Engine engine(default_scenario());
-  Prng dice(seed_state(from_hex(seed_hex)));
-  GameState s = engine.new_game(0, dice);
+  auto [s, dice] = audit_start(engine, gl);
   int rolls = 0;
   for (const auto& lo : gl.orders()) {
     ASSERT_TRUE(MessageDifferencer::Equals(lo.order(), st.orders.at(lo.version())));

@@ -25,6 +25,7 @@
 #include "proxy_protocol.h"
 #include "recent_attempts.h"
 #include "glicko2.h"
+#include "log.h"
 #include "ratings.h"
 #include "ruleset.h"
 #include "storage.h"
@@ -273,6 +274,19 @@ TEST(ServerUnit, ConfigKeepsAHashInsideAQuotedValue) {
 
 // Loopback is not counted per address, on an IPv4 or an IPv6 listener; an IPv6
 // client is counted by its /64; places are given back when dropped.
+TEST(ServerUnit, JsonLogLinesWriteNumbersAsNumbersAndTextAsText) {
+  log::init("json", "info");
+  ::testing::internal::CaptureStdout();
+  log::info("game finished", {{"game", "g-1"}, {"version", std::int64_t{42}}, {"entrants", size_t{3}}, {"result", std::string("Draw")}});
+  const std::string json = ::testing::internal::GetCapturedStdout();
+  log::init("kv", "info");
+  ::testing::internal::CaptureStdout();
+  log::info("game finished", {{"game", "g-1"}, {"version", 42}, {"reason", "a b"}});
+  const std::string kv = ::testing::internal::GetCapturedStdout();
+  EXPECT_NE(json.find(R"("game":"g-1","version":42,"entrants":3,"result":"Draw")"), std::string::npos) << json;
+  EXPECT_NE(kv.find(R"(msg="game finished" game=g-1 version=42 reason="a b")"), std::string::npos) << kv;
+}
+
 TEST(ServerUnit, ConnectionCapsCountByAddressAndGiveBack) {
   namespace ip = boost::asio::ip;
   EXPECT_EQ(ConnectionCaps::key_of(ip::make_address("127.0.0.1")), "");
@@ -909,16 +923,14 @@ TEST(ServerUnit, StorageKeepsTheWalBoundedUnderSteadyWrites) {
 }
 
 // The seed is the dice generator's state: the same seed and orders give the
-// same game, and a snapshot (state + dice) continues it exactly.
-TEST(ServerUnit, RulesetReplaysFromSeedAndFromSnapshot) {
-  auto rules = make_counterattack_ruleset();
-  EXPECT_EQ(rules->check_options({"red_army_flexibility"}), "");
-  EXPECT_NE(rules->check_options({"no_such_rule"}), "");
-  EXPECT_NE(rules->check_options({"limited_bonus", "limited_bonus"}), "");
+// same game, and a snapshot (state + dice) continues it exactly, in every
+// revision of the rules (a game keeps the one it began with).
+void replays_from_seed_and_snapshot(const Ruleset& ruleset, int revision) {
+  const Ruleset* rules = &ruleset;
   Seed seed{};
   for (size_t i = 0; i < seed.size(); ++i) seed[i] = static_cast<std::uint8_t>(i * 37 + 11);
-  auto a = rules->create({"red_army_flexibility"}, seed, nullptr);
-  auto b = rules->create({"red_army_flexibility"}, seed, nullptr);
+  auto a = rules->create({"red_army_flexibility"}, seed, revision, nullptr);
+  auto b = rules->create({"red_army_flexibility"}, seed, revision, nullptr);
   testing::Bot bots[2] = {testing::Bot(game::SOVIET, default_scenario()), testing::Bot(game::GERMAN, default_scenario())};
   std::unique_ptr<Match> restored;
   int accepted = 0;
@@ -951,7 +963,35 @@ TEST(ServerUnit, RulesetReplaysFromSeedAndFromSnapshot) {
   ASSERT_TRUE(restored);
   EXPECT_TRUE(MessageDifferencer::Equals(a->view(game::VIEWER_OMNISCIENT), restored->view(game::VIEWER_OMNISCIENT)));
   EXPECT_FALSE(a->result().empty());
+}
+
+TEST(ServerUnit, RulesetReplaysFromSeedAndFromSnapshot) {
+  auto rules = make_counterattack_ruleset();
+  EXPECT_EQ(rules->check_options({"red_army_flexibility"}), "");
+  EXPECT_NE(rules->check_options({"no_such_rule"}), "");
+  EXPECT_NE(rules->check_options({"limited_bonus", "limited_bonus"}), "");
+  for (int revision = 1; revision <= rules->latest_revision(); ++revision) {
+    SCOPED_TRACE("revision " + std::to_string(revision));
+    replays_from_seed_and_snapshot(*rules, revision);
+  }
   EXPECT_EQ(rules->restore("garbage", std::string(32, 'x')), nullptr);
+}
+
+// Revision 2 rolls ChaCha20's dice: from one seed, other dice than revision 1's
+// xoshiro256**, and a state that a snapshot carries on.
+TEST(ServerUnit, EachRevisionRollsItsOwnGeneratorsDice) {
+  auto rules = make_counterattack_ruleset();
+  ASSERT_EQ(rules->latest_revision(), 2);
+  Seed seed{};
+  for (size_t i = 0; i < seed.size(); ++i) seed[i] = static_cast<std::uint8_t>(i + 1);
+  auto one = rules->create({}, seed, 1, nullptr);
+  auto two = rules->create({}, seed, 2, nullptr);
+  // The set-up draws the first chits: the generators part at once.
+  EXPECT_NE(one->encode_dice(), two->encode_dice());
+  EXPECT_NE(one->encode_state(), two->encode_state());
+  auto again = rules->restore(two->encode_state(), two->encode_dice());
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->encode_dice(), two->encode_dice());
 }
 
 // Glickman's own example ("Example of the Glicko-2 system"): a 1500 player,
