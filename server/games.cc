@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "log.h"
+#include "text.h"
 
 namespace counterattack::server {
 namespace {
@@ -36,13 +37,6 @@ std::string standing_key(std::int64_t version, bool own_run = false) {
 bool is_standing_key(const std::string& key) { return key.starts_with(kStandingKeyPrefix); }
 bool starts_own_run(const std::string& key) { return is_standing_key(key) && key.ends_with(kOwnRunMark); }
 
-// Code points, for the chat limit (protobuf has already checked the UTF-8).
-std::size_t code_points(const std::string& s) {
-  std::size_t n = 0;
-  for (unsigned char ch : s) n += (ch & 0xC0) != 0x80;
-  return n;
-}
-
 wire::ServerMessage answer_of(const std::string& game_id, const std::string& key, const Game::KeyRecord& r) {
   wire::ServerMessage m;
   if (r.accepted) {
@@ -63,7 +57,7 @@ wire::ServerMessage answer_of(const std::string& game_id, const std::string& key
 }  // namespace
 
 void no_such_game(const Caller& c, const std::string& game_id) {
-  c.error(wire::NOT_FOUND, "There is no game '" + game_id + "'.");
+  c.error(wire::NOT_FOUND, "There is no game '" + as_given(game_id) + "'.");
 }
 
 int seat_of(const Caller& c, const Game& g, const std::string& game_id, const std::string& forbidden) {
@@ -449,7 +443,7 @@ void GameService::push_summary(Game& g) {
   for (const auto& sub : g.subscribers) {
     if (auto p = sub.peer.lock()) {
       wire::ServerMessage m;
-      *m.mutable_game() = summary(g, sub.seat == Seat::Soviet ? 0 : sub.seat == Seat::German ? 1 : -1);
+      *m.mutable_game() = summary(g, g.side_of(sub.user));
       p->deliver(encode(m));
     }
   }
@@ -683,8 +677,9 @@ bool GameService::watch(const Caller& c, const wire::Watch& req) {
   if (!g->visible_to(c.user_id)) return no_such_game(c, req.game_id()), false;
   // Everything opens only once the end is durable: an end that cannot be
   // stored is taken back, and the game goes on.
+  // Once it is, the players see everything too, as anyone else does.
   const bool over = g->status == Game::Status::Finished && g->pending == 0;
-  const Seat seat = side >= 0 ? static_cast<Seat>(side) : over ? Seat::Omniscient : Seat::Spectator;
+  const Seat seat = over ? Seat::Omniscient : side >= 0 ? static_cast<Seat>(side) : Seat::Spectator;
   const std::int64_t from = req.from_version();
   if (from > g->committed) {
     return c.error(wire::BAD_REQUEST, "from_version " + std::to_string(from) + " is ahead of the game (version " +
@@ -1190,8 +1185,12 @@ void GameService::answer_standing(const std::shared_ptr<Game>& g, std::int64_t a
 // ---------------------------------------------------------------------------
 
 void GameService::chat(const Caller& c, const wire::SendChat& req) {
-  const std::size_t n = code_points(req.text());
+  const std::size_t n = code_points(req.text());  // protobuf has already checked the UTF-8
   if (n == 0 || n > 500) return c.error(wire::BAD_REQUEST, "A chat message has 1 to 500 characters.");
+  // Others read it in their terminals: nothing that could steer one, or reorder what is around it.
+  if (!one_plain_line(req.text())) {
+    return c.error(wire::BAD_REQUEST, "A chat message is one line of text, without control characters or direction overrides.");
+  }
   if (req.channel() != wire::CHANNEL_UNSPECIFIED && req.channel() != wire::PLAYERS && req.channel() != wire::SPECTATORS) {
     return c.error(wire::BAD_REQUEST, "Unknown chat channel.");
   }
@@ -1270,7 +1269,7 @@ void GameService::log_closed(const Caller& c) {
 void GameService::send_events_as_seen(Game& g, const Caller& c) {
   const int side = g.side_of(c.user_id);
   const bool over = g.status == Game::Status::Finished && g.pending == 0;
-  const auto viewer = viewer_of(side >= 0 ? static_cast<Seat>(side) : over ? Seat::Omniscient : Seat::Spectator);
+  const auto viewer = viewer_of(over ? Seat::Omniscient : side >= 0 ? static_cast<Seat>(side) : Seat::Spectator);
   post_([this, id = g.id, rules = g.rules, options = g.options, revision = g.rules_revision, seed = g.seed,
          upto = g.committed, viewer, c] {
     try {

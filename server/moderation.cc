@@ -1,4 +1,5 @@
 #include "moderation.h"
+#include "text.h"
 
 #include <sodium.h>
 
@@ -67,53 +68,6 @@ std::string operator_change(const std::string& db_path, int needs, Body body) {
   return in_transaction(*db, [&]() -> std::string { return body(*db); });
 }
 
-// Calls `each(code point)` over `s` while it returns true; false when it returned
-// false, or when `s` is not UTF-8 as protobuf's string fields must be (shortest
-// forms, no surrogates).
-template <typename Each>
-bool code_points(const std::string& s, Each each) {
-  for (std::size_t i = 0; i < s.size();) {
-    const auto lead = static_cast<unsigned char>(s[i]);
-    int more = 0;
-    char32_t cp = 0;
-    if (lead < 0x80) {
-      cp = lead;
-    } else if ((lead & 0xE0) == 0xC0) {
-      more = 1, cp = lead & 0x1F;
-    } else if ((lead & 0xF0) == 0xE0) {
-      more = 2, cp = lead & 0x0F;
-    } else if ((lead & 0xF8) == 0xF0) {
-      more = 3, cp = lead & 0x07;
-    } else {
-      return false;
-    }
-    if (i + static_cast<std::size_t>(more) >= s.size()) return false;
-    for (int k = 1; k <= more; ++k) {
-      const auto b = static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]);
-      if ((b & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (b & 0x3F);
-    }
-    const char32_t least[] = {0, 0x80, 0x800, 0x10000};
-    if (cp < least[more] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-    if (!each(cp)) return false;
-    i += static_cast<std::size_t>(more) + 1;
-  }
-  return true;
-}
-
-bool valid_utf8(const std::string& s) {
-  return code_points(s, [](char32_t) { return true; });
-}
-
-// Whether valid UTF-8 `s` shows nothing: spaces of any kind (Unicode's space
-// separators) and the invisible joiners and marks that read as nothing.
-bool blank(const std::string& s) {
-  return code_points(s, [](char32_t cp) {
-    return cp == U' ' || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200F) || cp == 0x2028 || cp == 0x2029 ||
-           cp == 0x202F || cp == 0x205F || cp == 0x2060 || cp == 0x3000 || cp == 0xFEFF;
-  });
-}
-
 // A player by name (without case), as stored; id 0 when there is none.
 struct Player {
   std::int64_t id = 0;
@@ -124,10 +78,8 @@ struct Player {
 // Why a reason `who` (the player, the players) are told cannot be stored; "" when it can.
 std::string reason_refused(const std::string& reason, const std::string& who) {
   if (reason.size() > kMostReasonBytes) return "the reason is longer than " + std::to_string(kMostReasonBytes) + " bytes";
-  for (const unsigned char ch : reason) {
-    if (ch < 0x20 || ch == 0x7f) return "the reason must be one line of text, without tabs or other control characters";
-  }
   if (!valid_utf8(reason)) return "the reason is not UTF-8 text";
+  if (!one_plain_line(reason)) return "the reason must be one line of text, without tabs or other control characters";
   if (blank(reason)) return "say why with --reason: " + who + " told it";
   return "";
 }

@@ -5,6 +5,7 @@
 
 #include "games.h"
 #include "log.h"
+#include "text.h"
 
 namespace counterattack::server {
 namespace {
@@ -261,7 +262,7 @@ void Ratings::get(const Caller& c, const wire::GetRating& req) {
     out.recent = recent_games(db, user, scenario, c.user_id, limit);  // a private game's id and players are its own
     return out;
   });
-  if (f.name.empty()) return c.error(wire::NOT_FOUND, "There is no player '" + name + "'.");
+  if (f.name.empty()) return c.error(wire::NOT_FOUND, "There is no player '" + as_given(name) + "'.");
   wire::ServerMessage m;
   auto* p = m.mutable_player_rating();
   p->set_name(f.name);

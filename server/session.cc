@@ -21,6 +21,7 @@
 
 #include "log.h"
 #include "proxy_protocol.h"
+#include "text.h"
 
 namespace counterattack::server {
 namespace {
@@ -453,7 +454,7 @@ class WsSession : public Connection {
         if (!watched_.count(id) && static_cast<int>(watched_.size()) >= hub_.config.max_watches_per_connection) {
           return send_error(rid, wire::CONFLICT, "Too many games watched on one connection; Unwatch some.");
         }
-        if (id.empty() || id.size() > 64) return send_error(rid, wire::NOT_FOUND, "There is no game '" + id + "'.");
+        if (id.empty() || id.size() > 64) return send_error(rid, wire::NOT_FOUND, "There is no game '" + as_given(id) + "'.");
         if (games.watch(caller(rid), msg.watch())) watched_.insert(id);
         return;
       }

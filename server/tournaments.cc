@@ -17,6 +17,7 @@
 #include "log.h"
 #include "ratings.h"
 #include "moderation.h"
+#include "text.h"
 
 namespace counterattack::server {
 namespace {
@@ -37,7 +38,7 @@ std::string check_name(const std::string& name) {
 }
 
 void no_such_tournament(const Caller& c, const std::string& id) {
-  c.error(wire::NOT_FOUND, "There is no tournament '" + id + "'.");
+  c.error(wire::NOT_FOUND, "There is no tournament '" + as_given(id) + "'.");
 }
 
 bool bad_id(const std::string& id) { return id.empty() || id.size() > 64; }
@@ -815,7 +816,7 @@ void Tournaments::join(const Caller& c, const wire::JoinTournament& req) {
           organiser = q.integer(4);
           count = q.integer(5);
         }
-        if (!found) return out.refuse(wire::NOT_FOUND, "There is no tournament '" + id + "'.");
+        if (!found) return out.refuse(wire::NOT_FOUND, "There is no tournament '" + as_given(id) + "'.");
         if (auto barred = Accounts::barred(db, user); !barred.empty()) return out.refuse(wire::UNAUTHENTICATED, barred);
         auto& mine = db.prepare("SELECT COUNT(*) FROM tournament_entrants WHERE tournament_id = ? AND user_id = ?");
         std::int64_t entered = 0;
@@ -848,8 +849,7 @@ void Tournaments::withdraw_entrant(const Caller& c, const wire::WithdrawEntrant&
   if (req.player().empty()) return c.error(wire::BAD_REQUEST, "Name the entrant to withdraw.");
   // Said to them and to their opponents: one line of text, not blank.
   const std::string& reason = req.reason();
-  const bool control = std::any_of(reason.begin(), reason.end(), [](unsigned char ch) { return ch < 0x20 || ch == 0x7f; });
-  if (control || reason.size() > 300 || reason.find_first_not_of(' ') == std::string::npos) {
+  if (!one_plain_line(reason) || reason.size() > 300 || reason.find_first_not_of(' ') == std::string::npos) {
     return c.error(wire::BAD_REQUEST,
                    "Say why " + req.player() + " is withdrawn, in one line of at most 300 bytes: they and their opponents are told.");
   }
@@ -874,7 +874,7 @@ void Tournaments::withdraw(const Caller& c, const std::string& id, const std::st
           t.bind_all(caller, id);
           while (t.step()) found = true, organiser = t.integer(0), priv = t.integer(1) != 0, entered = t.integer(2) != 0;
           // A private tournament is not there for whoever neither organises nor entered it.
-          if (!found || (priv && organiser != caller && !entered)) return out.refuse(wire::NOT_FOUND, "There is no tournament '" + id + "'.");
+          if (!found || (priv && organiser != caller && !entered)) return out.refuse(wire::NOT_FOUND, "There is no tournament '" + as_given(id) + "'.");
           if (organiser != caller) return out.refuse(wire::FORBIDDEN, "Only the tournament's organiser may withdraw another entrant.");
           user = 0;
           auto& u = db.prepare("SELECT id FROM users WHERE name = ?");
@@ -976,7 +976,7 @@ bool Tournaments::organiser_of_open(Db& db, const std::string& id, std::int64_t 
     entered = q.integer(3) != 0;
   }
   if (status.empty() || (priv && organiser != user && !entered)) {
-    out.refuse(wire::NOT_FOUND, "There is no tournament '" + id + "'.");
+    out.refuse(wire::NOT_FOUND, "There is no tournament '" + as_given(id) + "'.");
   } else if (organiser != user) {
     out.refuse(wire::FORBIDDEN, "Only the tournament's organiser can " + act + " it.");
   } else if (status != "open") {

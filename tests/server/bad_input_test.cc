@@ -108,6 +108,21 @@ TEST_F(ServerBadInput, EveryKindGetsAClearErrorAndChangesNothing) {
   chat.mutable_send_chat()->set_game_id(id);
   chat.mutable_send_chat()->set_text(std::string(501, 'a'));
   EXPECT_EQ(alice->request(chat).error().code(), wire::BAD_REQUEST);
+  // Nothing that could steer the reader's terminal or reorder the line around it.
+  for (const std::string text : {"\x1b[2J", "ring\a", "\x1b]52;c;aGk=\a", "a\rfake line", "tab\there", "\xc2\x9b" "31m",
+                                 "evil \xe2\x80\xae txt.exe", "line\xe2\x80\xa8two"}) {
+    chat.mutable_send_chat()->set_text(text);
+    const auto refused = alice->request(chat);
+    EXPECT_EQ(refused.error().code(), wire::BAD_REQUEST) << text;
+    EXPECT_NE(refused.error().message().find("one line"), std::string::npos) << refused.DebugString();
+  }
+  // An unknown id is said back cut short, and without its control characters.
+  const auto unknown = alice->watch(std::string(60, 'x') + "\x1b[2J" + std::string(10000, 'y'));
+  ASSERT_TRUE(unknown.has_error());
+  EXPECT_EQ(unknown.error().code(), wire::NOT_FOUND);
+  EXPECT_LT(unknown.error().message().size(), 100u) << unknown.error().message();
+  EXPECT_EQ(unknown.error().message().find('\x1b'), std::string::npos);
+  EXPECT_EQ(alice->join(std::string(5000, 'z')).error().message().size(), std::string("There is no game '").size() + 64 + 5);
   wire::ClientMessage create;
   create.mutable_create_game()->add_options("no_such_rule");
   EXPECT_EQ(alice->request(create).error().code(), wire::BAD_REQUEST);
