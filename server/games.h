@@ -161,11 +161,12 @@ class GameService {
   GameService(Storage& storage, Rulesets rulesets, const Config& config, Mailer& mailer, Ratings& ratings,
               Vacations& vacations, std::function<void(std::function<void()>)> post);
 
-  // At start, before any game is loaded: each running game clock gets back the
-  // time the server was down (since it was last alive, at most the clock's whole time).
+  // At start, before any game is loaded: each running game clock and time per move
+  // gets back the time the server was down (since it was last alive; a clock at most
+  // its whole time).
   void resume_clocks();
-  // At shutdown: while a game clock runs, the server notes that it is alive
-  // (expire_overdue does the same each second).
+  // At shutdown: the server notes that it is alive, so that a restart gives the
+  // time it was down back to the timed games (expire_overdue notes it while they run).
   void beat();
 
   // Lobby (lobby.cc)

@@ -670,12 +670,12 @@ void GameService::end_on_time(const std::shared_ptr<Game>& g, std::int64_t actor
   const game::Side late = g->match->decider();
   if (late != game::SOVIET && late != game::GERMAN) return;
   const bool soviet = late == game::SOVIET;
-  if (g->clock_seconds > 0 && !g->played[seat_of_side(late)] && g->tournament_id.empty()) {
-    // A live game whose player never came to it: aborted, as if never played, not lost.
+  if (!g->played[seat_of_side(late)] && g->tournament_id.empty()) {
+    // A game whose player never came to it: aborted, as if never played, not lost.
     // (A tournament's game counts: its standings need a result.)
     finish(g, std::nullopt, actor, "Aborted",
            std::string(soviet ? "The Soviet" : "The German") +
-               " player made no first move before their clock ran out: the game is aborted, and no rating changes.",
+               " player made no first move before their time ran out: the game is aborted, and no rating changes.",
            "abort");
     return;
   }
@@ -694,10 +694,15 @@ void GameService::resume_clocks() {
         std::int64_t alive = 0;
         while (q.step()) alive = q.integer(0);
         if (alive > 0 && now > alive) {
+          // What ran of each clock while the server was down (not while a vacation held
+          // it): a game clock gets back at most what it holds, a time per move all of it,
+          // as a game played over days must not be lost to a night the server was down.
           db.prepare(
-                "UPDATE games SET deadline_unix = deadline_unix + MIN(?, clock_seconds)"
-                " WHERE status = 'playing' AND clock_seconds > 0 AND deadline_unix > 0")
-              .run(now - alive);
+                "UPDATE games SET deadline_unix = deadline_unix + MIN(?2 - MAX(?1, held_until),"
+                " CASE WHEN clock_seconds > 0 THEN clock_seconds ELSE ?2 END)"
+                " WHERE status = 'playing' AND (clock_seconds > 0 OR move_seconds > 0) AND deadline_unix > 0"
+                " AND ?2 > MAX(?1, held_until)")
+              .run(alive, now);
           *given = {now - alive, db.changes()};
         }
         db.prepare("UPDATE server_state SET alive_unix = ? WHERE id = 1").run(now);
@@ -705,25 +710,12 @@ void GameService::resume_clocks() {
       [&done, given](bool ok) { done.set_value(ok ? *given : std::make_pair(std::int64_t{0}, std::int64_t{0})); });
   const auto [down, moved] = done.get_future().get();
   if (moved > 0) {
-    log::info("game clocks given back the time the server was down",
+    log::info("game clocks and times per move given back the time the server was down",
               {{"seconds", down}, {"clocks", moved}});
   }
 }
 
-void GameService::beat() {
-  std::vector<std::shared_ptr<Game>> clocked;
-  {
-    std::lock_guard lock(mu_);
-    for (const auto& [id, g] : games_) {
-      if (g->clock_seconds > 0) clocked.push_back(g);  // fixed at creation: read without the game's lock
-    }
-  }
-  const bool running = std::any_of(clocked.begin(), clocked.end(), [](const auto& g) {
-    std::lock_guard lock(g->mu);
-    return g->status == Game::Status::Playing;
-  });
-  if (running) note_alive();
-}
+void GameService::beat() { note_alive(); }
 
 void GameService::note_alive() {
   storage_.write([now = unix_now()](Db& db) { db.prepare("UPDATE server_state SET alive_unix = ? WHERE id = 1").run(now); },
@@ -756,10 +748,12 @@ void GameService::expire_overdue(bool sweep) {
       });
     }
   }
-  bool clock_runs = false;
+  // Noted each second while a timed game in memory is played, and at each sweep for
+  // those out of memory: a restart gives back the time from the last note.
+  bool clock_runs = sweep;
   for (const auto& g : timed) {
     std::lock_guard lock(g->mu);
-    clock_runs = clock_runs || (g->clock_seconds > 0 && g->status == Game::Status::Playing);
+    clock_runs = clock_runs || g->status == Game::Status::Playing;
     if (overdue(*g)) {
       end_on_time(g, 0);
     } else {

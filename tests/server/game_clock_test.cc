@@ -157,7 +157,7 @@ TEST_F(ServerGameClock, ALiveGameWhoseFirstPlayerNeverMovesIsAbortedAndLeavesThe
   EXPECT_EQ(ended->game_ended().result(), "Aborted");
   EXPECT_EQ(ended->game_ended().reason(),
             std::string(first == game::SOVIET ? "The Soviet" : "The German") +
-                " player made no first move before their clock ran out: the game is aborted, and no rating changes.");
+                " player made no first move before their time ran out: the game is aborted, and no rating changes.");
   const auto after = summary_in_my_games(*alice, id);
   EXPECT_EQ(after.status(), "finished");
   EXPECT_EQ(after.soviet_rating_change(), 0);

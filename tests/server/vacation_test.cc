@@ -201,12 +201,14 @@ TEST_F(ServerVacation, AClockHeldByAVacationDoesNotRunOutAndRunsAgainWhenItEnds)
   EXPECT_FALSE(other.wait_for([](const wire::ServerMessage& m) { return m.has_game_ended(); }, 10ms));
   EXPECT_EQ(summary_in_my_games(other, id).status(), "playing");
 
-  // Back: the clock runs, and runs out.
+  // Back: the clock runs, and runs out; the player never made a first move, so the game is aborted.
   ASSERT_TRUE(end_vacation(decider).has_account());
   auto ended = other.wait_for([](const wire::ServerMessage& m) { return m.has_game_ended(); }, 15s);
   ASSERT_TRUE(ended) << "the clock did not run again";
-  EXPECT_EQ(ended->game_ended().reason(),
-            first == game::SOVIET ? "The Soviet player ran out of time." : "The German player ran out of time.");
+  EXPECT_EQ(ended->game_ended().result(), "Aborted");
+  EXPECT_EQ(ended->game_ended().reason(), std::string(first == game::SOVIET ? "The Soviet" : "The German") +
+                                              " player made no first move before their time ran out: the game is"
+                                              " aborted, and no rating changes.");
 }
 
 TEST_F(ServerVacation, AClockLeftRunningForAPlayerOnVacationIsHeldWhenItsGameLoads) {
