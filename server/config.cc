@@ -112,6 +112,7 @@ const std::map<std::string, Setting>& setters() {
       {"handshake_timeout_seconds", number(&Config::handshake_timeout_seconds, 1, 600)},
       {"max_queued_frames", number<std::size_t>(&Config::max_queued_frames, 16, 1u << 24)},
       {"max_queued_bytes", number<std::size_t>(&Config::max_queued_bytes, 1u << 20, std::size_t{1} << 34)},
+      {"max_queued_bytes_total", number<std::size_t>(&Config::max_queued_bytes_total, 1u << 20, std::size_t{1} << 40)},
       {"max_watches_per_connection", number(&Config::max_watches_per_connection, 1, 100000)},
       {"max_finished_games_held", number(&Config::max_finished_games_held, 1, 10000000)},
       {"max_connections", number(&Config::max_connections, 1, 10000000)},

@@ -26,6 +26,9 @@ struct Config {
   int handshake_timeout_seconds = 10;
   std::size_t max_queued_frames = 8192;       // a slower reader is disconnected
   std::size_t max_queued_bytes = 32u << 20;   // and one whose unread frames weigh more
+  // Unread frames of all connections together: beyond, each connection holding more
+  // than a megabyte of them is disconnected as it is sent more.
+  std::size_t max_queued_bytes_total = 256u << 20;
   int max_watches_per_connection = 64;
   int max_finished_games_held = 1000;         // read back for watchers; beyond, a Watch is answered once
   int max_connections = 10000;                // open at once; more are closed as they come

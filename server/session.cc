@@ -99,6 +99,7 @@ class WsSession : public Connection {
         slot_(std::move(slot)),
         tokens_(hub.config.message_burst),
         refill_(Clock::now()) {}
+  ~WsSession() override { hub_.queued_bytes.fetch_sub(queued_bytes_, std::memory_order_relaxed); }
 
   std::uint64_t peer_id() const override { return id_; }
 
@@ -310,21 +311,36 @@ class WsSession : public Connection {
   // False when the frame is dropped: the connection is closing, or its reader fell too far behind.
   bool push_frame(Frame f) {
     if (closing_ || cleaned_) return false;
-    if (queue_.size() >= hub_.config.max_queued_frames || queued_bytes_ + f->size() > hub_.config.max_queued_bytes) {
-      log::warn("client reads too slowly; closing", {{"peer", remote_}, {"user", user_name_}});
-      queue_.clear();
-      queued_bytes_ = 0;
+    // Over the server's whole bound, only readers that hold a fair share or more are cut:
+    // slow readers together cannot take the memory, nor cut off those who keep up.
+    constexpr std::size_t kFairShare = 1u << 20;
+    const bool server_full = hub_.queued_bytes.load(std::memory_order_relaxed) + f->size() > hub_.config.max_queued_bytes_total &&
+                             queued_bytes_ >= kFairShare;
+    if (queue_.size() >= hub_.config.max_queued_frames || queued_bytes_ + f->size() > hub_.config.max_queued_bytes ||
+        server_full) {
+      log::warn("client reads too slowly; closing",
+                {{"peer", remote_}, {"user", user_name_}, {"queued_bytes", queued_bytes_}, {"server_full", server_full ? "yes" : "no"}});
+      drop_queue();
       begin_close(websocket::close_code::policy_error);
       return false;
     }
     queued_bytes_ += f->size();
+    hub_.queued_bytes.fetch_add(f->size(), std::memory_order_relaxed);
     queue_.push_back(std::move(f));
     return true;
   }
 
+  void drop_queue() {
+    hub_.queued_bytes.fetch_sub(queued_bytes_, std::memory_order_relaxed);
+    queue_.clear();
+    queued_bytes_ = 0;
+  }
+
   void do_write() {
     writing_ = true;
+    const std::size_t before = queued_bytes_;
     in_flight_ = bundle_front(queue_, queued_bytes_);
+    hub_.queued_bytes.fetch_sub(before - queued_bytes_, std::memory_order_relaxed);
     derived().ws().async_write(net::buffer(*in_flight_), beast::bind_front_handler(&WsSession::on_write, self()));
   }
 
@@ -358,7 +374,7 @@ class WsSession : public Connection {
   void cleanup() {
     if (cleaned_) return;
     cleaned_ = true;
-    queue_.clear();
+    drop_queue();
     drop_watches();
     // Signed out here, so that a sign-out posted before the close finds nobody to sign out.
     if (const std::int64_t was = std::exchange(user_id_, 0); was != 0) {

@@ -3,6 +3,8 @@
 // "advanced server flex" example: one session template for both streams.
 #pragma once
 
+#include <atomic>
+
 #include <utility>  // before Asio: Boost 1.74's awaitable.hpp needs std::exchange
 
 #include <boost/asio/io_context.hpp>
@@ -60,6 +62,7 @@ struct Hub {
   Ratings& ratings;
   SessionRegistry& sessions;
   ConnectionCaps& caps;
+  std::atomic<std::size_t> queued_bytes{0};  // unread by all connections, against max_queued_bytes_total
 };
 
 // A connection runs on its own strand of the network threads' io_context. The

@@ -407,6 +407,51 @@ TEST_F(ServerBadInput, NothingAClientSendsGrowsTheServerWithoutBound) {
   expect_still_serving();
 }
 
+// Slow readers together cannot take the server's memory: over max_queued_bytes_total,
+// each that holds a megabyte or more unread is disconnected, well before its own
+// bound, and a client that keeps up goes on.
+TEST_F(ServerBadInput, SlowReadersTogetherAreCutAtTheServersBound) {
+  ASSERT_NO_FATAL_FAILURE(restart({}, "max_queued_bytes = 33554432\nmax_queued_bytes_total = 2097152\n"));
+  auto keeps_up = user("alice");
+  net::io_context io;
+  ssl::context ctx(ssl::context::tls_client);
+  ctx.set_verify_mode(ssl::verify_none);
+  wire::ClientMessage ask;
+  ask.mutable_get_scenario();  // tens of kilobytes of answer for a few bytes asked
+  const std::string frame = ask.SerializeAsString();
+  std::vector<std::unique_ptr<websocket::stream<ssl::stream<tcp::socket>>>> deaf;
+  for (int k = 0; k < 3; ++k) {
+    auto s = std::make_unique<websocket::stream<ssl::stream<tcp::socket>>>(io, ctx);
+    s->next_layer().next_layer().open(tcp::v4());
+    s->next_layer().next_layer().set_option(net::socket_base::receive_buffer_size(4096));
+    s->next_layer().next_layer().connect(
+        tcp::endpoint(net::ip::make_address("127.0.0.1"), static_cast<unsigned short>(server_->port())));
+    s->next_layer().handshake(ssl::stream_base::client);
+    s->handshake("127.0.0.1", "/");
+    s->binary(true);
+    deaf.push_back(std::move(s));
+  }
+  // 150 answers each, about 7 MB: under a connection's own bound, over the server's.
+  for (int i = 0; i < 150; ++i) {
+    for (auto& s : deaf) {
+      try {
+        s->write(net::buffer(frame));
+      } catch (const boost::system::system_error&) {  // closed by the server already
+      }
+    }
+  }
+  for (int i = 0; i < 600 && server_->log().find("server_full=yes") == std::string::npos; ++i) std::this_thread::sleep_for(50ms);
+  EXPECT_NE(server_->log().find("server_full=yes"), std::string::npos) << server_->log();
+  int cut = 0;
+  for (auto& s : deaf) cut += hung_up_within(s->next_layer().next_layer(), 10s);
+  EXPECT_GE(cut, 2) << "the slow readers over their share";
+  EXPECT_EQ(keeps_up->ping(3).pong().nonce(), 3u);
+  wire::ClientMessage scenario;
+  scenario.mutable_get_scenario();
+  EXPECT_TRUE(keeps_up->request(scenario).has_scenario_data()) << "a reader who keeps up gets even a large answer";
+  expect_still_serving();
+}
+
 // Each chat message and each refused order is a row in the database. A writer
 // gets a share of chat a minute and then RATE_LIMITED; a player's refused
 // orders beyond the player's share, over all games, are still answered, but
