@@ -26,6 +26,8 @@ AuthResult failure(wire::ErrorCode code, std::string message) {
 // Each hash takes tens of milliseconds on the one hashing thread: a flood of
 // logins is answered at once rather than queued for minutes.
 constexpr std::size_t kMaxWaitingHashes = 64;
+// Of those, one client address holds at most this many, so that it cannot keep others from logging in.
+constexpr int kHashesPerAddress = 8;
 
 // A code holds this long, and this many wrong ones in ten minutes stop a player's tries.
 constexpr std::int64_t kEmailCodeSeconds = 3600;
@@ -107,8 +109,10 @@ Accounts::Accounts(Storage& storage, const Config& config, Mailer& mailer, const
       vacations_(vacations),
       hashing_(1),
       login_failures_by_name_(config.login_failures_per_name, std::chrono::seconds(config.login_window_seconds)),
+      login_failures_by_name_anywhere_(10 * config.login_failures_per_name, std::chrono::seconds(config.login_window_seconds)),
       login_failures_by_address_(config.login_failures_per_address, std::chrono::seconds(config.login_window_seconds)),
       registrations_by_address_(config.registrations_per_address_per_hour, std::chrono::hours(1)),
+      hashes_by_address_(kHashesPerAddress, std::chrono::seconds(1)),
       email_changes_by_user_(config.email_changes_per_hour, std::chrono::hours(1)),
       email_codes_by_recipient_(kEmailCodesPerRecipient, std::chrono::hours(1)),
       email_codes_by_address_(config.email_codes_per_address_per_hour, std::chrono::hours(1)),
@@ -213,7 +217,7 @@ void Accounts::register_user(const std::string& name, const std::string& passwor
   if (!address.empty() && !registrations_by_address_.begin(address)) {
     return done(failure(wire::RATE_LIMITED, "Too many accounts made from your address; try again in an hour."));
   }
-  hashing_.post([this, name, password, address, seen_from, done = std::move(done)](bool admitted) mutable {
+  post_hash(address, [this, name, password, address, seen_from, done = std::move(done)](bool admitted) mutable {
     if (!address.empty()) registrations_by_address_.end(address, admitted);
     if (!admitted) return done(busy());
     const std::string hash = hash_password(password);
@@ -239,7 +243,17 @@ void Accounts::register_user(const std::string& name, const std::string& passwor
           log::info("user registered", {{"user", name}, {"address", seen_from}});
           new_session(*user_id, name, hash, std::move(done));
         });
-  }, kMaxWaitingHashes);
+  });
+}
+
+void Accounts::post_hash(const std::string& address, std::function<void(bool admitted)> job) {
+  if (!address.empty() && !hashes_by_address_.begin(address)) return job(false);
+  hashing_.post(
+      [this, address, job = std::move(job)](bool admitted) {
+        if (!address.empty()) hashes_by_address_.end(address, false);
+        job(admitted);
+      },
+      kMaxWaitingHashes);
 }
 
 void Accounts::login(const std::string& name, const std::string& password, const std::string& address,
@@ -248,19 +262,26 @@ void Accounts::login(const std::string& name, const std::string& password, const
   if (!check_name(name).empty() || password.size() > 1024) return done(failure(wire::BAD_CREDENTIALS, "Wrong name or password."));
   // Failures count against the name, so that one account cannot be guessed at,
   // and against the address, so that one client cannot guess across many names.
-  const std::string key = to_lower(name);
+  const std::string anywhere = to_lower(name);
+  const std::string key = address.empty() ? anywhere : anywhere + "\n" + address;
   if (!login_failures_by_name_.begin(key)) {
+    return done(failure(wire::RATE_LIMITED, "Too many failed logins for this name; wait a minute."));
+  }
+  if (!login_failures_by_name_anywhere_.begin(anywhere)) {
+    login_failures_by_name_.end(key, false);
     return done(failure(wire::RATE_LIMITED, "Too many failed logins for this name; wait a minute."));
   }
   if (!address.empty() && !login_failures_by_address_.begin(address)) {
     login_failures_by_name_.end(key, false);
+    login_failures_by_name_anywhere_.end(anywhere, false);
     return done(failure(wire::RATE_LIMITED, "Too many failed logins from your address; wait a minute."));
   }
-  auto end_attempt = [this, key, address](bool failed) {
+  auto end_attempt = [this, key, anywhere, address](bool failed) {
     login_failures_by_name_.end(key, failed);
+    login_failures_by_name_anywhere_.end(anywhere, failed);
     if (!address.empty()) login_failures_by_address_.end(address, failed);
   };
-  hashing_.post([this, name, password, address, seen_from, end_attempt, done = std::move(done)](bool admitted) mutable {
+  post_hash(address, [this, name, password, address, seen_from, end_attempt, done = std::move(done)](bool admitted) mutable {
     if (!admitted) {
       end_attempt(false);
       return done(busy());
@@ -298,7 +319,7 @@ void Accounts::login(const std::string& name, const std::string& password, const
       return done(failure(wire::UNAUTHENTICATED, suspension_text(row.suspended_until, row.suspended_reason)));
     }
     new_session(row.id, row.name, row.hash, std::move(done));
-  }, kMaxWaitingHashes);
+  });
 }
 
 void Accounts::resume(const std::string& token, std::function<void(AuthResult)> done) {

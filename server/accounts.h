@@ -133,8 +133,15 @@ class Accounts {
   WorkQueue hashing_;
   std::string dummy_hash_;  // verified against for unknown names, so timing tells nothing
 
-  // Failed logins by lower-case name and by client address, and registrations by address.
-  RecentAttempts login_failures_by_name_, login_failures_by_address_, registrations_by_address_;
+  // A password check or hash on the hashing thread, for a client address (empty: not
+  // counted); `job(false)` when it is not admitted.
+  void post_hash(const std::string& address, std::function<void(bool admitted)> job);
+
+  // Failed logins by lower-case name from one client address (so that nobody locks a
+  // player out from elsewhere), by name from anywhere (ten times as many), and by
+  // client address; registrations by address; password checks under way by address.
+  RecentAttempts login_failures_by_name_, login_failures_by_name_anywhere_, login_failures_by_address_,
+      registrations_by_address_, hashes_by_address_;
   // Each address set is mailed a code: limited per player, per recipient and per
   // client address, so that nobody makes the server mail strangers at will.
   RecentAttempts email_changes_by_user_, email_codes_by_recipient_, email_codes_by_address_;

@@ -329,6 +329,49 @@ TEST_F(ServerAuth, FailedLoginsAndNewAccountsAreLimitedPerAddress) {
   EXPECT_TRUE(connect()->login("member1").has_session()) << "loopback";
 }
 
+// Wrong passwords from one address lock the name there only: its player logs in
+// from elsewhere. Password checks under way are shared out by address, so that
+// one client's flood of logins cannot keep the others waiting.
+TEST_F(ServerAuth, NoAddressLocksAPlayerOutFromElsewhereOrTakesAllThePasswordChecks) {
+  ASSERT_NO_FATAL_FAILURE(restart({}, "trusted_proxies = 127.0.0.1\nlogin_failures_per_name = 3\n"
+                                      "login_failures_per_address = 1000\nauth_attempts_per_connection = 1000\n"
+                                      "argon2_opslimit = 3\nargon2_memlimit_kib = 32768\n"));  // checks that take a while
+  const int port = server_->port();
+  const Client::Headers from_a{{"X-Forwarded-For", "203.0.113.7"}}, from_b{{"X-Forwarded-For", "203.0.113.8"}};
+  ASSERT_TRUE(connect()->register_user("victim").has_session());
+  auto guesser = Client::connect_with(port, from_a);
+  ASSERT_TRUE(guesser);
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(is_error(guesser->login("victim", "wrong password"), wire::BAD_CREDENTIALS)) << i;
+  EXPECT_TRUE(is_error(guesser->login("victim"), wire::RATE_LIMITED)) << "locked for that name, from there";
+  EXPECT_TRUE(Client::connect_with(port, from_b)->login("victim").has_session()) << "not from elsewhere";
+
+  // Twenty logins at once from one address: no more than eight wait for a check.
+  std::vector<std::unique_ptr<Client>> flood;
+  for (int i = 0; i < 20; ++i) {
+    flood.push_back(Client::connect_with(port, from_b));
+    ASSERT_TRUE(flood.back());
+  }
+  std::vector<std::uint64_t> ids;
+  for (auto& c : flood) {
+    wire::ClientMessage m;
+    m.mutable_login()->set_name("victim");
+    m.mutable_login()->set_password("correct horse");
+    ids.push_back(c->send(m));
+  }
+  int busy = 0, in = 0;
+  for (size_t i = 0; i < flood.size(); ++i) {
+    auto r = flood[i]->wait_for([&](const wire::ServerMessage& m) { return m.request_id() == ids[i]; }, 60s);
+    ASSERT_TRUE(r);
+    busy += r->has_error() && r->error().code() == wire::RATE_LIMITED;
+    in += r->has_session();
+  }
+  EXPECT_GE(busy, 1) << "one address holds only its share of the password checks";
+  EXPECT_GE(in, 1);
+  EXPECT_EQ(busy + in, 20);
+  EXPECT_TRUE(Client::connect_with(port, from_a)->login("victim", "correct horse").error().code() == wire::RATE_LIMITED)
+      << "still locked from the guesser's address";
+}
+
 wire::ClientMessage change_password(const std::string& old_password, const std::string& new_password) {
   wire::ClientMessage m;
   m.mutable_change_password()->set_old_password(old_password);
