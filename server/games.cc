@@ -982,6 +982,7 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
   game::Order answer;  // the standing answer being played, once the run has one
   bool clocks_moved = false;  // by any order of the run so far
   bool offer_lapsed_in_run = false;  // a draw offer, by the caller's order that began the run
+  const int caller_seat = side;
   for (;;) {
     const std::int64_t v = ++g->head;
     compute_version(*g, a.events);
@@ -1061,7 +1062,7 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
           }
         },
         [this, g, caller = std::move(caller), k = std::make_pair(side, k), v, decider, turn, finished, deadline_after, clock_left, rating,
-         last, clocks_moved, answered_to, actor, offer_lapsed, offer_lapsed_in_run](bool ok) {
+         last, clocks_moved, answered_to, actor, offer_lapsed, offer_lapsed_in_run, caller_seat](bool ok) {
           std::lock_guard l(g->mu);
           --g->pending;
           if (!ok) {
@@ -1108,6 +1109,13 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
           }
           flush(*g);
           if (last) {
+            if (offer_lapsed_in_run && !finished) {
+              wire::ServerMessage lapsed;
+              lapsed.mutable_draw_declined()->set_game_id(g->id);
+              lapsed.mutable_draw_declined()->set_by(g->name[caller_seat]);
+              lapsed.mutable_draw_declined()->set_played_on(true);
+              broadcast(*g, encode(lapsed));
+            }
             if ((clocks_moved || offer_lapsed_in_run) && !finished) push_summary(*g);  // the clocks and the offer, as they now stand
             notify_turn(*g, was);
           }

@@ -773,6 +773,12 @@ void GameService::offer_draw(const Caller& c, const wire::OfferDraw& req) {
   if (g->broken) return c.error(wire::INTERNAL, "The game is being read again; try again.");
   if (g->draw_offer == side) return c.error(wire::CONFLICT, "You have already offered a draw.");
   if (g->draw_offer == 1 - side) return c.error(wire::CONFLICT, "Your opponent has offered a draw: answer it.");
+  const int turn = g->match->turn();
+  if (g->offered_in_turn[side] == turn) {
+    return c.error(wire::CONFLICT, "You have offered a draw this turn already; offer again from turn " +
+                                       std::to_string(turn + 1) + ".");
+  }
+  g->offered_in_turn[side] = turn;
   g->draw_offer = side;
   store_draw_offer(g, c, -1, [this, g, side] {
     wire::ServerMessage m;

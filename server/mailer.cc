@@ -174,6 +174,11 @@ std::string Mailer::command(const std::string& words) const {
 std::string Mailer::how_to_answer(const wire::GameSummary& game) const {
   std::string text = "To answer, run " + command("play " + game.game_id()) + ", or type `open " +
                      game.game_id() + "` in the counterattack shell.\n";
+  const bool soviet = game.your_side() == "soviet";
+  if (game.draw_offered_by() == (soviet ? game::GERMAN : game::SOVIET)) {
+    text += (soviet ? game.german() : game.soviet()) + " offers a draw: " + command("draw " + game.game_id() + " accept") +
+            " takes it; an order of yours declines it.\n";
+  }
   if (game.deadline_unix() > 0) {
     const std::time_t t = static_cast<std::time_t>(game.deadline_unix());
     std::tm utc{};

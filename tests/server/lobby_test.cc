@@ -324,6 +324,10 @@ TEST_F(ServerLobby, DrawsResignationsAndMyGames) {
   EXPECT_EQ(bob->request(accept).error().code(), wire::CONFLICT);  // not to oneself
   ASSERT_TRUE(alice->request(decline).has_ok());
   EXPECT_TRUE(bob->wait_for([](const wire::ServerMessage& m) { return m.has_draw_declined(); }));
+  // One offer a turn: declined, it is not made again at once.
+  const auto again = bob->request(offer);
+  EXPECT_EQ(again.error().code(), wire::CONFLICT);
+  EXPECT_NE(again.error().message().find("this turn already"), std::string::npos) << again.DebugString();
   ASSERT_TRUE(alice->request(offer).has_ok());
   ASSERT_TRUE(bob->request(accept).has_ok());
   for (auto* c : {alice.get(), bob.get()}) {
@@ -405,6 +409,11 @@ TEST_F(ServerLobby, ADrawOfferWaitsForAnOpponentWhoWasAwayAndLapsesWhenTheyPlayO
   const auto played = play(soviet, german, nullptr, 1);
   ASSERT_EQ(played.accepted, 1);
   EXPECT_EQ(summary_in_my_games(*alice, id).draw_offered_by(), game::SIDE_UNSPECIFIED);
+  Client& offerer = soviet_decides ? *bob : *alice;
+  auto lapsed = offerer.wait_for([](const wire::ServerMessage& m) { return m.has_draw_declined(); });
+  ASSERT_TRUE(lapsed) << "the offerer is told that the offer lapsed";
+  EXPECT_TRUE(lapsed->draw_declined().played_on());
+  EXPECT_EQ(lapsed->draw_declined().by(), soviet_decides ? "alice" : "bob");
   Client& other = soviet_decides ? *alice : *bob;
   EXPECT_EQ(other.request(accept).error().code(), wire::CONFLICT) << "nothing is offered any more";
   restart();

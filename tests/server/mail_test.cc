@@ -266,14 +266,16 @@ TEST_F(ServerMail, APlayerAwayIsRemindedBeforeTheTimeRunsOutAndToldHowTheGameEnd
   play_until_decision_leaves(german, bob_bot, "b");  // nothing to do when alice decides first
   ASSERT_FALSE(HasFailure());
 
-  // alice, away, decides now: told so, reminded with a quarter of the time left, then told she lost.
+  // alice, away, decides now: told so, reminded with a quarter of the time left, then told how it
+  // ended: aborted, as she never made a first move.
   auto all = sink_.wait_for(mails + 3, 30s);
   ASSERT_EQ(all.size(), mails + 3);
   EXPECT_EQ(all[mails].header("Subject").rfind("Your move in game " + id, 0), 0u) << all[mails].data;
   EXPECT_EQ(all[mails + 1].header("Subject"), "Your time runs out soon in game " + id);
   EXPECT_NE(body_of(all[mails + 1]).find("Answer by "), std::string::npos) << all[mails + 1].data;
-  EXPECT_EQ(all[mails + 2].header("Subject"), "Game " + id + " is over: German victory");
-  EXPECT_NE(body_of(all[mails + 2]).find("The Soviet player ran out of time."), std::string::npos) << all[mails + 2].data;
+  EXPECT_EQ(all[mails + 2].header("Subject"), "Game " + id + " is over: Aborted");
+  EXPECT_NE(body_of(all[mails + 2]).find("The Soviet player made no first move before their time ran out"), std::string::npos)
+      << all[mails + 2].data;
   mails += 3;
 
   // A player is not mailed about an end they made themselves; an opponent who is away is.
