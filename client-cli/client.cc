@@ -13,6 +13,8 @@
 #include <fstream>
 #include <random>
 
+#include "terminal_text.h"
+
 namespace counterattack::cli {
 
 Session::Session(GlobalOptions g) : g_(std::move(g)) {}
@@ -99,13 +101,13 @@ bool Session::connect_and_resume(std::string* error) {
 }
 
 std::optional<wire::ServerMessage> Session::call(const wire::ClientMessage& msg, std::string* error,
-                                                 std::chrono::milliseconds timeout) {
+                                                 std::chrono::milliseconds timeout, Connection::Text text) {
   last_error_ = wire::ERROR_UNSPECIFIED;
   if (!connected()) {
     if (error) *error = "Not connected to " + url_ + ".";
     return std::nullopt;
   }
-  auto reply = conn_->request(msg, timeout);
+  auto reply = conn_->request(msg, timeout, text);
   if (!reply) {
     if (error)
       *error = conn_->is_open()
@@ -144,7 +146,7 @@ std::string to_json(const google::protobuf::Message& m, bool pretty) {
   std::string out;
   (void)google::protobuf::util::MessageToJsonString(m, &out, o);
   if (!pretty && !out.empty() && out.back() == '\n') out.pop_back();
-  return out;
+  return json_shown(out);  // the encoder escapes C0 controls; C1 and bidi controls too, the same JSON once parsed
 }
 
 std::string describe_error(const wire::Error& e) {

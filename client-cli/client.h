@@ -57,11 +57,11 @@ class Session {
   // The Error code of the last call(), if it got one.
   wire::ErrorCode last_error() const { return last_error_; }
 
-  // Sends a request and returns the reply; an Error reply or no reply gives
-  // nullopt with a sentence in *error.
+  // Sends a request and returns the reply, its text made fit for a terminal
+  // unless asked for as sent; an Error reply or no reply gives nullopt with a sentence in *error.
   std::optional<wire::ServerMessage> call(
       const wire::ClientMessage& msg, std::string* error,
-      std::chrono::milliseconds timeout = std::chrono::seconds(15));
+      std::chrono::milliseconds timeout = std::chrono::seconds(15), Connection::Text text = Connection::Text::shown);
 
   // Keeps a new session (Register, Login) for this server.
   bool save_session(const wire::Session& s, bool make_default_server, std::string* error);
@@ -78,7 +78,8 @@ class Session {
   wire::ErrorCode last_error_ = wire::ERROR_UNSPECIFIED;  // the Error code of the last call(), if it got one
 };
 
-// A protobuf message as JSON, field names as in the .proto files.
+// A protobuf message as JSON, field names as in the .proto files, with no raw control character
+// (C1 and bidi controls written as \u escapes).
 std::string to_json(const google::protobuf::Message& m, bool pretty = false);
 // "message (CODE)" for an Error reply.
 std::string describe_error(const wire::Error& e);

@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "config.h"
+#include "terminal_text.h"
 
 namespace counterattack::cli {
 
@@ -354,7 +355,7 @@ std::uint64_t Connection::send(wire::ClientMessage msg) {
 }
 
 std::optional<wire::ServerMessage> Connection::request(wire::ClientMessage msg,
-                                                       std::chrono::milliseconds timeout) {
+                                                       std::chrono::milliseconds timeout, Text text) {
   Impl& im = *impl_;
   std::uint64_t id;
   {
@@ -369,6 +370,8 @@ std::optional<wire::ServerMessage> Connection::request(wire::ClientMessage msg,
   im.cv.wait_for(lk, timeout, [&] { return im.waiting[id].has_value() || !im.open; });
   auto reply = std::move(im.waiting[id]);
   im.waiting.erase(id);
+  lk.unlock();
+  if (reply && (text == Text::shown || reply->has_error())) make_shown(*reply);
   return reply;
 }
 
@@ -379,6 +382,8 @@ std::optional<wire::ServerMessage> Connection::next_push(std::chrono::millisecon
   if (im.pushes.empty()) return std::nullopt;
   auto m = std::move(im.pushes.front());
   im.pushes.pop_front();
+  lk.unlock();
+  make_shown(m);
   return m;
 }
 

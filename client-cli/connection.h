@@ -42,13 +42,18 @@ class Connection {
   // The SHA-256 of the certificate the server presented (hex), once seen.
   std::string peer_fingerprint() const;
 
+  // How a reply's strings are handed out: made fit for a terminal (every
+  // control character escaped, see terminal_text.h), or as the server sent
+  // them, for an audit that checks them byte for byte (an Error is shown even then).
+  enum class Text { shown, as_sent };
+
   // Sends a request (its request_id is set here) and waits for the reply.
   // nullopt when the connection closed or the time ran out.
   std::optional<wire::ServerMessage> request(wire::ClientMessage msg,
-                                             std::chrono::milliseconds timeout);
+                                             std::chrono::milliseconds timeout, Text text = Text::shown);
   // Sends without waiting; returns the request_id used.
   std::uint64_t send(wire::ClientMessage msg);
-  // The next pushed message (request_id 0, or a reply nobody waits for).
+  // The next pushed message (request_id 0, or a reply nobody waits for), its text shown.
   std::optional<wire::ServerMessage> next_push(std::chrono::milliseconds timeout);
   // A file descriptor that is readable while pushes are queued or after the
   // connection closed: for poll() next to standard input.

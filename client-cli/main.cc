@@ -751,7 +751,8 @@ int main(int argc, char** argv) {
   if (*exp) {
     wire::ClientMessage m;
     m.mutable_get_log()->set_game_id(game_id);
-    auto reply = s.call(m, &why, std::chrono::seconds(60));
+    // The log as the server keeps it, for auditors; as JSON it holds no raw control character.
+    auto reply = s.call(m, &why, std::chrono::seconds(60), cli::Connection::Text::as_sent);
     if (!reply) return fail(g, why);
     if (!reply->has_game_log()) return fail(g, "The server sent no log.");
     std::cout << cli::to_json(reply->game_log(), !g.json) << std::endl;
