@@ -137,7 +137,7 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
       if (const auto changes = rating_changes_text(m.game_ended()); !changes.empty()) text += ". " + changes;
       if (!m.game_ended().seed_hex().empty())
         text +=
-            ". Dice seed: " + m.game_ended().seed_hex() + " (export the game to check every die).";
+            ". Dice seed: " + m.game_ended().seed_hex() + " (`counterattack verify " + id_ + "` checks every die).";
       notices_.push_back(text);
       return true;
     }

@@ -11,6 +11,7 @@
 #include "notation.h"
 #include "render.h"
 #include "scenario.h"
+#include "verify.h"
 
 namespace cli = counterattack::cli;
 namespace wire = counterattack::wire;
@@ -206,8 +207,17 @@ int main(int argc, char** argv) {
   watch->add_option("GAME", game_id, "Game id")->required();
   watch->add_option("--at", at, "Centre the map window on this hex");
   auto* exp = app.add_subcommand(
-      "export", "Print the game's log as JSON (with the seed and the full view once it has ended)");
+      "export",
+      "Once a game is over: print its whole log as JSON, every order with its events, the dice seed and the full "
+      "view (the server opens it at the end; in play `show GAME --log 0` shows the log as you may read it)");
   exp->add_option("GAME", game_id, "Game id")->required();
+  auto* verify = app.add_subcommand(
+      "verify",
+      "Audit a finished game: check that its dice seed is the one committed to at its start, replay every order with "
+      "the rules here and compare every event, every die and the final position with the server's log (no login "
+      "needed for a public game)");
+  verify->add_option("GAME", game_id, "Game id")->required();
+  verify->footer("Exit status: 0 verified, 1 not verified (the first difference is printed), or no answer.");
   auto* play = app.add_subcommand("play", "The interactive shell, with a game open");
   play->add_option("GAME", game_id, "Game id");
   auto* close_account = app.add_subcommand(
@@ -490,6 +500,41 @@ int main(int argc, char** argv) {
     return cli::kOk;
   }
 
+  if (*verify) {
+    // Public games are open to everyone once over: an account is not needed.
+    if (!(s.logged_in() ? s.connect_and_resume(&why) : s.connect(&why))) return fail(g, why);
+    cli::LiveGame lg(s, game_id);  // its summary holds the commitment published at the start
+    if (!lg.subscribe(&why)) return fail(g, why);
+    if (!lg.summary()) return fail(g, "The server sent no summary of game " + game_id + ".");
+    if (lg.summary()->status() != "finished") {
+      return fail(g, "Game " + game_id + " is " + (lg.summary()->status() == "open" ? "waiting for a second player" : "under way") +
+                         ": a game is verified once it is over, when the server reveals its log and its dice seed.");
+    }
+    wire::ClientMessage m;
+    m.mutable_get_log()->set_game_id(game_id);
+    // As the server sent it: the audit compares it byte for byte, and prints what differs escaped.
+    auto reply = s.call(m, &why, std::chrono::seconds(60), cli::Connection::Text::as_sent);
+    if (!reply) {
+      return fail(g, why);
+    }
+    if (!reply->has_game_log()) return fail(g, "The server sent no log.");
+    const auto audit = cli::audit_game(sc, reply->game_log(), lg.summary()->seed_commitment());
+    if (g.json) {
+      nlohmann::json j{{"verified", audit.verified},
+                       {"seed_matches_commitment", audit.seed_matches},
+                       {"orders", audit.orders},
+                       {"dice", audit.dice},
+                       {"rules_revision", audit.revision},
+                       {"dice_generator", audit.dice_kind},
+                       {"state_hash", audit.state_hash}};
+      if (!audit.verified) j["mismatch"] = audit.mismatch;
+      std::cout << j.dump() << std::endl;
+    } else {
+      std::cout << cli::describe_audit(audit) << std::endl;
+    }
+    return audit.verified ? cli::kOk : cli::kFailed;
+  }
+
   if (*play || app.get_subcommands().empty()) {
     if (g.json)
       return fail(g, "The interactive shell has no JSON output; use the one-shot commands.",
@@ -753,7 +798,11 @@ int main(int argc, char** argv) {
     m.mutable_get_log()->set_game_id(game_id);
     // The log as the server keeps it, for auditors; as JSON it holds no raw control character.
     auto reply = s.call(m, &why, std::chrono::seconds(60), cli::Connection::Text::as_sent);
-    if (!reply) return fail(g, why);
+    if (!reply) {
+      return fail(g, why + (s.last_error() == wire::FORBIDDEN ? " `counterattack show " + game_id +
+                                                                    " --log 0` shows the log as you may read it now."
+                                                              : ""));
+    }
     if (!reply->has_game_log()) return fail(g, "The server sent no log.");
     std::cout << cli::to_json(reply->game_log(), !g.json) << std::endl;
     return cli::kOk;

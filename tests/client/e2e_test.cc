@@ -251,6 +251,68 @@ TEST_F(TwoPlayers, PlayAWholeGameToTheEnd) {
   EXPECT_FALSE(log.value("seed_hex", "").empty()) << exported.out.substr(0, 2000);
   EXPECT_TRUE(log.contains("omniscient"));
   EXPECT_EQ(static_cast<int>(log.value("orders", json::array()).size()), accepted);
+
+  // Every die of the whole game, across the server's restart, is the seed's.
+  auto verified = cli(bob_, {"verify", game});
+  EXPECT_EQ(verified.code, 0) << verified.out << verified.err;
+  EXPECT_NE(verified.out.find("Verified: " + std::to_string(accepted) + " orders, "), std::string::npos) << verified.out;
+  EXPECT_NE(verified.out.find("the seed matches the commitment published at the start"), std::string::npos) << verified.out;
+}
+
+// A game resigned after some orders is audited by the client: the seed against
+// its commitment, every order replayed with its events and dice. In play the
+// log is closed, and both commands say so.
+TEST_F(TwoPlayers, AResignedGameIsVerifiedEveryOrderAndDieReplayed) {
+  const std::string game = started_game("3d");
+  ASSERT_FALSE(game.empty());
+  int accepted = 0;
+  for (int step = 0; step < 60; ++step) {
+    const json v = view_of(alice_, game);
+    const std::string kind = v["decision"].value("kind", "");
+    const Player& me = v["decision"].value("side", "") == "SOVIET" ? alice_ : bob_;
+    const auto cand = candidates(me.name == "alice" ? v : view_of(bob_, game));
+    std::vector<std::string> args = {"order", game};
+    if (kind == "CHOOSE_CORPS" && !cand.empty()) {
+      args.insert(args.end(), {"corps", cand.front()});
+    } else if (kind == "BREAK_CONTACT") {
+      args.push_back("stand");
+    } else if (kind == "DEFENSIVE_SUPPORT") {
+      args.push_back("nosupport");
+    } else if (kind == "MODEL_REROLL") {
+      args.push_back("noreroll");
+    } else {
+      args.push_back("done");
+    }
+    if (cli(me, args).code != 0) break;  // a decision this walk does not answer: enough orders
+    ++accepted;
+  }
+  ASSERT_GE(accepted, 10);
+
+  // In play the log, the seed and the full view are closed: each command says what to do instead.
+  auto early = cli(alice_, {"verify", game});
+  EXPECT_EQ(early.code, 1) << early.out;
+  EXPECT_NE(early.err.find("is under way: a game is verified once it is over"), std::string::npos) << early.err;
+  auto early_export = cli(alice_, {"export", game});
+  EXPECT_EQ(early_export.code, 1) << early_export.out;
+  EXPECT_NE(early_export.err.find("--log 0` shows the log as you may read it now"), std::string::npos) << early_export.err;
+  auto help = cli(alice_, {"export", "--help"});
+  EXPECT_NE(help.out.find("Once a game is over"), std::string::npos) << help.out;
+
+  ASSERT_EQ(cli(bob_, {"resign", game, "--yes"}).code, 0);
+  auto verified = cli(alice_, {"verify", game});
+  EXPECT_EQ(verified.code, 0) << verified.out << verified.err;
+  EXPECT_NE(verified.out.find("Verified: " + std::to_string(accepted) + " orders, "), std::string::npos) << verified.out;
+  EXPECT_NE(verified.out.find("revision 2 (ChaCha20 dice)"), std::string::npos) << verified.out;
+  std::cout << verified.out;
+
+  // Anyone may audit a public game, with no account on the server.
+  Player carol{"carol", temp_dir("carol"), ""};
+  auto by_anyone = cli(carol, {"verify", game, "--json"});
+  ASSERT_EQ(by_anyone.code, 0) << by_anyone.out << by_anyone.err;
+  const json j = json::parse(by_anyone.out);
+  EXPECT_TRUE(j.value("verified", false)) << by_anyone.out;
+  EXPECT_EQ(j.value("orders", 0), accepted);
+  EXPECT_TRUE(j.value("seed_matches_commitment", false));
 }
 
 // A view comes with the last few events of the log; `show --log 0` asks the
