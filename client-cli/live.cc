@@ -906,47 +906,11 @@ class Shell {
   }
 
   void stack(const std::string& where) {
-    auto l = sc_.parse_location(where);
-    if (!l) {
-      out("'" + where + "' is not a location.");
-      return;
-    }
-    const std::string name = sc_.location_name(*l);
-    game::View only = game_->view();
-    only.clear_stacks();
-    for (const auto& st : game_->view().stacks()) {
-      if (st.location() == name) *only.add_stacks() = st;
-    }
-    RenderOptions ro = ro_;
-    ro.full = true;
-    const std::string text = render_stacks(sc_, only, ro);
-    out(text.empty() ? "Nothing seen at " + name + "." : text);
+    const auto text = render_stack_at(sc_, game_->view(), where, ro_);
+    out(text ? *text : "'" + where + "' is not a location.");
   }
 
-  void units() {
-    const auto& v = game_->view();
-    std::string t;
-    for (const auto& st : v.stacks()) {
-      if (st.side() != viewer_side(v)) continue;
-      for (const auto& u : st.units()) {
-        // Its state, as the counter and its markers show it on the table.
-        std::string state;
-        auto note = [&](bool on, const std::string& what) {
-          if (on) state += (state.empty() ? " (" : ", ") + what;
-        };
-        const auto index = sc_.unit_index(u.id());
-        const int full = index ? static_cast<int>(sc_.units[static_cast<size_t>(*index)].steps.size()) : 0;
-        note(full > 1 && u.steps() < full, "reduced, " + std::to_string(u.steps()) + " of " + std::to_string(full) + " steps");
-        note(u.moved(), "Moved");
-        note(u.reserve(), "reserve");
-        note(u.prepared_defense(), "prepared defense");
-        note(u.disorganized(), "disorganized");
-        note(u.out_of_supply(), "out of supply");
-        t += "  " + u.id() + " at " + st.location() + state + (state.empty() ? "" : ")") + "\n";
-      }
-    }
-    out(t.empty() ? "None of your units is on the board." : t);
-  }
+  void units() { out(render_units(sc_, game_->view())); }
 
   void chat(const std::string& text) {
     if (text.empty()) {

@@ -169,6 +169,17 @@ int main(int argc, char** argv) {
   show->add_option("--at", at, "Centre the map window on this hex (3546)");
   show->add_flag("--full", full, "The whole map (small) and every stack");
   show->add_option("--log", log_lines, "Events of the log to show (0: all)");
+  // The shell's quick looks, for a player who checks in once a day without opening it.
+  auto* units = app.add_subcommand("units", "Your units on the board, one a line, with their state");
+  units->add_option("GAME", game_id, "Game id")->required();
+  std::string where;
+  auto* stack = app.add_subcommand("stack", "What you see at a hex (or WARSAW, an entry point), every unit listed");
+  stack->add_option("GAME", game_id, "Game id")->required();
+  stack->add_option("HEX", where, "A hex (2021), WARSAW or an entry point")->required();
+  auto* hand = app.add_subcommand("hand", "Your event chits (the opponent's count only)");
+  hand->add_option("GAME", game_id, "Game id")->required();
+  auto* decision = app.add_subcommand("decision", "Whose decision it is, what is asked, and the notation that answers it");
+  decision->add_option("GAME", game_id, "Game id")->required();
   auto* order =
       app.add_subcommand("order", "Send one order, e.g.: order GAME move 3TC/50 4742 4642");
   order->add_option("GAME", game_id, "Game id")->required();
@@ -573,6 +584,9 @@ int main(int argc, char** argv) {
     create_message = cli::new_game_request(words, &why);
     if (!create_message) return fail(g, why, cli::kUsage);
   }
+  if (*stack && !sc->parse_location(where)) {
+    return fail(g, "'" + where + "' is not a location: a hex of the map (2021), WARSAW or an entry point.", cli::kUsage);
+  }
   if (*resign && !yes && ::isatty(STDIN_FILENO)) {
     std::cerr << "Resign game " << game_id << "? [y/N] " << std::flush;
     std::string answer;
@@ -709,6 +723,33 @@ int main(int argc, char** argv) {
       for (const auto& line : lg.take_notices()) std::cout << line << "\n";
       std::cout << std::flush;
     }
+    return cli::kOk;
+  }
+
+  if (*units || *stack || *hand || *decision) {
+    cli::LiveGame lg(s, game_id);
+    if (!lg.subscribe(&why)) return fail(g, why);
+    const auto& v = lg.view();
+    if (g.json) {
+      // The part of the view each shows: your stacks, the stacks there, the hands, the decision.
+      auto j = nlohmann::json::array();
+      const std::string there = *stack ? sc->location_name(*sc->parse_location(where)) : "";
+      for (const auto& st : v.stacks()) {
+        if ((*units && st.side() == cli::viewer_side(v)) || (*stack && st.location() == there)) {
+          j.push_back(nlohmann::json::parse(cli::to_json(st)));
+        }
+      }
+      if (*hand) {
+        for (const auto& h : v.hands()) j.push_back(nlohmann::json::parse(cli::to_json(h)));
+      }
+      std::cout << (*decision ? cli::to_json(v.decision()) : j.dump()) << std::endl;
+      return cli::kOk;
+    }
+    std::cout << (*units ? cli::render_units(*sc, v)
+                  : *stack ? *cli::render_stack_at(*sc, v, where, ro)
+                  : *hand  ? cli::render_hands(*sc, v, ro)
+                           : cli::render_decision(v, ro))
+              << std::flush;
     return cli::kOk;
   }
 

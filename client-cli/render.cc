@@ -713,4 +713,44 @@ std::string render_screen(const Scenario& sc, const game::View& v,
   return out;
 }
 
+std::optional<std::string> render_stack_at(const Scenario& sc, const game::View& v, const std::string& where,
+                                           const RenderOptions& o) {
+  const auto l = sc.parse_location(where);
+  if (!l) return std::nullopt;
+  const std::string name = sc.location_name(*l);
+  game::View only = v;
+  only.clear_stacks();
+  for (const auto& st : v.stacks()) {
+    if (st.location() == name) *only.add_stacks() = st;
+  }
+  RenderOptions ro = o;
+  ro.full = true;
+  const std::string text = render_stacks(sc, only, ro);
+  return text.empty() ? "Nothing seen at " + name + ".\n" : text;
+}
+
+std::string render_units(const Scenario& sc, const game::View& v) {
+  std::string t;
+  for (const auto& st : v.stacks()) {
+    if (st.side() != viewer_side(v)) continue;
+    for (const auto& u : st.units()) {
+      // Its state, as the counter and its markers show it on the table.
+      std::string state;
+      auto note = [&](bool on, const std::string& what) {
+        if (on) state += (state.empty() ? " (" : ", ") + what;
+      };
+      const auto index = sc.unit_index(u.id());
+      const int full = index ? static_cast<int>(sc.units[static_cast<size_t>(*index)].steps.size()) : 0;
+      note(full > 1 && u.steps() < full, "reduced, " + std::to_string(u.steps()) + " of " + std::to_string(full) + " steps");
+      note(u.moved(), "Moved");
+      note(u.reserve(), "reserve");
+      note(u.prepared_defense(), "prepared defense");
+      note(u.disorganized(), "disorganized");
+      note(u.out_of_supply(), "out of supply");
+      t += "  " + u.id() + " at " + st.location() + state + (state.empty() ? "" : ")") + "\n";
+    }
+  }
+  return t.empty() ? "None of your units is on the board.\n" : t;
+}
+
 }  // namespace counterattack::cli

@@ -44,6 +44,12 @@ std::string render_hands(const Scenario& sc, const game::View& v, const RenderOp
 std::string render_decision(const game::View& v, const RenderOptions& o);
 // The game log in words.
 std::string render_events(const std::vector<game::Event>& events, const RenderOptions& o);
+// What is seen at a location ("2021", WARSAW, an entry point), every unit listed;
+// "Nothing seen at X." when nothing is; nothing when `where` names no location.
+std::optional<std::string> render_stack_at(const Scenario& sc, const game::View& v, const std::string& where,
+                                           const RenderOptions& o);
+// The viewer's own units on the board, one a line, with their state (reduced, Moved, reserve...).
+std::string render_units(const Scenario& sc, const game::View& v);
 // Everything above, as one screen.
 std::string render_screen(const Scenario& sc, const game::View& v,
                           const std::vector<game::Event>& events, const RenderOptions& o);

@@ -808,5 +808,51 @@ TEST_F(TwoPlayers, ARatedGameMovesBothRatingsAndACasualOneLeavesThem) {
   EXPECT_NE(shell.out.find("W/D/L"), std::string::npos) << shell.out;
 }
 
+// A player who checks in once a day looks at their units, a hex, their chits
+// and the decision without opening the shell; each answers as the shell does.
+TEST_F(TwoPlayers, UnitsStackHandAndDecisionAnswerFromTheCommandLineAsInTheShell) {
+  const std::string game = started_game("3d");
+  ASSERT_FALSE(game.empty());
+
+  auto decision = cli(alice_, {"decision", game});
+  ASSERT_EQ(decision.code, 0) << decision.err;
+  EXPECT_NE(decision.out.find("Your decision (Soviet)"), std::string::npos) << decision.out;
+  EXPECT_NE(decision.out.find("Answer: corps"), std::string::npos) << decision.out;
+  auto waiting = cli(bob_, {"decision", game});
+  EXPECT_NE(waiting.out.find("Waiting for the Soviet player"), std::string::npos) << waiting.out;
+
+  auto units = cli(bob_, {"units", game});
+  ASSERT_EQ(units.code, 0) << units.err;
+  const std::regex line("  (\\S+) at (\\S+)");
+  std::smatch first;
+  ASSERT_TRUE(std::regex_search(units.out, first, line)) << "the German starts with units on the board: " << units.out;
+  const std::string unit = first[1], hex = first[2];
+
+  auto stack = cli(bob_, {"stack", game, hex});
+  ASSERT_EQ(stack.code, 0) << stack.err;
+  EXPECT_NE(stack.out.find(unit), std::string::npos) << stack.out;
+  auto nowhere = cli(bob_, {"stack", game, "nowhere"});
+  EXPECT_EQ(nowhere.code, 2);
+  EXPECT_NE(nowhere.err.find("'nowhere' is not a location"), std::string::npos) << nowhere.err;
+
+  auto hand = cli(bob_, {"hand", game});
+  ASSERT_EQ(hand.code, 0) << hand.err;
+  EXPECT_NE(hand.out.find("Your event chits ("), std::string::npos) << hand.out;
+  EXPECT_NE(hand.out.find("Soviet player holds "), std::string::npos) << hand.out;
+
+  // The shell prints the same for the same words.
+  auto shell = cli(bob_, {"play", game}, "units\nstack " + hex + "\nhand\nquit\n");
+  ASSERT_EQ(shell.code, 0) << shell.err;
+  for (const auto* one_shot : {&units, &stack, &hand}) {
+    EXPECT_NE(shell.out.find(one_shot->out), std::string::npos) << one_shot->out << "\nnot in the shell's\n" << shell.out;
+  }
+
+  auto as_json = cli(bob_, {"units", game, "--json"});
+  ASSERT_EQ(as_json.code, 0) << as_json.err;
+  const json stacks = json::parse(as_json.out);
+  ASSERT_FALSE(stacks.empty());
+  for (const auto& st : stacks) EXPECT_EQ(st.value("side", ""), "GERMAN") << st.dump();
+}
+
 }  // namespace
 }  // namespace counterattack::cli
