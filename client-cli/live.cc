@@ -160,7 +160,8 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
       return false;
     case wire::ServerMessage::kDrawDeclined:
       if (m.draw_declined().game_id() != id_) return false;
-      notices_.push_back(m.draw_declined().by() + " declines the draw.");
+      notices_.push_back(m.draw_declined().played_on() ? m.draw_declined().by() + " played on: the draw offer lapsed."
+                                                       : m.draw_declined().by() + " declines the draw.");
       return false;
     case wire::ServerMessage::kError:
       notices_.push_back("Server: " + describe_error(m.error()));

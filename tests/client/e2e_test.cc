@@ -233,13 +233,26 @@ TEST_F(TwoPlayers, PlayAWholeGameToTheEnd) {
   EXPECT_NE(late.out.find("The game is over."), std::string::npos) << late.out;
 
   // The watcher ends with the game, and its view (deltas applied one by one,
-  // across a server restart) is the view the server gives now.
+  // across a server restart) is the server's: now, after the end, the whole
+  // board, of which bob's own stacks, the header and the decision are as bob saw them.
   ASSERT_EQ(watcher.wait(60), 0) << watcher.output().substr(0, 4000);
   const std::string wout = watcher.output();
   const auto last = wout.rfind("{\"final_version\"");
   ASSERT_NE(last, std::string::npos) << wout.substr(wout.size() > 4000 ? wout.size() - 4000 : 0);
   const json fin = json::parse(wout.substr(last, wout.find('\n', last) - last));
-  EXPECT_EQ(fin.at("final_view"), view_of(bob_, game));
+  const json now = view_of(bob_, game);
+  EXPECT_EQ(now.at("viewer"), "VIEWER_OMNISCIENT") << "after the end the players see everything";
+  const json& seen = fin.at("final_view");
+  EXPECT_EQ(seen.at("header"), now.at("header"));
+  EXPECT_EQ(seen.at("decision"), now.at("decision"));
+  auto own = [](const json& view) {
+    json out = json::array();
+    for (const auto& st : view.at("stacks")) {
+      if (st.at("side") == "GERMAN") out.push_back(st);
+    }
+    return out;
+  };
+  EXPECT_EQ(own(seen), own(now));
   if (restarted) {
     EXPECT_NE(wout.find("resumed at version"), std::string::npos);
   }
