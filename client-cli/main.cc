@@ -2,6 +2,8 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -90,6 +92,10 @@ cli::RenderOptions render_options(const cli::GlobalOptions& g) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (sodium_init() < 0) {  // verify replays ChaCha20's dice
+    std::cerr << "libsodium cannot initialise\n";
+    return 1;
+  }
   CLI::App app{
       "counterattack: play Model's Counterattack on a server.\n"
       "Without a command: the interactive shell. Settings and your session live in\n"

@@ -654,7 +654,7 @@ void GameService::send_catch_up(Game& g, const Caller& c, Seat seat, Frame snaps
     c.peer->deliver(encode(out));
   }
   wire::ServerMessage s;
-  *s.mutable_game() = summary(g, seat == Seat::Soviet ? 0 : seat == Seat::German ? 1 : -1);
+  *s.mutable_game() = summary(g, g.side_of(c.user_id));  // a player's side, even as they see the whole board
   c.reply(std::move(s));
   if (tell_end) tell_if_over(g, c);
 }

@@ -318,7 +318,7 @@ class GameService {
   void finish(const std::shared_ptr<Game>& g, const std::optional<Caller>& c, std::int64_t actor,
               const std::string& result, const std::string& reason, const std::string& what);
   // Stores a draw offer made or declined (`before`: the offer it replaced); `tell` runs once it is durable.
-  void store_draw_offer(const std::shared_ptr<Game>& g, const Caller& c, int before, std::function<void()> tell);
+  void store_draw_offer(const std::shared_ptr<Game>& g, const Caller& c, int before, std::function<void(bool stored)> tell);
   // A vacation starting or ending: `begin` puts it in memory; then each of the
   // caller's timed games in play is held while `adjust` moves its clock (true:
   // moved), and `store` writes the vacation with the moved clocks. When that

@@ -694,14 +694,17 @@ void GameService::resume_clocks() {
         std::int64_t alive = 0;
         while (q.step()) alive = q.integer(0);
         if (alive > 0 && now > alive) {
-          // What ran of each clock while the server was down (not while a vacation held
-          // it): a game clock gets back at most what it holds, a time per move all of it,
-          // as a game played over days must not be lost to a night the server was down.
+          // What ran of each clock while the server was down: not while a vacation held it,
+          // nor, for a time per move, before the deadline was set. A game clock gets back
+          // at most what it holds, a time per move all of it, as a game played over days
+          // must not be lost to a night the server was down.
           db.prepare(
-                "UPDATE games SET deadline_unix = deadline_unix + MIN(?2 - MAX(?1, held_until),"
-                " CASE WHEN clock_seconds > 0 THEN clock_seconds ELSE ?2 END)"
+                "UPDATE games SET deadline_unix = deadline_unix + CASE WHEN clock_seconds > 0"
+                " THEN MIN(?2 - MAX(?1, held_until), clock_seconds)"
+                " ELSE ?2 - MAX(?1, held_until, deadline_unix - move_seconds) END"
                 " WHERE status = 'playing' AND (clock_seconds > 0 OR move_seconds > 0) AND deadline_unix > 0"
-                " AND ?2 > MAX(?1, held_until)")
+                " AND ?2 > CASE WHEN clock_seconds > 0 THEN MAX(?1, held_until)"
+                " ELSE MAX(?1, held_until, deadline_unix - move_seconds) END")
               .run(alive, now);
           *given = {now - alive, db.changes()};
         }
@@ -778,9 +781,14 @@ void GameService::offer_draw(const Caller& c, const wire::OfferDraw& req) {
     return c.error(wire::CONFLICT, "You have offered a draw this turn already; offer again from turn " +
                                        std::to_string(turn + 1) + ".");
   }
+  const int offered_before = g->offered_in_turn[side];
   g->offered_in_turn[side] = turn;
   g->draw_offer = side;
-  store_draw_offer(g, c, -1, [this, g, side] {
+  store_draw_offer(g, c, -1, [this, g, side, offered_before](bool stored) {
+    if (!stored) {
+      g->offered_in_turn[side] = offered_before;  // not made: it may be made again
+      return;
+    }
     wire::ServerMessage m;
     m.mutable_draw_offered()->set_game_id(g->id);
     m.mutable_draw_offered()->set_by(g->name[side]);
@@ -791,7 +799,7 @@ void GameService::offer_draw(const Caller& c, const wire::OfferDraw& req) {
 // Called with g->mu held, the offer already changed from `before`. The change is
 // told, and answered, once it is durable; if it cannot be stored, it is undone.
 void GameService::store_draw_offer(const std::shared_ptr<Game>& g, const Caller& c, int before,
-                                   std::function<void()> tell) {
+                                   std::function<void(bool stored)> tell) {
   const int now = g->draw_offer;
   ++g->pending;
   storage_.write(
@@ -806,10 +814,11 @@ void GameService::store_draw_offer(const std::shared_ptr<Game>& g, const Caller&
         --g->pending;
         if (!ok) {
           if (g->draw_offer == now) g->draw_offer = before;
+          tell(false);
           return c.error(wire::INTERNAL, "The draw offer could not be stored; try again.");
         }
         g->committed_draw_offer = now;
-        tell();
+        tell(true);
         push_summary(*g);  // a watcher who missed the push sees the offer in the summary
         c.ok();
       });
@@ -829,7 +838,8 @@ void GameService::answer_draw(const Caller& c, const wire::AnswerDraw& req) {
   if (!req.accept()) {
     const int offer = g->draw_offer;
     g->draw_offer = -1;
-    return store_draw_offer(g, c, offer, [this, g, side] {
+    return store_draw_offer(g, c, offer, [this, g, side](bool stored) {
+      if (!stored) return;
       wire::ServerMessage m;
       m.mutable_draw_declined()->set_game_id(g->id);
       m.mutable_draw_declined()->set_by(g->name[side]);

@@ -60,7 +60,8 @@ bool one_plain_line(const std::string& s) {
   return each_code_point(s, [](char32_t cp) {
     const bool control = cp < 0x20 || (cp >= 0x7F && cp <= 0x9F);
     const bool separator = cp == 0x2028 || cp == 0x2029;
-    const bool bidi = (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+    const bool bidi = (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x061C ||
+                      cp == 0x200E || cp == 0x200F;
     return !control && !separator && !bidi;
   });
 }

@@ -15,7 +15,8 @@ std::size_t code_points(const std::string& s);
 bool blank(const std::string& s);
 // Whether valid UTF-8 `s` is one line that cannot steer the reader's terminal or
 // reorder what is shown around it: no control characters (C0, DEL, C1), no line
-// or paragraph separators, no bidirectional embeddings, overrides or isolates.
+// or paragraph separators, no bidirectional controls (embeddings, overrides,
+// isolates and marks).
 bool one_plain_line(const std::string& s);
 // What a client gave (an id, a name), fit to be said back in an error: at most
 // 64 characters, and only printable ASCII when it is not one plain line.

@@ -851,7 +851,7 @@ void Tournaments::withdraw_entrant(const Caller& c, const wire::WithdrawEntrant&
   const std::string& reason = req.reason();
   if (!one_plain_line(reason) || reason.size() > 300 || reason.find_first_not_of(' ') == std::string::npos) {
     return c.error(wire::BAD_REQUEST,
-                   "Say why " + req.player() + " is withdrawn, in one line of at most 300 bytes: they and their opponents are told.");
+                   "Say why " + as_given(req.player()) + " is withdrawn, in one line of at most 300 bytes: they and their opponents are told.");
   }
   withdraw(c, req.tournament_id(), req.player(), reason);
 }
@@ -898,7 +898,7 @@ void Tournaments::withdraw(const Caller& c, const std::string& id, const std::st
           out_in = static_cast<int>(q.integer(4));
           withdrawn = q.integer(5);
         }
-        if (status.empty()) return out.refuse(wire::NOT_FOUND, who + " not entered a tournament '" + id + "'.");
+        if (status.empty()) return out.refuse(wire::NOT_FOUND, as_given(who) + " not entered a tournament '" + as_given(id) + "'.");
         if (status == "cancelled") return out.refuse(wire::CONFLICT, "The tournament was cancelled.");
         if (status == "open") {
           db.prepare("DELETE FROM tournament_entrants WHERE tournament_id = ? AND user_id = ?").run(id, user);

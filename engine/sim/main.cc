@@ -1,5 +1,7 @@
 // counterattack-sim: plays random complete games and checks the engine's
 // invariants; describes the scenario data.
+#include <sodium.h>
+
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <iostream>
@@ -139,6 +141,10 @@ int scenario_info(const Scenario& sc) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (sodium_init() < 0) {  // the dice of revision 2 are ChaCha20's
+    std::cerr << "libsodium cannot initialise\n";
+    return 1;
+  }
   CLI::App app{"counterattack-sim: random playouts and checks of the Model's Counterattack engine"};
   app.require_subcommand(1);
   std::string dir;

@@ -74,7 +74,9 @@ TEST_F(ServerGame, TwoClientsPlayACompleteGameAndTheSeedReplaysEveryDie) {
   // After the end the players see everything, at the version their deltas reached.
   for (auto* p : {&soviet, &german}) {
     Player fresh(p->client, id, p->side);
-    ASSERT_TRUE(p->client.watch(id).has_game());
+    const auto watched = p->client.watch(id);
+    ASSERT_TRUE(watched.has_game());
+    EXPECT_EQ(watched.game().your_side(), p->side == game::SOVIET ? "soviet" : "german") << "still told their side";
     fresh.absorb();
     ASSERT_EQ(fresh.version, p->version);
     EXPECT_EQ(fresh.view.viewer(), game::VIEWER_OMNISCIENT) << "side " << p->side;
