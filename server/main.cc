@@ -369,6 +369,10 @@ int main(int argc, char** argv) {
   rulesets[ca->name()] = ca;
 
   net::io_context ioc(cfg.threads);
+  // Taken before anything says the server listens: a stop asked for from then on
+  // is a graceful one, never the default action that kills the process.
+  net::signal_set hangups(ioc, SIGHUP);
+  net::signal_set signals(ioc, SIGINT, SIGTERM);
   Mailer mailer(*storage, cfg);
   Vacations vacations(*storage, cfg);
   vacations.load();
@@ -475,7 +479,6 @@ int main(int argc, char** argv) {
   };
   tick();
   // A hangup (a closed terminal, or a habit of asking daemons to reload) does not stop the games.
-  net::signal_set hangups(ioc, SIGHUP);
   std::function<void()> on_hangup = [&] {
     hangups.async_wait([&](boost::system::error_code e, int) {
       if (e) return;
@@ -484,7 +487,6 @@ int main(int argc, char** argv) {
     });
   };
   on_hangup();
-  net::signal_set signals(ioc, SIGINT, SIGTERM);
   const auto deadline = std::make_shared<std::chrono::steady_clock::time_point>();
   std::function<void()> wait_drained = [&] {
     drain.expires_after(std::chrono::milliseconds(50));
