@@ -675,11 +675,7 @@ bool GameService::watch(const Caller& c, const wire::Watch& req) {
   std::unique_lock lock(g->mu);
   const int side = g->side_of(c.user_id);
   if (!g->visible_to(c.user_id)) return no_such_game(c, req.game_id()), false;
-  // Everything opens only once the end is durable: an end that cannot be
-  // stored is taken back, and the game goes on.
-  // Once it is, the players see everything too, as anyone else does.
-  const bool over = g->status == Game::Status::Finished && g->pending == 0;
-  const Seat seat = over ? Seat::Omniscient : side >= 0 ? static_cast<Seat>(side) : Seat::Spectator;
+  const Seat seat = g->seat_of_reader(c.user_id);
   const std::int64_t from = req.from_version();
   if (from > g->committed) {
     return c.error(wire::BAD_REQUEST, "from_version " + std::to_string(from) + " is ahead of the game (version " +
@@ -1275,9 +1271,7 @@ void GameService::log_closed(const Caller& c) {
 
 // Called with g.mu held. Only what is durable: the orders up to the committed version.
 void GameService::send_events_as_seen(Game& g, const Caller& c) {
-  const int side = g.side_of(c.user_id);
-  const bool over = g.status == Game::Status::Finished && g.pending == 0;
-  const auto viewer = viewer_of(over ? Seat::Omniscient : side >= 0 ? static_cast<Seat>(side) : Seat::Spectator);
+  const auto viewer = viewer_of(g.seat_of_reader(c.user_id));
   post_([this, id = g.id, rules = g.rules, options = g.options, revision = g.rules_revision, seed = g.seed,
          upto = g.committed, viewer, c] {
     try {

@@ -139,6 +139,14 @@ struct Game {
   game::StandingOrders standing[2];
   bool standing_set[2] = {false, false};
 
+  // The seat a user reads the game from: everything once the end is durable (an end
+  // that cannot be stored is taken back, and the game goes on), else their side or
+  // the spectators'.
+  Seat seat_of_reader(std::int64_t user_id) const {
+    const int side = side_of(user_id);
+    if (status == Status::Finished && pending == 0) return Seat::Omniscient;
+    return side >= 0 ? static_cast<Seat>(side) : Seat::Spectator;
+  }
   int side_of(std::int64_t user_id) const {
     if (user_id == 0) return -1;
     return user[0] == user_id ? 0 : user[1] == user_id ? 1 : -1;

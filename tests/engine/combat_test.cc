@@ -373,7 +373,20 @@ class CombatTable : public ::testing::Test {
 class Overrun : public CombatTable {};
 class OverrunFromReserve : public CombatTable {};
 class Combat : public CombatTable {};
-class CombatChits : public CombatTable {};
+class CombatChits : public CombatTable {
+ protected:
+  // A German attack on a lone Soviet unit with no artillery, in a game of these
+  // option bits, the defender holding `chits`: only a chit could bring the support question.
+  void attack_a_defender_holding(std::uint32_t options, const std::vector<std::string>& chits) {
+    reset(kAllD1, options);
+    german_phase();
+    give_chits(t, Side::Soviet, chits);
+    t.put("PzA/2", "0605");
+    t.put("2TC/1", "0606");
+    to(Side::German, game::Decision::COMBAT);
+    ASSERT_TRUE(Ok(Side::German, attack_order({"PzA/2"}, "0606")));
+  }
+};
 class Losses : public CombatTable {};
 class Retreat : public CombatTable {};
 class Advance : public CombatTable {};
@@ -2154,13 +2167,7 @@ TEST_F(CombatChits, Rule20_InRevision2ADefenderHoldingAnyChitIsAskedSoTheQuestio
   std::string seen[2];
   const char* held[2] = {"SOV-KATYUSHA", "SOV-GHOST"};
   for (int i = 0; i < 2; ++i) {
-    reset(kAllD1, revision_bits(2));
-    german_phase();
-    give_chits(t, Side::Soviet, {held[i]});
-    t.put("PzA/2", "0605");
-    t.put("2TC/1", "0606");  // no artillery: only a chit could bring the question
-    to(Side::German, game::Decision::COMBAT);
-    ASSERT_TRUE(Ok(Side::German, attack_order({"PzA/2"}, "0606")));
+    ASSERT_NO_FATAL_FAILURE(attack_a_defender_holding(revision_bits(2), {held[i]}));
     EXPECT_EQ(t.decision().kind, game::Decision::DEFENSIVE_SUPPORT) << held[i];
     seen[i] = t.engine.view(t.s, Viewer::German).SerializeAsString();
   }
@@ -2171,25 +2178,14 @@ TEST_F(CombatChits, Rule20_InRevision2ADefenderHoldingAnyChitIsAskedSoTheQuestio
 }
 
 TEST_F(CombatChits, Rule20_InRevision2ADefenderWithNoChitIsNotAsked) {
-  reset(kAllD1, revision_bits(2));
-  german_phase();
-  t.put("PzA/2", "0605");
-  t.put("2TC/1", "0606");
-  to(Side::German, game::Decision::COMBAT);
-  ASSERT_TRUE(Ok(Side::German, attack_order({"PzA/2"}, "0606")));
+  ASSERT_NO_FATAL_FAILURE(attack_a_defender_holding(revision_bits(2), {}));
   EXPECT_NE(t.decision().kind, game::Decision::DEFENSIVE_SUPPORT);
 }
 
 // Revision 1 (games begun before it): asked only for a chit that changes the die,
 // as those games' logs were played.
 TEST_F(CombatChits, Rule20_InRevision1OnlyACombatChitBringsTheQuestion) {
-  reset(kAllD1);
-  german_phase();
-  give_chits(t, Side::Soviet, {"SOV-GHOST"});
-  t.put("PzA/2", "0605");
-  t.put("2TC/1", "0606");
-  to(Side::German, game::Decision::COMBAT);
-  ASSERT_TRUE(Ok(Side::German, attack_order({"PzA/2"}, "0606")));
+  ASSERT_NO_FATAL_FAILURE(attack_a_defender_holding(0, {"SOV-GHOST"}));
   EXPECT_NE(t.decision().kind, game::Decision::DEFENSIVE_SUPPORT);
 }
 
