@@ -326,6 +326,8 @@ TEST_F(TwoPlayers, AResignedGameIsVerifiedEveryOrderAndDieReplayed) {
   EXPECT_TRUE(j.value("verified", false)) << by_anyone.out;
   EXPECT_EQ(j.value("orders", 0), accepted);
   EXPECT_TRUE(j.value("seed_matches_commitment", false));
+  std::error_code ec;
+  fs::remove_all(carol.config, ec);
 }
 
 // A view comes with the last few events of the log; `show --log 0` asks the
