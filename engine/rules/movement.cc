@@ -345,6 +345,23 @@ std::optional<Rejection> Rules::check_group_start(const std::vector<std::int16_t
   return std::nullopt;
 }
 
+bool Rules::neighbours(Loc a, Loc b) const {
+  if (a == b || !sc_.is_hex(a) || !sc_.is_hex(b)) return true;  // those have their own reasons
+  const auto& nb = sc_.hexes[static_cast<size_t>(a)].nb;
+  return std::find(nb.begin(), nb.end(), b) != nb.end();
+}
+
+// A path's first hex not next to the units is most often a path given again,
+// or one from where the units were: say where they are, not only "not adjacent".
+std::string Rules::not_where_the_path_starts(const std::vector<std::int16_t>& units, bool continuing, Loc first) const {
+  const Loc at = us(units[0]).loc;
+  const bool one = units.size() == 1;
+  return (one ? unit_name(units[0]) + " is" : "These units are") + " at " + loc_name(at) +
+         (continuing ? std::string(", where ") + (one ? "it has" : "they have") + " already moved this phase: the path goes on from there"
+                     : std::string(": a path starts from where the units are")) +
+         ", and " + loc_name(first) + " is not adjacent to " + loc_name(at) + " (rule 6).";
+}
+
 std::optional<Rejection> Rules::check_move(const Order& o) const {
   if (o.path.empty()) return reject(game::MALFORMED, "Give the path: every location entered.");
   const bool continuing = !s_.mover.empty() && same_set(o.units, s_.mover);
@@ -362,7 +379,10 @@ std::optional<Rejection> Rules::check_move(const Order& o) const {
   for (size_t i = 0; i < o.path.size(); ++i) {
     const Loc to = o.path[i];
     const StepCost c = step_cost(o.units, from, to, occ);
-    if (!c.ok()) return reject(c.error, c.why);
+    if (!c.ok()) {
+      if (i == 0 && c.error == game::ILLEGAL_PATH && !neighbours(from, to)) return reject(c.error, not_where_the_path_starts(o.units, continuing, to));
+      return reject(c.error, c.why);
+    }
     if (c.enters_zoc && i + 1 < o.path.size()) {
       return reject(game::MUST_STOP_IN_ZOC, "Units entering an enemy ZOC must stop there, at " + loc_name(to) + " (rule 6).");
     }

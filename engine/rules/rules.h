@@ -52,6 +52,8 @@ class Rules {
   Occupancy occupancy() const;
   StepCost step_cost(const std::vector<std::int16_t>& group, Loc from, Loc to, const Occupancy& occ) const;
   std::optional<Rejection> check_move(const Order& o) const;
+  bool neighbours(Loc a, Loc b) const;  // true unless both are hexes of the map and not next to each other
+  std::string not_where_the_path_starts(const std::vector<std::int16_t>& units, bool continuing, Loc first) const;
   void do_move(const Order& o);
   std::vector<std::int16_t> break_contact_candidates(Loc entered, const Occupancy& occ) const;
   bool break_contact_destination_ok(int unit, Loc to, const Occupancy& occ) const;

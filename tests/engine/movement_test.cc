@@ -294,6 +294,34 @@ TEST_F(Movement, Rule6_UnitsMoveOneAtATime) {
   EXPECT_EQ(used("1TC/1"), 4);
 }
 
+// A path given again, or from where the units were, is told where the units
+// are: "not adjacent" alone reads as a fault of the map.
+TEST_F(Movement, Rule6_APathNotStartingNextToTheUnitsSaysWhereTheyAre) {
+  t.put("1TC/1", "0101");
+  t.put("1TC/R", "0108");
+  ASSERT_TRUE(Accepted(t.move(Side::Soviet, {"1TC/1"}, {"0201", "0301", "0401"})));
+  const Outcome again = t.move(Side::Soviet, {"1TC/1"}, {"0201", "0301", "0401"});
+  ASSERT_FALSE(again.accepted);
+  EXPECT_EQ(again.rejection.code, game::ILLEGAL_PATH);
+  EXPECT_EQ(again.rejection.reason,
+            "1TC/1 is at 0401, where it has already moved this phase: the path goes on from there, and 0201 is not adjacent "
+            "to 0401 (rule 6).");
+  EXPECT_EQ(at("1TC/1"), "0401");
+  EXPECT_EQ(used("1TC/1"), 6);
+
+  const Outcome elsewhere = t.move(Side::Soviet, {"1TC/R"}, {"0308"});
+  ASSERT_FALSE(elsewhere.accepted);
+  EXPECT_EQ(elsewhere.rejection.code, game::ILLEGAL_PATH);
+  EXPECT_EQ(elsewhere.rejection.reason,
+            "1TC/R is at 0108: a path starts from where the units are, and 0308 is not adjacent to 0108 (rule 6).");
+
+  ASSERT_TRUE(Accepted(t.move(Side::Soviet, {"1TC/R"}, {"0208"})));
+  const Outcome done_moving = t.move(Side::Soviet, {"1TC/1"}, {"0501"});
+  ASSERT_FALSE(done_moving.accepted);
+  EXPECT_EQ(done_moving.rejection.code, game::UNIT_NOT_ACTIVE);
+  EXPECT_EQ(done_moving.rejection.reason, "1TC/1 has already moved (rule 5).");
+}
+
 TEST_F(Movement, Rule6_AMovedUnitCannotMoveAgainThisTurn) {
   t.put("2TA/1", "0101");  // independent: moves with any corps
   ASSERT_TRUE(Accepted(t.move(Side::Soviet, {"2TA/1"}, {"0201"})));
