@@ -583,6 +583,8 @@ std::string candidates_label(const game::Decision& d) {
       return "Units that may lose steps:";
     case game::Decision::RETREAT:
       return "Units to retreat:";
+    case game::Decision::BARRAGE:
+      return "Markers that may fire:";
     case game::Decision::ADVANCE:
       return "Units that may advance:";
     default:

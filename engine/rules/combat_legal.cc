@@ -68,6 +68,26 @@ void Rules::legal_barrages(Side me, std::vector<Order>& out) const {
   }
 }
 
+// 10: the artillery and Stuka markers that may fire now, each at some enemy hex.
+std::vector<int> Rules::barrage_markers(Side me) const {
+  std::vector<int> out;
+  const Occupancy occ = occupancy();
+  const int enemy = static_cast<int>(enemy_of(me));
+  const int markers = static_cast<int>(sc_.artillery.size() + sc_.stukas.size());
+  const int artillery = static_cast<int>(sc_.artillery.size());
+  for (int m = 0; m < markers; ++m) {
+    // The cheap test first.
+    const MarkerState state = m < artillery ? s_.artillery[static_cast<size_t>(m)] : s_.stukas[static_cast<size_t>(m - artillery)];
+    if (state != MarkerState::Ready) continue;
+    for (Loc h = 0; h < sc_.hex_count(); ++h) {
+      if (!occ.count[enemy][static_cast<size_t>(h)] || check_barrage(me, m, h, false)) continue;
+      out.push_back(m);
+      break;
+    }
+  }
+  return out;
+}
+
 void Rules::legal_attacks(Side me, std::vector<Order>& out) const {
   const Occupancy occ = occupancy();
   const int enemy = static_cast<int>(enemy_of(me));

@@ -134,6 +134,7 @@ class Rules {
   // Legal orders of the combat rules (combat_legal.cc).
   void legal_overruns(Side me, std::vector<Order>& out) const;
   void legal_barrages(Side me, std::vector<Order>& out) const;
+  std::vector<int> barrage_markers(Side me) const;
   void legal_attacks(Side me, std::vector<Order>& out) const;
   void legal_combat_answers(const Decision& d, std::vector<Order>& out) const;
   // 9: the losses of the attacker or the defender, with `elastic` and

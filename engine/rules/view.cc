@@ -144,6 +144,10 @@ ViewModel Engine::view_model(const GameState& s, Viewer viewer) const {
   dv.count = d.count;
   if (sees_all_of(d.side)) {
     dv.candidates = std::move(d.candidates);
+    // 10: the markers that may fire; worked out here, not in every decision() an order's check asks for.
+    if (d.kind == game::Decision::BARRAGE) {
+      for (int m : r.barrage_markers(d.side)) dv.candidates.push_back(-1 - m);
+    }
     if (dv.has_side) dv.takebacks = static_cast<int>(s.takeback.before.size());
   }
 

@@ -238,6 +238,19 @@ TEST(Render, DecisionShowsCandidatesAndTheNotationToAnswer) {
   EXPECT_NE(render_decision(v, plain()).find("Waiting for the Soviet player"), std::string::npos);
 }
 
+TEST(Render, TheBarrageStepListsTheMarkersThatMayFire) {
+  game::View v = german_view();
+  auto* d = v.mutable_decision();
+  d->set_kind(game::Decision::BARRAGE);
+  d->set_side(game::GERMAN);
+  d->set_prompt("Barrage fire, or end the barrage step.");
+  d->add_candidates("ART-73ID");
+  d->add_candidates("Stuka-1");
+  const std::string text = render_decision(v, plain());
+  EXPECT_NE(text.find("Markers that may fire: ART-73ID, Stuka-1"), std::string::npos) << text;
+  EXPECT_NE(text.find("Answer: barrage MARKER HEX"), std::string::npos) << text;
+}
+
 TEST(Render, DecisionSaysHowManyOrdersMayBeTakenBack) {
   game::View v = german_view();
   v.set_viewer(game::VIEWER_SOVIET);

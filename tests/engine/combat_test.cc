@@ -1951,6 +1951,43 @@ TEST_F(Barrage, Rule15_OutOfSupplyUnitsCannotCallArtillery) {
   EXPECT_TRUE(Refused(Side::German, barrage_order("PzA-art", "0606"), game::NOT_ALLOWED));
 }
 
+// The barrage step's decision lists the markers that may fire, as the other
+// choosing decisions list what they may name; only for the side that decides.
+TEST_F(Barrage, Rule10_TheBarrageStepListsTheMarkersThatMayFire) {
+  german_phase();
+  t.put("1TC/1", "0606");
+  t.put("1TC/2", "0608");
+  t.put("PzA/2", "0106");  // 5 hexes from 0606: beyond PzA-art's range of 4
+  to(Side::German, game::Decision::BARRAGE);
+  auto listed = [&](Viewer who) {
+    const auto v = t.engine.view(t.s, who);
+    return std::vector<std::string>(v.decision().candidates().begin(), v.decision().candidates().end());
+  };
+  EXPECT_EQ(listed(Viewer::German), (Names{"Stuka-1", "Stuka-2"}));  // a Stuka strikes anywhere
+  EXPECT_TRUE(listed(Viewer::Soviet).empty());
+  EXPECT_TRUE(listed(Viewer::Spectator).empty());
+
+  t.put("PzA/2", "0206");
+  EXPECT_EQ(listed(Viewer::German), (Names{"PzA-art", "Stuka-1", "Stuka-2"}));
+  for (const auto& m : listed(Viewer::German)) {
+    Table fires = t;
+    fires.rng = dice({6});
+    EXPECT_TRUE(fires.order(Side::German, barrage_order(m, "0606")).accepted) << m;
+  }
+  t.rng = dice({3});  // L: the lone unit loses a step at once
+  ASSERT_TRUE(Ok(Side::German, barrage_order("PzA-art", "0606")));
+  ASSERT_EQ(t.decision().kind, game::Decision::BARRAGE);
+  EXPECT_EQ(listed(Viewer::German), (Names{"Stuka-1", "Stuka-2"}));  // PzA-art used
+  t.rng = dice({6});
+  ASSERT_TRUE(Ok(Side::German, barrage_order("Stuka-1", "0608")));
+  ASSERT_EQ(t.decision().kind, game::Decision::BARRAGE);
+  EXPECT_EQ(listed(Viewer::German), (Names{"Stuka-2"}));  // one Stuka a hex: 0606 is still open to it
+  ASSERT_TRUE(Ok(Side::German, barrage_order("Stuka-2", "0606")));
+  ASSERT_EQ(t.decision().kind, game::Decision::BARRAGE);
+  EXPECT_TRUE(listed(Viewer::German).empty());
+  EXPECT_EQ(t.engine.view(t.s, Viewer::German).decision().prompt(), "Barrage fire, or end the barrage step.");
+}
+
 TEST_F(Barrage, Rule10_TheOwnerChoosesTheUnitThatTakesTheResult) {
   german_phase();
   t.put("PzA/2", "0604");
