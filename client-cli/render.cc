@@ -139,14 +139,14 @@ std::string side_word(game::Side s) {
 
 // The flags of a stack, most telling first.
 std::string stack_flags(const game::StackView& st) {
-  bool hidden = false, dis = false, oos = false, pd = false, res = false, moved = false;
+  bool hidden = false, dis = false, oos = false, pd = false, res = false, activated = false;
   for (const auto& u : st.units()) {
     hidden |= u.hidden();
     dis |= u.disorganized();
     oos |= u.out_of_supply();
     pd |= u.prepared_defense();
     res |= u.reserve();
-    moved |= u.moved();
+    activated |= u.moved();  // the Moved marker: activated this turn (rule 5), moving or not
   }
   if (st.units_size() < st.height()) hidden = true;
   std::string f;
@@ -155,7 +155,7 @@ std::string stack_flags(const game::StackView& st) {
   if (oos) f += 'O';
   if (pd) f += 'P';
   if (res) f += 'R';
-  if (moved) f += 'M';
+  if (activated) f += 'A';
   return f;
 }
 
@@ -171,7 +171,7 @@ std::string unit_text(const Scenario& sc, const game::UnitView& u) {
     const int h = u.movement_left_half();
     notes.push_back(std::to_string(h / 2) + (h % 2 ? ".5" : "") + " MP left");
   }
-  if (u.moved()) notes.push_back("Moved");
+  if (u.moved()) notes.push_back("activated this turn");
   if (u.disorganized()) notes.push_back("DIS");
   if (u.out_of_supply()) notes.push_back("OOS");
   if (u.prepared_defense()) notes.push_back("prepared defense");
@@ -389,8 +389,8 @@ std::string render_map(const Scenario& sc, const game::View& v, const RenderOpti
          "-" + format_hex(sc.columns * 100 + sc.rows) + " (show --at HEX moves it).\n";
   out += "Each hex is its number with its stack or terrain under it (not beside it).\n";
   out += "Stacks: " + sgr("S", kSoviet, o.colour) + " Soviet, " + sgr("G", kGerman, o.colour) +
-         " German, then the height; ? hidden units, D DIS, O OOS, P prepared defense, R reserve, M "
-         "Moved.\n";
+         " German, then the height; ? hidden units, D DIS, O OOS, P prepared defense, R reserve, A "
+         "activated.\n";
   out += "Map: * victory  = highway  - road  + railway  ~ _ stream or river  . clear  " +
          sgr("f", terrain_style("woods"), o.colour) + " woods  " +
          sgr("m", terrain_style("marsh"), o.colour) + " marsh  " +
@@ -744,7 +744,7 @@ std::string render_units(const Scenario& sc, const game::View& v) {
       const auto index = sc.unit_index(u.id());
       const int full = index ? static_cast<int>(sc.units[static_cast<size_t>(*index)].steps.size()) : 0;
       note(full > 1 && u.steps() < full, "reduced, " + std::to_string(u.steps()) + " of " + std::to_string(full) + " steps");
-      note(u.moved(), "Moved");
+      note(u.moved(), "activated this turn");
       note(u.reserve(), "reserve");
       note(u.prepared_defense(), "prepared defense");
       note(u.disorganized(), "disorganized");

@@ -205,9 +205,11 @@ TEST(Render, TheOpponentSeesOnlyTheTopCounterAndTheHeight) {
   o.center_hex = 1816;
   const std::string stacks = render_stacks(sc(), v, o);
   EXPECT_NE(stacks.find("1816 (Radzymin"), std::string::npos) << stacks;
+  // The Moved marker says the unit was activated this turn (rule 5), not that it moved.
+  const std::string one_line = std::regex_replace(stacks, std::regex("\n +"), " ");
   EXPECT_NE(
-      stacks.find(
-          "German, 2 units (only the top counter seen): 19Pz/I-27 7-10 [3.5 MP left, Moved];"),
+      one_line.find(
+          "German, 2 units (only the top counter seen): 19Pz/I-27 7-10 [3.5 MP left, activated this turn];"),
       std::string::npos)
       << stacks;
   EXPECT_NE(stacks.find("? (hidden)"), std::string::npos) << stacks;
@@ -216,7 +218,7 @@ TEST(Render, TheOpponentSeesOnlyTheTopCounterAndTheHeight) {
   EXPECT_NE(hands.find("German player holds 2 event chits."), std::string::npos) << hands;
   EXPECT_EQ(hands.find("GER-ACE"), std::string::npos) << hands;
   const std::string map = render_map(sc(), v, o);
-  EXPECT_NE(map.find("G2?M "), std::string::npos) << map;
+  EXPECT_NE(map.find("G2?A "), std::string::npos) << map;
 }
 
 TEST(Render, DecisionShowsCandidatesAndTheNotationToAnswer) {
