@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <iostream>
 #include <random>
 
 #include "terminal_text.h"
@@ -48,26 +49,60 @@ std::string Session::user() const {
   return it == cfg_.sessions.end() ? std::string() : it->second.name;
 }
 
+std::string Session::remembered_certificate() const {
+  auto it = cfg_.pins.find(ep_.origin());
+  if (it == cfg_.pins.end()) it = cfg_.pins.find(url_);  // kept under the whole URL before
+  return it == cfg_.pins.end() ? std::string() : it->second;
+}
+
 bool Session::connect(std::string* error) {
   TlsPolicy tls;
   tls.insecure = g_.insecure;
   tls.pin = normalize_fingerprint(g_.pin);
   if (tls.pin.empty() && !tls.insecure) {
-    auto it = cfg_.pins.find(url_);
-    if (it != cfg_.pins.end()) tls.pin = it->second;
+    tls.pin = remembered_certificate();
+    tls.remembered = !tls.pin.empty();
   }
   conn_ = std::make_unique<Connection>();
   std::string why;
   if (!conn_->connect(ep_, tls, std::chrono::seconds(10), &why)) {
-    if (error) *error = "Cannot reach " + url_ + ": " + why;
+    // A changed certificate is a warning first, not a server out of reach.
+    if (error) *error = tls.remembered && why.rfind("WARNING", 0) == 0 ? why : "Cannot reach " + url_ + ": " + why;
     return false;
   }
-  // An explicit --pin that worked is remembered for this server.
-  if (!g_.pin.empty() && cfg_.pins[url_] != tls.pin) {
-    cfg_.pins[url_] = tls.pin;
-    cfg_.save(nullptr);
+  if (!ep_.tls) return true;
+  // Trust on first use: the certificate accepted with --insecure, or an
+  // explicit --pin that worked, is the one later connections accept.
+  const std::string before = remembered_certificate();
+  std::string now;
+  if (g_.insecure && remember_insecure_) {
+    now = conn_->peer_fingerprint();
+  } else if (!g_.pin.empty() && conn_->peer_fingerprint() == tls.pin) {
+    now = tls.pin;
+  }
+  if (!now.empty() && now != before) {
+    cfg_.pins.erase(url_);
+    cfg_.pins[ep_.origin()] = now;
+    std::string why_not;
+    if (!cfg_.save(&why_not)) {
+      std::cerr << "The server's certificate could not be remembered: " << why_not << std::endl;
+    } else if (g_.insecure) {
+      std::cerr << (before.empty() ? "Remembered" : "Replaced the certificate remembered before (SHA-256 " +
+                                                        display_fingerprint(before) + ") with") +
+                       std::string(" the certificate of ") + ep_.origin() + ", SHA-256 " + display_fingerprint(now) +
+                       ": later connections to it need no --insecure while it presents this one."
+                << std::endl;
+    }
   }
   return true;
+}
+
+bool Session::forget_certificate(std::string* forgotten, std::string* error) {
+  *forgotten = remembered_certificate();
+  if (forgotten->empty()) return true;
+  cfg_.pins.erase(ep_.origin());
+  cfg_.pins.erase(url_);
+  return cfg_.save(error);
 }
 
 bool Session::connect_and_resume(std::string* error) {

@@ -38,8 +38,15 @@ class Session {
   bool logged_in() const;
   std::string user() const;
 
-  // Opens the connection (TLS and WebSocket), remembering an explicit --pin.
+  // Opens the connection (TLS and WebSocket), remembering the certificate
+  // accepted with --insecure, or an explicit --pin, for this server.
   bool connect(std::string* error);
+  // A probe (the fingerprint command) accepts any certificate but remembers none.
+  void remember_insecure(bool on) { remember_insecure_ = on; }
+  // The SHA-256 fingerprint remembered for this server's certificate, or empty.
+  std::string remembered_certificate() const;
+  // Forgets it: *forgotten says which one (empty when there was none).
+  bool forget_certificate(std::string* forgotten, std::string* error);
   // connect() and Resume with the stored token; then FollowTurns when asked for.
   bool connect_and_resume(std::string* error);
   // Whether each resumed connection asks for the notices of the player's turns.
@@ -75,6 +82,7 @@ class Session {
   std::unique_ptr<Connection> conn_;
   bool session_ended_ = false;
   bool follow_turns_ = false;
+  bool remember_insecure_ = true;
   wire::ErrorCode last_error_ = wire::ERROR_UNSPECIFIED;  // the Error code of the last call(), if it got one
 };
 

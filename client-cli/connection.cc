@@ -40,6 +40,11 @@ std::string Endpoint::url() const {
   return (tls ? "wss://" : "ws://") + h + ":" + port + (path == "/" ? "" : path);
 }
 
+std::string Endpoint::origin() const {
+  const std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+  return (tls ? "wss://" : "ws://") + h + ":" + port;
+}
+
 namespace {
 
 bool is_loopback(const std::string& host) {
@@ -117,6 +122,7 @@ struct Connection::Impl {
   bool open = false;
   std::string reason;
   std::string fingerprint;
+  bool chain_trusted = true;  // no certificate above the server's failed the CAs' check
   std::uint64_t next_id = 1;
   int efd = -1;
 
@@ -271,9 +277,20 @@ bool Connection::connect(const Endpoint& ep, const TlsPolicy& tls,
       }
       if (tls.insecure) return true;
       if (!tls.pin.empty()) {
-        if (depth > 0) return true;  // the chain does not matter: the leaf is pinned
-        std::lock_guard lk(im.mu);
-        return im.fingerprint == tls.pin;
+        // The pinned certificate, or else a chain the CAs vouch for (a server
+        // that moved to such a certificate is no stranger).
+        if (depth > 0) {
+          std::lock_guard lk(im.mu);
+          im.chain_trusted = im.chain_trusted && preverified;
+          return true;  // judged at the server's own certificate, below
+        }
+        bool chain_ok;
+        {
+          std::lock_guard lk(im.mu);
+          if (im.fingerprint == tls.pin) return true;
+          chain_ok = im.chain_trusted;
+        }
+        return chain_ok && ssl::host_name_verification(host)(preverified, vc);
       }
       return ssl::host_name_verification(host)(preverified, vc);
     });
@@ -323,15 +340,23 @@ bool Connection::connect(const Endpoint& ep, const TlsPolicy& tls,
   if (why.empty()) return true;
   const std::string fp = peer_fingerprint();
   if (why.find("certificate verify failed") != std::string::npos && !fp.empty()) {
-    if (!tls.pin.empty()) {
+    if (tls.remembered) {
+      why = "WARNING: THE SERVER'S CERTIFICATE HAS CHANGED. The certificate remembered for " + ep.origin() +
+            " has SHA-256 " + display_fingerprint(tls.pin) + ", but the server now presents SHA-256 " +
+            display_fingerprint(fp) +
+            ". Someone may be intercepting the connection (a man-in-the-middle), or the server made a new "
+            "certificate. Nothing was sent to it. Check the new fingerprint with the server's operator; "
+            "to accept it, connect once with --insecure (or --pin " + fp + "), or forget the old one with "
+            "`counterattack --server " + ep.origin() + " forget-certificate`.";
+    } else if (!tls.pin.empty()) {
       why = "the server's certificate (SHA-256 " + display_fingerprint(fp) +
             ") does not match the pinned fingerprint " + display_fingerprint(tls.pin) +
             ". If the server changed its certificate, check the new fingerprint with its operator "
             "and pin it again.";
     } else {
       why = "the server's certificate is not trusted (SHA-256 " + display_fingerprint(fp) +
-            "). If you trust this server, pass --pin " + fp +
-            " (remembered for this server) or --insecure.";
+            "). If you trust this server, pass --insecure once (its certificate is then remembered for "
+            "this server) or --pin " + fp + ".";
     }
   }
   if (error) *error = why;

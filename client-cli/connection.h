@@ -16,16 +16,19 @@ struct Endpoint {
   std::string host, port, path = "/";
   bool tls = true;          // false: plain ws://, to a server on this machine alone
   std::string url() const;  // canonical "wss://host:port" (or "ws://")
+  std::string origin() const;  // url() without the path: what a remembered certificate is kept under
 };
 // Parses wss://host[:port][/path], the port defaulting to 443; or ws:// (port 80)
 // to a loopback host, as a server started with --plain allows.
 std::optional<Endpoint> parse_url(const std::string& url, std::string* error);
 
 // How the server's certificate is checked: by the system's CAs and the host
-// name (the default), not at all (insecure), or by its SHA-256 fingerprint.
+// name (the default), not at all (insecure), or with a SHA-256 fingerprint
+// also accepted: the certificate that has it, or one the CAs vouch for.
 struct TlsPolicy {
   bool insecure = false;
-  std::string pin;  // 64 lower-case hex digits, or empty
+  std::string pin;          // 64 lower-case hex digits, or empty
+  bool remembered = false;  // the pin is the one kept for this server, not one given now
 };
 
 class Connection {

@@ -109,7 +109,9 @@ int main(int argc, char** argv) {
       "Server URL, wss://host:port (default: the configured one, else wss://127.0.0.1:8443); "
       "ws://127.0.0.1:port for a --plain server on this machine");
   app.add_flag("--insecure", g.insecure,
-               "Accept any server certificate (a self-signed test server)");
+               "Accept any server certificate this once (a self-signed server) and remember its "
+               "fingerprint: later connections to that server need no --insecure while its "
+               "certificate stays the same, and are refused if it changes");
   app.add_option("--pin", g.pin,
                  "Accept the server certificate with this SHA-256 fingerprint, and remember it for "
                  "this server");
@@ -279,6 +281,9 @@ int main(int argc, char** argv) {
   auto* ratings = app.add_subcommand("ratings", "The rated players, best first (no login needed)");
   auto* fingerprint = app.add_subcommand(
       "fingerprint", "Print the SHA-256 fingerprint of the server's certificate, to pin it");
+  auto* forget_certificate = app.add_subcommand(
+      "forget-certificate",
+      "Forget the certificate remembered for the server (after --insecure or --pin), to accept a new one");
 
   try {
     app.parse(argc, argv);
@@ -499,11 +504,28 @@ int main(int argc, char** argv) {
     return cli::kOk;
   }
 
+  if (*forget_certificate) {
+    std::string forgotten;
+    if (!s.forget_certificate(&forgotten, &why)) return fail(g, why);
+    if (g.json) {
+      std::cout << nlohmann::json{{"server", s.url()}, {"forgotten", forgotten}}.dump() << std::endl;
+    } else if (forgotten.empty()) {
+      std::cout << "No certificate is remembered for " << s.url() << "." << std::endl;
+    } else {
+      std::cout << "Forgot the certificate remembered for " << s.url() << " (SHA-256 "
+                << cli::display_fingerprint(forgotten)
+                << "). A certificate the system's CAs do not vouch for is accepted again only with --insecure or "
+                   "--pin." << std::endl;
+    }
+    return cli::kOk;
+  }
+
   if (*fingerprint) {
     cli::GlobalOptions g2 = g;
     g2.insecure = true;
     g2.pin.clear();
     cli::Session probe(g2);
+    probe.remember_insecure(false);
     if (!probe.init(&why) || !probe.connect(&why)) return fail(g, why);
     const std::string fp = probe.conn().peer_fingerprint();
     if (g.json) {

@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
+#include <sstream>
 
+#include "config.h"
 #include "harness.h"
 #include "notation.h"
 
@@ -452,6 +454,95 @@ TEST_F(TwoPlayers, APlainServerOnLoopbackIsPlayedOverWsUrls) {
   plain.stop();
   std::error_code ec;
   fs::remove_all(data, ec);
+}
+
+// Trust on first use, as SSH's known_hosts: --insecure once remembers the
+// server's certificate; a different one on the same host and port is refused.
+TEST_F(TwoPlayers, ACertificateAcceptedOnceWithInsecureIsTrustedAfterAndAChangedOneIsRefused) {
+  const std::string config = alice_.config + "/counterattack/config.json";
+  auto as = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {CA_CLIENT_BIN, "--server", url()});
+    return run(args, env(alice_), "");
+  };
+  auto file = [&] {
+    std::ifstream in(config);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  auto remembered = [&] {
+    const std::string text = file();
+    return text.empty() ? json::object() : json::parse(text).value("pins", json::object());
+  };
+
+  // A stranger's self-signed certificate is refused, and nothing is remembered.
+  auto stranger = as({"ratings"});
+  EXPECT_EQ(stranger.code, 1);
+  EXPECT_NE(stranger.err.find("is not trusted"), std::string::npos) << stranger.err;
+  EXPECT_NE(stranger.err.find("--insecure once"), std::string::npos) << stranger.err;
+  EXPECT_TRUE(remembered().empty()) << file();
+
+  auto probe = as({"--json", "fingerprint"});
+  ASSERT_EQ(probe.code, 0) << probe.err;
+  const std::string first = json::parse(probe.out).value("sha256", "");
+  ASSERT_EQ(first.size(), 64u);
+  EXPECT_TRUE(remembered().empty()) << "the fingerprint command remembers nothing: " << file();
+
+  auto once = as({"--insecure", "ratings"});
+  ASSERT_EQ(once.code, 0) << once.err;
+  EXPECT_NE(once.err.find("Remembered the certificate of " + url() + ", SHA-256 " + display_fingerprint(first)),
+            std::string::npos)
+      << once.err;
+  EXPECT_EQ(remembered(), (json{{url(), first}})) << file();
+
+  auto after = as({"ratings"});
+  EXPECT_EQ(after.code, 0) << after.err;
+  EXPECT_TRUE(after.err.empty()) << after.err;
+  auto registered = run({CA_CLIENT_BIN, "--server", url(), "register", "alice"}, env(alice_), "password-of-alice\n");
+  EXPECT_EQ(registered.code, 0) << registered.err;
+
+  // Another server, with a certificate of its own, on the same host and port.
+  server_.stop();
+  const std::string other_data = temp_dir("other");
+  Background other;
+  ASSERT_EQ(start_server(other, other_data, addr_), addr_) << other.output();
+  const std::string stored = file();
+  auto changed = as({"ratings"});
+  EXPECT_EQ(changed.code, 1);
+  for (const std::string& said : {std::string("CERTIFICATE HAS CHANGED"), display_fingerprint(first), std::string("man-in-the-middle"),
+                                  std::string("--insecure"), "counterattack --server " + url() + " forget-certificate"}) {
+    EXPECT_NE(changed.err.find(said), std::string::npos) << said << " not in: " << changed.err;
+  }
+  auto games = as({"games"});
+  EXPECT_EQ(games.code, 1);
+  EXPECT_NE(games.err.find("CERTIFICATE HAS CHANGED"), std::string::npos) << games.err;
+  EXPECT_EQ(file(), stored) << "a refused certificate changes nothing stored";
+
+  auto second_probe = as({"--json", "fingerprint"});
+  ASSERT_EQ(second_probe.code, 0) << second_probe.err;
+  const std::string second = json::parse(second_probe.out).value("sha256", "");
+  ASSERT_NE(second, first);
+  EXPECT_NE(changed.err.find(display_fingerprint(second)), std::string::npos) << changed.err;
+  EXPECT_EQ(file(), stored);
+
+  // Forgotten, the new one is a stranger again; --insecure once takes it.
+  auto forget = as({"forget-certificate"});
+  ASSERT_EQ(forget.code, 0) << forget.err;
+  EXPECT_NE(forget.out.find("Forgot the certificate remembered for " + url()), std::string::npos) << forget.out;
+  EXPECT_TRUE(remembered().empty()) << file();
+  auto unknown = as({"ratings"});
+  EXPECT_EQ(unknown.code, 1);
+  EXPECT_NE(unknown.err.find("is not trusted"), std::string::npos) << unknown.err;
+  // (alice's session was the first server's: she registers on this one.)
+  auto accepted = run({CA_CLIENT_BIN, "--server", url(), "--insecure", "register", "alice"}, env(alice_), "password-of-alice\n");
+  ASSERT_EQ(accepted.code, 0) << accepted.err;
+  EXPECT_EQ(remembered(), (json{{url(), second}})) << file();
+  auto trusted = as({"games"});
+  EXPECT_EQ(trusted.code, 0) << trusted.err;
+
+  other.stop();
+  std::error_code ec;
+  fs::remove_all(other_data, ec);
 }
 
 TEST_F(TwoPlayers, TheEmailCommandSaysWhatTheServerCanDo) {
