@@ -265,6 +265,12 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
         g->standing[seat].ParseFromString(so.blob(1));
         g->standing_set[seat] = g->standing[seat].ByteSizeLong() > 0;
       }
+      auto& sn = db.prepare("SELECT side, version FROM seen WHERE game_id = ?");
+      sn.bind_all(id);
+      while (sn.step()) {
+        auto& seen = g->seen[seat_of_side(sn.integer(0))];
+        seen = std::max(seen, sn.integer(1));
+      }
       auto& r = db.prepare("SELECT side, idempotency_key, order_bytes, rejection, at_version FROM rejections WHERE game_id = ?");
       r.bind_all(id);
       while (r.step()) rejections.push_back({static_cast<int>(r.integer(0)), r.text(1), r.blob(2), r.blob(3), r.integer(4)});
@@ -322,6 +328,8 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
       last_key = {seat_of_side(row.side), row.key};
       g->keys[last_key] = Game::KeyRecord{entry.order().SerializeAsString(), true, row.version, {}, true};
       g->played[seat_of_side(row.side)] = true;
+      auto& seen = g->seen[seat_of_side(row.side)];  // they saw the game up to their own order
+      seen = std::max(seen, row.version);
     } else if (starts_own_run(row.key)) {
       last_key = {};  // this run and its answers follow no order
     } else if (auto r = g->keys.find(last_key); r != g->keys.end()) {
@@ -401,6 +409,7 @@ wire::GameSummary GameService::summary(const Game& g, int your_side) const {
   if (g.status == Game::Status::Finished) s.set_result_reason(g.reason);
   s.set_seed_commitment(g.commitment);
   s.set_your_side(your_side == 0 ? "soviet" : your_side == 1 ? "german" : "");
+  if (your_side == 0 || your_side == 1) s.set_your_seen_version(std::min(g.seen[your_side], g.committed));
   s.set_turn(g.committed_turn);
   s.set_move_seconds(g.move_seconds);
   if (g.status == Game::Status::Playing) s.set_deadline_unix(g.committed_deadline);
@@ -427,6 +436,29 @@ wire::GameSummary GameService::summary(const Game& g, int your_side) const {
     s.set_german_vacation_until(vacations_.until(g.user[1]));
   }
   return s;
+}
+
+void GameService::record_seen(Game& g, int seat, std::int64_t version) {
+  version = std::min(version, g.committed);
+  if (seat < 0 || seat > 1 || version <= g.seen[seat]) return;
+  g.seen[seat] = version;
+  // Rare (a watch ends, a log is read) and off any order's write: lost in a
+  // failed batch, the player is only told of a few versions again.
+  storage_.write(
+      [id = g.id, side = side_enum(seat), version](Db& db) {
+        db.prepare(
+              "INSERT INTO seen (game_id, side, version) VALUES (?, ?, ?)"
+              " ON CONFLICT (game_id, side) DO UPDATE SET version = MAX(version, excluded.version)")
+            .run(id, side, version);
+      },
+      nullptr);
+}
+
+void GameService::stop_watching(Game& g, std::uint64_t peer_id) {
+  for (const auto& sub : g.subscribers) {
+    if (sub.peer_id == peer_id) record_seen(g, g.side_of(sub.user), sub.sent);
+  }
+  g.unsubscribe(peer_id);
 }
 
 void GameService::add_ratings(wire::GameSummary& s, const std::string& scenario, const std::int64_t (&user)[2],
@@ -530,6 +562,36 @@ void GameService::remind_if_late(Game& g) {
   mailer_.deadline_near(g.user[seat], summary(g, seat));
 }
 
+Mailer::SinceLooked GameService::since_looked(const Game& g, int seat) const {
+  constexpr std::size_t kMailedEvents = 15;  // a mail to read at a glance
+  Mailer::SinceLooked out;
+  const std::int64_t seen = std::min(g.seen[seat], g.committed);
+  if (seen >= g.committed) return out;
+  // Held from the setup on, or from before the first version unseen: nothing is missing.
+  out.earlier = g.recent_events.empty() || (g.recent_events.front().first > seen && g.recent_events.front().first > 0);
+  std::vector<game::Event> events;
+  for (const auto& [v, e] : g.recent_events) {
+    if (v > seen && v <= g.committed) events.push_back(e);
+  }
+  for (const auto& e : g.rules->events_for(events, viewer_of(static_cast<Seat>(seat)))) {
+    std::string text = e.text();
+    if (e.kind() == game::Event::DIE_ROLLED && e.die() > 0 && text.find(std::to_string(e.die())) == std::string::npos) {
+      text += " (die " + std::to_string(e.die()) + ")";  // as the client prints it
+    }
+    out.lines.push_back(std::move(text));
+  }
+  if (out.lines.size() > kMailedEvents) {
+    // All held: the first, and how many follow; some not held: the latest, after a pointer to the rest.
+    if (out.earlier) {
+      out.lines.erase(out.lines.begin(), out.lines.end() - static_cast<std::ptrdiff_t>(kMailedEvents));
+    } else {
+      out.more = out.lines.size() - kMailedEvents;
+      out.lines.resize(kMailedEvents);
+    }
+  }
+  return out;
+}
+
 bool GameService::notify_turn(Game& g, game::Side was, bool mail) {
   const game::Side now = g.committed_decider;
   if (g.status != Game::Status::Playing || now == was || (now != game::SOVIET && now != game::GERMAN)) return false;
@@ -538,7 +600,7 @@ bool GameService::notify_turn(Game& g, game::Side was, bool mail) {
     // One mail per game until the player looks at it again.
     if (!g.mailed[seat] && mailer_.has_address(g.user[seat])) {
       g.mailed[seat] = true;
-      if (mail) mailer_.your_turn(g.user[seat], summary(g, seat));
+      if (mail) mailer_.your_turn(g.user[seat], summary(g, seat), since_looked(g, seat));
     }
     return true;
   }
@@ -641,6 +703,9 @@ void GameService::flush(Game& g) {
     sub.sent = g.committed;
   }
   if (dead) {
+    for (const auto& sub : g.subscribers) {
+      if (sub.peer.expired()) record_seen(g, g.side_of(sub.user), sub.sent);
+    }
     std::erase_if(g.subscribers, [](const Game::Subscriber& s) { return s.peer.expired(); });
   }
 }
@@ -682,7 +747,7 @@ bool GameService::watch(const Caller& c, const wire::Watch& req) {
                                           std::to_string(g->committed) + ")."), false;
   }
   const auto pid = c.peer->peer_id();
-  g->unsubscribe(pid);
+  stop_watching(*g, pid);
   // Each finished game read back holds its whole match in memory: while too many
   // are held, a spectator gets this one's view once and it is not followed.
   const bool follow = side >= 0 || !g->loaded_finished || !g->subscribers.empty() || may_follow_finished(g);
@@ -760,7 +825,7 @@ void GameService::unwatch(const Caller& c, const wire::Unwatch& req) {
   if (g) {
     {
       std::lock_guard lock(g->mu);
-      g->unsubscribe(c.peer->peer_id());
+      stop_watching(*g, c.peer->peer_id());
     }
     maybe_unload(g);
   }
@@ -777,7 +842,7 @@ void GameService::drop_peer(std::uint64_t peer_id, const std::vector<std::string
     if (!g) continue;
     {
       std::lock_guard lock(g->mu);
-      g->unsubscribe(peer_id);
+      stop_watching(*g, peer_id);
     }
     maybe_unload(g);
   }
@@ -990,6 +1055,7 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
       }
       g->mailed[side] = false;
       g->played[side] = true;
+      g->seen[side] = v;  // their own order: stored with it, and read back as seen
     }
     const bool finished = g->match->over();
     if (finished) end_game(*g, g->match->result(), g->match->result_reason());
@@ -1247,7 +1313,7 @@ void GameService::get_log(const Caller& c, const wire::GetLog& req) {
   std::unique_lock lock(g->mu);
   if (!g->visible_to(c.user_id)) return no_such_game(c, req.game_id());
   if (req.as_seen()) {
-    send_events_as_seen(*g, c);
+    send_events_as_seen(g, c);
     lock.unlock();
     return maybe_unload(g);  // a finished game read back for this rests with the others
   }
@@ -1270,28 +1336,43 @@ void GameService::log_closed(const Caller& c) {
 }
 
 // Called with g.mu held. Only what is durable: the orders up to the committed version.
-void GameService::send_events_as_seen(Game& g, const Caller& c) {
-  const auto viewer = viewer_of(g.seat_of_reader(c.user_id));
-  post_([this, id = g.id, rules = g.rules, options = g.options, revision = g.rules_revision, seed = g.seed,
-         upto = g.committed, viewer, c] {
+void GameService::send_events_as_seen(const std::shared_ptr<Game>& g, const Caller& c) {
+  const auto viewer = viewer_of(g->seat_of_reader(c.user_id));
+  const int seat = g->side_of(c.user_id);
+  const std::int64_t seen_before = seat >= 0 ? std::min(g->seen[seat], g->committed) : 0;
+  post_([this, g, id = g->id, rules = g->rules, options = g->options, revision = g->rules_revision, seed = g->seed,
+         upto = g->committed, viewer, seat, seen_before, c] {
     try {
-      std::vector<game::Event> all;
-      rules->create(options, seed, revision, &all);  // the setup's events, as the game began
+      wire::ServerMessage m;
+      auto* lg = m.mutable_game_log();
+      const auto add = [&](std::int64_t version, const std::vector<game::Event>& events) {
+        for (auto& e : rules->events_for(events, viewer)) {
+          *lg->add_events() = std::move(e);
+          lg->add_event_versions(version);
+        }
+      };
+      std::vector<game::Event> setup;
+      rules->create(options, seed, revision, &setup);  // the setup's events, as the game began
+      add(0, setup);
       storage_.read([&](Db& db) {
-        auto& q = db.prepare("SELECT entry FROM orders WHERE game_id = ? AND version <= ? ORDER BY version");
+        auto& q = db.prepare("SELECT version, entry FROM orders WHERE game_id = ? AND version <= ? ORDER BY version");
         q.bind_all(id, upto);
         wire::LoggedOrder entry;
         while (q.step()) {
-          if (!entry.ParseFromString(q.blob(0))) throw std::runtime_error("an order does not decode");
-          for (auto& e : *entry.mutable_events()) all.push_back(std::move(e));
+          if (!entry.ParseFromString(q.blob(1))) throw std::runtime_error("an order does not decode");
+          add(q.integer(0), {entry.events().begin(), entry.events().end()});
         }
         return 0;
       });
-      wire::ServerMessage m;
-      auto* lg = m.mutable_game_log();
       lg->set_game_id(id);
       lg->set_version(upto);
-      for (auto& e : rules->events_for(all, viewer)) *lg->add_events() = std::move(e);
+      lg->set_seen_version(seen_before);
+      {
+        // Read to the end: the player has looked. Recorded before the answer, which a
+        // client may follow at once with a question about it.
+        std::lock_guard l(g->mu);
+        record_seen(*g, seat, upto);
+      }
       c.reply(std::move(m));
     } catch (const std::exception& e) {
       log::error("log cannot be read", {{"game", id}, {"error", e.what()}});

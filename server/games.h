@@ -135,6 +135,11 @@ struct Game {
   bool mailed[2] = {false, false};
   bool reminded = false;  // the player to decide was mailed that the deadline is near
   bool played[2] = {false, false};  // each player has given an order (at `head`)
+  // Each seated player's highest version shown, as recorded: a row of `seen`
+  // (written when a connection stops watching, or the log is read) or their own
+  // latest order, whichever is later. May pass `committed` for a moment: an order
+  // being stored.
+  std::int64_t seen[2] = {0, 0};
   // Each player's standing orders (SetStandingOrders), and whether any is set.
   game::StandingOrders standing[2];
   bool standing_set[2] = {false, false};
@@ -280,6 +285,11 @@ class GameService {
   // stored but its log does not replay (a player must not be told it is gone).
   void missing_game(const Caller& c, const std::string& game_id);
 
+  // With g.mu held: the player of `seat` (none: nothing) has been shown the game up
+  // to `version` (at most the committed one); a small write when that is news.
+  void record_seen(Game& g, int seat, std::int64_t version);
+  // With g.mu held: the connection stops watching the game; what it was shown is recorded.
+  void stop_watching(Game& g, std::uint64_t peer_id);
   // Called with g->mu held.
   wire::GameSummary summary(const Game& g, int your_side) const;
   // The players' ratings now (user 0: an open seat), and a finished rated game's changes.
@@ -294,6 +304,9 @@ class GameService {
   // `mail` false: a player away is marked as mailed instead (a mail of its own names the game).
   // True when the player to decide was away.
   bool notify_turn(Game& g, game::Side was, bool mail = true);
+  // With g.mu held: the committed events since the player of `seat` last looked, as
+  // their view reads them, from those held in memory (a turn mail's).
+  Mailer::SinceLooked since_looked(const Game& g, int seat) const;
   // The player of a seat has no connection watching the game or following turns.
   bool away(Game& g, int seat);
   // The user's live connections that follow turns, with their peer ids.
@@ -368,7 +381,9 @@ class GameService {
   // After a Watch's answer: GameEnded, when the game is over and its end stored.
   void tell_if_over(const Game& g, const Caller& c);
   // GetLog.as_seen: every event so far as the caller's view reads them, read off the caller's thread.
-  void send_events_as_seen(Game& g, const Caller& c);
+  // A seated player's reading (`seat`, else -1) is recorded as seen once answered,
+  // and tells the version seen before it.
+  void send_events_as_seen(const std::shared_ptr<Game>& g, const Caller& c);
   void send_log(Game& g, const Caller& c);
   static void log_closed(const Caller& c);
   bool may_read(const Game& g, Seat seat, wire::Channel channel) const;

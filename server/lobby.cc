@@ -455,28 +455,34 @@ void GameService::my_games(const Caller& c) {
     int side, change[2], round;
     bool counted;
     std::string reason;
-    std::int64_t move_seconds, clock_seconds, increment_seconds;
+    std::int64_t move_seconds, clock_seconds, increment_seconds, seen;
   };
   const auto rows = storage_.read([&](Db& db) {
     std::vector<Row> out;
     static const std::string sql =
         "SELECT g.id, g.scenario, g.options, COALESCE(s.name, ''), COALESCE(d.name, ''), g.status, g.result,"
         " g.seed_commitment, g.private, (SELECT COALESCE(MAX(version), 0) FROM orders o WHERE o.game_id = g.id),"
-        " CASE WHEN g.soviet_id = ? THEN 0 ELSE 1 END, g.tournament_id, g.rated, COALESCE(g.soviet_id, 0),"
+        " CASE WHEN g.soviet_id = ?1 THEN 0 ELSE 1 END, g.tournament_id, g.rated, COALESCE(g.soviet_id, 0),"
         " COALESCE(g.german_id, 0), " + std::string(kRatingChangeColumns) + ", g.tournament_round," +
-        " g.result_reason, g.move_seconds, g.clock_seconds, g.increment_seconds"
+        " g.result_reason, g.move_seconds, g.clock_seconds, g.increment_seconds,"
+        // What the caller was shown: recorded, or their own latest order (not a standing answer).
+        " MAX(COALESCE((SELECT version FROM seen n WHERE n.game_id = g.id AND n.side = (CASE WHEN g.soviet_id = ?1"
+        " THEN " + std::to_string(game::SOVIET) + " ELSE " + std::to_string(game::GERMAN) + " END)), 0),"
+        " (SELECT COALESCE(MAX(version), 0) FROM orders o WHERE o.game_id = g.id AND o.side = (CASE WHEN g.soviet_id = ?1"
+        " THEN " + std::to_string(game::SOVIET) + " ELSE " + std::to_string(game::GERMAN) + " END)"
+        " AND o.idempotency_key NOT LIKE 'standing:%'))"
         " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id"
-        " WHERE g.soviet_id = ? OR g.german_id = ? OR (g.reserved_for = ? AND g.status = 'open')"
+        " WHERE g.soviet_id = ?1 OR g.german_id = ?1 OR (g.reserved_for = ?1 AND g.status = 'open')"
         " ORDER BY g.updated_unix DESC LIMIT 200";
     auto& q = db.prepare(sql.c_str());
-    q.bind_all(c.user_id, c.user_id, c.user_id, c.user_id);
+    q.bind_all(c.user_id);
     while (q.step()) {
       out.push_back(Row{q.text(0), q.text(1), q.text(2), q.text(3), q.text(4), q.text(5), q.text(6), q.text(7),
                         q.text(11), q.integer(8) != 0, q.integer(12) != 0, q.integer(9),
                         {q.integer(13), q.integer(14)}, static_cast<int>(q.integer(10)),
                         {static_cast<int>(q.integer(15)), static_cast<int>(q.integer(16))},
                         static_cast<int>(q.integer(18)), q.integer(17) != 0, q.text(19), q.integer(20),
-                        q.integer(21), q.integer(22)});
+                        q.integer(21), q.integer(22), q.integer(23)});
     }
     return out;
   });
@@ -513,6 +519,7 @@ void GameService::my_games(const Caller& c) {
     s->set_increment_seconds(r.increment_seconds);
     s->set_seed_commitment(r.commitment);
     s->set_your_side(r.side == 0 ? "soviet" : "german");
+    s->set_your_seen_version(std::min(r.seen, r.version));
     add_ratings(*s, r.scenario, r.user, r.rated, r.change, r.counted);
     s->set_tournament_id(r.tournament_id);
     s->set_tournament_round(r.round);

@@ -220,11 +220,20 @@ const char* kFooter =
     "`counterattack email off`.\n";
 }  // namespace
 
-void Mailer::your_turn(std::int64_t user_id, const wire::GameSummary& game) {
+void Mailer::your_turn(std::int64_t user_id, const wire::GameSummary& game, const SinceLooked& since) {
   const std::string to = address_of(user_id);
   if (to.empty()) return;
+  std::string happened;
+  if (!since.lines.empty() || since.earlier) {
+    const std::string whole = command("show " + game.game_id() + " --log 0");
+    happened = "Since you last looked:\n";
+    if (since.earlier) happened += "  (earlier events: " + whole + ")\n";
+    for (const auto& line : since.lines) happened += "  " + line + "\n";
+    if (since.more > 0) happened += "  ... and " + std::to_string(since.more) + " more: " + whole + "\n";
+    happened += "\n";
+  }
   queue(user_id, to, "Your move in game " + game.game_id() + " (turn " + std::to_string(game.turn()) + ")",
-        opening(game, "It is your move") + how_to_answer(game) +
+        opening(game, "It is your move") + happened + how_to_answer(game) +
             "\nYou get one such mail per game until you next look at the game or play in it.\n" + kFooter);
 }
 

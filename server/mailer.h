@@ -48,7 +48,14 @@ class Mailer {
   // Notices to a player who is away, when they have a confirmed address (`game`
   // as that player sees it): the decision has passed to them; a quarter of the
   // time per move is left; the game is over, with its reason.
-  void your_turn(std::int64_t user_id, const wire::GameSummary& game);
+  // What happened since a player last looked, as their own view reads it: the
+  // first lines, how many more there are, and whether earlier ones are not listed.
+  struct SinceLooked {
+    std::vector<std::string> lines;
+    std::size_t more = 0;
+    bool earlier = false;
+  };
+  void your_turn(std::int64_t user_id, const wire::GameSummary& game, const SinceLooked& since);
   void deadline_near(std::int64_t user_id, const wire::GameSummary& game);
   void game_over(std::int64_t user_id, const wire::GameSummary& game, const std::string& reason);
   // The opponent of a finished game offers the player its rematch.

@@ -643,10 +643,12 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
   server_->terminate();
   const std::string db_path = server_->data_dir() + "/counterattack.db";
   {
-    // The database as the release before the last migration left it.
+    // The database as the release before the last two migrations left it (031's
+    // seen versions, and 030's rules revision, which the game below is checked for).
     std::string err;
     Db db(db_path, false, err);
     ASSERT_TRUE(db.ok()) << err;
+    db.exec("DROP TABLE seen");
     db.exec("ALTER TABLE games DROP COLUMN rules_revision");
     db.exec("ALTER TABLE tournaments DROP COLUMN rules_revision");
     db.exec("PRAGMA user_version=29");
@@ -673,6 +675,7 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
   auto bob = user("bob");
   ASSERT_TRUE(bob->join(id).has_game());
   play_opening(*alice, *bob, id);
+  EXPECT_EQ(summary_in_my_games(*alice, id).your_seen_version(), 1) << "what she was shown, recorded in the new table";
   wire::ClientMessage resign;
   resign.mutable_resign()->set_game_id(id);
   ASSERT_TRUE(bob->request(resign).has_ok());

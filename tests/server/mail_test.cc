@@ -246,6 +246,90 @@ TEST_F(ServerMail, APlayerAwayIsMailedWhenTheDecisionPassesToThem) {
   EXPECT_EQ(all.back().to, "bob@example.org") << "alice, following turns, was mailed: " << all.back().data;
 }
 
+// The turn mail tells what happened since the player last looked, exactly as their
+// own view reads it: what the other side's view alone holds (its chits drawn, its
+// hidden units named) never reaches it.
+TEST_F(ServerMail, TheTurnMailTellsWhatHappenedSinceYouLastLookedAsYourViewReadsIt) {
+  restart({}, mail_settings(sink_.url()) + "recent_events = 100000\n");  // every event held: none left out
+  auto alice = user("alice"), bob = user("bob");
+  std::size_t mails = confirm_address(*alice, sink_, "alice@example.org");
+  ASSERT_FALSE(HasFailure());
+  const std::string id = start_game(*alice, *bob);  // alice plays the Soviet side
+  auto alice_board = login_as("alice"), bob_board = login_as("bob");
+  auto [soviet, german] = watch_as_players(*alice_board, *bob_board, id);
+  ASSERT_FALSE(HasFailure());
+  if (soviet.view.decision().side() == game::SOVIET) {
+    ASSERT_EQ(sink_.wait_for(++mails).size(), mails);  // the start's
+  }
+  auto as_seen = [&](Client& c) {
+    wire::ClientMessage get;
+    get.mutable_get_log()->set_game_id(id);
+    get.mutable_get_log()->set_as_seen(true);
+    return c.request(get);
+  };
+  wire::ClientMessage unwatch;
+  unwatch.mutable_unwatch()->set_game_id(id);
+  static const auto sc = default_scenario();
+  Bot bob_bot(game::GERMAN, sc);
+  int serial = 0, hidden = 0;
+  // alice plays at her board until the decision is bob's, and leaves; bob plays until it is hers again,
+  // and she is mailed; until some of bob's play was for the German's eyes alone.
+  for (int round = 0; round < 40 && hidden == 0; ++round) {
+    while (soviet.view.decision().side() != game::GERMAN && soviet.view.decision().kind() != game::Decision::GAME_OVER &&
+           serial < 3000) {
+      play(soviet, german, nullptr, 1, "a" + std::to_string(serial++) + "-");
+      ASSERT_FALSE(HasFailure());
+    }
+    ASSERT_EQ(soviet.view.decision().side(), game::GERMAN) << "the game ended first";
+    ASSERT_TRUE(alice_board->request(unwatch).has_ok());
+    play_until_decision_leaves(german, bob_bot, "b" + std::to_string(round) + "-");
+    ASSERT_FALSE(HasFailure());
+    if (german.view.decision().kind() == game::Decision::GAME_OVER) break;
+    auto all = sink_.wait_for(++mails);
+    ASSERT_EQ(all.size(), mails);
+    const std::string body = body_of(all.back());
+
+    // What alice reads in the log after the version she had seen, in the mail, word for word.
+    const auto hers = as_seen(*alice);
+    ASSERT_TRUE(hers.has_game_log()) << hers.DebugString();
+    const auto& gl = hers.game_log();
+    ASSERT_EQ(gl.event_versions_size(), gl.events_size());
+    const std::int64_t seen = gl.seen_version();
+    std::vector<std::string> lines;
+    for (int i = 0; i < gl.events_size(); ++i) {
+      if (gl.event_versions(i) <= seen) continue;
+      const auto& e = gl.events(i);
+      std::string text = e.text();
+      if (e.kind() == game::Event::DIE_ROLLED && e.die() > 0 && text.find(std::to_string(e.die())) == std::string::npos) {
+        text += " (die " + std::to_string(e.die()) + ")";
+      }
+      lines.push_back(text);
+    }
+    ASSERT_FALSE(lines.empty()) << "bob played since alice looked";
+    std::string expected = "Since you last looked:\r\n";
+    for (std::size_t i = 0; i < std::min<std::size_t>(lines.size(), 15); ++i) expected += "  " + lines[i] + "\r\n";
+    if (lines.size() > 15) {
+      expected += "  ... and " + std::to_string(lines.size() - 15) +
+                  " more: `counterattack --server wss://club.test:8443 show " + id + " --log 0`\r\n";
+    }
+    EXPECT_NE(body.find(expected + "\r\n"), std::string::npos) << "expected\n" << expected << "in\n" << body;
+
+    // What bob's view alone read meanwhile is nowhere in it.
+    const auto his = as_seen(*bob);
+    ASSERT_TRUE(his.has_game_log()) << his.DebugString();
+    const auto& hl = his.game_log();
+    ASSERT_EQ(hl.event_versions_size(), hl.events_size());
+    for (int i = 0; i < hl.events_size(); ++i) {
+      if (hl.event_versions(i) <= seen || hl.events(i).audience() != game::AUDIENCE_GERMAN) continue;
+      ++hidden;
+      EXPECT_EQ(body.find(hl.events(i).text()), std::string::npos) << "a German secret mailed to alice: " << hl.events(i).text();
+    }
+    ASSERT_TRUE(alice_board->watch(id).has_game());
+    soviet.absorb();
+  }
+  EXPECT_GT(hidden, 0) << "no play for the German's eyes alone happened while alice was away";
+}
+
 TEST_F(ServerMail, APlayerAwayIsRemindedBeforeTheTimeRunsOutAndToldHowTheGameEnded) {
   restart({}, mail_settings(sink_.url()) + "min_move_seconds = 1\n");
   auto alice = user("alice"), bob = user("bob");
