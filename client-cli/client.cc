@@ -887,8 +887,20 @@ std::string rating_changes_text(const wire::GameEnded& e) {
   return "Ratings: Soviet " + signed_text(e.soviet_rating_change()) + ", German " + signed_text(e.german_rating_change());
 }
 
+bool waits_for_you(const wire::GameSummary& g) {
+  return g.status() == "playing" && !g.your_side().empty() &&
+         g.to_decide() == (g.your_side() == "soviet" ? game::SOVIET : game::GERMAN);
+}
+
 std::string game_line(const wire::GameSummary& g) {
   std::string s = g.game_id() + "  " + g.status();
+  // Your game in play: whether it waits for you, and what has happened since you last looked.
+  if (g.status() == "playing" && !g.your_side().empty()) {
+    if (waits_for_you(g)) s += "  YOUR MOVE";
+    if (const auto unseen = g.version() - g.your_seen_version(); unseen > 0) {
+      s += "  " + std::to_string(unseen) + (unseen == 1 ? " new order" : " new orders");
+    }
+  }
   s += "  Soviet: " + seat_text(g, true);
   s += "  German: " + seat_text(g, false);
   if (g.turn() > 0) s += "  turn " + std::to_string(g.turn());

@@ -173,8 +173,12 @@ std::string left_tournament_text(const wire::ServerMessage& reply);
 // subcommand's --side X, --private, --casual, --time T and --option KEY too.
 // Nothing, with the reason in `why`, for a time it cannot read.
 std::optional<wire::ClientMessage> new_game_request(const std::vector<std::string>& words, std::string* why);
-// One line for a game in a list: its players with their ratings, status, turn, clock, result.
+// One line for a game in a list: its players with their ratings, status, turn, clock, result;
+// your game in play also says YOUR MOVE when it waits for you, and "N new orders" when it
+// has moved since you last looked.
 std::string game_line(const wire::GameSummary& g);
+// Your game in play, and the decision is yours.
+bool waits_for_you(const wire::GameSummary& g);
 // A seated player as a list shows them: "alice (1523)", "bob (1500?)" while
 // provisional, "alice (1535, +12)" once a rated game has ended; "(open)".
 std::string seat_text(const wire::GameSummary& g, bool soviet);

@@ -202,15 +202,26 @@ bool LiveGame::reconnect(const std::function<void(const std::string&)>& say, int
   return true;
 }
 
-std::vector<game::Event> LiveGame::whole_log() {
+std::vector<game::Event> LiveGame::whole_log(std::ptrdiff_t* new_from) {
+  if (new_from) *new_from = -1;
   wire::ClientMessage m;
   m.mutable_get_log()->set_game_id(id_);
   m.mutable_get_log()->set_as_seen(true);
   auto reply = s_.call(m, nullptr);
   // One behind the view would lack its latest events: the recent ones are the truer then.
   if (!reply || !reply->has_game_log() || reply->game_log().version() < version_) return log_;
-  const auto& events = reply->game_log().events();
-  return {events.begin(), events.end()};
+  const auto& gl = reply->game_log();
+  // A seated player's: the first event after the version they had seen (a server
+  // that sends no versions: none marked).
+  if (new_from && summary_ && !summary_->your_side().empty() && gl.event_versions_size() == gl.events_size()) {
+    for (int i = 0; i < gl.events_size(); ++i) {
+      if (gl.event_versions(i) > gl.seen_version()) {
+        *new_from = i;
+        break;
+      }
+    }
+  }
+  return {gl.events().begin(), gl.events().end()};
 }
 
 std::vector<std::string> LiveGame::take_notices() {
@@ -760,7 +771,9 @@ class Shell {
       if (!need_game()) return;
       RenderOptions ro = ro_;
       ro.log_lines = w.size() > 1 ? std::max(1, std::atoi(w[1].c_str())) : 0;
-      out(render_events(ro.log_lines == 0 || static_cast<std::size_t>(ro.log_lines) > game_->log().size() ? game_->whole_log() : game_->log(), ro));
+      // The whole log, whose events carry their versions: the place the player last looked is marked.
+      const auto events = game_->whole_log(&ro.new_from);
+      out(render_events(events, ro));
     } else if (cmd == "hand") {
       if (need_game()) out(render_hands(sc_, game_->view(), ro_));
     } else if (cmd == "units") {

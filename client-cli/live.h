@@ -44,8 +44,10 @@ class LiveGame {
   std::int64_t version() const { return version_; }
   const std::vector<game::Event>& log() const { return log_; }  // the recent events, as the view came with them
   // Every event of the game so far as this view reads it, asked of the server; the
-  // recent ones alone (log()) when it cannot give them all.
-  std::vector<game::Event> whole_log();
+  // recent ones alone (log()) when it cannot give them all. `new_from`, when given:
+  // for a seated player, the index of the first event after the version they had last
+  // seen (-1: none, or not known). Reading it records the game as seen.
+  std::vector<game::Event> whole_log(std::ptrdiff_t* new_from = nullptr);
   // The game's summary as last sent (the answer to Watch, and each change of a game clock).
   const std::optional<wire::GameSummary>& summary() const { return summary_; }
   // Your standing orders in it as you just set them (the server pushes no summary for that).

@@ -5,6 +5,7 @@
 #include <sodium.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -141,6 +142,8 @@ int main(int argc, char** argv) {
   auto* games =
       app.add_subcommand("games", "Your games and the open games waiting for an opponent");
   games->add_flag("--open", open_only, "Only the open games");
+  bool my_turn = false;
+  games->add_flag("--my-turn", my_turn, "Only your games that wait for your move")->excludes("--open");
   auto* create = app.add_subcommand("new", "Create a game and print its id");
   create->add_option("--side", side, "Your side: soviet, german or random (the default: the server draws it)")
       ->check(CLI::IsMember({"soviet", "german", "random"}));
@@ -176,7 +179,8 @@ int main(int argc, char** argv) {
   show->add_option("GAME", game_id, "Game id")->required();
   show->add_option("--at", at, "Centre the map window on this hex (3546)");
   show->add_flag("--full", full, "The whole map (small) and every stack");
-  show->add_option("--log", log_lines, "Events of the log to show (0: all)");
+  auto* log_option = show->add_option(
+      "--log", log_lines, "Events of the log to show (0: all), with a line where you last looked");
   // The shell's quick looks, for a player who checks in once a day without opening it.
   auto* units = app.add_subcommand("units", "Your units on the board, one a line, with their state");
   units->add_option("GAME", game_id, "Game id")->required();
@@ -634,11 +638,17 @@ int main(int argc, char** argv) {
       if (!reply) return fail(g, why);
       mine = reply->game_list();
     }
-    wire::ClientMessage m;
-    m.mutable_list_games();
-    auto reply = s.call(m, &why);
-    if (!reply) return fail(g, why);
-    open = reply->game_list();
+    if (my_turn) {
+      auto* list = mine.mutable_games();
+      list->erase(std::remove_if(list->begin(), list->end(), [](const auto& x) { return !cli::waits_for_you(x); }),
+                  list->end());
+    } else {
+      wire::ClientMessage m;
+      m.mutable_list_games();
+      auto reply = s.call(m, &why);
+      if (!reply) return fail(g, why);
+      open = reply->game_list();
+    }
     if (g.json) {
       nlohmann::json j;
       j["mine"] = nlohmann::json::array();
@@ -647,14 +657,16 @@ int main(int argc, char** argv) {
         j["mine"].push_back(nlohmann::json::parse(cli::to_json(x)));
       for (const auto& x : open.games())
         j["open"].push_back(nlohmann::json::parse(cli::to_json(x)));
+      if (my_turn) j.erase("open");  // not asked for
       std::cout << j.dump() << std::endl;
       return cli::kOk;
     }
     if (!open_only) {
-      std::cout << "Your games:\n";
+      std::cout << (my_turn ? "Your games that wait for your move:\n" : "Your games:\n");
       if (mine.games().empty()) std::cout << "  none\n";
       for (const auto& x : mine.games()) std::cout << "  " << cli::game_line(x) << "\n";
     }
+    if (my_turn) return cli::kOk;
     std::cout << "Open games:\n";
     if (open.games().empty()) std::cout << "  none (counterattack new --side soviet creates one)\n";
     for (const auto& x : open.games()) std::cout << "  " << cli::game_line(x) << "\n";
@@ -745,7 +757,10 @@ int main(int argc, char** argv) {
     if (g.json) {
       std::cout << cli::to_json(lg.view()) << std::endl;
     } else {
-      std::cout << cli::render_screen(*sc, lg.view(), log_lines == 0 || static_cast<std::size_t>(log_lines) > lg.log().size() ? lg.whole_log() : lg.log(), ro) << cli::game_lines(lg)
+      // Asked for the log: the whole of it, whose events carry their versions, where you last looked marked.
+      const bool whole = log_option->count() > 0 || log_lines == 0 || static_cast<std::size_t>(log_lines) > lg.log().size();
+      const auto events = whole ? lg.whole_log(log_option->count() > 0 ? &ro.new_from : nullptr) : lg.log();
+      std::cout << cli::render_screen(*sc, lg.view(), events, ro) << cli::game_lines(lg)
                 << cli::time_line(lg);
       // The recent chat, and the end of a game over, as the shell would have shown them.
       for (const auto& line : lg.take_notices()) std::cout << line << "\n";

@@ -684,9 +684,16 @@ std::string render_events(const std::vector<game::Event>& events, const RenderOp
   size_t first = 0;
   if (o.log_lines > 0 && events.size() > static_cast<size_t>(o.log_lines))
     first = events.size() - static_cast<size_t>(o.log_lines);
-  if (first > 0) out += "  (" + std::to_string(first) + " earlier events: " + o.whole_log + ")\n";
+  const bool marked = o.new_from >= 0 && static_cast<size_t>(o.new_from) < events.size();
+  const size_t new_from = marked ? static_cast<size_t>(o.new_from) : events.size();
+  if (first > 0) {
+    // The mark among those not shown: how many of them are new.
+    const std::string unseen = new_from < first ? ", the last " + std::to_string(first - new_from) + " since you last looked" : "";
+    out += "  (" + std::to_string(first) + " earlier events" + unseen + ": " + o.whole_log + ")\n";
+  }
   for (size_t i = first; i < events.size(); ++i) {
     const auto& e = events[i];
+    if (i == new_from) out += sgr("  -- since you last looked --", "1;33", o.colour) + "\n";
     std::string text = e.text();
     if (e.kind() == game::Event::DIE_ROLLED && e.die() > 0 &&
         text.find(std::to_string(e.die())) == std::string::npos) {

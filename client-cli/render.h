@@ -20,6 +20,9 @@ struct RenderOptions {
   int log_lines = 12;  // the latest events shown; 0 for all
   // How the player asks for the whole log where they are: `log` in the shell.
   std::string whole_log = "type log for all";
+  // The index among the events shown of the first since the player last looked,
+  // marked with a line before it; -1: no mark (nothing new, or not known).
+  std::ptrdiff_t new_from = -1;
 };
 
 // The window of the map: which columns and rows it shows.

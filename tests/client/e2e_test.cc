@@ -961,4 +961,54 @@ TEST_F(TwoPlayers, UnitsStackHandAndDecisionAnswerFromTheCommandLineAsInTheShell
 }
 
 }  // namespace
+// A player who looks in once a day: the games list says which games wait for them
+// and what has moved since they last looked, and the log marks the place.
+TEST_F(TwoPlayers, TheGamesListAndTheLogSayWhatHappenedSinceYouLastLooked) {
+  const std::string game = started_game("3d");
+  ASSERT_FALSE(game.empty());
+  // The Soviet player decides first.
+  auto waiting = cli(alice_, {"games", "--my-turn"});
+  ASSERT_EQ(waiting.code, 0) << waiting.err;
+  EXPECT_NE(waiting.out.find(game), std::string::npos) << waiting.out;
+  EXPECT_NE(waiting.out.find("YOUR MOVE"), std::string::npos) << waiting.out;
+  EXPECT_EQ(waiting.out.find("Open games"), std::string::npos) << "only the games that wait: " << waiting.out;
+  auto not_bobs = cli(bob_, {"games", "--my-turn"});
+  ASSERT_EQ(not_bobs.code, 0) << not_bobs.err;
+  EXPECT_EQ(not_bobs.out.find(game), std::string::npos) << not_bobs.out;
+  auto not_bobs_json = cli(bob_, {"--json", "games", "--my-turn"});
+  ASSERT_EQ(not_bobs_json.code, 0) << not_bobs_json.err;
+  EXPECT_TRUE(json::parse(not_bobs_json.out).at("mine").empty()) << not_bobs_json.out;
+
+  ASSERT_EQ(cli(alice_, {"order", game, "corps", "3TC"}).code, 0);
+  ASSERT_EQ(cli(alice_, {"order", game, "done"}).code, 0);
+  // bob has never looked: both orders are new to him; alice gave them.
+  auto bobs = cli(bob_, {"games"});
+  EXPECT_NE(bobs.out.find("2 new orders"), std::string::npos) << bobs.out;
+  auto alices = cli(alice_, {"games"});
+  EXPECT_EQ(alices.out.find(" new order"), std::string::npos) << alices.out;
+  auto listed = cli(bob_, {"--json", "games"});
+  ASSERT_EQ(listed.code, 0) << listed.err;
+  const json mine = json::parse(listed.out).at("mine");
+  ASSERT_EQ(mine.size(), 1u) << listed.out;
+  EXPECT_EQ(mine[0].value("your_seen_version", "x"), "0") << "every field, this one too: " << listed.out;
+  EXPECT_EQ(mine[0].value("version", "x"), "2") << listed.out;
+
+  // The shell's log marks the place: the setup before it, alice's orders after it.
+  auto shell = cli(bob_, {"play", game}, "log\nquit\n");
+  ASSERT_EQ(shell.code, 0) << shell.err;
+  const auto mark = shell.out.find("-- since you last looked --");
+  ASSERT_NE(mark, std::string::npos) << shell.out;
+  const auto activates = shell.out.find("3TC activates.", mark);
+  EXPECT_NE(activates, std::string::npos) << shell.out;
+  const auto setup = shell.out.find("Soviet draws an event chit.");
+  EXPECT_LT(setup, mark) << shell.out;
+  // Looked: nothing new since, in the list or the log.
+  bobs = cli(bob_, {"games"});
+  EXPECT_EQ(bobs.out.find(" new order"), std::string::npos) << bobs.out;
+  auto again = cli(bob_, {"show", game, "--log", "0"});
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(again.out.find("since you last looked"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("3TC activates."), std::string::npos) << again.out;
+}
+
 }  // namespace counterattack::cli
