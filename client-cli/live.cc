@@ -899,7 +899,7 @@ class Shell {
          "  show [HEX] | map [HEX] | at HEX   draw the game, the map window centred on HEX\n"
          "  full                             the whole map, small\n"
          "  stack HEX                        what is at a hex (or WARSAW, an entry point)\n"
-         "  log [N]                          the game log (the last N events)\n"
+         "  log [N]                          the game log (the last N events), marked where you last looked\n"
          "  hand | units | decision          your event chits, your units, what is asked now\n"
          "  chat TEXT                        a message to your opponent\n"
          "  games | open GAME | join GAME [INVITE] | new soviet|german|random [private] [casual] [3d|12h|90m|--clock 15m+10s]\n"

@@ -35,6 +35,29 @@ TEST(GameList, ShowsEachSeatedPlayersRatingAfterTheNameWithAQuestionMarkWhilePro
   EXPECT_EQ(line, "g7k2  playing  Soviet: alice (1523)  German: bob (1500?)  turn 3") << line;
 }
 
+// Your game in play says whether it waits for you and how far it has moved since you
+// last looked; another's game, a spectator's, says neither.
+TEST(GameList, MarksYourGameThatWaitsForYouAndWhatIsNewSinceYouLooked) {
+  auto g = rated_game();
+  g.set_your_side("soviet");
+  g.set_to_decide(game::SOVIET);
+  g.set_version(7);
+  g.set_your_seen_version(4);
+  EXPECT_EQ(game_line(g).rfind("g7k2  playing  YOUR MOVE  3 new orders  Soviet: alice", 0), 0u) << game_line(g);
+  EXPECT_TRUE(waits_for_you(g));
+  g.set_your_seen_version(7);
+  g.set_to_decide(game::GERMAN);
+  EXPECT_EQ(game_line(g).find("YOUR MOVE"), std::string::npos) << game_line(g);
+  EXPECT_EQ(game_line(g).find(" new order"), std::string::npos) << game_line(g);
+  EXPECT_FALSE(waits_for_you(g));
+  g.set_your_seen_version(6);
+  EXPECT_NE(game_line(g).find("  1 new order  "), std::string::npos) << game_line(g);
+  g.set_your_side("");
+  g.set_to_decide(game::SOVIET);
+  EXPECT_EQ(game_line(g).rfind("g7k2  playing  Soviet: alice", 0), 0u) << game_line(g);
+  EXPECT_FALSE(waits_for_you(g));
+}
+
 TEST(GameList, ShowsWhatAFinishedRatedGameChangedForEachPlayer) {
   auto g = rated_game();
   g.set_status("finished");

@@ -286,5 +286,27 @@ TEST(Render, ColourChangesOnlyTheColours) {
   EXPECT_EQ(trim(stripped), trim(render_screen(sc(), german_view(), some_events(), o)));
 }
 
+// The log marks the first event the player had not been shown; when that is further
+// back than the lines shown, the line about the earlier events says how many are new.
+TEST(Render, TheLogMarksWhereThePlayerLastLooked) {
+  std::vector<game::Event> events(6);
+  for (int i = 0; i < 6; ++i) events[static_cast<std::size_t>(i)].set_text("event " + std::to_string(i) + ".");
+  RenderOptions o;
+  o.colour = false;
+  o.log_lines = 0;
+  o.new_from = 4;
+  const std::string all = render_events(events, o);
+  const auto mark = all.find("  -- since you last looked --\n");
+  ASSERT_NE(mark, std::string::npos) << all;
+  EXPECT_LT(all.find("event 3."), mark) << all;
+  EXPECT_EQ(all.find("event 4."), mark + std::string("  -- since you last looked --\n  ").size()) << all;
+  o.log_lines = 1;
+  const std::string last = render_events(events, o);
+  EXPECT_NE(last.find("(5 earlier events, the last 1 since you last looked: type log for all)"), std::string::npos) << last;
+  EXPECT_EQ(last.find("-- since you last looked --"), std::string::npos) << last;
+  o.new_from = -1;
+  EXPECT_EQ(render_events(events, o).find("since you last looked"), std::string::npos) << "nothing new: no mark";
+}
+
 }  // namespace
 }  // namespace counterattack::cli
