@@ -971,6 +971,13 @@ class Shell {
     center_ = 0;
     update_prompt();
     draw();
+    // Back after a while: how far the game has moved since, and where to read it.
+    if (const auto& s = game_->summary(); s && s->status() == "playing" && !s->your_side().empty()) {
+      if (const auto unseen = s->version() - s->your_seen_version(); unseen > 0) {
+        out(std::to_string(unseen) + (unseen == 1 ? " new order" : " new orders") +
+            " since you last looked: log shows them, marked.");
+      }
+    }
     caught_up();
   }
 

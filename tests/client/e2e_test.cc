@@ -996,6 +996,7 @@ TEST_F(TwoPlayers, TheGamesListAndTheLogSayWhatHappenedSinceYouLastLooked) {
   // The shell's log marks the place: the setup before it, alice's orders after it.
   auto shell = cli(bob_, {"play", game}, "log\nquit\n");
   ASSERT_EQ(shell.code, 0) << shell.err;
+  EXPECT_NE(shell.out.find("2 new orders since you last looked"), std::string::npos) << "said on opening: " << shell.out;
   const auto mark = shell.out.find("-- since you last looked --");
   ASSERT_NE(mark, std::string::npos) << shell.out;
   const auto activates = shell.out.find("3TC activates.", mark);
