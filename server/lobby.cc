@@ -468,9 +468,10 @@ void GameService::my_games(const Caller& c) {
         // What the caller was shown: recorded, or their own latest order (not a standing answer).
         " MAX(COALESCE((SELECT version FROM seen n WHERE n.game_id = g.id AND n.side = (CASE WHEN g.soviet_id = ?1"
         " THEN " + std::to_string(game::SOVIET) + " ELSE " + std::to_string(game::GERMAN) + " END)), 0),"
-        " (SELECT COALESCE(MAX(version), 0) FROM orders o WHERE o.game_id = g.id AND o.side = (CASE WHEN g.soviet_id = ?1"
+        // Read from the latest back, by the primary key: only the orders since the caller's last.
+        " COALESCE((SELECT o.version FROM orders o WHERE o.game_id = g.id AND +o.side = (CASE WHEN g.soviet_id = ?1"
         " THEN " + std::to_string(game::SOVIET) + " ELSE " + std::to_string(game::GERMAN) + " END)"
-        " AND o.idempotency_key NOT LIKE 'standing:%'))"
+        " AND o.idempotency_key NOT LIKE 'standing:%' ORDER BY o.version DESC LIMIT 1), 0))"
         " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id"
         " WHERE g.soviet_id = ?1 OR g.german_id = ?1 OR (g.reserved_for = ?1 AND g.status = 'open')"
         " ORDER BY g.updated_unix DESC LIMIT 200";

@@ -118,6 +118,21 @@ TEST_F(ServerSeen, APlayersSeenVersionMovesOnlyWithWhatTheyWereShownAndOutlivesA
   alice = login_as("alice");
   ASSERT_TRUE(alice);
   EXPECT_EQ(summary_in_my_games(*alice, id).your_seen_version(), now) << "the log read, recorded";
+
+  // Over, and read from its row alone after a restart (not held in memory): the same.
+  bob = login_as("bob");
+  ASSERT_TRUE(bob);
+  wire::ClientMessage resign;
+  resign.mutable_resign()->set_game_id(id);
+  ASSERT_TRUE(bob->request(resign).has_ok());
+  server_->terminate();
+  restart();
+  alice = login_as("alice");
+  bob = login_as("bob");
+  ASSERT_TRUE(alice && bob);
+  EXPECT_EQ(summary_in_my_games(*alice, id).status(), "finished");
+  EXPECT_EQ(summary_in_my_games(*alice, id).your_seen_version(), now) << "as recorded";
+  EXPECT_EQ(summary_in_my_games(*bob, id).your_seen_version(), now) << "by his own last order";
 }
 
 // A connection that closes without Unwatch records what it was shown, as Unwatch does.
