@@ -154,6 +154,7 @@ const std::map<std::string, Setting>& setters() {
       {"max_move_seconds", number<std::int64_t>(&Config::max_move_seconds, 1, 365 * 86400)},
       {"min_clock_seconds", number<std::int64_t>(&Config::min_clock_seconds, 1, 365 * 86400)},
       {"vacation_days_per_year", number(&Config::vacation_days_per_year, 0, 365)},
+      {"open_game_expiry_seconds", number<std::int64_t>(&Config::open_game_expiry_seconds, 0, 365 * 86400)},
       {"synchronous", text(&Config::synchronous, {"full", "normal"})},
       {"snapshot_every", number(&Config::snapshot_every, 1, 1000000)},
       {"delta_history", number(&Config::delta_history, 1, 100000)},

@@ -64,6 +64,9 @@ struct Config {
   std::int64_t min_clock_seconds = 60;
   // Vacation: whole days a player's clocks stand still, per 365 days; 0: none.
   int vacation_days_per_year = 30;
+  // An open game nobody has joined this long after its creation (a rematch
+  // offer too) is withdrawn, as its maker could; 0: open games wait for ever.
+  std::int64_t open_game_expiry_seconds = 14 * 86400;
 
   // Tournaments: a round robin of n entrants makes n(n-1) games, all at once.
   int tournament_max_players = 8;             // at most 12 (132 games)

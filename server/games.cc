@@ -423,6 +423,9 @@ wire::GameSummary GameService::summary(const Game& g, int your_side) const {
   s.set_tournament_round(g.tournament_round);
   s.set_rematch_of(g.rematch_of);
   if (g.status == Game::Status::Open) s.set_reserved_for(g.reserved_name);
+  if (g.status == Game::Status::Open && g.tournament_id.empty() && config_.open_game_expiry_seconds > 0) {
+    s.set_expires_unix(g.created_unix + config_.open_game_expiry_seconds);
+  }
   if (g.status == Game::Status::Open && g.is_private && (your_side == 0 || your_side == 1) && g.user[your_side] == g.creator) {
     s.set_invite_code(g.invite);
   }

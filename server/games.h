@@ -203,7 +203,8 @@ class GameService {
   // alone, told to nobody connected, with its log kept as stored.
   enum class OperatorEndOutcome { Ended, Later, Unloadable };
   OperatorEndOutcome end_by_operator(const std::string& game_id, const std::string& why);
-  void list_open(const Caller& c);
+  // Open public games, newest first, a page at a time, filtered (ListGames).
+  void list_open(const Caller& c, const wire::ListGames& req);
   void join(const Caller& c, const wire::JoinGame& req);
   void my_games(const Caller& c);
   void resign(const Caller& c, const wire::Resign& req);
@@ -234,8 +235,9 @@ class GameService {
   void preload();
 
   // Ends the games whose player to decide has let the time per move (or game
-  // clock) run out, and while a game clock runs notes that the server is alive;
-  // called every second. Every `sweep`th call also looks in the database for
+  // clock) run out, withdraws the open games nobody joined within
+  // open_game_expiry_seconds, and while a game clock runs notes that the server
+  // is alive; called every second. Every `sweep`th call also looks in the database for
   // overdue games not in memory (one being reloaded after a failed write).
   void expire_overdue(bool sweep);
 
@@ -331,6 +333,8 @@ class GameService {
   void ended_durably(Game& g, const std::optional<Ratings::Change>& change);
   // With g->mu held: the player to decide has let the time per move run out.
   static bool overdue(const Game& g);
+  // With g->mu held: an open game nobody has joined in open_game_expiry_seconds.
+  bool expired(const Game& g) const;
   // Ends an overdue game on time, once nothing is left to store before it;
   // `actor` (0: nobody) is the player whose late order revealed it.
   void end_on_time(const std::shared_ptr<Game>& g, std::int64_t actor);

@@ -9,6 +9,7 @@
 #include "games.h"
 #include "log.h"
 #include "moderation.h"
+#include "text.h"
 
 namespace counterattack::server {
 std::string random_code(std::size_t n) {
@@ -425,25 +426,93 @@ void GameService::decline_rematch(const Caller& c, const std::string& of) {
   finish(g, c, c.user_id, "Declined", c.name + " declined the rematch.", "decline");
 }
 
-void GameService::list_open(const Caller& c) {
-  const auto ids = storage_.read([](Db& db) {
-    std::vector<std::string> out;
-    auto& q = db.prepare(
-        "SELECT id FROM games WHERE status = 'open' AND private = 0 AND reserved_for = 0 ORDER BY created_unix DESC LIMIT 200");
-    q.bind_all();
-    while (q.step()) out.push_back(q.text(0));
+namespace {
+// The most open games a page lists, and what an empty request gets, as before paging.
+constexpr int kOpenGamesPage = 200;
+// Ratings a filter bounds: wider than any a player reaches.
+constexpr int kMaxRatingBound = 9999;
+}  // namespace
+
+void GameService::list_open(const Caller& c, const wire::ListGames& req) {
+  const int page = req.page_size() == 0 ? kOpenGamesPage : req.page_size();
+  if (page < 1 || page > kOpenGamesPage) {
+    return c.error(wire::BAD_REQUEST, "A page lists 1 to " + std::to_string(kOpenGamesPage) + " games (0: " +
+                                          std::to_string(kOpenGamesPage) + ").");
+  }
+  std::string why;
+  if (!req.scenario().empty() && !ruleset_of(rulesets_, req.scenario(), &why)) return c.error(wire::BAD_REQUEST, why);
+  if (!wire::RatedChoice_IsValid(req.rated())) return c.error(wire::BAD_REQUEST, "Unknown choice of rated or casual games.");
+  if (!wire::TimingChoice_IsValid(req.timing())) {
+    return c.error(wire::BAD_REQUEST, "Unknown choice of timing (untimed, time per move or game clock).");
+  }
+  for (const int bound : {req.min_rating(), req.max_rating()}) {
+    if (bound < 0 || bound > kMaxRatingBound) {
+      return c.error(wire::BAD_REQUEST, "A rating bound is from 1 to " + std::to_string(kMaxRatingBound) + " (0: none), not " +
+                                            std::to_string(bound) + ".");
+    }
+  }
+  if (req.min_rating() > 0 && req.max_rating() > 0 && req.min_rating() > req.max_rating()) {
+    return c.error(wire::BAD_REQUEST, "The least rating asked for (" + std::to_string(req.min_rating()) +
+                                          ") is above the most (" + std::to_string(req.max_rating()) + ").");
+  }
+  const int rated = req.rated() == wire::ONLY_RATED ? 1 : req.rated() == wire::ONLY_CASUAL ? 0 : -1;
+  const bool rating_bounded = req.min_rating() > 0 || req.max_rating() > 0;
+  const int max_rating = req.max_rating() > 0 ? req.max_rating() : kMaxRatingBound;
+  // The list's order: by creation time, then by the order the games were stored in
+  // (their rowid), newest first; the order of the index on open games too.
+  struct Found {
+    bool cursor_known = true;
+    std::vector<std::string> ids;  // one more than the page: whether another follows
+  };
+  const auto found = storage_.read([&](Db& db) {
+    Found out;
+    std::int64_t after_unix = 0, after_row = 0;
+    if (!req.after().empty()) {
+      // A game that was on the list: public and kept for nobody, joined or ended since or not.
+      auto& at = db.prepare("SELECT created_unix, rowid FROM games WHERE id = ? AND private = 0 AND reserved_for = 0");
+      at.bind_all(req.after());
+      out.cursor_known = false;
+      while (at.step()) {
+        after_unix = at.integer(0);
+        after_row = at.integer(1);
+        out.cursor_known = true;
+      }
+      if (!out.cursor_known) return out;
+    }
+    // A creator without rated games in the scenario has the starting rating, as the summary shows.
+    static const std::string sql =
+        "SELECT g.id FROM games g WHERE g.status = 'open' AND g.private = 0 AND g.reserved_for = 0"
+        " AND (?1 = 0 OR g.created_unix < ?1 OR (g.created_unix = ?1 AND g.rowid < ?2))"
+        " AND (?3 = '' OR g.scenario = ?3)"
+        " AND (?4 < 0 OR g.rated = ?4)"
+        " AND (?5 = 0 OR (?5 = 1 AND g.move_seconds = 0 AND g.clock_seconds = 0) OR (?5 = 2 AND g.move_seconds > 0)"
+        " OR (?5 = 3 AND g.clock_seconds > 0))"
+        " AND (?6 = 0 OR COALESCE((SELECT ROUND(r.rating) FROM ratings r WHERE r.user_id = g.creator_id"
+        " AND r.scenario = g.scenario), 1500) BETWEEN ?7 AND ?8)"
+        " ORDER BY g.created_unix DESC, g.rowid DESC LIMIT ?9";
+    auto& q = db.prepare(sql.c_str());
+    q.bind_all(after_unix, after_row, req.scenario(), rated, static_cast<int>(req.timing()), rating_bounded ? 1 : 0,
+               req.min_rating(), max_rating, page + 1);
+    while (q.step()) out.ids.push_back(q.text(0));
     return out;
   });
+  if (!found.cursor_known) {
+    return c.error(wire::BAD_REQUEST, "'" + as_given(req.after()) +
+                                          "' is not a game of the open games' list: give the next_after of the page before.");
+  }
   wire::ServerMessage m;
   auto* list = m.mutable_game_list();
-  for (const auto& id : ids) {
-    auto g = find(id);
+  const std::size_t shown = std::min(found.ids.size(), static_cast<std::size_t>(page));
+  for (std::size_t i = 0; i < shown; ++i) {
+    auto g = find(found.ids[i]);
     if (!g) continue;
     std::lock_guard lock(g->mu);
+    // Joined or withdrawn since it was read: not listed, and the next page still starts after it.
     if (g->status == Game::Status::Open && !g->is_private && g->reserved_for == 0) {
       *list->add_games() = summary(*g, g->side_of(c.user_id));
     }
   }
+  if (found.ids.size() > shown) list->set_next_after(found.ids[shown - 1]);
   c.reply(std::move(m));
 }
 
@@ -733,13 +802,33 @@ void GameService::note_alive() {
                  [](bool) {});
 }
 
+bool GameService::expired(const Game& g) const {
+  const auto expiry = config_.open_game_expiry_seconds;
+  return expiry > 0 && g.status == Game::Status::Open && g.tournament_id.empty() && unix_now() >= g.created_unix + expiry;
+}
+
 void GameService::expire_overdue(bool sweep) {
-  std::vector<std::shared_ptr<Game>> timed;
+  std::vector<std::shared_ptr<Game>> timed, old_enough;
+  const auto expiry = config_.open_game_expiry_seconds;
+  const auto now = unix_now();
   {
     std::lock_guard lock(mu_);
     for (const auto& [id, g] : games_) {
-      if (g->timed()) timed.push_back(g);  // fixed at creation: read without the game's lock
+      // Both fixed at creation (or loading): read without the game's lock.
+      if (g->timed()) timed.push_back(g);
+      if (expiry > 0 && g->created_unix + expiry <= now) old_enough.push_back(g);
     }
+  }
+  // Every open game is in memory (loaded at the start, kept until it ends).
+  for (const auto& g : old_enough) {
+    std::lock_guard lock(g->mu);
+    if (!expired(*g) || g->pending > 0 || g->broken) continue;  // a join being stored: the next second judges it
+    // Withdrawn as its maker withdraws it; its maker reads why in their games, and is sent nothing.
+    const std::string within = span_words(expiry);
+    finish(g, std::nullopt, g->creator, "Cancelled",
+           g->reserved_for != 0 ? g->reserved_name + " did not take up the rematch within " + within + ": the server withdrew it."
+                                : "Nobody joined within " + within + ": the server withdrew the game.",
+           "withdrawal");
   }
   if (sweep) {
     const auto overdue = storage_.read([](Db& db) {

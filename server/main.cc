@@ -134,6 +134,10 @@ int main(int argc, char** argv) {
   app.add_option("--listen", listen, "ADDR:PORT to listen on (default 127.0.0.1:8443; port 0 picks a free one)");
   app.add_option("--data-dir", data_dir, "Directory of the database and the generated certificate (default ./data)");
   app.add_flag("--plain", plain, "Plain WebSocket without TLS, on a loopback address only");
+  std::string open_game_expiry;
+  app.add_option("--open-game-expiry-seconds", open_game_expiry,
+                 "Withdraw an open game nobody has joined after this many seconds (0: never; default 1209600, 14 days); "
+                 "overrides the config file's open_game_expiry_seconds");
   app.add_option("--backup", backup_to,
                  "Write a consistent copy of the database to FILE and exit; the server may be running meanwhile");
   app.add_option("--restore", restore_from,
@@ -200,6 +204,11 @@ int main(int argc, char** argv) {
   std::string error;
   if (!config_path.empty() && !load_config_file(config_path, cfg, error)) {
     std::cerr << "counterattackd: " << error << "\n";
+    return 2;
+  }
+  if (app.count("--open-game-expiry-seconds") > 0 &&
+      !set_config_value(cfg, "open_game_expiry_seconds", open_game_expiry, error)) {
+    std::cerr << "counterattackd: --open-game-expiry-seconds: " << error << "\n";
     return 2;
   }
   if (!listen.empty()) cfg.listen = listen;

@@ -330,6 +330,37 @@ TEST_F(ServerMail, TheTurnMailTellsWhatHappenedSinceYouLastLookedAsYourViewReads
   EXPECT_GT(hidden, 0) << "no play for the German's eyes alone happened while alice was away";
 }
 
+// The server's withdrawal of an open game nobody joined is read in the maker's
+// games; it is not worth a mail, even to a player away with a confirmed address.
+TEST_F(ServerMail, AnOpenGameWithdrawnForWantOfAnOpponentIsNotMailed) {
+  restart({}, mail_settings(sink_.url()) + "open_game_expiry_seconds = 2\n");
+  auto alice = user("alice"), bob = user("bob");
+  std::size_t mails = confirm_address(*alice, sink_, "alice@example.org");
+  ASSERT_FALSE(HasFailure());
+  const std::string lapsed = alice->create_game(wire::CHOOSE_SOVIET).game_created().game().game_id();
+  ASSERT_FALSE(lapsed.empty());
+  wire::GameSummary s;
+  for (int i = 0; i < 150 && s.status() != "finished"; ++i) {
+    std::this_thread::sleep_for(100ms);
+    s = summary_in_my_games(*alice, lapsed);
+  }
+  ASSERT_EQ(s.result(), "Cancelled");
+  // Mail leaves in order: once one she is sent after it has come, none about it will.
+  const std::string played = start_game(*alice, *bob);
+  wire::ClientMessage resign;
+  resign.mutable_resign()->set_game_id(played);
+  ASSERT_TRUE(bob->request(resign).has_ok());
+  bool told = false;
+  for (const auto until = std::chrono::steady_clock::now() + 20s; !told && std::chrono::steady_clock::now() < until;) {
+    std::this_thread::sleep_for(50ms);
+    for (const auto& m : sink_.mails()) told |= m.header("Subject").starts_with("Game " + played + " is over");
+  }
+  ASSERT_TRUE(told);
+  const auto all = sink_.mails();
+  ASSERT_GT(all.size(), mails);
+  for (const auto& m : all) EXPECT_EQ(m.data.find(lapsed), std::string::npos) << m.data;
+}
+
 TEST_F(ServerMail, APlayerAwayIsRemindedBeforeTheTimeRunsOutAndToldHowTheGameEnded) {
   restart({}, mail_settings(sink_.url()) + "min_move_seconds = 1\n");
   auto alice = user("alice"), bob = user("bob");
