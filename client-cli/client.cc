@@ -923,7 +923,12 @@ std::string game_line(const wire::GameSummary& g) {
     s += "  options:";
     for (const auto& o : g.options()) s += " " + o;
   }
+  if (g.status() == "open" && g.expires_unix() > 0) s += "  open until " + utc_time(g.expires_unix());
   if (!g.result().empty()) s += "  " + g.result();
+  // An end outside the rules says why: withdrawn (by its maker, or by the server when nobody joined), declined, aborted.
+  if ((g.result() == "Cancelled" || g.result() == "Declined" || g.result() == "Aborted") && !g.result_reason().empty()) {
+    s += " (" + g.result_reason() + ")";
+  }
   return s;
 }
 
@@ -948,6 +953,86 @@ std::optional<wire::ClientMessage> rating_request(const std::vector<std::string>
     }
   }
   return m;
+}
+
+std::optional<OpenGamesQuery> open_games_query(const std::vector<std::string>& words, std::string* why) {
+  OpenGamesQuery q;
+  auto& f = q.filter;
+  const std::string usage =
+      "games open [scenario NAME] [rated|casual] [untimed|per-move|clock] [min-rating N] [max-rating N] [page N] [per-page N]: "
+      "the open games waiting for an opponent, newest first";
+  auto refuse = [&](const std::string& what) {
+    if (why) *why = what.empty() ? usage : what + " " + usage;
+    return std::nullopt;
+  };
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    std::string w = words[i];
+    if (w.rfind("--", 0) == 0) w = w.substr(2);
+    const bool has_value = i + 1 < words.size();
+    int n = 0;
+    if (w == "scenario") {
+      if (!has_value) return refuse("A scenario needs its name.");
+      f.set_scenario(words[++i]);
+    } else if (w == "rated" || w == "casual") {
+      const auto choice = w == "rated" ? wire::ONLY_RATED : wire::ONLY_CASUAL;
+      if (f.rated() != wire::RATED_OR_CASUAL && f.rated() != choice) return refuse("Rated or casual, not both.");
+      f.set_rated(choice);
+    } else if (w == "untimed" || w == "per-move" || w == "clock" || w == "timing") {
+      if (w == "timing") {
+        if (!has_value) return refuse("A timing is untimed, per-move or clock.");
+        w = words[++i];
+      }
+      const auto choice = w == "untimed" ? wire::ONLY_UNTIMED
+                          : w == "per-move" ? wire::ONLY_TIME_PER_MOVE
+                          : w == "clock"    ? wire::ONLY_GAME_CLOCK
+                                            : wire::ANY_TIMING;
+      if (choice == wire::ANY_TIMING) return refuse("A timing is untimed, per-move or clock, not '" + w + "'.");
+      if (f.timing() != wire::ANY_TIMING && f.timing() != choice) return refuse("One timing at a time.");
+      f.set_timing(choice);
+    } else if (w == "min-rating" || w == "max-rating" || w == "page" || w == "per-page") {
+      if (!has_value || !parse_int(words[i + 1], n) || n < (w == "page" || w == "per-page" ? 1 : 0)) {
+        return refuse(w == "page" ? "A page is a number from 1." : w == "per-page" ? "A page holds from 1 game."
+                                                                                  : "A rating bound is a whole number.");
+      }
+      ++i;
+      if (w == "min-rating") f.set_min_rating(n);
+      else if (w == "max-rating") f.set_max_rating(n);
+      else if (w == "per-page") f.set_page_size(n);
+      else q.page = n;
+    } else {
+      return refuse("");
+    }
+  }
+  return q;
+}
+
+std::optional<wire::GameList> open_games_page(Session& s, wire::ListGames filter, int page, std::string* why) {
+  for (int n = 1;; ++n) {
+    wire::ClientMessage m;
+    *m.mutable_list_games() = filter;
+    auto reply = s.call(m, why);
+    if (!reply) return std::nullopt;
+    if (n == page) return reply->game_list();
+    if (reply->game_list().next_after().empty()) {
+      if (why) *why = (n == 1 ? "There is 1 page" : "There are " + std::to_string(n) + " pages") + " of open games, not " + std::to_string(page) + ".";
+      return std::nullopt;
+    }
+    filter.set_after(reply->game_list().next_after());
+  }
+}
+
+std::string open_games_flags(const wire::ListGames& f) {
+  std::string s;
+  if (!f.scenario().empty()) s += " --scenario " + f.scenario();
+  if (f.rated() == wire::ONLY_RATED) s += " --rated";
+  if (f.rated() == wire::ONLY_CASUAL) s += " --casual";
+  if (f.timing() == wire::ONLY_UNTIMED) s += " --timing untimed";
+  if (f.timing() == wire::ONLY_TIME_PER_MOVE) s += " --timing per-move";
+  if (f.timing() == wire::ONLY_GAME_CLOCK) s += " --timing clock";
+  if (f.min_rating() > 0) s += " --min-rating " + std::to_string(f.min_rating());
+  if (f.max_rating() > 0) s += " --max-rating " + std::to_string(f.max_rating());
+  if (f.page_size() > 0) s += " --per-page " + std::to_string(f.page_size());
+  return s;
 }
 
 std::optional<wire::ClientMessage> ratings_request(const std::vector<std::string>& words, std::string* why) {

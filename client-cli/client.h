@@ -189,6 +189,23 @@ std::string rating_text(const wire::Rating& r);
 // The request for `rating [NAME]` (the words after "rating"); nothing, with the
 // usage in `why`, for other words.
 std::optional<wire::ClientMessage> rating_request(const std::vector<std::string>& words, std::string* why);
+// The open games a player looks for: the filters of ListGames, and the page
+// (1: the first) to show.
+struct OpenGamesQuery {
+  wire::ListGames filter;
+  int page = 1;
+};
+// The query for `games open WORDS...` in the shell: scenario NAME, rated or
+// casual, untimed, per-move or clock, min-rating N, max-rating N, page N, per-page N; each
+// with -- before it too, as the subcommand's flags. Nothing, with the usage in
+// `why`, for other words.
+std::optional<OpenGamesQuery> open_games_query(const std::vector<std::string>& words, std::string* why);
+// The page `page` of the open games `filter` takes (counted from filter.after,
+// the first page when empty), walked to page by page. Nothing, with a sentence
+// in `why`, when the server refused it or the list ends before that page.
+std::optional<wire::GameList> open_games_page(Session& s, wire::ListGames filter, int page, std::string* why);
+// The filters (and a page size asked for) as the subcommand's flags: " --scenario counterattack --casual --timing clock"; "" for none.
+std::string open_games_flags(const wire::ListGames& filter);
 // The request for `ratings` (the words after it: none).
 std::optional<wire::ClientMessage> ratings_request(const std::vector<std::string>& words, std::string* why);
 // A player's rating, record, rank and last rated game, a few lines.

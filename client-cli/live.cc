@@ -782,6 +782,8 @@ class Shell {
       if (need_game()) out(render_decision(game_->view(), ro_));
     } else if (cmd == "chat" || cmd == "say") {
       if (need_game()) chat(rest(1));
+    } else if (cmd == "games" && w.size() > 1) {
+      list_open_games(std::vector<std::string>(w.begin() + 1, w.end()));
     } else if (cmd == "games") {
       list_games();
     } else if (cmd == "play" && game_ && w.size() > 1 && chit_named(w[1], sc_)) {
@@ -903,6 +905,8 @@ class Shell {
          "  hand | units | decision          your event chits, your units, what is asked now\n"
          "  chat TEXT                        a message to your opponent\n"
          "  games | open GAME | join GAME [INVITE] | new soviet|german|random [private] [casual] [3d|12h|90m|--clock 15m+10s]\n"
+         "  games open [scenario NAME] [rated|casual] [untimed|per-move|clock] [min-rating N] [max-rating N]\n"
+         "    [page N] [per-page N] | games more   the open games waiting for an opponent, newest first, a page at a time\n"
          "  rematch [GAME] [decline]         after a game: another with the sides swapped, or accept (or decline) one offered\n"
          "  draw offer|accept|decline | resign yes | refresh | quit\n"
          "  standing [none | ORDER...]       decisions answered for you at once: stand-fast no-support keep-die\n"
@@ -952,6 +956,35 @@ class Shell {
     if (reply->game_list().games().empty())
       t += "  none (new soviet|german|random creates one; join GAME joins one)\n";
     for (const auto& g : reply->game_list().games()) t += "  " + game_line(g) + "\n";
+    out(t);
+  }
+
+  // `games open [FILTERS] [page N]`: a page of the open games; `games more`: the page after the last shown.
+  void list_open_games(const std::vector<std::string>& words) {
+    std::string why;
+    OpenGamesQuery query;
+    if (words[0] == "more") {
+      if (words.size() > 1) return out("games more: the next page of the open games last listed.");
+      if (open_next_.empty()) return out("No more open games: games open lists them from the newest again.");
+      query.filter = open_filter_;
+      query.filter.set_after(open_next_);
+    } else if (words[0] == "open") {
+      auto q = open_games_query(std::vector<std::string>(words.begin() + 1, words.end()), &why);
+      if (!q) return out(why);
+      query = *q;
+    } else {
+      return out("games | games open [FILTERS] | games more");
+    }
+    auto page = open_games_page(s_, query.filter, query.page, &why);
+    if (!page) return out(why);
+    query.filter.clear_after();
+    open_filter_ = query.filter;
+    open_next_ = page->next_after();
+    const std::string filters = open_games_flags(query.filter);
+    std::string t = "Open games" + (filters.empty() ? std::string() : " (" + filters.substr(1) + ")") + ":\n";
+    if (page->games().empty()) t += "  none here (new soviet|german|random creates one)\n";
+    for (const auto& g : page->games()) t += "  " + game_line(g) + "\n";
+    t += open_next_.empty() ? "No more." : "More: games more";
     out(t);
   }
 
@@ -1095,6 +1128,9 @@ class Shell {
   bool full_ = false;
   int center_ = 0;
   std::unique_ptr<LiveGame> game_;
+  // The open games last listed: their filters, and where the next page starts ("": no more).
+  wire::ListGames open_filter_;
+  std::string open_next_;
   std::string pending_, last_decision_, history_path_, shown_prompt_;
   bool in_line_ = false, line_taken_ = false;
 };

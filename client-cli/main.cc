@@ -144,6 +144,19 @@ int main(int argc, char** argv) {
   games->add_flag("--open", open_only, "Only the open games");
   bool my_turn = false;
   games->add_flag("--my-turn", my_turn, "Only your games that wait for your move")->excludes("--open");
+  // The open games a player looks for: filters, and a page at a time.
+  std::string games_scenario, games_timing;
+  bool games_rated = false, games_casual = false;
+  int games_min_rating = 0, games_max_rating = 0, games_page = 1, games_per_page = 0;
+  games->add_option("--scenario", games_scenario, "Open games of this scenario only (counterattack)");
+  auto* rated_only = games->add_flag("--rated", games_rated, "Rated open games only");
+  games->add_flag("--casual", games_casual, "Casual open games only")->excludes(rated_only);
+  games->add_option("--timing", games_timing, "Open games untimed, with a time per move (per-move), or a game clock (clock)")
+      ->check(CLI::IsMember({"untimed", "per-move", "clock"}));
+  games->add_option("--min-rating", games_min_rating, "Open games whose maker's rating in the scenario is at least this");
+  games->add_option("--max-rating", games_max_rating, "Open games whose maker's rating in the scenario is at most this");
+  games->add_option("--page", games_page, "Which page of the open games, newest first (1 unless given)")->check(CLI::Range(1, 10000));
+  games->add_option("--per-page", games_per_page, "Open games a page (200 unless given, at most 200)")->check(CLI::Range(1, 200));
   auto* create = app.add_subcommand("new", "Create a game and print its id");
   create->add_option("--side", side, "Your side: soviet, german or random (the default: the server draws it)")
       ->check(CLI::IsMember({"soviet", "german", "random"}));
@@ -638,16 +651,28 @@ int main(int argc, char** argv) {
       if (!reply) return fail(g, why);
       mine = reply->game_list();
     }
+    cli::OpenGamesQuery query;
+    bool more = false;
     if (my_turn) {
       auto* list = mine.mutable_games();
       list->erase(std::remove_if(list->begin(), list->end(), [](const auto& x) { return !cli::waits_for_you(x); }),
                   list->end());
     } else {
-      wire::ClientMessage m;
-      m.mutable_list_games();
-      auto reply = s.call(m, &why);
-      if (!reply) return fail(g, why);
-      open = reply->game_list();
+      std::vector<std::string> words;
+      if (!games_scenario.empty()) words.insert(words.end(), {"scenario", games_scenario});
+      if (games_rated) words.push_back("rated");
+      if (games_casual) words.push_back("casual");
+      if (!games_timing.empty()) words.push_back(games_timing);
+      if (games_min_rating != 0) words.insert(words.end(), {"min-rating", std::to_string(games_min_rating)});
+      if (games_max_rating != 0) words.insert(words.end(), {"max-rating", std::to_string(games_max_rating)});
+      if (games_per_page != 0) words.insert(words.end(), {"per-page", std::to_string(games_per_page)});
+      auto asked = cli::open_games_query(words, &why);
+      if (!asked) return fail(g, why, cli::kUsage);
+      query = *asked;
+      auto page = cli::open_games_page(s, query.filter, games_page, &why);
+      if (!page) return fail(g, why);
+      open = *page;
+      more = !open.next_after().empty();
     }
     if (g.json) {
       nlohmann::json j;
@@ -657,7 +682,12 @@ int main(int argc, char** argv) {
         j["mine"].push_back(nlohmann::json::parse(cli::to_json(x)));
       for (const auto& x : open.games())
         j["open"].push_back(nlohmann::json::parse(cli::to_json(x)));
-      if (my_turn) j.erase("open");  // not asked for
+      if (my_turn) {
+        j.erase("open");  // not asked for
+      } else {
+        j["page"] = games_page;
+        j["next_page"] = more ? nlohmann::json(games_page + 1) : nlohmann::json(nullptr);
+      }
       std::cout << j.dump() << std::endl;
       return cli::kOk;
     }
@@ -667,9 +697,16 @@ int main(int argc, char** argv) {
       for (const auto& x : mine.games()) std::cout << "  " << cli::game_line(x) << "\n";
     }
     if (my_turn) return cli::kOk;
-    std::cout << "Open games:\n";
-    if (open.games().empty()) std::cout << "  none (counterattack new --side soviet creates one)\n";
+    const std::string filters = cli::open_games_flags(query.filter);
+    std::cout << "Open games" << (filters.empty() ? "" : " (" + filters.substr(1) + ")")
+              << (games_page > 1 || more ? ", page " + std::to_string(games_page) : "") << ":\n";
+    if (open.games().empty() && games_page == 1) {
+      std::cout << (filters.empty() ? "  none" : "  none such") << " (counterattack new --side soviet creates one)\n";
+    }
     for (const auto& x : open.games()) std::cout << "  " << cli::game_line(x) << "\n";
+    if (more) {
+      std::cout << "More: counterattack games --open" << filters << " --page " << games_page + 1 << "\n";
+    }
     return cli::kOk;
   }
 

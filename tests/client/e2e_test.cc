@@ -637,6 +637,56 @@ TEST_F(TwoPlayers, AGameClockIsTypedOnTheCommandLineAndBothClocksShowInTheGamesL
   EXPECT_NE(shown.out.find("Time: clock 15m+10s: Soviet "), std::string::npos) << shown.out;
 }
 
+// A player looking for a game reads the open games a page at a time, told how
+// to get the next, and narrows them down with the filters.
+TEST_F(TwoPlayers, OpenGamesAreListedAPageAtATimeAndFilteredFromTheCommandLine) {
+  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
+  ASSERT_EQ(cli(bob_, {"register", "bob"}, "password-of-bob\n").code, 0);
+  std::vector<std::string> made;
+  for (const std::vector<std::string>& terms : std::vector<std::vector<std::string>>{
+           {"--casual"}, {"--time", "3d"}, {"--clock", "15m+10s"}}) {
+    std::vector<std::string> args = {"--json", "new"};
+    args.insert(args.end(), terms.begin(), terms.end());
+    const auto created = cli(alice_, args);
+    ASSERT_EQ(created.code, 0) << created.err;
+    made.push_back(json::parse(created.out).value("game_id", ""));
+  }
+  const auto first = cli(bob_, {"games", "--open", "--per-page", "2"});
+  ASSERT_EQ(first.code, 0) << first.err;
+  EXPECT_NE(first.out.find("Open games (--per-page 2), page 1:"), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find(made[2]), std::string::npos) << "newest first: " << first.out;
+  EXPECT_NE(first.out.find(made[1]), std::string::npos) << first.out;
+  EXPECT_EQ(first.out.find(made[0]), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find("More: counterattack games --open --per-page 2 --page 2\n"), std::string::npos) << first.out;
+  const auto second = cli(bob_, {"games", "--open", "--per-page", "2", "--page", "2"});
+  ASSERT_EQ(second.code, 0) << second.err;
+  EXPECT_NE(second.out.find(made[0]), std::string::npos) << second.out;
+  EXPECT_EQ(second.out.find("More:"), std::string::npos) << "the last page: " << second.out;
+  const auto past = cli(bob_, {"games", "--open", "--per-page", "2", "--page", "3"});
+  EXPECT_EQ(past.code, 1);
+  EXPECT_NE(past.err.find("There are 2 pages of open games, not 3."), std::string::npos) << past.err;
+  const auto paged = json::parse(cli(bob_, {"--json", "games", "--open", "--per-page", "2"}).out);
+  EXPECT_EQ(paged.value("next_page", 0), 2) << paged.dump();
+
+  const auto casual = cli(bob_, {"games", "--open", "--casual"});
+  ASSERT_EQ(casual.code, 0) << casual.err;
+  EXPECT_NE(casual.out.find(made[0]), std::string::npos) << casual.out;
+  EXPECT_EQ(casual.out.find(made[1]), std::string::npos) << casual.out;
+  const auto clocked = cli(bob_, {"games", "--open", "--timing", "clock", "--max-rating", "1500"});
+  ASSERT_EQ(clocked.code, 0) << clocked.err;
+  EXPECT_NE(clocked.out.find(made[2]), std::string::npos) << clocked.out;
+  EXPECT_EQ(clocked.out.find(made[1]), std::string::npos) << clocked.out;
+  const auto strong = cli(bob_, {"games", "--open", "--min-rating", "1600"});
+  ASSERT_EQ(strong.code, 0) << strong.err;
+  EXPECT_NE(strong.out.find("  none such (counterattack new"), std::string::npos) << strong.out;
+
+  EXPECT_EQ(cli(bob_, {"games", "--open", "--timing", "blitz"}).code, 2);
+  const auto upside_down = cli(bob_, {"games", "--open", "--min-rating", "1600", "--max-rating", "1400"});
+  EXPECT_EQ(upside_down.code, 1);
+  EXPECT_NE(upside_down.err.find("The least rating asked for (1600) is above the most (1400)."), std::string::npos)
+      << upside_down.err;
+}
+
 TEST_F(TwoPlayers, ARematchIsOfferedAcceptedAndDeclinedFromTheCommandLine) {
   const std::string game = started_game("2d");
   ASSERT_FALSE(HasFailure());

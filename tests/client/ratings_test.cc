@@ -131,6 +131,55 @@ TEST(GameList, ShowsNoChangeForAGameWithdrawnBeforeAnyoneJoined) {
   EXPECT_EQ(game_line(g), "q1  finished  Soviet: alice  German: (nobody)  Cancelled");
 }
 
+TEST(GameList, AGameTheServerWithdrewSaysWhyAndAnOpenOneUntilWhenItWaits) {
+  wire::GameSummary g;
+  g.set_game_id("q1");
+  g.set_status("open");
+  g.set_soviet("alice");
+  g.set_expires_unix(1796083200);  // 2026-12-01 00:00 UTC
+  EXPECT_EQ(game_line(g), "q1  open  Soviet: alice  German: (open)  open until 2026-12-01 00:00 UTC");
+  g.set_status("finished");
+  g.set_expires_unix(0);
+  g.set_result("Cancelled");
+  g.set_result_reason("Nobody joined within 14 days: the server withdrew the game.");
+  EXPECT_EQ(game_line(g),
+            "q1  finished  Soviet: alice  German: (nobody)  Cancelled (Nobody joined within 14 days: the server withdrew the game.)");
+  g.set_result("Soviet victory");
+  g.set_result_reason("The German player resigned.");
+  EXPECT_EQ(game_line(g).find("resigned"), std::string::npos) << "an end by the rules or a resignation reads from its result";
+}
+
+TEST(OpenGames, TheShellsWordsAndTheFlagsAskForTheSameGames) {
+  std::string why;
+  const auto q = open_games_query({"scenario", "counterattack", "casual", "per-move", "min-rating", "1400", "--max-rating",
+                                   "1700", "page", "3"},
+                                  &why);
+  ASSERT_TRUE(q) << why;
+  EXPECT_EQ(q->filter.scenario(), "counterattack");
+  EXPECT_EQ(q->filter.rated(), wire::ONLY_CASUAL);
+  EXPECT_EQ(q->filter.timing(), wire::ONLY_TIME_PER_MOVE);
+  EXPECT_EQ(q->filter.min_rating(), 1400);
+  EXPECT_EQ(q->filter.max_rating(), 1700);
+  EXPECT_EQ(q->page, 3);
+  EXPECT_EQ(open_games_flags(q->filter),
+            " --scenario counterattack --casual --timing per-move --min-rating 1400 --max-rating 1700");
+  const auto flags = open_games_query({"--timing", "clock", "--rated"}, &why);
+  ASSERT_TRUE(flags) << why;
+  EXPECT_EQ(flags->filter.timing(), wire::ONLY_GAME_CLOCK);
+  EXPECT_EQ(flags->filter.rated(), wire::ONLY_RATED);
+  EXPECT_EQ(flags->page, 1);
+  ASSERT_TRUE(open_games_query({}, &why));
+  EXPECT_EQ(open_games_flags(wire::ListGames{}), "");
+
+  for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
+           {"rated", "casual"}, {"untimed", "clock"}, {"timing", "soon"}, {"page", "0"}, {"min-rating", "many"},
+           {"scenario"}, {"blitz"}}) {
+    why.clear();
+    EXPECT_FALSE(open_games_query(bad, &why)) << bad[0];
+    EXPECT_NE(why.find("games open ["), std::string::npos) << why;
+  }
+}
+
 TEST(GameList, FromAServerWithoutRatingsShowsTheNamesAloneAndNothingCasual) {
   wire::GameSummary g;
   g.set_game_id("old");

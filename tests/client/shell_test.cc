@@ -344,6 +344,41 @@ TEST_F(Shell, EndOfInputEndsTheShellCleanly) {
   EXPECT_TRUE(watching.expect("[chat] alice: still here"));
 }
 
+TEST_F(Shell, GamesOpenListsTheOpenGamesAPageAtATimeWithTheFilters) {
+  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
+  ASSERT_EQ(cli(bob_, {"register", "bob"}, "password-of-bob\n").code, 0);
+  std::vector<std::string> made;
+  for (const char* casual : {"--casual", "", ""}) {
+    std::vector<std::string> args = {"--json", "new"};
+    if (*casual) args.push_back(casual);
+    const auto created = cli(alice_, args);
+    ASSERT_EQ(created.code, 0) << created.err;
+    made.push_back(json::parse(created.out).value("game_id", ""));
+  }
+  LiveShell shell;
+  open(shell, bob_);
+  shell.type("games open per-page 2");
+  const std::string first = shell.printed_until("More: games more");
+  EXPECT_NE(first.find(made[2]), std::string::npos) << "newest first: " << first;
+  EXPECT_NE(first.find(made[1]), std::string::npos) << first;
+  EXPECT_EQ(first.find(made[0]), std::string::npos) << first;
+  shell.type("games more");
+  const std::string second = shell.printed_until("No more.");
+  EXPECT_NE(second.find(made[0]), std::string::npos) << second;
+  shell.type("games more");
+  EXPECT_TRUE(shell.expect("No more open games: games open lists them from the newest again."));
+  shell.type("games open casual");
+  const std::string casual = shell.printed_until("No more.");
+  EXPECT_NE(casual.find("Open games (--casual):\n  " + made[0]), std::string::npos) << casual;
+  EXPECT_EQ(casual.find(made[1]), std::string::npos) << casual;
+  shell.type("games open min-rating 1600 max-rating 1400");
+  EXPECT_TRUE(shell.expect("The least rating asked for (1600) is above the most (1400)."));
+  shell.type("games open blitz");
+  EXPECT_TRUE(shell.expect("games open [scenario NAME]"));
+  shell.type("quit");
+  EXPECT_EQ(shell.exit_code(), 0) << shell.output();
+}
+
 TEST_F(Shell, GamesListsTheGameAndOpenShowsIt) {
   const std::string game = started_game("2d");
   ASSERT_FALSE(game.empty());
