@@ -980,8 +980,12 @@ class Shell {
     query.filter.clear_after();
     open_filter_ = query.filter;
     open_next_ = page->next_after();
-    const std::string filters = open_games_flags(query.filter);
-    std::string t = "Open games" + (filters.empty() ? std::string() : " (" + filters.substr(1) + ")") + ":\n";
+    // The filters as the shell's words: "casual clock min-rating 1400".
+    std::string filters;
+    for (const auto& word : split_words(open_games_flags(query.filter))) {
+      if (word != "--timing") filters += (filters.empty() ? "" : " ") + (word.starts_with("--") ? word.substr(2) : word);
+    }
+    std::string t = "Open games" + (filters.empty() ? std::string() : " (" + filters + ")") + ":\n";
     if (page->games().empty()) t += "  none here (new soviet|german|random creates one)\n";
     for (const auto& g : page->games()) t += "  " + game_line(g) + "\n";
     t += open_next_.empty() ? "No more." : "More: games more";

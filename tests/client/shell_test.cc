@@ -359,6 +359,7 @@ TEST_F(Shell, GamesOpenListsTheOpenGamesAPageAtATimeWithTheFilters) {
   open(shell, bob_);
   shell.type("games open per-page 2");
   const std::string first = shell.printed_until("More: games more");
+  EXPECT_NE(first.find("Open games (per-page 2):"), std::string::npos) << first;
   EXPECT_NE(first.find(made[2]), std::string::npos) << "newest first: " << first;
   EXPECT_NE(first.find(made[1]), std::string::npos) << first;
   EXPECT_EQ(first.find(made[0]), std::string::npos) << first;
@@ -369,7 +370,7 @@ TEST_F(Shell, GamesOpenListsTheOpenGamesAPageAtATimeWithTheFilters) {
   EXPECT_TRUE(shell.expect("No more open games: games open lists them from the newest again."));
   shell.type("games open casual");
   const std::string casual = shell.printed_until("No more.");
-  EXPECT_NE(casual.find("Open games (--casual):\n  " + made[0]), std::string::npos) << casual;
+  EXPECT_NE(casual.find("Open games (casual):\n  " + made[0]), std::string::npos) << casual;
   EXPECT_EQ(casual.find(made[1]), std::string::npos) << casual;
   shell.type("games open min-rating 1600 max-rating 1400");
   EXPECT_TRUE(shell.expect("The least rating asked for (1600) is above the most (1400)."));
