@@ -12,7 +12,9 @@
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <random>
+#include <set>
 
 #include "terminal_text.h"
 
@@ -542,7 +544,8 @@ std::optional<wire::ClientMessage> tournament_request(const std::vector<std::str
       "tournament [list] | tournament new NAME [--players N] [--swiss ROUNDS | --knockout] [--time 3d | --clock 15m+10s]\n"
       "  [--starts WHEN]"
       " [--private] [--organise-only] [--option KEY]   (WHEN: 2h or 3d from now, or a UTC date and time: 2026-12-01T18:00)\n"
-      "tournament show|start|cancel|leave ID | tournament join ID [INVITE] | tournament remove ID NAME REASON...";
+      "tournament show|start|cancel|leave ID | tournament join ID [INVITE] | tournament remove ID NAME REASON...\n"
+      "tournament adjudicate GAME soviet|german|draw REASON...   (the organiser decides a game in play)";
   auto usage = [&](const std::string& first) -> std::optional<wire::ClientMessage> {
     if (why) *why = first.empty() ? kUsage : first + "\n" + kUsage;
     return std::nullopt;
@@ -639,6 +642,22 @@ std::optional<wire::ClientMessage> tournament_request(const std::vector<std::str
     l->set_reason(reason);
     return m;
   }
+  if (verb == "adjudicate") {
+    // The organiser decides a game of their tournament still in play: both players are told why.
+    if (words.size() < 4 || (words[2] != "soviet" && words[2] != "german" && words[2] != "draw")) {
+      return usage("tournament adjudicate GAME soviet|german|draw REASON...: the game, the side that wins (or a draw), and why.");
+    }
+    auto* a = m.mutable_adjudicate_game();
+    a->set_game_id(id);
+    a->set_result(words[2]);
+    std::string reason;
+    for (std::size_t i = 3; i < words.size(); ++i) {
+      if (words[i].rfind("--", 0) == 0) return usage("tournament adjudicate takes no options: " + words[i] + ".");
+      reason += (reason.empty() ? "" : " ") + words[i];
+    }
+    a->set_reason(reason);
+    return m;
+  }
   if (words.size() != 2) return usage("");
   if (verb == "show") {
     m.mutable_get_tournament()->set_tournament_id(id);
@@ -659,6 +678,174 @@ namespace {
 std::string points_text(double p) {
   const int halves = static_cast<int>(p * 2 + 0.5);
   return std::to_string(halves / 2) + (halves % 2 ? ".5" : "");
+}
+
+// `s` padded with spaces to `width` characters (a UTF-8 character counted once), on the right or the left.
+std::string padded(const std::string& s, std::size_t width, bool right = false) {
+  std::size_t chars = 0;
+  for (const unsigned char ch : s) chars += (ch & 0xc0) != 0x80;
+  const std::string fill(chars < width ? width - chars : 0, ' ');
+  return right ? fill + s : s + fill;
+}
+
+// One game's result for `player`: 1 won, = drawn, 0 lost, * in play, x none (aborted or cancelled).
+char result_mark(const wire::GameSummary& g, const std::string& player) {
+  if (g.status() != "finished") return '*';
+  const bool soviet = g.soviet() == player;
+  if (g.result() == "Draw") return '=';
+  if (g.result() == "Soviet victory") return soviet ? '1' : '0';
+  if (g.result() == "German victory") return soviet ? '0' : '1';
+  return 'x';
+}
+
+// A finished game's points for `player`, 0 for any other.
+double result_points(const wire::GameSummary& g, const std::string& player) {
+  const char m = result_mark(g, player);
+  return m == '1' ? 1.0 : m == '=' ? 0.5 : 0.0;
+}
+
+constexpr const char* kMarks = "1 won, = drawn, 0 lost, * in play, x no result (aborted)";
+
+// A round robin's grid: each entrant's two games against each other, as Soviet then as German.
+std::string round_robin_table(const wire::Tournament& t) {
+  const auto& rows = t.standings();
+  std::size_t name_width = 6;
+  for (const auto& e : rows) name_width = std::max(name_width, e.player().size());
+  std::string s = "Cross-table (row's results against each column's number, as Soviet then as German: " + std::string(kMarks) + "):\n";
+  s += " no  rank  " + padded("player", name_width);
+  for (int j = 0; j < rows.size(); ++j) s += padded(std::to_string(j + 1), 4, true);
+  s += "  points  tie-break\n";
+  for (int i = 0; i < rows.size(); ++i) {
+    const std::string& me = rows[i].player();
+    char head[32];
+    std::snprintf(head, sizeof head, "%3d  %4d  ", i + 1, rows[i].rank());
+    s += head + padded(me, name_width);
+    for (int j = 0; j < rows.size(); ++j) {
+      const std::string& them = rows[j].player();
+      std::string cell = "--";
+      if (i != j) {
+        cell = "..";  // a game not made (a withdrawal)
+        for (const auto& g : t.games()) {
+          if (g.soviet() == me && g.german() == them) cell[0] = result_mark(g, me);
+          if (g.german() == me && g.soviet() == them) cell[1] = result_mark(g, me);
+        }
+      }
+      s += padded(cell, 4, true);
+    }
+    char tail[48];
+    std::snprintf(tail, sizeof tail, "  %6s  %9.2f", points_text(rows[i].points()).c_str(), rows[i].tiebreak());
+    s += tail;
+    if (rows[i].withdrawn()) s += "  withdrew";
+    s += "\n";
+  }
+  return s;
+}
+
+// A Swiss: each entrant's opponent and results round by round.
+std::string swiss_table(const wire::Tournament& t) {
+  const auto& rows = t.standings();
+  std::map<std::string, int> number;
+  std::size_t name_width = 6;
+  for (int i = 0; i < rows.size(); ++i) {
+    number[rows[i].player()] = i + 1;
+    name_width = std::max(name_width, rows[i].player().size());
+  }
+  const int rounds = std::max(t.round(), 1);
+  std::string s = "Cross-table (each round: the opponent's number, then the results as Soviet and as German: " +
+                  std::string(kMarks) + "; bye: sat out, 2 points; - not paired):\n";
+  s += " no  rank  " + padded("player", name_width);
+  for (int r = 1; r <= rounds; ++r) s += padded("R" + std::to_string(r), 7, true);
+  s += "  points  Sonneborn-Berger\n";
+  for (int i = 0; i < rows.size(); ++i) {
+    const std::string& me = rows[i].player();
+    char head[32];
+    std::snprintf(head, sizeof head, "%3d  %4d  ", i + 1, rows[i].rank());
+    s += head + padded(me, name_width);
+    for (int r = 1; r <= rounds; ++r) {
+      std::string opponent;
+      std::string marks = "..";
+      for (const auto& g : t.games()) {
+        if (g.tournament_round() != r || (g.soviet() != me && g.german() != me)) continue;
+        opponent = g.soviet() == me ? g.german() : g.soviet();
+        marks[g.soviet() == me ? 0 : 1] = result_mark(g, me);
+      }
+      std::string cell = "-";
+      if (!opponent.empty()) {
+        cell = (number.count(opponent) ? std::to_string(number[opponent]) : std::string("?")) + " " + marks;
+      } else if (std::find(rows[i].bye_rounds().begin(), rows[i].bye_rounds().end(), r) != rows[i].bye_rounds().end()) {
+        cell = "bye";
+      }
+      s += padded(cell, 7, true);
+    }
+    char tail[48];
+    std::snprintf(tail, sizeof tail, "  %6s  %16.2f", points_text(rows[i].points()).c_str(), rows[i].tiebreak());
+    s += tail;
+    if (rows[i].withdrawn()) s += "  withdrew";
+    s += "\n";
+  }
+  return s;
+}
+
+// A knock-out's bracket: each round's matches, their games' points, and who went through.
+std::string knockout_table(const wire::Tournament& t) {
+  std::map<std::string, int> out_in;
+  for (const auto& e : t.standings()) out_in[e.player()] = e.knocked_out();
+  std::string s = "Bracket (each match: the points of its games, a win 1 and a draw 1/2; the games' results for the first named, "
+                  "as Soviet or German in turn: " + std::string(kMarks) + "):\n";
+  for (int r = 1; r <= t.round(); ++r) {
+    s += "Round " + std::to_string(r) + (r == t.rounds() ? " (the final)" : "") + ":\n";
+    std::vector<std::pair<std::string, std::string>> matches;
+    std::set<std::string> playing;
+    for (const auto& g : t.games()) {
+      if (g.tournament_round() != r) continue;
+      playing.insert(g.soviet());
+      playing.insert(g.german());
+      const bool known = std::any_of(matches.begin(), matches.end(), [&](const auto& m) {
+        return (m.first == g.soviet() && m.second == g.german()) || (m.first == g.german() && m.second == g.soviet());
+      });
+      if (!known) matches.emplace_back(g.soviet(), g.german());
+    }
+    for (const auto& [a, b] : matches) {
+      double pa = 0, pb = 0;
+      std::string marks;
+      bool unfinished = false;
+      for (const auto& g : t.games()) {
+        if (g.tournament_round() != r || !((g.soviet() == a && g.german() == b) || (g.soviet() == b && g.german() == a))) continue;
+        pa += result_points(g, a);
+        pb += result_points(g, b);
+        marks += result_mark(g, a);
+        unfinished = unfinished || g.status() != "finished";
+      }
+      s += "  " + a + " " + points_text(pa) + " - " + points_text(pb) + " " + b + "  (" + marks + ")";
+      if (out_in[a] == r && out_in[b] != r) {
+        s += "  " + b + " goes through";
+      } else if (out_in[b] == r && out_in[a] != r) {
+        s += "  " + a + " goes through";
+      } else if (unfinished) {
+        s += "  in play";
+      }
+      s += "\n";
+    }
+    // Still in at this round but in no match of it: through without playing.
+    for (const auto& e : t.standings()) {
+      const int o = e.knocked_out();
+      if (playing.count(e.player()) || (o > 0 && o < r)) continue;
+      if (o == r) {
+        s += "  " + e.player() + " went out without playing (withdrew)\n";
+      } else {
+        s += "  " + e.player() + " goes through without playing\n";
+      }
+    }
+  }
+  return s;
+}
+
+// The cross-table that suits the tournament's kind; "" before its start.
+std::string cross_table(const wire::Tournament& t) {
+  if (t.standings().empty() || (t.games().empty() && t.round() == 0)) return "";
+  if (t.knockout()) return knockout_table(t);
+  if (t.rounds() > 0) return swiss_table(t);
+  return round_robin_table(t);
 }
 }  // namespace
 
@@ -686,6 +873,13 @@ std::string removed_from_tournament_text(const std::string& player, const wire::
   return (under_way ? player + " is withdrawn from the tournament: their games in it under way are resigned, and no later round pairs them.\n"
                     : player + " is struck off the tournament's entrants.\n") +
          describe_tournament(t);
+}
+
+std::string adjudicated_text(const wire::AdjudicateGame& a) {
+  const std::string& r = a.result();
+  return "Game " + a.game_id() + " is decided: " +
+         (r == "draw" ? std::string("a draw") : r == "soviet" ? std::string("the Soviet side wins") : std::string("the German side wins")) +
+         ". Both players are told why; it counts in the standings and moves no rating.\n";
 }
 
 std::string left_tournament_text(const wire::ServerMessage& reply) {
@@ -750,6 +944,8 @@ std::string describe_tournament(const wire::Tournament& t) {
     }
     s += "Won by " + winners + ".\n";
   }
+  if (!t.end_reason().empty()) s += "Cut short: " + t.end_reason() + "\n";
+  if (t.games_size()) s += cross_table(t);
   if (t.status() == "playing" && !t.sits_out().empty()) {
     s += t.sits_out() + (t.sits_out().find(", ") == std::string::npos ? " sits" : " sit") + " out round " +
          std::to_string(t.round()) + ".\n";
@@ -778,8 +974,9 @@ std::string tournament_end_notice(const wire::Tournament& t) {
     winners += (i == 0 ? "" : i + 1 == first.size() ? " and " : ", ") + first[i];
   }
   return "The tournament \"" + t.name() + "\" is over: " +
-         (first.size() == 1 ? winners + " won" : winners + " share the first place") +
-         ". The final standings: `tournament show " + t.tournament_id() + "`.";
+         (first.size() == 1 ? winners + " won" : winners + " share the first place") + "." +
+         (t.end_reason().empty() ? "" : " " + t.end_reason()) +
+         " The final standings: `tournament show " + t.tournament_id() + "`.";
 }
 
 std::string tournament_start_notice(const wire::Tournament& t, const std::string& me) {

@@ -168,6 +168,8 @@ std::string describe_tournament(const wire::Tournament& t);
 // What the organiser is told after `tournament remove`.
 std::string removed_from_tournament_text(const std::string& player, const wire::ServerMessage& reply);
 std::string left_tournament_text(const wire::ServerMessage& reply);
+// What the organiser is told after `tournament adjudicate`.
+std::string adjudicated_text(const wire::AdjudicateGame& a);
 // The request for `new WORDS...`: soviet|german|random, private, casual, a time
 // per move (3d, 12h, 90m) and option keys, as the shell takes them; the
 // subcommand's --side X, --private, --casual, --time T and --option KEY too.

@@ -853,6 +853,7 @@ class Shell {
         return out(removed_from_tournament_text(m->withdraw_entrant().player(), *reply));
       }
       if (m->has_leave_tournament()) return out(left_tournament_text(*reply));
+      if (m->has_adjudicate_game() && reply->has_ok()) return out(adjudicated_text(m->adjudicate_game()));
       if (reply->has_tournament()) return out(describe_tournament(reply->tournament()));
       if (!reply->has_tournament_list()) return out("Done.");
       std::string text;
@@ -916,6 +917,7 @@ class Shell {
          "  tournament [list] | tournament new NAME [--players N] [--swiss ROUNDS | --knockout]\n"
          "    [--time 3d | --clock 15m+10s] [--starts WHEN] [--private] [--organise-only] [--option KEY]\n"
          "    | tournament show|join|leave|start|cancel ID [INVITE] | tournament remove ID NAME REASON...   (WHEN: 2h or 3d from now, or 2026-12-01T18:00 UTC)\n"
+         "    | tournament adjudicate GAME soviet|german|draw REASON...   (the organiser decides a game in play)\n"
          "  rating [NAME] [games N] | ratings   a player's rating (yours without NAME), with their last N\n"
          "                                    rated games (10 unless given); the rated players\n"
          "Tab completes commands, unit ids, hexes and chits; up and down arrows recall earlier "

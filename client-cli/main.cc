@@ -273,11 +273,14 @@ int main(int argc, char** argv) {
       "tournament",
       "Tournaments: list; new NAME [--players N] [--swiss ROUNDS | --knockout] [--time 3d | --clock 15m+10s] [--starts WHEN] [--private]"
       " [--organise-only];"
-      " show, join, leave, start or cancel ID; remove ID NAME REASON (the organiser withdraws an entrant)");
+      " show, join, leave, start or cancel ID; remove ID NAME REASON (the organiser withdraws an entrant);"
+      " adjudicate GAME soviet|german|draw REASON (the organiser decides a game in play)");
   std::vector<std::string> tournament_words;
   std::string players, tournament_time, tournament_clock, tournament_starts, swiss;
   bool organise_only = false, knockout = false;
-  tournament->add_option("WORDS", tournament_words, "list | new NAME... | show|join|leave|start|cancel ID [INVITE] | remove ID NAME REASON...");
+  tournament->add_option("WORDS", tournament_words,
+                         "list | new NAME... | show|join|leave|start|cancel ID [INVITE] | remove ID NAME REASON... | "
+                         "adjudicate GAME soviet|german|draw REASON...");
   tournament->add_option("--players", players, "new: the most entrants (default 4); it starts when full");
   tournament->add_option("--swiss", swiss, "new: a Swiss of this many rounds instead of a round robin");
   tournament->add_flag("--knockout,--knock-out", knockout,
@@ -492,7 +495,9 @@ int main(int argc, char** argv) {
     } else if (g.json) {
       std::cout << "{\"ok\":true}" << std::endl;
     } else {
-      std::cout << (m->has_leave_tournament() ? cli::left_tournament_text(*reply) : "The tournament is cancelled.\n")
+      std::cout << (m->has_leave_tournament()     ? cli::left_tournament_text(*reply)
+                    : m->has_adjudicate_game() ? cli::adjudicated_text(m->adjudicate_game())
+                                               : "The tournament is cancelled.\n")
                 << std::flush;
     }
     return cli::kOk;

@@ -203,6 +203,10 @@ class GameService {
   // alone, told to nobody connected, with its log kept as stored.
   enum class OperatorEndOutcome { Ended, Later, Unloadable };
   OperatorEndOutcome end_by_operator(const std::string& game_id, const std::string& why);
+  // A tournament organiser's decision of a game in play (the caller's right to it
+  // checked by Tournaments): it ends with `result`, told with `reason`, unrated. A game
+  // not in play is refused. Answers `c`.
+  void adjudicate(const Caller& c, const std::string& game_id, const std::string& result, const std::string& reason);
   // Open public games, newest first, a page at a time, filtered (ListGames).
   void list_open(const Caller& c, const wire::ListGames& req);
   void join(const Caller& c, const wire::JoinGame& req);
@@ -340,8 +344,9 @@ class GameService {
   void end_on_time(const std::shared_ptr<Game>& g, std::int64_t actor);
   // Ends a game for a reason outside the rules; `c`, when given, is answered.
   // `actor` ended it (0: nobody): everyone else is told.
+  // `unrated`: the game is stored as no longer rated, so that its end moves no rating.
   void finish(const std::shared_ptr<Game>& g, const std::optional<Caller>& c, std::int64_t actor,
-              const std::string& result, const std::string& reason, const std::string& what);
+              const std::string& result, const std::string& reason, const std::string& what, bool unrated = false);
   // Stores a draw offer made or declined (`before`: the offer it replaced); `tell` runs once it is durable.
   void store_draw_offer(const std::shared_ptr<Game>& g, const Caller& c, int before, std::function<void(bool stored)> tell);
   // A vacation starting or ending: `begin` puts it in memory; then each of the

@@ -377,6 +377,21 @@ GameService::OperatorEndOutcome GameService::end_by_operator(const std::string& 
   return OperatorEndOutcome::Ended;
 }
 
+void GameService::adjudicate(const Caller& c, const std::string& game_id, const std::string& result, const std::string& reason) {
+  const std::string not_in_play = "Game " + game_id + " is not in play: only a game still being played may be decided.";
+  {
+    std::lock_guard lock(mu_);
+    if (unloadable_.count(game_id)) return c.error(wire::CONFLICT, "Game " + game_id + " cannot be loaded; the operator looks into it.");
+  }
+  auto g = find(game_id);
+  if (!g) return c.error(wire::CONFLICT, not_in_play);
+  std::lock_guard lock(g->mu);
+  if (g->status != Game::Status::Playing || g->broken) return c.error(wire::CONFLICT, not_in_play);
+  if (g->pending > 0) return c.error(wire::CONFLICT, "A move of game " + game_id + " is being stored; try again.");
+  // Not played out: as with the operator's abort, no rating moves.
+  finish(g, c, c.user_id, result, reason, "decision", true);
+}
+
 GameService::OperatorEndOutcome GameService::end_unloadable(const std::string& game_id, const std::string& why) {
   // Nothing is replayed: the row alone says it is over, and its log stays as stored for
   // the operator. An abort moves no rating and scores nothing in a tournament. Read and
@@ -694,17 +709,24 @@ void GameService::resign(const Caller& c, const wire::Resign& req) {
 // Called with g->mu held. The end is announced once it is durable; if it cannot
 // be stored, the game goes on as it was.
 void GameService::finish(const std::shared_ptr<Game>& g, const std::optional<Caller>& c, std::int64_t actor,
-                         const std::string& result, const std::string& reason, const std::string& what) {
+                         const std::string& result, const std::string& reason, const std::string& what, bool unrated) {
   const auto before = g->status;
   const int offer = g->draw_offer;
+  const bool was_rated = g->rated;
+  if (unrated) g->rated = false;
   end_game(*g, result, reason);
   ++g->pending;
   auto rating = std::make_shared<std::optional<Ratings::Change>>();
-  storage_.write([g, result, reason, rating](Db& db) { *rating = store_end(db, g->id, result, reason); },
-      [this, g, c, actor, before, offer, what, rating](bool ok) {
+  storage_.write(
+      [g, result, reason, rating, unrated](Db& db) {
+        if (unrated) db.prepare("UPDATE games SET rated = 0 WHERE id = ?").run(g->id);
+        *rating = store_end(db, g->id, result, reason);
+      },
+      [this, g, c, actor, before, offer, what, rating, was_rated](bool ok) {
         std::lock_guard l(g->mu);
         --g->pending;
         if (!ok) {
+          g->rated = was_rated;
           g->status = before;
           g->draw_offer = offer;
           g->result.clear();

@@ -307,7 +307,8 @@ void Mailer::tournament_finished(std::int64_t user_id, const std::string& player
   const std::string to = address_of(user_id);
   if (to.empty()) return;
   std::string body = "Hello " + player + ",\n\nthe tournament \"" + t.name() + "\" (" + t.tournament_id() +
-                     ") is over: every game has been played. The final standings:\n\n";
+                     ") is over" + (t.end_reason().empty() ? std::string(": every game has been played.") : ". " + t.end_reason()) +
+                     " The final standings:\n\n";
   for (const auto& s : t.standings()) {
     char points[16];
     std::snprintf(points, sizeof points, "%g", s.points());

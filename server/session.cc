@@ -552,6 +552,7 @@ class WsSession : public Connection {
       case M::kJoinTournament: return hub_.tournaments.join(caller(rid), msg.join_tournament());
       case M::kLeaveTournament: return hub_.tournaments.leave(caller(rid), msg.leave_tournament());
       case M::kWithdrawEntrant: return hub_.tournaments.withdraw_entrant(caller(rid), msg.withdraw_entrant());
+      case M::kAdjudicateGame: return hub_.tournaments.adjudicate(caller(rid), msg.adjudicate_game());
       case M::kStartTournament: return hub_.tournaments.start(caller(rid), msg.start_tournament());
       case M::kCancelTournament: return hub_.tournaments.cancel(caller(rid), msg.cancel_tournament());
       default: return send_error(rid, wire::BAD_REQUEST, "Unknown request.");

@@ -121,6 +121,11 @@ void knockout_ranks(std::vector<wire::Standing>& out, const std::map<std::string
 
 }  // namespace
 
+std::string swiss_cut_reason(int round, int rounds) {
+  return "It ended after round " + std::to_string(round) + " of " + std::to_string(rounds) +
+         ": no further round could be paired, as fewer than two entrants who have not withdrawn are left.";
+}
+
 std::vector<wire::Standing> standings(const std::vector<std::string>& entrants,
                                       const std::vector<wire::GameSummary>& games,
                                       const std::map<std::string, int>& byes) {
@@ -433,8 +438,11 @@ void Tournaments::game_ended(const std::string& id) {
           if (!knockout_next_in(db, id, static_cast<int>(round), *out)) return;
         } else if (unfinished != 0) {
           return;  // only the write that finds every game over moves on, so each round and the end come once
-        } else if (round < rounds && !next_round_in(db, id, static_cast<int>(round + 1), *out)) {
-          return;
+        } else if (round < rounds) {
+          if (!next_round_in(db, id, static_cast<int>(round + 1), *out)) return;
+          // Cut short: said with its end, so that nobody waits for the rounds it set.
+          db.prepare("UPDATE tournaments SET end_reason = ? WHERE id = ?")
+              .run(swiss_cut_reason(static_cast<int>(round), static_cast<int>(rounds)), id);
         }
         // 3: its end not yet told, so that a server stopped before telling it tells it at its next start.
         db.prepare("UPDATE tournaments SET finished_unix = ?, unannounced = 3 WHERE id = ?").run(unix_now(), id);
@@ -856,6 +864,54 @@ void Tournaments::withdraw_entrant(const Caller& c, const wire::WithdrawEntrant&
   withdraw(c, req.tournament_id(), req.player(), reason);
 }
 
+void Tournaments::adjudicate(const Caller& c, const wire::AdjudicateGame& req) {
+  const std::string& id = req.game_id();
+  const std::string& r = req.result();
+  const std::string result = r == "soviet" ? "Soviet victory" : r == "german" ? "German victory" : r == "draw" ? "Draw" : "";
+  if (result.empty()) return c.error(wire::BAD_REQUEST, "Decide the game as soviet, german or draw.");
+  const std::string& reason = req.reason();
+  if (!one_plain_line(reason) || reason.size() > 300 || reason.find_first_not_of(' ') == std::string::npos) {
+    return c.error(wire::BAD_REQUEST, "Say why you decide the game, in one line of at most 300 bytes: both players are told.");
+  }
+  struct Found {
+    bool found = false, priv = false, insider = false;
+    std::string tournament, name;
+    std::int64_t organiser = 0, soviet = 0, german = 0;
+  };
+  const auto f = bad_id(id) ? Found{} : storage_.read([&](Db& db) {
+    Found x;
+    auto& q = db.prepare(
+        "SELECT g.tournament_id, g.private, COALESCE(g.soviet_id, 0), COALESCE(g.german_id, 0), COALESCE(t.organiser_id, 0),"
+        " COALESCE(t.name, ''), EXISTS (SELECT 1 FROM tournament_entrants e WHERE e.tournament_id = g.tournament_id"
+        " AND e.user_id = ?) FROM games g LEFT JOIN tournaments t ON t.id = g.tournament_id WHERE g.id = ?");
+    q.bind_all(c.user_id, id);
+    while (q.step()) {
+      x.found = true;
+      x.tournament = q.text(0);
+      x.priv = q.integer(1) != 0;
+      x.soviet = q.integer(2);
+      x.german = q.integer(3);
+      x.organiser = q.integer(4);
+      x.name = q.text(5);
+      x.insider = q.integer(6) != 0;
+    }
+    return x;
+  });
+  // A private game is not there for whoever neither plays it nor is inside its tournament.
+  const bool seen = f.found && (!f.priv || f.insider || f.organiser == c.user_id || f.soviet == c.user_id || f.german == c.user_id);
+  if (!seen) return c.error(wire::NOT_FOUND, "There is no game '" + as_given(id) + "'.");
+  if (f.tournament.empty() || f.organiser != c.user_id) {
+    return c.error(wire::FORBIDDEN, "Only the organiser of a game's tournament may decide it.");
+  }
+  if (f.soviet == c.user_id || f.german == c.user_id) {
+    return c.error(wire::FORBIDDEN, "You play in this game: an organiser does not decide their own games.");
+  }
+  // Logged as any end is, with the reason that names the organiser.
+  games_.adjudicate(c, id, result,
+                    "Decided by " + c.name + ", the organiser of the tournament \"" + f.name + "\": " + result +
+                        ", without being played out (no rating changes). " + reason);
+}
+
 void Tournaments::withdraw(const Caller& c, const std::string& id, const std::string& player, const std::string& reason) {
   if (bad_id(id)) return no_such_tournament(c, id);
   const bool by_organiser = !player.empty();
@@ -1066,7 +1122,7 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
     auto& q = db.prepare(
         "SELECT t.name, u.name, t.scenario, t.options, t.move_seconds, t.max_players, t.private, t.invite_code, t.status,"
         " t.created_unix, t.started_unix, t.organiser_id, t.starts_unix, t.rounds, t.round, t.clock_seconds,"
-        " t.increment_seconds, t.knockout, t.finished_unix, t.cancel_reason FROM tournaments t"
+        " t.increment_seconds, t.knockout, t.finished_unix, t.cancel_reason, t.end_reason FROM tournaments t"
         " JOIN users u ON u.id = t.organiser_id"
         " WHERE t.id = ?");
     q.bind_all(id);
@@ -1093,6 +1149,7 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
       t.set_knockout(q.integer(17) != 0);
       finished_unix = q.integer(18);
       if (t.status() == "cancelled") t.set_cancel_reason(q.text(19));
+      t.set_end_reason(q.text(20));
     }
     if (!found) return std::nullopt;
     std::map<std::string, int> out_in_round;
@@ -1157,11 +1214,15 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
       t.set_status("finished");
     }
     std::map<std::string, int> byes;
+    std::map<std::string, std::vector<int>> bye_rounds;  // for the cross-table
     auto& b = db.prepare(
-        "SELECT u.name, COUNT(*) FROM tournament_byes b JOIN users u ON u.id = b.user_id WHERE b.tournament_id = ?"
-        " GROUP BY b.user_id");
+        "SELECT u.name, b.round FROM tournament_byes b JOIN users u ON u.id = b.user_id WHERE b.tournament_id = ?"
+        " ORDER BY b.round");
     b.bind_all(id);
-    while (b.step()) byes[b.text(0)] = static_cast<int>(b.integer(1));
+    while (b.step()) {
+      ++byes[b.text(0)];
+      bye_rounds[b.text(0)].push_back(static_cast<int>(b.integer(1)));
+    }
     auto& out = db.prepare(
         "SELECT u.name FROM tournament_byes b JOIN users u ON u.id = b.user_id WHERE b.tournament_id = ? AND b.round = ?");
     out.bind_all(id, t.round());
@@ -1176,6 +1237,9 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
     if (t.knockout()) knockout_ranks(ranked, out_in_round);
     for (auto& s : ranked) {
       s.set_withdrawn(withdrawn.count(s.player()) > 0);
+      if (!t.knockout()) {
+        for (const int r : bye_rounds[s.player()]) s.add_bye_rounds(r);
+      }
       *t.add_standings() = std::move(s);
     }
     if (details) {

@@ -55,6 +55,8 @@ class Tournaments {
   void leave(const Caller& c, const wire::LeaveTournament& req);
   // The organiser withdraws an entrant, saying why.
   void withdraw_entrant(const Caller& c, const wire::WithdrawEntrant& req);
+  // The organiser decides a game of their tournament still in play (see AdjudicateGame).
+  void adjudicate(const Caller& c, const wire::AdjudicateGame& req);
   void start(const Caller& c, const wire::StartTournament& req);
   void cancel(const Caller& c, const wire::CancelTournament& req);
   // Called every second: starts each open tournament whose set time has come,
@@ -170,6 +172,9 @@ class Tournaments {
 std::vector<wire::Standing> standings(const std::vector<std::string>& entrants,
                                       const std::vector<wire::GameSummary>& games,
                                       const std::map<std::string, int>& byes = {});
+
+// Why a Swiss ended after `round` of its `rounds`: too few left to pair.
+std::string swiss_cut_reason(int round, int rounds);
 
 // One round of a Swiss. Entrants 0..n-1 are in order of standing, best first;
 // `met` holds the pairs (lower first) who have played each other, `had_bye`

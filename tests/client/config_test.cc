@@ -474,5 +474,131 @@ TEST(Vacation, TypedAndShownAsPeopleWriteIt) {
   EXPECT_EQ(seat_text(g, false), "bob (1500)");
 }
 
+
+// A tournament's game for the cross-table tests.
+void add_game(wire::Tournament& t, const std::string& soviet, const std::string& german, const std::string& result,
+              int round = 0) {
+  auto* g = t.add_games();
+  g->set_game_id(soviet + "-" + german + std::to_string(round));
+  g->set_soviet(soviet);
+  g->set_german(german);
+  g->set_tournament_round(round);
+  g->set_status(result.empty() ? "playing" : "finished");
+  g->set_result(result);
+}
+
+wire::Standing* add_standing(wire::Tournament& t, int rank, const std::string& player, double points, double tiebreak) {
+  auto* s = t.add_standings();
+  s->set_rank(rank);
+  s->set_player(player);
+  s->set_points(points);
+  s->set_tiebreak(tiebreak);
+  return s;
+}
+
+TEST(TournamentCrossTable, ARoundRobinShowsEachPairsTwoGamesInAGridWithPointsAndTieBreak) {
+  wire::Tournament t;
+  t.set_tournament_id("t4");
+  t.set_name("Club Round");
+  t.set_organiser("alice");
+  t.set_status("playing");
+  t.set_started_unix(1764000000);
+  add_standing(t, 1, "alice", 3, 2.5);
+  add_standing(t, 2, "bob", 1.5, 1.75);
+  add_standing(t, 3, "carol", 0.5, 0.75);
+  add_game(t, "alice", "bob", "Soviet victory");
+  add_game(t, "bob", "alice", "Draw");
+  add_game(t, "alice", "carol", "Soviet victory");
+  add_game(t, "carol", "alice", "German victory");
+  add_game(t, "bob", "carol", "Draw");
+  add_game(t, "carol", "bob", "");
+  const std::string shown = describe_tournament(t);
+  EXPECT_NE(shown.find("Cross-table (row's results against each column's number, as Soviet then as German: 1 won, = drawn, "
+                       "0 lost, * in play, x no result (aborted)):\n"
+                       " no  rank  player   1   2   3  points  tie-break\n"
+                       "  1     1  alice   --  1=  11       3       2.50\n"
+                       "  2     2  bob     =0  --  =*     1.5       1.75\n"
+                       "  3     3  carol   00  *=  --     0.5       0.75\n"),
+            std::string::npos)
+      << shown;
+}
+
+TEST(TournamentCrossTable, ASwissShowsEachRoundsOpponentResultsByeAndSonnebornBerger) {
+  wire::Tournament t;
+  t.set_tournament_id("t5");
+  t.set_name("Swiss Open");
+  t.set_organiser("alice");
+  t.set_status("finished");
+  t.set_started_unix(1764000000);
+  t.set_rounds(3);
+  t.set_round(2);
+  t.set_end_reason("It ended after round 2 of 3: no further round could be paired, as fewer than two entrants who have "
+                   "not withdrawn are left.");
+  add_standing(t, 1, "alice", 4, 2);
+  add_standing(t, 2, "carol", 2, 0)->add_bye_rounds(1);
+  auto* bob = add_standing(t, 3, "bob", 0, 0);
+  bob->add_bye_rounds(2);
+  bob->set_withdrawn(true);
+  add_game(t, "alice", "bob", "Soviet victory", 1);
+  add_game(t, "bob", "alice", "German victory", 1);
+  add_game(t, "alice", "carol", "Soviet victory", 2);
+  add_game(t, "carol", "alice", "German victory", 2);
+  const std::string shown = describe_tournament(t);
+  EXPECT_NE(shown.find("Cut short: It ended after round 2 of 3: no further round could be paired"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("Cross-table (each round: the opponent's number, then the results as Soviet and as German: 1 won, "
+                       "= drawn, 0 lost, * in play, x no result (aborted); bye: sat out, 2 points; - not paired):\n"
+                       " no  rank  player     R1     R2  points  Sonneborn-Berger\n"
+                       "  1     1  alice    3 11   2 11       4              2.00\n"
+                       "  2     2  carol     bye   1 00       2              0.00\n"
+                       "  3     3  bob      1 00    bye       0              0.00  withdrew\n"),
+            std::string::npos)
+      << shown;
+  EXPECT_NE(tournament_end_notice(t).find("alice won. It ended after round 2 of 3"), std::string::npos) << tournament_end_notice(t);
+}
+
+TEST(TournamentCrossTable, AKnockOutShowsItsBracketRoundByRound) {
+  wire::Tournament t;
+  t.set_tournament_id("t6");
+  t.set_name("Club Cup");
+  t.set_organiser("alice");
+  t.set_status("playing");
+  t.set_started_unix(1764000000);
+  t.set_knockout(true);
+  t.set_rounds(2);
+  t.set_round(2);
+  add_standing(t, 1, "alice", 0, 0);
+  add_standing(t, 1, "carol", 2, 0);
+  add_standing(t, 3, "bob", 1, 0)->set_knocked_out(1);
+  add_game(t, "bob", "carol", "German victory", 1);
+  add_game(t, "carol", "bob", "German victory", 1);
+  add_game(t, "bob", "carol", "German victory", 1);
+  add_game(t, "alice", "carol", "", 2);
+  add_game(t, "carol", "alice", "", 2);
+  const std::string shown = describe_tournament(t);
+  EXPECT_NE(shown.find("Round 1:\n"
+                       "  bob 1 - 2 carol  (010)  carol goes through\n"
+                       "  alice goes through without playing\n"
+                       "Round 2 (the final):\n"
+                       "  alice 0 - 0 carol  (**)  in play\n"),
+            std::string::npos)
+      << shown;
+}
+
+TEST(TournamentAdjudication, TypedWithTheGameTheResultAndAReason) {
+  std::string why;
+  auto a = tournament_request({"adjudicate", "g7", "german", "The", "Soviet", "player", "has", "left."}, &why);
+  ASSERT_TRUE(a) << why;
+  EXPECT_EQ(a->adjudicate_game().game_id(), "g7");
+  EXPECT_EQ(a->adjudicate_game().result(), "german");
+  EXPECT_EQ(a->adjudicate_game().reason(), "The Soviet player has left.");
+  EXPECT_FALSE(tournament_request({"adjudicate", "g7", "german"}, &why)) << "no reason";
+  EXPECT_NE(why.find("soviet|german|draw REASON"), std::string::npos) << why;
+  EXPECT_FALSE(tournament_request({"adjudicate", "g7", "white", "gone"}, &why)) << "no such result";
+  EXPECT_FALSE(tournament_request({"adjudicate", "g7", "draw", "gone", "--private"}, &why)) << "a flag is no part of a reason";
+  EXPECT_EQ(adjudicated_text(a->adjudicate_game()),
+            "Game g7 is decided: the German side wins. Both players are told why; it counts in the standings and moves no "
+            "rating.\n");
+}
+
 }  // namespace
 }  // namespace counterattack::cli

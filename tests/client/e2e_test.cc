@@ -816,6 +816,12 @@ TEST_F(TwoPlayers, ATournamentIsMadeEnteredAndShownFromTheCommandLine) {
   EXPECT_NE(standings.out.find("   1  alice                         1    1     0    0       1"), std::string::npos)
       << standings.out;
   EXPECT_NE(standings.out.find("Soviet victory"), std::string::npos) << standings.out;
+  // The cross-table: each pair's two games, as Soviet then as German, from the row's side.
+  EXPECT_NE(standings.out.find(" no  rank  player   1   2  points  tie-break\n"
+                               "  1     1  alice   --  1*       1       0.00\n"
+                               "  2     2  bob     *0  --       0       0.00\n"),
+            std::string::npos)
+      << standings.out;
   EXPECT_EQ(cli(bob_, {"tournament", "cancel", id}).code, 1) << "only the organiser, and only before the start";
 }
 

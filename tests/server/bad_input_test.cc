@@ -643,12 +643,14 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
   server_->terminate();
   const std::string db_path = server_->data_dir() + "/counterattack.db";
   {
-    // The database as the release before the last two migrations left it (031's
-    // seen versions, and 030's rules revision, which the game below is checked for).
+    // The database as a release before the last migrations left it (schema 29: 030's
+    // rules revision, which the game below is checked for, 031's seen versions and
+    // 033's end reasons undone, so that all are applied again).
     std::string err;
     Db db(db_path, false, err);
     ASSERT_TRUE(db.ok()) << err;
     db.exec("DROP TABLE seen");
+    db.exec("ALTER TABLE tournaments DROP COLUMN end_reason");
     db.exec("ALTER TABLE games DROP COLUMN rules_revision");
     db.exec("ALTER TABLE tournaments DROP COLUMN rules_revision");
     db.exec("PRAGMA user_version=29");

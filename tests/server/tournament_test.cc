@@ -820,9 +820,19 @@ TEST_F(ServerTournament, AnEntrantWhoWithdrawsFromASwissResignsTheirGamesAndIsPa
   for (const char* name : {"alice", "carol", "dave"}) {
     if (t.sits_out() != name && leaving.size() < 2) leaving.push_back(name);
   }
+  auto& stays = *players[t.sits_out()];
+  ASSERT_TRUE(stays.follow_turns().has_ok());
   for (const auto& name : leaving) ASSERT_TRUE(players[name]->request(leave(id)).has_tournament()) << name;
-  t = wait_for(*players[t.sits_out()], id, [](const auto& x) { return x.status() == "finished"; });
+  t = wait_for(stays, id, [](const auto& x) { return x.status() == "finished"; });
   EXPECT_EQ(t.round(), 2) << "no third round for one entrant";
+  // Cut short, it says so: in the tournament, and in the end told to the one left.
+  const std::string why = "It ended after round 2 of 3: no further round could be paired";
+  EXPECT_NE(t.end_reason().find(why), std::string::npos) << t.DebugString();
+  const auto told = stays.wait_for([&](const wire::ServerMessage& x) {
+    return x.has_tournament_finished() && x.tournament_finished().tournament_id() == id;
+  });
+  ASSERT_TRUE(told) << "the end is told";
+  EXPECT_NE(told->tournament_finished().end_reason().find(why), std::string::npos) << told->DebugString();
 }
 
 // The organiser may withdraw an entrant, saying why: struck off before the start;
@@ -969,6 +979,7 @@ TEST_F(ServerTournament, ASwissPairsEachRoundAfreshWithoutRematchesAndEndsAfterI
   }
   EXPECT_EQ(t.status(), "finished");
   EXPECT_EQ(t.round(), 3);
+  EXPECT_EQ(t.end_reason(), "") << "it ran its course";
   EXPECT_EQ(t.games_size(), 12);
   int byes = 0;
   double points = 0;
@@ -997,6 +1008,109 @@ TEST_F(ServerTournament, ASwissPairsEachRoundAfreshWithoutRematchesAndEndsAfterI
   auto whole = create("Five rounds", 5);
   whole.mutable_create_tournament()->set_rounds(5);
   EXPECT_TRUE(alice.request(whole).has_tournament()) << "five, with a bye each round, meet everyone in five";
+}
+
+wire::ClientMessage adjudicate(const std::string& game, const std::string& result, const std::string& reason) {
+  wire::ClientMessage m;
+  m.mutable_adjudicate_game()->set_game_id(game);
+  m.mutable_adjudicate_game()->set_result(result);
+  m.mutable_adjudicate_game()->set_reason(reason);
+  return m;
+}
+
+// The organiser of a tournament may end one of its games in play with the result
+// they decide and why: both players are told, the standings count it, no rating
+// moves, and the next round follows. Nobody else may, nor on a game not in play.
+TEST_F(ServerTournament, TheOrganiserAdjudicatesAGameInPlayAndTheStandingsAndNextRoundFollow) {
+  std::map<std::string, std::unique_ptr<Client>> players;
+  for (const char* name : {"olga", "oscar", "alice", "bob", "carol", "dave"}) players[name] = user(name);
+  auto& olga = *players["olga"];
+  auto m = create("Adjudicated Swiss", 4, false);
+  m.mutable_create_tournament()->set_rounds(2);
+  auto created = olga.request(m);
+  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
+  const std::string id = created.tournament().tournament_id();
+  // oscar organises a tournament of his own.
+  ASSERT_TRUE(players["oscar"]->request(create("Oscar's Cup", 4, false)).has_tournament());
+  for (const char* name : {"alice", "bob", "carol", "dave"}) ASSERT_TRUE(players[name]->request(join(id)).has_tournament());
+  auto t = olga.request(get(id)).tournament();
+  ASSERT_EQ(t.round(), 1);
+  const auto first = games_of_round(t, 1);
+  ASSERT_EQ(first.size(), 4u);
+  const auto& g = first.front();
+  auto& soviet = *players[g.soviet()];
+  auto& german = *players[g.german()];
+  play_opening(soviet, german, g.game_id());  // played a little: it would be rated if played out
+  ASSERT_TRUE(soviet.follow_turns().has_ok());
+  ASSERT_TRUE(german.follow_turns().has_ok());
+  std::string entrant;  // one who does not play this game
+  for (const char* name : {"alice", "bob", "carol", "dave"}) {
+    if (name != g.soviet() && name != g.german()) entrant = name;
+  }
+
+  const std::string reason = "The German player has not answered in a week.";
+  EXPECT_EQ(code_of(soviet.request(adjudicate(g.game_id(), "soviet", reason))), wire::FORBIDDEN) << "a player may not";
+  EXPECT_EQ(code_of(players[entrant]->request(adjudicate(g.game_id(), "draw", reason))), wire::FORBIDDEN) << "nor an entrant";
+  const auto other = players["oscar"]->request(adjudicate(g.game_id(), "soviet", reason));
+  EXPECT_EQ(code_of(other), wire::FORBIDDEN) << "nor another tournament's organiser";
+  EXPECT_NE(other.error().message().find("Only the organiser of a game's tournament may decide it."), std::string::npos)
+      << other.DebugString();
+  EXPECT_EQ(code_of(olga.request(adjudicate(g.game_id(), "white", reason))), wire::BAD_REQUEST) << "no such result";
+  EXPECT_EQ(code_of(olga.request(adjudicate(g.game_id(), "soviet", " "))), wire::BAD_REQUEST) << "a reason is needed";
+  EXPECT_EQ(code_of(olga.request(adjudicate(g.game_id(), "soviet", "one\ntwo"))), wire::BAD_REQUEST) << "in one line";
+  EXPECT_EQ(code_of(olga.request(adjudicate("no-such-game", "soviet", reason))), wire::NOT_FOUND);
+  // A game of no tournament is no organiser's to decide.
+  auto casual = players["alice"]->create_game(wire::CHOOSE_SOVIET);
+  ASSERT_TRUE(casual.has_game_created());
+  const std::string casual_id = casual.game_created().game().game_id();
+  ASSERT_TRUE(players["bob"]->join(casual_id).has_game());
+  EXPECT_EQ(code_of(olga.request(adjudicate(casual_id, "draw", reason))), wire::FORBIDDEN);
+  t = olga.request(get(id)).tournament();
+  for (const auto& x : games_of_round(t, 1)) EXPECT_EQ(x.status(), "playing") << "nothing changed";
+
+  const auto decided = olga.request(adjudicate(g.game_id(), "soviet", reason));
+  ASSERT_TRUE(decided.has_ok()) << decided.DebugString();
+  const std::string said = "Decided by olga, the organiser of the tournament \"Adjudicated Swiss\": Soviet victory";
+  for (Client* player : {&soviet, &german}) {
+    const auto ended = player->wait_for([&](const wire::ServerMessage& x) {
+      return x.has_game_ended() && x.game_ended().game_id() == g.game_id();
+    });
+    ASSERT_TRUE(ended) << "both players are told";
+    EXPECT_EQ(ended->game_ended().result(), "Soviet victory");
+    EXPECT_NE(ended->game_ended().reason().find(said), std::string::npos) << ended->DebugString();
+    EXPECT_NE(ended->game_ended().reason().find(reason), std::string::npos) << ended->DebugString();
+    EXPECT_FALSE(ended->game_ended().rating_counted()) << "not played out: no rating moves";
+  }
+  const auto again = olga.request(adjudicate(g.game_id(), "german", reason));
+  EXPECT_EQ(code_of(again), wire::CONFLICT) << "a finished game is not decided again";
+  EXPECT_NE(again.error().message().find("is not in play"), std::string::npos) << again.DebugString();
+  t = olga.request(get(id)).tournament();
+  for (const auto& x : t.games()) {
+    if (x.game_id() != g.game_id()) continue;
+    EXPECT_EQ(x.result(), "Soviet victory");
+    EXPECT_NE(x.result_reason().find(said), std::string::npos) << x.result_reason();
+    EXPECT_FALSE(x.rated());
+    EXPECT_FALSE(x.rating_counted());
+  }
+  EXPECT_EQ(standing_of(t, g.soviet())->won(), 1) << "the standings count it";
+  EXPECT_EQ(standing_of(t, g.german())->lost(), 1);
+  EXPECT_EQ(standing_of(t, g.soviet())->points(), 1.0);
+  wire::ClientMessage ratings;
+  ratings.mutable_list_ratings();
+  const auto listed = olga.request(ratings);
+  ASSERT_TRUE(listed.has_rating_list()) << listed.DebugString();
+  EXPECT_EQ(listed.rating_list().players_size(), 0) << "nobody has a rated game";
+
+  // The round's other games decided too (a draw among them): the next round follows.
+  for (std::size_t i = 1; i < first.size(); ++i) {
+    const auto r = olga.request(adjudicate(first[i].game_id(), i == 1 ? "draw" : "german", "Adjourned for the club's closing."));
+    ASSERT_TRUE(r.has_ok()) << r.DebugString();
+  }
+  t = wait_for(olga, id, [](const auto& x) { return x.round() == 2; });
+  EXPECT_EQ(games_of_round(t, 2).size(), 4u);
+  double points = 0;
+  for (const auto& x : t.standings()) points += x.points();
+  EXPECT_EQ(points, 4.0) << "a point a decided game";
 }
 
 // Entrants who follow their turns hear of a cancellation, with who made it;

@@ -526,7 +526,8 @@ TEST(ServerUnit, StorageAppliesMigrationsOnceAndCommitsInGroups) {
   {
     auto s = Storage::open(dir + "/db.sqlite", "full", err);
     ASSERT_TRUE(s) << err;
-    EXPECT_EQ(s->schema_version(), static_cast<int>(embedded_migrations().size()));
+    // The number of the last migration: the numbers may have gaps.
+    EXPECT_EQ(s->schema_version(), std::stoi(embedded_migrations().back().first.substr(0, 3)));
     // Many writers at once: every write commits, callbacks keep each writer's order, batches are shared.
     constexpr int kThreads = 4, kEach = 500;
     std::atomic<int> done{0};
