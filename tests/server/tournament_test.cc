@@ -1113,6 +1113,44 @@ TEST_F(ServerTournament, TheOrganiserAdjudicatesAGameInPlayAndTheStandingsAndNex
   EXPECT_EQ(points, 4.0) << "a point a decided game";
 }
 
+// An organiser who plays in their tournament does not decide their own games; a
+// decided game of a knock-out settles its match like any end.
+TEST_F(ServerTournament, AnOrganiserDoesNotDecideTheirOwnGameAndADecidedKnockOutMatchGoesThrough) {
+  for (const char* name : {"alice", "bob"}) user(name);
+  auto alice = login_as("alice"), bob = login_as("bob");
+  const std::string id = knockout_of_two(*alice, *bob, "Decided Cup");
+  ASSERT_FALSE(HasFailure());
+  auto t = alice->request(get(id)).tournament();
+  ASSERT_EQ(t.games_size(), 2);
+  const std::string mine = game_of(t, "alice", "bob");
+  const auto own = alice->request(adjudicate(mine, "soviet", "I was winning."));
+  EXPECT_EQ(code_of(own), wire::FORBIDDEN);
+  EXPECT_NE(own.error().message().find("an organiser does not decide their own games"), std::string::npos) << own.DebugString();
+  t = alice->request(get(id)).tournament();
+  for (const auto& g : t.games()) EXPECT_EQ(g.status(), "playing") << "nothing changed";
+
+  // An organiser who does not play decides both games of a final: the winner is through.
+  auto olga = user("olga");
+  auto carol = user("carol");
+  auto cup = create("Organised Cup", 2, false);
+  cup.mutable_create_tournament()->set_knockout(true);
+  const auto made = olga->request(cup);
+  ASSERT_TRUE(made.has_tournament()) << made.DebugString();
+  const std::string final_id = made.tournament().tournament_id();
+  ASSERT_TRUE(bob->request(join(final_id)).has_tournament());
+  ASSERT_TRUE(carol->request(join(final_id)).has_tournament());
+  t = olga->request(get(final_id)).tournament();
+  ASSERT_EQ(t.games_size(), 2);
+  for (const auto& g : t.games()) {
+    const auto r = olga->request(adjudicate(g.game_id(), g.soviet() == "carol" ? "soviet" : "german", "Bob forfeits."));
+    ASSERT_TRUE(r.has_ok()) << r.DebugString();
+  }
+  t = wait_for(*olga, final_id, [](const auto& x) { return x.status() == "finished"; });
+  EXPECT_EQ(t.games_size(), 2) << "no deciding game: carol won both";
+  EXPECT_EQ(t.standings(0).player(), "carol");
+  EXPECT_EQ(t.standings(1).knocked_out(), 1);
+}
+
 // Entrants who follow their turns hear of a cancellation, with who made it;
 // the organiser who made it is not told of their own act.
 TEST_F(ServerTournament, ACancellationIsToldToTheEntrantsButNotToTheOrganiserWhoMadeIt) {
