@@ -151,7 +151,8 @@ std::string describe_standing(const game::StandingOrders& s);
 std::string describe_vacation(const wire::Vacation& v, std::int64_t now_unix = 0);
 // The request for `tournament WORDS...`: nothing or `list`, `new NAME... [--players N]
 // [--swiss ROUNDS] [--time 3d] [--starts WHEN] [--private] [--organise-only] [--option KEY]`, `show ID`, `join ID [CODE]`,
-// `leave ID`, `start ID`, `cancel ID`. Nothing, with the usage in `why`, for other words.
+// `leave ID`, `start ID`, `cancel ID`, `remove ID NAME REASON...`, `adjudicate GAME soviet|german|draw REASON...`.
+// Nothing, with the usage in `why`, for other words.
 std::optional<wire::ClientMessage> tournament_request(const std::vector<std::string>& words, std::string* why);
 // One line for a tournament in a list.
 std::string tournament_line(const wire::Tournament& t);
@@ -162,7 +163,8 @@ std::string tournament_end_notice(const wire::Tournament& t);
 // "The tournament "X" was cancelled before it started. Its organiser ..." (or "... under way")
 // for a cancellation's push.
 std::string tournament_cancelled_notice(const wire::TournamentCancelled& c);
-// A tournament with its standings and games, as a table.
+// A tournament with its standings, its cross-table (a round robin's grid, a Swiss's
+// rounds, a knock-out's bracket), why it was cut short, and its games.
 std::string describe_tournament(const wire::Tournament& t);
 // The answer to LeaveTournament: left before the start (Ok), or withdrawn from one under way (its Tournament).
 // What the organiser is told after `tournament remove`.
