@@ -825,6 +825,33 @@ TEST_F(TwoPlayers, ATournamentIsMadeEnteredAndShownFromTheCommandLine) {
   EXPECT_EQ(cli(bob_, {"tournament", "cancel", id}).code, 1) << "only the organiser, and only before the start";
 }
 
+// A Swiss's cross-table from the command line: each round's opponent by number,
+// with the results as Soviet and as German.
+TEST_F(TwoPlayers, ASwissIsShownRoundByRoundInItsCrossTable) {
+  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
+  ASSERT_EQ(cli(bob_, {"register", "bob"}, "password-of-bob\n").code, 0);
+  auto made = cli(alice_, {"--json", "tournament", "new", "Pair", "Swiss", "--players", "2", "--swiss", "1"});
+  ASSERT_EQ(made.code, 0) << made.err;
+  const std::string id = json::parse(made.out).value("tournament_id", "");
+  ASSERT_FALSE(id.empty()) << made.out;
+  ASSERT_EQ(cli(bob_, {"tournament", "join", id}).code, 0);
+  auto shown = cli(alice_, {"--json", "tournament", "show", id});
+  ASSERT_EQ(shown.code, 0) << shown.err;
+  std::string bobs_soviet_game;
+  const auto shown_json = json::parse(shown.out);
+  for (const auto& g : shown_json["games"]) {
+    if (g.value("soviet", "") == "bob") bobs_soviet_game = g.value("game_id", "");
+  }
+  ASSERT_FALSE(bobs_soviet_game.empty()) << shown.out;
+  ASSERT_EQ(cli(bob_, {"resign", bobs_soviet_game, "--yes"}).code, 0);
+  auto table = cli(bob_, {"tournament", "show", id});
+  EXPECT_NE(table.out.find(" no  rank  player     R1  points  Sonneborn-Berger\n"
+                           "  1     1  alice    2 *1       1              0.00\n"
+                           "  2     2  bob      1 0*       0              0.00\n"),
+            std::string::npos)
+      << table.out;
+}
+
 // The line of a game in `games`' text.
 std::string line_of(const std::string& text, const std::string& game) {
   const auto at = text.find("  " + game + "  ");

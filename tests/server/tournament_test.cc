@@ -983,11 +983,15 @@ TEST_F(ServerTournament, ASwissPairsEachRoundAfreshWithoutRematchesAndEndsAfterI
   EXPECT_EQ(t.games_size(), 12);
   int byes = 0;
   double points = 0;
+  std::set<int> bye_rounds;
   for (const auto& s : t.standings()) {
     byes += s.byes();
     points += s.points();
     EXPECT_EQ(s.to_play(), 0);
+    EXPECT_EQ(s.bye_rounds_size(), s.byes()) << "each bye's round, for the cross-table";
+    for (const int r : s.bye_rounds()) EXPECT_TRUE(bye_rounds.insert(r).second) << "one sits out round " << r;
   }
+  EXPECT_EQ(bye_rounds, (std::set<int>{1, 2, 3}));
   EXPECT_EQ(byes, 3);
   EXPECT_EQ(points, 12 + 3 * 2) << "a point a game, two a bye";
   // bob follows his turns: told of each round.
