@@ -645,7 +645,7 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
   {
     // The database as a release before the last migrations left it (schema 29: 030's
     // rules revision, which the game below is checked for, 031's seen versions and
-    // 033's end reasons undone, so that all are applied again).
+    // 032's end reasons undone, so that all are applied again).
     std::string err;
     Db db(db_path, false, err);
     ASSERT_TRUE(db.ok()) << err;
