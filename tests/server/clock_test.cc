@@ -12,8 +12,6 @@ namespace {
 
 class ServerClock : public ServerTest {};
 
-std::int64_t now_unix() { return static_cast<std::int64_t>(std::time(nullptr)); }
-
 wire::ServerMessage create_timed(Client& c, std::int64_t move_seconds) {
   wire::ClientMessage m;
   m.mutable_create_game()->set_side(wire::CHOOSE_SOVIET);

@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 
 #include <sodium.h>
@@ -218,6 +219,10 @@ PlayStats play(Player& soviet, Player& german, Player* spectator, int max_orders
     }
   }
   return st;
+}
+
+std::int64_t now_unix() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 std::string sha256_hex(const std::string& bytes) {

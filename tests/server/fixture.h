@@ -85,6 +85,10 @@ void play_opening(Client& soviet, Client& german, const std::string& game_id);
 // A game's summary as its player's MyGames gives it (a test failure when it is not there).
 wire::GameSummary summary_in_my_games(Client& c, const std::string& game_id);
 
+// Now in whole seconds of the system clock, as the server reads it: std::time
+// may lag it by a clock tick, which at a second's boundary is a whole second.
+std::int64_t now_unix();
+
 // Hex SHA-256.
 std::string sha256_hex(const std::string& bytes);
 std::string from_hex(const std::string& hex);

@@ -13,8 +13,6 @@ namespace {
 
 class ServerGameClock : public ServerTest {};
 
-std::int64_t now_unix() { return static_cast<std::int64_t>(std::time(nullptr)); }
-
 wire::ServerMessage create_clocked(Client& c, std::int64_t clock, std::int64_t increment, std::int64_t move_seconds = 0) {
   wire::ClientMessage m;
   m.mutable_create_game()->set_side(wire::CHOOSE_SOVIET);

@@ -12,8 +12,6 @@ namespace {
 
 class ServerOpenGames : public ServerTest {};
 
-std::int64_t now_unix() { return static_cast<std::int64_t>(std::time(nullptr)); }
-
 wire::ServerMessage list(Client& c, const wire::ListGames& req = {}) {
   wire::ClientMessage m;
   *m.mutable_list_games() = req;

@@ -1255,7 +1255,7 @@ TEST_F(ServerTournament, AStartedTournamentAndItsGamesSurviveACrash) {
 // entrant then is cancelled instead.
 TEST_F(ServerTournament, ASetStartStartsTheTournamentByItselfOrCancelsItWhenTooFewEntered) {
   auto alice = user("alice"), bob = user("bob");
-  const auto now = static_cast<std::int64_t>(std::time(nullptr));
+  const auto now = now_unix();
   auto at = [&](const std::string& name, std::int64_t starts) {
     auto m = create(name, 4);
     m.mutable_create_tournament()->set_starts_unix(starts);
@@ -1322,7 +1322,7 @@ TEST_F(ServerTournament, AnOpenTournamentIsListedHoweverManyHaveFinishedSince) {
     std::string err;
     Db db(server_->data_dir() + "/counterattack.db", false, err);
     ASSERT_TRUE(db.ok()) << err;
-    const auto now = static_cast<std::int64_t>(std::time(nullptr));
+    const auto now = now_unix();
     for (int i = 0; i < 120; ++i) {
       const auto t = std::to_string(now + 1 + i);
       db.exec("INSERT INTO tournaments (id, name, organiser_id, scenario, options, move_seconds, max_players, private,"

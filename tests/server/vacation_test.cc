@@ -13,8 +13,6 @@ class ServerVacation : public ServerTest {};
 
 constexpr std::int64_t kDay = 86400;
 
-std::int64_t now_unix() { return static_cast<std::int64_t>(std::time(nullptr)); }
-
 wire::ServerMessage start_vacation(Client& c, int days) {
   wire::ClientMessage m;
   m.mutable_start_vacation()->set_days(days);
