@@ -59,8 +59,9 @@ std::string Session::remembered_certificate() const {
 
 bool Session::connect(std::string* error) {
   TlsPolicy tls;
-  tls.insecure = g_.insecure;
-  tls.pin = normalize_fingerprint(g_.pin);
+  tls.insecure = g_.insecure && accepted_insecurely_.empty();
+  tls.pin = accepted_insecurely_.empty() ? normalize_fingerprint(g_.pin) : accepted_insecurely_;
+  tls.remembered = !accepted_insecurely_.empty();
   if (tls.pin.empty() && !tls.insecure) {
     tls.pin = remembered_certificate();
     tls.remembered = !tls.pin.empty();
@@ -73,6 +74,7 @@ bool Session::connect(std::string* error) {
     return false;
   }
   if (!ep_.tls) return true;
+  if (tls.insecure) accepted_insecurely_ = conn_->peer_fingerprint();
   // Trust on first use: the certificate accepted with --insecure, or an
   // explicit --pin that worked, is the one later connections accept.
   const std::string before = remembered_certificate();

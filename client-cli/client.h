@@ -83,6 +83,9 @@ class Session {
   bool session_ended_ = false;
   bool follow_turns_ = false;
   bool remember_insecure_ = true;
+  // The certificate --insecure accepted at this session's first connection: its
+  // reconnections hold to it, so that a dropped connection is no second chance for another.
+  std::string accepted_insecurely_;
   wire::ErrorCode last_error_ = wire::ERROR_UNSPECIFIED;  // the Error code of the last call(), if it got one
 };
 

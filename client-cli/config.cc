@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -66,24 +68,35 @@ bool Config::save(std::string* error) const {
   for (const auto& [k, e] : sessions) {
     j["sessions"][k] = {{"name", e.name}, {"token", e.token}, {"expires_unix", e.expires_unix}};
   }
-  // Write aside and rename, so a crash never leaves half a file.
-  const std::string tmp = path() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) {
-      if (error) *error = "Cannot write " + tmp;
-      return false;
-    }
-    ::chmod(tmp.c_str(), 0600);
-    out << j.dump(2) << "\n";
-    if (!out) {
-      if (error) *error = "Cannot write " + tmp;
-      return false;
-    }
+  // Write aside and rename, so a crash never leaves half a file: a file of this
+  // process's own (two clients may save at once), made readable by its owner
+  // alone from the start (it holds session tokens), and on the disk before the rename.
+  std::string tmp = path() + ".XXXXXX";
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) {
+    if (error) *error = "Cannot write " + path() + ".*: " + std::strerror(errno);
+    return false;
+  }
+  const std::string text = j.dump(2) + "\n";
+  bool written = true;
+  for (std::size_t at = 0; written && at < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + at, text.size() - at);
+    if (n < 0 && errno == EINTR) continue;
+    written = n > 0;
+    if (written) at += static_cast<std::size_t>(n);
+  }
+  written = written && ::fsync(fd) == 0;
+  const int why = errno;
+  ::close(fd);
+  if (!written) {
+    if (error) *error = "Cannot write " + tmp + ": " + std::strerror(why);
+    ::unlink(tmp.c_str());
+    return false;
   }
   std::filesystem::rename(tmp, path(), ec);
   if (ec) {
     if (error) *error = "Cannot replace " + path() + ": " + ec.message();
+    ::unlink(tmp.c_str());
     return false;
   }
   return true;

@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
       app.add_subcommand("games", "Your games and the open games waiting for an opponent");
   games->add_flag("--open", open_only, "Only the open games");
   bool my_turn = false;
-  games->add_flag("--my-turn", my_turn, "Only your games that wait for your move")->excludes("--open");
+  auto* my_turn_only = games->add_flag("--my-turn", my_turn, "Only your games that wait for your move")->excludes("--open");
   // The open games a player looks for: filters, and a page at a time.
   std::string games_scenario, games_timing;
   bool games_rated = false, games_casual = false;
@@ -157,6 +157,9 @@ int main(int argc, char** argv) {
   games->add_option("--max-rating", games_max_rating, "Open games whose maker's rating in the scenario is at most this");
   games->add_option("--page", games_page, "Which page of the open games, newest first (1 unless given)")->check(CLI::Range(1, 10000));
   games->add_option("--per-page", games_per_page, "Open games a page (200 unless given, at most 200)")->check(CLI::Range(1, 200));
+  for (const char* open_games_flag : {"--scenario", "--rated", "--casual", "--timing", "--min-rating", "--max-rating", "--page", "--per-page"}) {
+    my_turn_only->excludes(open_games_flag);  // they choose among the open games, which --my-turn does not list
+  }
   auto* create = app.add_subcommand("new", "Create a game and print its id");
   create->add_option("--side", side, "Your side: soviet, german or random (the default: the server draws it)")
       ->check(CLI::IsMember({"soviet", "german", "random"}));

@@ -483,8 +483,9 @@ void GameService::list_open(const Caller& c, const wire::ListGames& req) {
     Found out;
     std::int64_t after_unix = 0, after_row = 0;
     if (!req.after().empty()) {
-      // A game that was on the list: public and kept for nobody, joined or ended since or not.
-      auto& at = db.prepare("SELECT created_unix, rowid FROM games WHERE id = ? AND private = 0 AND reserved_for = 0");
+      // A game that was on the list: public, kept for nobody and of no tournament, joined or ended since or not.
+      auto& at = db.prepare(
+          "SELECT created_unix, rowid FROM games WHERE id = ? AND private = 0 AND reserved_for = 0 AND tournament_id = ''");
       at.bind_all(req.after());
       out.cursor_known = false;
       while (at.step()) {
@@ -555,10 +556,11 @@ void GameService::my_games(const Caller& c) {
         // Read from the latest back, by the primary key: only the orders since the caller's last.
         " COALESCE((SELECT o.version FROM orders o WHERE o.game_id = g.id AND +o.side = (CASE WHEN g.soviet_id = ?1"
         " THEN " + std::to_string(game::SOVIET) + " ELSE " + std::to_string(game::GERMAN) + " END)"
-        " AND o.idempotency_key NOT LIKE 'standing:%' ORDER BY o.version DESC LIMIT 1), 0))"
+        " AND o.idempotency_key NOT GLOB 'standing:*' ORDER BY o.version DESC LIMIT 1), 0))"
         " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id"
         " WHERE g.soviet_id = ?1 OR g.german_id = ?1 OR (g.reserved_for = ?1 AND g.status = 'open')"
-        " ORDER BY g.updated_unix DESC LIMIT 200";
+        // The games in play first, so that the newest 200 never crowd out one that waits for a move.
+        " ORDER BY CASE g.status WHEN 'playing' THEN 0 WHEN 'open' THEN 1 ELSE 2 END, g.updated_unix DESC LIMIT 200";
     auto& q = db.prepare(sql.c_str());
     q.bind_all(c.user_id);
     while (q.step()) {

@@ -492,6 +492,24 @@ TEST_F(Shell, AShellWithNoGameOpenReconnectsAfterTheServerRestartsAndGoesOnTelli
   EXPECT_TRUE(alice_shell_.expect(game));
 }
 
+// --insecure accepts the certificate a shell first meets, not whichever one a
+// server on the same address presents after the connection dropped.
+TEST_F(Shell, AShellStartedInsecurelyReconnectsOnlyToTheCertificateItFirstAccepted) {
+  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
+  open(alice_shell_, alice_);
+  server_.stop();
+  EXPECT_TRUE(alice_shell_.expect("Lost the connection"));
+  const std::string other_data = temp_dir("other");
+  Background other;
+  ASSERT_EQ(start_server(other, other_data, addr_), addr_) << other.output();
+  EXPECT_TRUE(alice_shell_.expect("CERTIFICATE HAS CHANGED"));
+  other.stop();
+  ASSERT_EQ(start_server(server_, data_, addr_), addr_) << "the first server again";
+  EXPECT_TRUE(alice_shell_.expect("Reconnected."));
+  std::error_code ec;
+  std::filesystem::remove_all(other_data, ec);
+}
+
 TEST_F(Shell, ARematchOfferedInOneShellIsAcceptedInTheOther) {
   const std::string game = both_in_a_game();
   ASSERT_FALSE(game.empty());

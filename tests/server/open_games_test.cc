@@ -271,6 +271,25 @@ TEST_F(ServerOpenGames, BadPagesAndFiltersAreRefusedWithAReasonAndChangeNothing)
   ASSERT_FALSE(hidden.empty());
   req.set_after(hidden);
   refused(req, "'" + hidden + "' is not a game of the open games' list");
+  // Nor a public tournament's game, which starts in play and was never open.
+  auto bob = user("bob");
+  wire::ClientMessage made;
+  made.mutable_create_tournament()->set_name("Cursor cup");
+  made.mutable_create_tournament()->set_max_players(2);
+  made.mutable_create_tournament()->set_enter(true);
+  made.mutable_create_tournament()->set_move_seconds(86400);
+  const auto cup = bob->request(made);
+  ASSERT_TRUE(cup.has_tournament()) << cup.DebugString();
+  wire::ClientMessage enter;
+  enter.mutable_join_tournament()->set_tournament_id(cup.tournament().tournament_id());
+  ASSERT_TRUE(user("carol")->request(enter).has_tournament());
+  wire::ClientMessage get;
+  get.mutable_get_tournament()->set_tournament_id(cup.tournament().tournament_id());
+  const auto started = bob->request(get);  // full: it started by itself
+  ASSERT_GT(started.tournament().games_size(), 0) << started.DebugString();
+  const std::string cup_game = started.tournament().games(0).game_id();
+  req.set_after(cup_game);
+  refused(req, "'" + cup_game + "' is not a game of the open games' list");
   req = {};
   req.set_scenario("kursk");
   refused(req, "Unknown scenario 'kursk' (known: counterattack)");
