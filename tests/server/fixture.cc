@@ -221,6 +221,25 @@ PlayStats play(Player& soviet, Player& german, Player* spectator, int max_orders
   return st;
 }
 
+void play_until_decision_leaves(Player& p, Bot& bot, const std::string& key_prefix) {
+  for (int serial = 0; serial < 300; ++serial) {
+    p.absorb();
+    const auto& d = p.view.decision();
+    if (d.side() != p.side || d.kind() == game::Decision::GAME_OVER) return;
+    auto order = bot.next(p.view);
+    ASSERT_TRUE(order) << d.DebugString();
+    auto r = p.client.submit(p.game_id, key_prefix + std::to_string(serial), *order);
+    if (r.has_order_accepted()) {
+      bot.result(true);
+      ASSERT_TRUE(p.wait_version(r.order_accepted().version()));
+    } else {
+      ASSERT_TRUE(r.has_order_rejected()) << r.DebugString();
+      bot.result(false, r.order_rejected().rejection().reason());
+    }
+  }
+  ADD_FAILURE() << "the decision stayed with one side for 300 orders";
+}
+
 std::int64_t now_unix() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }

@@ -78,6 +78,9 @@ std::pair<Player, Player> watch_as_players(Client& soviet, Client& german, const
 PlayStats play(Player& soviet, Player& german, Player* spectator, int max_orders, const std::string& key_prefix = "k",
                int take_back_every = 0);
 
+// Orders for one side only, until the decision leaves it; the other player is away.
+void play_until_decision_leaves(Player& p, Bot& bot, const std::string& key_prefix);
+
 // One order played by whichever side decides first, so that the game counts as
 // played (a game ended before any order moves no rating); both stop watching after.
 void play_opening(Client& soviet, Client& german, const std::string& game_id);

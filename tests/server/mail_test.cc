@@ -94,26 +94,6 @@ std::size_t confirm_address(Client& c, SmtpSink& sink, const std::string& addres
   return mails.size();
 }
 
-// Orders for one side only, until the decision leaves it; the other player is away.
-void play_until_decision_leaves(Player& p, Bot& bot, const std::string& key_prefix) {
-  for (int serial = 0; serial < 300; ++serial) {
-    p.absorb();
-    const auto& d = p.view.decision();
-    if (d.side() != p.side || d.kind() == game::Decision::GAME_OVER) return;
-    auto order = bot.next(p.view);
-    ASSERT_TRUE(order) << d.DebugString();
-    auto r = p.client.submit(p.game_id, key_prefix + std::to_string(serial), *order);
-    if (r.has_order_accepted()) {
-      bot.result(true);
-      ASSERT_TRUE(p.wait_version(r.order_accepted().version()));
-    } else {
-      ASSERT_TRUE(r.has_order_rejected()) << r.DebugString();
-      bot.result(false, r.order_rejected().rejection().reason());
-    }
-  }
-  ADD_FAILURE() << "the decision stayed with one side for 300 orders";
-}
-
 TEST_F(ServerMail, AnAddressGetsTurnNoticesOnlyOnceTheCodeMailedToItIsEntered) {
   auto alice = user("alice");
   auto account = alice->request(get_account());

@@ -28,26 +28,6 @@ wire::ServerMessage unwatch(Client& c, const std::string& game_id) {
   return c.request(m);
 }
 
-// Orders for one side only, until the decision leaves it; the other player is away.
-void play_side_until_decision_leaves(Player& p, Bot& bot, const std::string& key_prefix) {
-  for (int serial = 0; serial < 300; ++serial) {
-    p.absorb();
-    const auto& d = p.view.decision();
-    if (d.side() != p.side || d.kind() == game::Decision::GAME_OVER) return;
-    auto order = bot.next(p.view);
-    ASSERT_TRUE(order) << d.DebugString();
-    auto r = p.client.submit(p.game_id, key_prefix + std::to_string(serial), *order);
-    if (r.has_order_accepted()) {
-      bot.result(true);
-      ASSERT_TRUE(p.wait_version(r.order_accepted().version()));
-    } else {
-      ASSERT_TRUE(r.has_order_rejected()) << r.DebugString();
-      bot.result(false, r.order_rejected().rejection().reason());
-    }
-  }
-  ADD_FAILURE() << "the decision stayed with one side for 300 orders";
-}
-
 TEST_F(ServerSeen, APlayersSeenVersionMovesOnlyWithWhatTheyWereShownAndOutlivesARestart) {
   auto alice = user("alice"), bob = user("bob");
   const std::string id = start_game(*alice, *bob);  // alice plays the Soviet side
@@ -72,7 +52,7 @@ TEST_F(ServerSeen, APlayersSeenVersionMovesOnlyWithWhatTheyWereShownAndOutlivesA
 
   // bob plays on while alice is away: his play moves her seen version not at all.
   Bot bob_bot(game::GERMAN, default_scenario());
-  play_side_until_decision_leaves(german, bob_bot, "b");
+  play_until_decision_leaves(german, bob_bot, "b");
   ASSERT_FALSE(HasFailure());
   const std::int64_t now = german.version;
   ASSERT_GT(now, alice_saw);
@@ -150,7 +130,7 @@ TEST_F(ServerSeen, AConnectionClosedWhileWatchingRecordsWhatItWasShown) {
       ASSERT_FALSE(HasFailure());
     }
     Bot bob_bot(game::GERMAN, default_scenario());
-    play_side_until_decision_leaves(german, bob_bot, "b");  // alice's board still watches
+    play_until_decision_leaves(german, bob_bot, "b");  // alice's board still watches
     ASSERT_FALSE(HasFailure());
     ASSERT_TRUE(soviet.wait_version(german.version));
     shown = german.version;
