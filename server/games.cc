@@ -112,7 +112,9 @@ GameService::GameService(Storage& storage, Rulesets rulesets, const Config& conf
       chat_by_user_(config.chat_messages_per_minute, std::chrono::minutes(1)),
       refusals_by_user_(config.refused_orders_per_minute, std::chrono::minutes(1)),
       standing_by_user_(kStandingChangesPerMinute, std::chrono::minutes(1)),
-      rematch_offers_by_user_(kRematchOffersPerHour, std::chrono::hours(1)) {}
+      rematch_offers_by_user_(kRematchOffersPerHour, std::chrono::hours(1)),
+      mutes_by_user_(kMuteChangesPerMinute, std::chrono::minutes(1)),
+      reports_by_user_(kReportsPerHour, std::chrono::hours(1)) {}
 
 game::ViewerKind GameService::viewer_of(Seat s) {
   switch (s) {
@@ -275,17 +277,18 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
       r.bind_all(id);
       while (r.step()) rejections.push_back({static_cast<int>(r.integer(0)), r.text(1), r.blob(2), r.blob(3), r.integer(4)});
       auto& c = db.prepare(
-          "SELECT c.channel, u.name, c.text, c.sent_unix FROM chat c JOIN users u ON u.id = c.user_id"
+          "SELECT c.channel, u.name, c.text, c.sent_unix, c.user_id FROM chat c JOIN users u ON u.id = c.user_id"
           " WHERE c.game_id = ? ORDER BY c.id DESC LIMIT ?");
       c.bind_all(id, config_.chat_history);
       while (c.step()) {
-        wire::ChatMessage m;
-        m.set_game_id(id);
-        m.set_channel(static_cast<wire::Channel>(c.integer(0)));
-        m.set_from(c.text(1));
-        m.set_text(c.text(2));
-        m.set_sent_unix(c.integer(3));
-        g->chat.push_front(std::move(m));
+        Game::ChatLine line;
+        line.message.set_game_id(id);
+        line.message.set_channel(static_cast<wire::Channel>(c.integer(0)));
+        line.message.set_from(c.text(1));
+        line.message.set_text(c.text(2));
+        line.message.set_sent_unix(c.integer(3));
+        line.from_id = c.integer(4);
+        g->chat.push_front(std::move(line));
       }
       return true;
     });
@@ -715,10 +718,10 @@ void GameService::flush(Game& g) {
 
 void GameService::send_catch_up(Game& g, const Caller& c, Seat seat, Frame snapshot, bool tell_end) {
   c.peer->deliver(std::move(snapshot));
-  for (const auto& m : g.chat) {
-    if (!may_read(g, seat, m.channel())) continue;
+  for (const auto& line : g.chat) {
+    if (!may_read(g, seat, line.message.channel()) || moderation_.muted(c.user_id, line.from_id)) continue;
     wire::ServerMessage out;
-    *out.mutable_chat() = m;
+    *out.mutable_chat() = line.message;
     c.peer->deliver(encode(out));
   }
   wire::ServerMessage s;
@@ -1258,6 +1261,7 @@ void GameService::answer_standing(const std::shared_ptr<Game>& g, std::int64_t a
 // ---------------------------------------------------------------------------
 
 void GameService::chat(const Caller& c, const wire::SendChat& req) {
+  if (const auto ban = moderation_.ban_of(c.user_id)) return c.error(wire::FORBIDDEN, chat_ban_text(ban->until, ban->reason));
   const std::size_t n = code_points(req.text());  // protobuf has already checked the UTF-8
   if (n == 0 || n > 500) return c.error(wire::BAD_REQUEST, "A chat message has 1 to 500 characters.");
   // Others read it in their terminals: nothing that could steer one, or reorder what is around it.
@@ -1297,13 +1301,13 @@ void GameService::chat(const Caller& c, const wire::SendChat& req) {
       [this, g, c, msg](bool ok) {
         if (!ok) return c.error(wire::INTERNAL, "The message could not be stored.");
         std::lock_guard l(g->mu);
-        g->chat.push_back(*msg);
+        g->chat.push_back(Game::ChatLine{*msg, c.user_id});
         while (static_cast<int>(g->chat.size()) > config_.chat_history) g->chat.pop_front();
         wire::ServerMessage out;
         *out.mutable_chat() = *msg;
         const Frame frame = encode(out);
         for (const auto& sub : g->subscribers) {
-          if (!may_read(*g, sub.seat, msg->channel())) continue;
+          if (!may_read(*g, sub.seat, msg->channel()) || moderation_.muted(sub.user, c.user_id)) continue;
           if (auto p = sub.peer.lock()) p->deliver(frame);
         }
         c.ok();

@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "chat_moderation.h"
 #include "config.h"
 #include "mailer.h"
 #include "peer.h"
@@ -126,7 +127,11 @@ struct Game {
     std::erase_if(subscribers, [&](const Subscriber& s) { return s.peer_id == peer_id; });
   }
 
-  std::deque<wire::ChatMessage> chat;
+  struct ChatLine {
+    wire::ChatMessage message;
+    std::int64_t from_id = 0;  // whom a muting reader does not read
+  };
+  std::deque<ChatLine> chat;
   int draw_offer = -1;  // the side that offered a draw, -1 when none
   int committed_draw_offer = -1;  // the same, as stored: what summaries show and what may be accepted
   int offered_in_turn[2] = {-1, -1};  // the game turn of each side's last draw offer: one a turn
@@ -223,6 +228,13 @@ class GameService {
   // A player's standing orders: stored, then the decision now answered if they cover it.
   void set_standing_orders(const Caller& c, const wire::SetStandingOrders& req);
   void chat(const Caller& c, const wire::SendChat& req);
+  // Chat moderation (chat_moderation.cc): the players the caller does not read, and
+  // reports of a player's chat in a game, stored with the lines the caller could read.
+  void mute(const Caller& c, const wire::Mute& req);
+  void unmute(const Caller& c, const wire::Unmute& req);
+  void list_muted(const Caller& c);
+  void report_chat(const Caller& c, const wire::ReportChat& req);
+  ChatModeration& chat_moderation() { return moderation_; }
   void get_log(const Caller& c, const wire::GetLog& req);
   // A scenario's data, to anyone, logged in or not: it is printed on every copy of the game.
   void get_scenario(const Caller& c, const wire::GetScenario& req);
@@ -433,6 +445,15 @@ class GameService {
   static constexpr int kRematchOffersPerHour = 10;
   // Open games wait in memory and in the lobby on their maker's word alone.
   static constexpr int kOpenGamesPerUser = 20;
+  ChatModeration moderation_;
+  // A player's registered name and id by the name given (any case); id 0 when none.
+  std::pair<std::int64_t, std::string> player_named(const std::string& name);
+  // Answers MutedPlayers: the caller's muted players as stored.
+  void answer_muted(const Caller& c);
+  // Each mute, unmute and report is a write; a report is the operator's reading too.
+  RecentAttempts mutes_by_user_, reports_by_user_;
+  static constexpr int kMuteChangesPerMinute = 30;
+  static constexpr int kReportsPerHour = 10;
   // Connections that follow their user's turns, by user. Taken after a game's mu, never before.
   std::mutex online_mu_;
   std::unordered_multimap<std::int64_t, std::pair<std::uint64_t, std::weak_ptr<Peer>>> online_;

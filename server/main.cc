@@ -128,6 +128,7 @@ void schedule_purge(net::steady_timer& timer, Accounts& accounts) {
 int main(int argc, char** argv) {
   CLI::App app{"counterattackd: the play-by-server for Model's Counterattack"};
   std::string config_path, listen, data_dir, backup_to, restore_from, suspend, reinstate, reason, reset, end_game, cancel_tournament, games_of;
+  std::string chat_ban, lift_chat_ban, reports_of, handle_report;
   int days = 0;
   bool plain = false, list_suspensions = false, list_all_players = false;
   app.add_option("--config", config_path, "Config file: 'key = value' lines, or a JSON object");
@@ -145,11 +146,20 @@ int main(int argc, char** argv) {
                  "the server must be stopped");
   auto* suspending = app.add_option("--suspend", suspend,
                                     "Suspend the player NAME and exit: their sessions end and they cannot log in; the server may be running");
-  app.add_option("--reason", reason, "With --suspend, --end-game or --cancel-tournament: why, as the players are told it");
-  app.add_option("--days", days, "With --suspend: for this many days (default: until --reinstate)")
-      ->needs(suspending)
+  app.add_option("--reason", reason,
+                 "With --suspend, --chat-ban, --end-game or --cancel-tournament: why, as the players are told it");
+  app.add_option("--days", days, "With --suspend or --chat-ban: for this many days (default: until lifted)")
       ->check(CLI::Range(1, 3650));
   app.add_option("--reinstate", reinstate, "Lift the suspension of the player NAME and exit")->excludes(suspending);
+  app.add_option("--chat-ban", chat_ban,
+                 "Bar the player NAME from chat and exit: their messages are refused with the reason, and their account is"
+                 " otherwise as it was; the server may be running");
+  app.add_option("--lift-chat-ban", lift_chat_ban, "Lift the chat ban of the player NAME and exit");
+  app.add_option("--reports", reports_of,
+                 "List the players' reports of chat not yet handled, with the lines reported, and exit (--reports all:"
+                 " the handled ones too)")
+      ->expected(0, 1);
+  app.add_option("--handle-report", handle_report, "Mark the report ID handled and exit");
   app.add_flag("--suspended", list_suspensions, "List the suspended players and exit");
   app.add_option("--reset-password", reset,
                  "Give the player NAME a new random password, end their sessions, print it and exit (for servers that send no mail)");
@@ -171,7 +181,8 @@ int main(int argc, char** argv) {
   // An empty value (a script's unset variable) must not fall through to serving.
   for (const auto& [one_shot, value] : {std::pair<const char*, const std::string*>{"--backup", &backup_to},
                                         {"--restore", &restore_from}, {"--suspend", &suspend}, {"--reinstate", &reinstate}, {"--reset-password", &reset},
-                                        {"--end-game", &end_game}, {"--cancel-tournament", &cancel_tournament}}) {
+                                        {"--end-game", &end_game}, {"--cancel-tournament", &cancel_tournament},
+                                        {"--chat-ban", &chat_ban}, {"--lift-chat-ban", &lift_chat_ban}, {"--handle-report", &handle_report}}) {
     if (app.count(one_shot) > 0 && value->empty()) {
       std::cerr << "counterattackd: " << one_shot << " needs a value\n";
       return 2;
@@ -182,7 +193,8 @@ int main(int argc, char** argv) {
     std::string actions;
     int n = 0;
     for (const char* action : {"--backup", "--restore", "--suspend", "--reinstate", "--suspended", "--reset-password", "--players",
-                               "--games", "--end-game", "--cancel-tournament"}) {
+                               "--games", "--end-game", "--cancel-tournament", "--chat-ban", "--lift-chat-ban", "--reports",
+                               "--handle-report"}) {
       if (app.count(action) == 0) continue;
       actions += (n++ ? " and " : "") + std::string(action);
     }
@@ -191,9 +203,17 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (app.count("--reason") > 0 && app.count("--suspend") == 0 && app.count("--end-game") == 0 &&
+  if (app.count("--reason") > 0 && app.count("--suspend") == 0 && app.count("--chat-ban") == 0 && app.count("--end-game") == 0 &&
       app.count("--cancel-tournament") == 0) {
-    std::cerr << "counterattackd: --reason goes with --suspend, --end-game or --cancel-tournament\n";
+    std::cerr << "counterattackd: --reason goes with --suspend, --chat-ban, --end-game or --cancel-tournament\n";
+    return 2;
+  }
+  if (app.count("--days") > 0 && app.count("--suspend") == 0 && app.count("--chat-ban") == 0) {
+    std::cerr << "counterattackd: --days goes with --suspend or --chat-ban\n";
+    return 2;
+  }
+  if (!reports_of.empty() && reports_of != "all") {
+    std::cerr << "counterattackd: --reports takes nothing, or 'all'\n";
     return 2;
   }
   // The database, its backups and the TLS key hold password hashes, addresses
@@ -274,12 +294,17 @@ int main(int argc, char** argv) {
     std::cout << said << "\n";
     return 0;
   }
-  const bool list_all_games = app.count("--games") > 0;
+  const bool list_all_games = app.count("--games") > 0, list_reports = app.count("--reports") > 0;
   if (!suspend.empty() || !reinstate.empty() || list_suspensions || !reset.empty() || list_all_players || list_all_games ||
-      !end_game.empty() || !cancel_tournament.empty()) {
+      !end_game.empty() || !cancel_tournament.empty() || !chat_ban.empty() || !lift_chat_ban.empty() || list_reports ||
+      !handle_report.empty()) {
     std::string said;
     const std::string why =
         !suspend.empty()     ? suspend_account(cfg.database, suspend, days, reason, said)
+        : !chat_ban.empty()  ? ban_from_chat(cfg.database, chat_ban, days, reason, said)
+        : !lift_chat_ban.empty() ? lift_chat_ban_of(cfg.database, lift_chat_ban, said)
+        : list_reports       ? list_chat_reports(cfg.database, reports_of == "all", said)
+        : !handle_report.empty() ? mark_report_handled(cfg.database, handle_report, said)
         : !reinstate.empty() ? reinstate_account(cfg.database, reinstate, said)
         : !end_game.empty()  ? end_game_by_operator(cfg.database, end_game, reason, said)
         : !cancel_tournament.empty() ? cancel_tournament_by_operator(cfg.database, cancel_tournament, reason, said)
@@ -390,6 +415,7 @@ int main(int argc, char** argv) {
   GameService games(*storage, rulesets, cfg, mailer, ratings, vacations, [&ioc](std::function<void()> job) { net::post(ioc, std::move(job)); });
   games.resume_clocks();
   games.preload();
+  games.chat_moderation().load(*storage);
   Tournaments tournaments(*storage, rulesets, cfg, mailer, games,
                           [&ioc](std::function<void()> job) { net::post(ioc, std::move(job)); });
   accounts.purge_expired();
@@ -455,6 +481,13 @@ int main(int argc, char** argv) {
           }
         } catch (const std::exception& x) {
           log::error("suspensions could not be read", {{"error", x.what()}});
+        }
+        try {
+          for (const auto& b : games.chat_moderation().poll_bans(*storage)) {
+            log::info("chat ban in force", {{"user", b.name}, {"until", b.until}, {"reason", b.reason}});
+          }
+        } catch (const std::exception& x) {
+          log::error("chat bans could not be read", {{"error", x.what()}});
         }
         try {
           for (const auto& g : tournaments.games_of_withdrawn()) {

@@ -1,4 +1,5 @@
 #include "moderation.h"
+#include "chat_moderation.h"
 #include "text.h"
 
 #include <sodium.h>
@@ -14,6 +15,7 @@ namespace {
 
 constexpr int kSchemaWithSuspensions = 25;
 constexpr int kSchemaWithOperatorViews = 27;
+constexpr int kSchemaWithChatModeration = 33;
 constexpr std::size_t kMostReasonBytes = 300;
 
 // The database, once it is at schema `needs` or later; else why not.
@@ -179,6 +181,95 @@ std::string list_suspended(const std::string& db_path, std::string& said) {
   }
 }
 
+std::string ban_from_chat(const std::string& db_path, const std::string& name, int days, const std::string& reason,
+                          std::string& said) {
+  if (days < 0 || days > 3650) return "--days must be between 1 and 3650 (none: until lifted)";
+  if (auto why = reason_refused(reason, "the player is"); !why.empty()) return why;
+  return operator_change(db_path, kSchemaWithChatModeration, [&](Db& db) -> std::string {
+    const Player p = player_named(db, name);
+    if (p.id == 0) return "there is no player '" + name + "'";
+    if (p.closed_unix != 0) return p.name + " has closed their account";
+    const std::int64_t until = days == 0 ? kChatBannedUntilLifted : unix_now() + std::int64_t{days} * 86400;
+    db.prepare("UPDATE users SET chat_banned_until = ?, chat_ban_reason = ? WHERE id = ?").run(until, reason, p.id);
+    said = "Barred " + p.name + " from chat " + (days == 0 ? "until lifted" : "until " + utc_minute(until)) +
+           ", within two seconds if the server runs. Each message they write is refused with: " + chat_ban_text(until, reason);
+    return "";
+  });
+}
+
+std::string lift_chat_ban_of(const std::string& db_path, const std::string& name, std::string& said) {
+  return operator_change(db_path, kSchemaWithChatModeration, [&](Db& db) -> std::string {
+    const Player p = player_named(db, name);
+    if (p.id == 0) return "there is no player '" + name + "'";
+    auto& q = db.prepare("SELECT chat_banned_until FROM users WHERE id = ?");
+    q.bind_all(p.id);
+    std::int64_t until = 0;
+    while (q.step()) until = q.integer(0);
+    if (until <= unix_now()) return p.name + " is not barred from chat";
+    db.prepare("UPDATE users SET chat_banned_until = 0, chat_ban_reason = '' WHERE id = ?").run(p.id);
+    said = "Lifted the chat ban of " + p.name + ": they may chat again within two seconds.";
+    return "";
+  });
+}
+
+std::string list_chat_reports(const std::string& db_path, bool all, std::string& said) {
+  std::string error;
+  auto db = open_for_moderation(db_path, error, kSchemaWithChatModeration);
+  if (!db) return error;
+  try {
+    auto& q = db->prepare(
+        "SELECT r.id, r.created_unix, r.game_id, a.name, b.name, r.reason, r.evidence, r.handled_unix"
+        " FROM chat_reports r JOIN users a ON a.id = r.reporter_id JOIN users b ON b.id = r.reported_id"
+        " WHERE ?1 OR r.handled_unix = 0 ORDER BY r.id DESC LIMIT 500");
+    q.bind_all(all ? 1 : 0);
+    std::string rows;
+    int reports = 0;
+    while (q.step()) {
+      ++reports;
+      const auto handled = q.integer(7);
+      rows += "report " + std::to_string(q.integer(0)) + "\t" + utc_minute(q.integer(1)) + "\tgame " + q.text(2) + "\t" +
+              q.text(3) + " reports " + q.text(4) + (handled != 0 ? "\thandled " + utc_minute(handled) : "") + "\n" +
+              "  reason: " + q.text(5) + "\n";
+      // One reported line a line, each a plain line as the server took it.
+      const std::string evidence = q.text(6);
+      for (std::size_t start = 0; start < evidence.size();) {
+        auto end = evidence.find('\n', start);
+        if (end == std::string::npos) end = evidence.size();
+        rows += "  | " + evidence.substr(start, end - start) + "\n";
+        start = end + 1;
+      }
+    }
+    if (reports == 0) {
+      said = all ? "No report of chat has been made.\n" : "No report of chat waits to be handled.\n";
+      return "";
+    }
+    said = std::to_string(reports) + (reports == 1 ? " report" : " reports") + (all ? "" : " not yet handled") +
+           (reports == 500 ? " (the latest 500)" : "") + "; --handle-report ID marks one handled\n" + rows;
+    return "";
+  } catch (const DbError& e) {
+    return std::string("the database: ") + e.what();
+  }
+}
+
+std::string mark_report_handled(const std::string& db_path, const std::string& id, std::string& said) {
+  std::int64_t number = 0;
+  if (id.empty() || id.size() > 18 || !std::all_of(id.begin(), id.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
+    return "a report's id is its number, as --reports lists it";
+  }
+  number = std::stoll(id);
+  return operator_change(db_path, kSchemaWithChatModeration, [&](Db& db) -> std::string {
+    auto& q = db.prepare("SELECT handled_unix FROM chat_reports WHERE id = ?");
+    q.bind_all(number);
+    std::int64_t handled = -1;
+    while (q.step()) handled = q.integer(0);
+    if (handled < 0) return "there is no report " + id;
+    if (handled > 0) return "report " + id + " was handled already, " + utc_minute(handled);
+    db.prepare("UPDATE chat_reports SET handled_unix = ? WHERE id = ?").run(unix_now(), number);
+    said = "Report " + id + " is marked handled.";
+    return "";
+  });
+}
+
 std::string reset_password(const std::string& db_path, const std::string& name, unsigned long long opslimit,
                            std::size_t memlimit_bytes, std::string& said) {
   if (sodium_init() < 0) return "libsodium cannot initialise";
@@ -210,7 +301,7 @@ std::string reset_password(const std::string& db_path, const std::string& name, 
 
 std::string list_players(const std::string& db_path, std::string& said) {
   std::string error;
-  auto db = open_for_moderation(db_path, error, kSchemaWithOperatorViews);
+  auto db = open_for_moderation(db_path, error, kSchemaWithChatModeration);
   if (!db) return error;
   try {
     // Games per player, in play and finished, counted once over both seats.
@@ -219,7 +310,7 @@ std::string list_players(const std::string& db_path, std::string& said) {
         " (SELECT count(*) FROM games g WHERE g.status = 'playing' AND (g.soviet_id = u.id OR g.german_id = u.id)),"
         " (SELECT count(*) FROM games g WHERE g.status = 'finished' AND g.soviet_id IS NOT NULL AND g.german_id IS NOT NULL"
         "  AND g.result NOT IN ('Cancelled', 'Declined', 'Aborted') AND (g.soviet_id = u.id OR g.german_id = u.id)),"
-        " (SELECT count(*) FROM games g WHERE g.status = 'open' AND g.creator_id = u.id)"
+        " (SELECT count(*) FROM games g WHERE g.status = 'open' AND g.creator_id = u.id), u.chat_banned_until"
         " FROM users u ORDER BY u.online = 0, u.name COLLATE NOCASE");
     q.bind_all();
     const auto now = unix_now();
@@ -236,9 +327,12 @@ std::string list_players(const std::string& db_path, std::string& said) {
                                   : suspended > now    ? (suspended >= kSuspendedIndefinitely ? "suspended until reinstated"
                                                                                               : "suspended until " + utc_minute(suspended))
                                                        : "active";
-      const auto waiting = q.integer(8);
+      const auto waiting = q.integer(8), chat_banned = q.integer(9);
+      const std::string chat = closed != 0 || chat_banned <= now ? ""
+                               : chat_banned >= kChatBannedUntilLifted ? ", barred from chat until lifted"
+                                                                       : ", barred from chat until " + utc_minute(chat_banned);
       rows += q.text(0) + "\t" + presence + "\t" + std::to_string(q.integer(6)) + " in play, " + std::to_string(q.integer(7)) +
-              " finished" + (waiting > 0 ? ", " + std::to_string(waiting) + " waiting for an opponent" : "") + "\t" + account +
+              " finished" + (waiting > 0 ? ", " + std::to_string(waiting) + " waiting for an opponent" : "") + "\t" + account + chat +
               "\tjoined " + utc_minute(q.integer(3)) + "\n";
     }
     said = std::to_string(players) + (players == 1 ? " player, " : " players, ") + std::to_string(online) + " online now" +

@@ -29,6 +29,16 @@ std::string suspend_account(const std::string& db_path, const std::string& name,
                             std::string& said);
 std::string reinstate_account(const std::string& db_path, const std::string& name, std::string& said);
 std::string list_suspended(const std::string& db_path, std::string& said);
+// Chat bans: for `days` (0: until lifted), the player's chat messages are refused
+// with `reason`, their account otherwise as it was; the server reads the bans
+// every two seconds.
+std::string ban_from_chat(const std::string& db_path, const std::string& name, int days, const std::string& reason,
+                          std::string& said);
+std::string lift_chat_ban_of(const std::string& db_path, const std::string& name, std::string& said);
+// The players' reports of chat not yet handled (`all`: every one), newest first,
+// each with the lines reported as they were copied then.
+std::string list_chat_reports(const std::string& db_path, bool all, std::string& said);
+std::string mark_report_handled(const std::string& db_path, const std::string& id, std::string& said);
 // A new random password for a player who lost theirs while the server sends no
 // mail: hashed with the server's Argon2id settings, every session of theirs ended,
 // and the password in `said`, for the operator to pass on.

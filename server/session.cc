@@ -546,6 +546,10 @@ class WsSession : public Connection {
       case M::kOfferDraw: return games.offer_draw(caller(rid), msg.offer_draw());
       case M::kAnswerDraw: return games.answer_draw(caller(rid), msg.answer_draw());
       case M::kSendChat: return games.chat(caller(rid), msg.send_chat());
+      case M::kMute: return games.mute(caller(rid), msg.mute());
+      case M::kUnmute: return games.unmute(caller(rid), msg.unmute());
+      case M::kListMuted: return games.list_muted(caller(rid));
+      case M::kReportChat: return games.report_chat(caller(rid), msg.report_chat());
       case M::kCreateTournament: return hub_.tournaments.create(caller(rid), msg.create_tournament());
       case M::kListTournaments: return hub_.tournaments.list(caller(rid));
       case M::kGetTournament: return hub_.tournaments.get(caller(rid), msg.get_tournament());

@@ -644,11 +644,16 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
   const std::string db_path = server_->data_dir() + "/counterattack.db";
   {
     // The database as a release before the last migrations left it (schema 29: 030's
-    // rules revision, which the game below is checked for, 031's seen versions and
-    // 032's end reasons undone, so that all are applied again).
+    // rules revision, which the game below is checked for, 031's seen versions,
+    // 032's end reasons and 033's chat moderation undone, so that all are applied again).
     std::string err;
     Db db(db_path, false, err);
     ASSERT_TRUE(db.ok()) << err;
+    db.exec("DROP TABLE mutes");
+    db.exec("DROP TABLE chat_reports");
+    db.exec("DROP INDEX users_chat_banned");
+    db.exec("ALTER TABLE users DROP COLUMN chat_ban_reason");
+    db.exec("ALTER TABLE users DROP COLUMN chat_banned_until");
     db.exec("DROP TABLE seen");
     db.exec("ALTER TABLE tournaments DROP COLUMN end_reason");
     db.exec("ALTER TABLE games DROP COLUMN rules_revision");
@@ -678,6 +683,9 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
   ASSERT_TRUE(bob->join(id).has_game());
   play_opening(*alice, *bob, id);
   EXPECT_EQ(summary_in_my_games(*alice, id).your_seen_version(), 1) << "what she was shown, recorded in the new table";
+  wire::ClientMessage mute;
+  mute.mutable_mute()->set_name("bob");
+  EXPECT_TRUE(alice->request(mute).has_muted_players()) << "mutes stored in the new table";
   wire::ClientMessage resign;
   resign.mutable_resign()->set_game_id(id);
   ASSERT_TRUE(bob->request(resign).has_ok());
