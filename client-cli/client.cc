@@ -448,6 +448,59 @@ std::optional<wire::ClientMessage> vacation_request(const std::vector<std::strin
   return std::nullopt;
 }
 
+std::optional<wire::ClientMessage> chat_moderation_request(const std::string& command, const std::vector<std::string>& words,
+                                                           const std::string& open_game, std::string* why) {
+  wire::ClientMessage m;
+  if (command == "muted" && words.empty()) {
+    m.mutable_list_muted();
+    return m;
+  }
+  if ((command == "mute" || command == "unmute") && words.size() == 1) {
+    if (command == "mute")
+      m.mutable_mute()->set_name(words[0]);
+    else
+      m.mutable_unmute()->set_name(words[0]);
+    return m;
+  }
+  if (command == "report" && !words.empty()) {
+    std::string game = open_game, reason;
+    for (std::size_t i = 1; i < words.size(); ++i) {
+      if (words[i] == "--game" && i + 1 < words.size()) {
+        game = words[++i];
+      } else {
+        reason += (reason.empty() ? "" : " ") + words[i];
+      }
+    }
+    if (!game.empty() && !reason.empty()) {
+      m.mutable_report_chat()->set_name(words[0]);
+      m.mutable_report_chat()->set_game_id(game);
+      m.mutable_report_chat()->set_reason(reason);
+      return m;
+    }
+  }
+  if (why) {
+    *why = command == "report" ? "report NAME --game GAME REASON...   (a reason of 1 to 200 characters)"
+           : command == "muted" ? "muted"
+                                : command + " NAME";
+  }
+  return std::nullopt;
+}
+
+std::string describe_muted(const wire::ClientMessage& asked, const wire::MutedPlayers& m) {
+  std::string text = asked.has_mute()     ? "Muted " + asked.mute().name() + ": you no longer read their chat. "
+                     : asked.has_unmute() ? "Unmuted " + asked.unmute().name() + ": you read their chat again. "
+                                          : "";
+  if (m.names().empty()) return text + "You have muted nobody.";
+  text += "Muted (" + std::to_string(m.names_size()) + "):";
+  for (const auto& n : m.names()) text += " " + n;
+  return text;
+}
+
+std::string reported_text(const wire::ReportChat& r) {
+  return "Reported " + r.name() + "'s chat in game " + r.game_id() +
+         " to the server's operator, with their latest lines there that you can read.";
+}
+
 namespace {
 
 // The words of the standing orders, in the order they are listed, with what each answers.

@@ -139,6 +139,16 @@ std::string describe_account(const wire::Account& a);
 // The request for `vacation`, `vacation start DAYS` or `vacation end` (the
 // words after "vacation"); nothing, with the usage in `why`, for other words.
 std::optional<wire::ClientMessage> vacation_request(const std::vector<std::string>& words, std::string* why);
+// The request for chat moderation: `mute NAME`, `unmute NAME`, `muted`, or
+// `report NAME [--game GAME] REASON...` (the command, then its words), a report
+// in `open_game` unless --game names one. Nothing, with the usage in `why`, for
+// other words.
+std::optional<wire::ClientMessage> chat_moderation_request(const std::string& command, const std::vector<std::string>& words,
+                                                           const std::string& open_game, std::string* why);
+// What the answer to `mute`, `unmute` or `muted` says, after the request it answers.
+std::string describe_muted(const wire::ClientMessage& asked, const wire::MutedPlayers& m);
+// What an answered report says.
+std::string reported_text(const wire::ReportChat& r);
 // The request for `standing GAME none` or `standing GAME ORDER...` (the words
 // after the game): exactly those standing orders set (stand-fast, no-support,
 // keep-die, take-losses, retreat). Nothing, with the usage in `why`, for other words.

@@ -433,7 +433,7 @@ namespace {
 const std::vector<std::string>& shell_words() {
   static const std::vector<std::string> w = {
       "help",     "show", "map",   "at",   "full", "stack", "log",    "hand",    "units",
-      "decision", "chat", "games", "open", "join", "new",   "rematch", "resign", "draw", "standing", "email", "vacation", "tournament", "rating", "ratings", "refresh", "quit"};
+      "decision", "chat", "mute", "unmute", "muted", "report", "games", "open", "join", "new",   "rematch", "resign", "draw", "standing", "email", "vacation", "tournament", "rating", "ratings", "refresh", "quit"};
   return w;
 }
 
@@ -837,6 +837,13 @@ class Shell {
       if (!s_.call(*m, &why)) return out(why);
       game_->note_standing(m->set_standing_orders().orders());
       out(describe_standing(m->set_standing_orders().orders()));
+    } else if (cmd == "mute" || cmd == "unmute" || cmd == "muted" || cmd == "report") {
+      std::string why;
+      auto m = chat_moderation_request(cmd, {w.begin() + 1, w.end()}, game_ ? game_->id() : "", &why);
+      if (!m) return out(cmd == "report" && !game_ ? why + "   (--game GAME, or open the game first)" : why);
+      auto reply = s_.call(*m, &why);
+      if (!reply) return out(why);
+      out(m->has_report_chat() ? reported_text(m->report_chat()) : describe_muted(*m, reply->muted_players()));
     } else if (cmd == "vacation") {
       std::string why;
       auto m = vacation_request({w.begin() + 1, w.end()}, &why);
@@ -905,6 +912,8 @@ class Shell {
          "  log [N]                          the game log (the last N events), marked where you last looked\n"
          "  hand | units | decision          your event chits, your units, what is asked now\n"
          "  chat TEXT                        a message to your opponent\n"
+         "  mute NAME | unmute NAME | muted   stop (or start again) reading a player's chat; the players muted\n"
+         "  report NAME [--game GAME] REASON...   report a player's chat in the open game (or GAME) to the operator\n"
          "  games | open GAME | join GAME [INVITE] | new soviet|german|random [private] [casual] [3d|12h|90m|--clock 15m+10s]\n"
          "  games open [scenario NAME] [rated|casual] [untimed|per-move|clock] [min-rating N] [max-rating N]\n"
          "    [page N] [per-page N] | games more   the open games waiting for an opponent, newest first, a page at a time\n"

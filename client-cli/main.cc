@@ -241,6 +241,17 @@ int main(int argc, char** argv) {
   chat->add_option("GAME", game_id, "Game id")->required();
   chat->add_option("TEXT", notation, "The message")->required();
   chat->add_flag("--spectators", spectators, "To the spectators' channel");
+  auto* mute = app.add_subcommand("mute", "Stop reading a player's chat, in every game and on every client (they are not told)");
+  mute->add_option("NAME", name, "Player name")->required();
+  auto* unmute = app.add_subcommand("unmute", "Read a muted player's chat again");
+  unmute->add_option("NAME", name, "Player name")->required();
+  auto* muted = app.add_subcommand("muted", "The players you have muted");
+  std::vector<std::string> report_words;
+  auto* report = app.add_subcommand(
+      "report", "Report a player's chat in a game to the server's operator, e.g.: report NAME --game GAME Insults in chat");
+  report->add_option("NAME", name, "Player name")->required();
+  report->add_option("--game", game_id, "The game they wrote in")->required();
+  report->add_option("REASON", report_words, "Why, in 1 to 200 characters")->required();
   auto* watch =
       app.add_subcommand("watch", "Follow a game live until it ends (redrawn after every change)");
   watch->add_option("GAME", game_id, "Game id")->required();
@@ -919,6 +930,33 @@ int main(int argc, char** argv) {
     else
       std::cout << "Sent to the " << (spectators ? "spectators'" : "players'") << " chat of game " << game_id
                 << "; `counterattack show " << game_id << "` shows the recent chat." << std::endl;
+    return cli::kOk;
+  }
+
+  if (*mute || *unmute || *muted || *report) {
+    const std::string command = mute->parsed() ? "mute" : unmute->parsed() ? "unmute" : muted->parsed() ? "muted" : "report";
+    std::vector<std::string> words;
+    if (!muted->parsed()) words.push_back(name);
+    words.insert(words.end(), report_words.begin(), report_words.end());
+    auto m = cli::chat_moderation_request(command, words, game_id, &why);
+    if (!m) return fail(g, why, cli::kUsage);
+    auto reply = s.call(*m, &why);
+    if (!reply) return fail(g, why);
+    if (m->has_report_chat()) {
+      if (g.json)
+        std::cout << "{\"reported\":true}" << std::endl;
+      else
+        std::cout << cli::reported_text(m->report_chat()) << std::endl;
+      return cli::kOk;
+    }
+    if (g.json) {
+      std::cout << nlohmann::json{{"muted", std::vector<std::string>(reply->muted_players().names().begin(),
+                                                                      reply->muted_players().names().end())}}
+                       .dump()
+                << std::endl;
+    } else {
+      std::cout << cli::describe_muted(*m, reply->muted_players()) << std::endl;
+    }
     return cli::kOk;
   }
 

@@ -770,6 +770,44 @@ TEST_F(TwoPlayers, StandingOrdersAreSetShownAndClearedFromTheCommandLine) {
   EXPECT_NE(cli(alice_, {"standing", game}).out.find("No standing orders"), std::string::npos);
 }
 
+// Chat moderation from the command line: a player muted is no longer read in
+// `show`, until unmuted; a report goes to the operator; yourself and unknown
+// names are refused with a sentence.
+TEST_F(TwoPlayers, APlayerIsMutedUnmutedAndReportedFromTheCommandLine) {
+  const std::string game = started_game("2d");
+  ASSERT_FALSE(HasFailure());
+  ASSERT_EQ(cli(bob_, {"chat", game, "before the mute"}).code, 0);
+  auto muting = cli(alice_, {"mute", "Bob"});
+  ASSERT_EQ(muting.code, 0) << muting.err;
+  EXPECT_NE(muting.out.find("Muted Bob: you no longer read their chat. Muted (1): bob"), std::string::npos) << muting.out;
+  ASSERT_EQ(cli(bob_, {"chat", game, "while muted"}).code, 0);
+  auto shown = cli(alice_, {"show", game});
+  EXPECT_EQ(shown.out.find("while muted"), std::string::npos) << shown.out;
+  EXPECT_EQ(shown.out.find("before the mute"), std::string::npos) << shown.out;
+  EXPECT_NE(cli(bob_, {"show", game}).out.find("while muted"), std::string::npos) << "his own line stays his";
+  auto listed = cli(alice_, {"--json", "muted"});
+  ASSERT_EQ(listed.code, 0) << listed.err;
+  EXPECT_EQ(json::parse(listed.out).at("muted"), json::array({"bob"})) << listed.out;
+
+  auto self = cli(alice_, {"mute", "alice"});
+  EXPECT_EQ(self.code, 1);
+  EXPECT_NE(self.err.find("You cannot mute yourself."), std::string::npos) << self.err;
+  auto nobody = cli(alice_, {"mute", "nobody"});
+  EXPECT_EQ(nobody.code, 1);
+  EXPECT_NE(nobody.err.find("There is no player 'nobody'."), std::string::npos) << nobody.err;
+
+  auto reported = cli(alice_, {"report", "bob", "--game", game, "Rude", "in", "chat"});
+  ASSERT_EQ(reported.code, 0) << reported.err;
+  EXPECT_NE(reported.out.find("Reported bob's chat in game " + game + " to the server's operator"), std::string::npos)
+      << reported.out;
+  EXPECT_EQ(cli(alice_, {"report", "bob", "Rude"}).code, 2) << "--game is needed";
+
+  auto unmuting = cli(alice_, {"unmute", "bob"});
+  ASSERT_EQ(unmuting.code, 0) << unmuting.err;
+  EXPECT_NE(unmuting.out.find("You have muted nobody."), std::string::npos) << unmuting.out;
+  EXPECT_NE(cli(alice_, {"show", game}).out.find("while muted"), std::string::npos);
+}
+
 // A tournament from the command line: made, entered (which starts it, being
 // full), its standings and games shown, and a game of it played by the same
 // commands as any other.
