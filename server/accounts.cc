@@ -649,6 +649,7 @@ void Accounts::close_account(std::int64_t user_id, const std::string& name, cons
           if (!*closed) return;
           db.prepare("DELETE FROM sessions WHERE user_id = ?").run(user_id);
           db.prepare("DELETE FROM outbox WHERE user_id = ?").run(user_id);
+          db.prepare("DELETE FROM mutes WHERE user_id = ?").run(user_id);  // whom they muted is theirs alone
         },
         [this, user_id, blocked, closed, done = std::move(done)](bool ok) {
           if (!ok) return done(failure(wire::INTERNAL, "The account could not be closed; try again."));
