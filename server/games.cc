@@ -1348,30 +1348,34 @@ void GameService::send_events_as_seen(const std::shared_ptr<Game>& g, const Call
   const int seat = g->side_of(c.user_id);
   const std::int64_t seen_before = seat >= 0 ? std::min(g->seen[seat], g->committed) : 0;
   post_([this, g, id = g->id, rules = g->rules, options = g->options, revision = g->rules_revision, seed = g->seed,
-         upto = g->committed, viewer, seat, seen_before, c] {
+         created = g->created_unix, upto = g->committed, viewer, seat, seen_before, c] {
     try {
       wire::ServerMessage m;
       auto* lg = m.mutable_game_log();
-      const auto add = [&](std::int64_t version, const std::vector<game::Event>& events) {
+      // Each event the viewer reads, with its order's version and time; none for those it hides.
+      const auto add = [&](std::int64_t version, std::int64_t time, const std::vector<game::Event>& events) {
         for (auto& e : rules->events_for(events, viewer)) {
           *lg->add_events() = std::move(e);
           lg->add_event_versions(version);
+          lg->add_event_times_unix(time);
         }
       };
       std::vector<game::Event> setup;
       rules->create(options, seed, revision, &setup);  // the setup's events, as the game began
-      add(0, setup);
+      add(0, created, setup);
       storage_.read([&](Db& db) {
-        auto& q = db.prepare("SELECT version, entry FROM orders WHERE game_id = ? AND version <= ? ORDER BY version");
+        auto& q = db.prepare(
+            "SELECT version, entry, created_unix FROM orders WHERE game_id = ? AND version <= ? ORDER BY version");
         q.bind_all(id, upto);
         wire::LoggedOrder entry;
         while (q.step()) {
           if (!entry.ParseFromString(q.blob(1))) throw std::runtime_error("an order does not decode");
-          add(q.integer(0), {entry.events().begin(), entry.events().end()});
+          add(q.integer(0), q.integer(2), {entry.events().begin(), entry.events().end()});
         }
         return 0;
       });
       lg->set_game_id(id);
+      lg->set_created_unix(created);
       lg->set_version(upto);
       lg->set_seen_version(seen_before);
       {
@@ -1398,12 +1402,17 @@ void GameService::send_log(Game& g, const Caller& c) {
   for (const auto& o : g.options) lg->add_options(o);
   *lg->mutable_omniscient() = g.match->view(game::VIEWER_OMNISCIENT);
   lg->set_state_hash(hash_hex(g.match->state_hash()));
+  lg->set_created_unix(g.created_unix);
   post_([this, id = g.id, base, c] {
     try {
       storage_.read([&](Db& db) {
-        auto& q = db.prepare("SELECT entry FROM orders WHERE game_id = ? ORDER BY version");
+        auto& q = db.prepare("SELECT entry, created_unix FROM orders WHERE game_id = ? ORDER BY version");
         q.bind_all(id);
-        while (q.step()) base->mutable_game_log()->add_orders()->ParseFromString(q.blob(0));
+        while (q.step()) {
+          auto* entry = base->mutable_game_log()->add_orders();
+          entry->ParseFromString(q.blob(0));
+          entry->set_played_unix(q.integer(1));  // its row's, not stored in the entry
+        }
         return 0;
       });
       c.reply(std::move(*base));

@@ -263,7 +263,7 @@ std::string from_hex(const std::string& hex) {
   return out;
 }
 
-AuditStart audit_start(const Engine& engine, const wire::GameLog& log) {
+AuditStart audit_start(const Engine& engine, const wire::GameLog& log, std::vector<game::Event>* setup) {
   const std::string seed = from_hex(log.seed_hex());
   Prng::State st{};
   for (size_t w = 0; w < 4 && seed.size() == 32; ++w) {
@@ -272,7 +272,7 @@ AuditStart audit_start(const Engine& engine, const wire::GameLog& log) {
   std::uint32_t bits = revision_bits(log.rules_revision());
   for (const auto& key : log.options()) bits |= option_bit(key);
   Prng dice(st, dice_kind(bits));
-  GameState s = engine.new_game(bits, dice);
+  GameState s = engine.new_game(bits, dice, setup);
   return {std::move(s), dice};
 }
 

@@ -97,11 +97,12 @@ std::string sha256_hex(const std::string& bytes);
 std::string from_hex(const std::string& hex);
 
 // Where a finished game's audit starts (protocol/README.md): a new game of the
-// log's options and rules revision, and its revealed seed as the dice generator.
+// log's options and rules revision, and its revealed seed as the dice generator;
+// the setup's events in `setup`, when given.
 struct AuditStart {
   GameState state;
   Prng dice;
 };
-AuditStart audit_start(const Engine& engine, const wire::GameLog& log);
+AuditStart audit_start(const Engine& engine, const wire::GameLog& log, std::vector<game::Event>* setup = nullptr);
 
 }  // namespace counterattack::server::testing

@@ -2,9 +2,12 @@
 // the revealed seed replays every die, through the moves the players took back.
 #include <google/protobuf/util/message_differencer.h>
 
+#include <tuple>
+
 #include "engine.h"
 #include "fixture.h"
 #include "storage.h"
+#include "view_delta.h"
 
 namespace counterattack::server::testing {
 namespace {
@@ -175,6 +178,83 @@ TEST_F(ServerGame, DuringPlayEachReaderGetsTheWholeLogAsTheirViewReadsIt) {
   whole.mutable_get_log()->set_game_id(id);
   const auto closed = alice->request(whole);
   EXPECT_EQ(closed.error().code(), wire::FORBIDDEN) << "the orders and the seed: only after the end";
+}
+
+// Each event of the log as a reader sees it comes with the time of the order
+// that made it, as the finished log gives the orders' times: public, as the
+// opponent knew when you moved. A time goes with each event the reader's view
+// shows and with no other, so the other side's hidden events tell no more than
+// before: the Soviet's log in play is the finished log's events the Soviet view
+// shows, each with its order's version and time, and nothing else.
+TEST_F(ServerGame, TheLogSaysWhenEachOrderWasPlayedAndTellsNothingMoreOfTheOtherSidesHiddenEvents) {
+  auto alice = user("alice"), bob = user("bob");
+  const std::int64_t before = now_unix();
+  const std::string id = start_game(*alice, *bob);
+  auto [soviet, german] = watch_as_players(*alice, *bob, id);
+  ASSERT_FALSE(HasFailure());
+  const auto st = play(soviet, german, nullptr, 40, "t-");
+  ASSERT_GE(st.version, 20);
+  ASSERT_FALSE(st.over);
+  for (auto* p : {&soviet, &german}) p->wait_version(st.version);
+  auto as_seen = [&](Client& c) {
+    wire::ClientMessage get;
+    get.mutable_get_log()->set_game_id(id);
+    get.mutable_get_log()->set_as_seen(true);
+    return c.request(get);
+  };
+  const auto sovs = as_seen(*alice), gers = as_seen(*bob);
+  ASSERT_TRUE(sovs.has_game_log() && gers.has_game_log()) << sovs.DebugString() << gers.DebugString();
+  const std::int64_t after = now_unix();
+  wire::ClientMessage resign;
+  resign.mutable_resign()->set_game_id(id);
+  ASSERT_TRUE(bob->request(resign).has_ok());
+  wire::ClientMessage whole;
+  whole.mutable_get_log()->set_game_id(id);
+  const auto full = alice->request(whole);
+  ASSERT_TRUE(full.has_game_log()) << full.DebugString();
+  const auto& fl = full.game_log();
+  EXPECT_GE(fl.created_unix(), before);
+  std::int64_t last = fl.created_unix();
+  for (const auto& o : fl.orders()) {
+    EXPECT_GE(o.played_unix(), last) << "version " << o.version();
+    EXPECT_LE(o.played_unix(), after);
+    last = o.played_unix();
+  }
+
+  // The Soviet's log in play, rebuilt from the finished log and the setup its seed draws:
+  // only what the Soviet view shows.
+  std::vector<std::tuple<std::int64_t, std::int64_t, game::Event>> expected;
+  int hidden = 0;
+  auto add = [&](std::int64_t version, std::int64_t time, const std::vector<game::Event>& all) {
+    const auto shown = events_for(all, Viewer::Soviet);
+    hidden += static_cast<int>(all.size() - shown.size());
+    for (const auto& e : shown) expected.emplace_back(version, time, e);
+  };
+  const Engine engine(default_scenario());
+  std::vector<game::Event> setup;
+  audit_start(engine, fl, &setup);
+  add(0, fl.created_unix(), setup);
+  for (const auto& o : fl.orders()) {
+    if (o.version() <= sovs.game_log().version()) add(o.version(), o.played_unix(), {o.events().begin(), o.events().end()});
+  }
+  EXPECT_GT(hidden, 0) << "the German side had events the Soviet view hides";
+  for (const auto* r : {&sovs, &gers}) {
+    const auto& gl = r->game_log();
+    ASSERT_EQ(gl.event_times_unix_size(), gl.events_size()) << "one time for each event listed";
+    ASSERT_EQ(gl.event_versions_size(), gl.events_size());
+    EXPECT_EQ(gl.created_unix(), fl.created_unix());
+    for (int i = 0; i < gl.events_size() && gl.event_versions(i) == 0; ++i) {
+      EXPECT_EQ(gl.event_times_unix(i), fl.created_unix()) << "the setup's: when the game was made";
+    }
+  }
+  const auto& sl = sovs.game_log();
+  ASSERT_EQ(sl.events_size(), static_cast<int>(expected.size()));
+  for (int i = 0; i < sl.events_size(); ++i) {
+    const auto& [version, time, event] = expected[static_cast<std::size_t>(i)];
+    EXPECT_EQ(sl.event_versions(i), version);
+    EXPECT_EQ(sl.event_times_unix(i), time) << "version " << version;
+    EXPECT_TRUE(MessageDifferencer::Equals(sl.events(i), event)) << sl.events(i).DebugString();
+  }
 }
 
 TEST_F(ServerGame, FinishedGamesReadForAnyRequestAreLetGoBeyondTheFewKeptInMemory) {
