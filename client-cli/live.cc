@@ -13,6 +13,7 @@
 #include <editline/readline.h>
 
 #include "notation.h"
+#include "replay.h"
 #include "view_delta.h"
 
 namespace counterattack::cli {
@@ -202,8 +203,11 @@ bool LiveGame::reconnect(const std::function<void(const std::string&)>& say, int
   return true;
 }
 
-std::vector<game::Event> LiveGame::whole_log(std::ptrdiff_t* new_from) {
+std::vector<game::Event> LiveGame::whole_log(std::ptrdiff_t* new_from, std::vector<std::int64_t>* versions,
+                                             std::vector<std::int64_t>* times) {
   if (new_from) *new_from = -1;
+  if (versions) versions->clear();
+  if (times) times->clear();
   wire::ClientMessage m;
   m.mutable_get_log()->set_game_id(id_);
   m.mutable_get_log()->set_as_seen(true);
@@ -220,6 +224,11 @@ std::vector<game::Event> LiveGame::whole_log(std::ptrdiff_t* new_from) {
         break;
       }
     }
+  }
+  // A server from before the times sends none: the log is shown without them.
+  if (gl.event_versions_size() == gl.events_size() && gl.event_times_unix_size() == gl.events_size()) {
+    if (versions) versions->assign(gl.event_versions().begin(), gl.event_versions().end());
+    if (times) times->assign(gl.event_times_unix().begin(), gl.event_times_unix().end());
   }
   return {gl.events().begin(), gl.events().end()};
 }
@@ -433,7 +442,7 @@ namespace {
 const std::vector<std::string>& shell_words() {
   static const std::vector<std::string> w = {
       "help",     "show", "map",   "at",   "full", "stack", "log",    "hand",    "units",
-      "decision", "chat", "mute", "unmute", "muted", "report", "games", "open", "join", "new",   "rematch", "resign", "draw", "standing", "email", "vacation", "tournament", "rating", "ratings", "refresh", "quit"};
+      "decision", "chat", "mute", "unmute", "muted", "report", "games", "open", "join", "new",   "rematch", "resign", "draw", "standing", "email", "vacation", "tournament", "rating", "ratings", "refresh", "replay", "quit"};
   return w;
 }
 
@@ -522,6 +531,7 @@ class Shell {
   void say_err(const std::string& text) { out(text); }
 
   std::string prompt() const {
+    if (replay_) return replay_prompt(*replay_, cursor_);
     if (!game_ || !game_->has_view()) return "counterattack> ";
     const auto& v = game_->view();
     const auto& h = v.header();
@@ -583,6 +593,7 @@ class Shell {
 
   void changed() {
     update_prompt();
+    if (replay_) return;  // the open game is drawn again when the replay is left
     if (tty_)
       draw();
     else
@@ -700,6 +711,7 @@ class Shell {
     return rl_completion_matches(text, &Shell::generate);
   }
   std::vector<std::string> completion_words() const {
+    if (replay_) return replay_words();
     std::vector<std::string> w;
     if (completing_first_) {
       w = order_words();
@@ -734,6 +746,7 @@ class Shell {
   // --- commands ---
   void execute(const std::string& line) {
     const auto w = split_words(line);
+    if (replay_) return replay_line(w);
     if (w.empty()) return;
     std::string cmd = w[0];
     std::transform(cmd.begin(), cmd.end(), cmd.begin(), ::tolower);
@@ -772,7 +785,7 @@ class Shell {
       RenderOptions ro = ro_;
       ro.log_lines = w.size() > 1 ? std::max(1, std::atoi(w[1].c_str())) : 0;
       // The whole log, whose events carry their versions: the place the player last looked is marked.
-      const auto events = game_->whole_log(&ro.new_from);
+      const auto events = game_->whole_log(&ro.new_from, &ro.event_versions, &ro.event_times);
       out(render_events(events, ro));
     } else if (cmd == "hand") {
       if (need_game()) out(render_hands(sc_, game_->view(), ro_));
@@ -875,6 +888,11 @@ class Shell {
       if (!reply) return out(why);
       if (reply->has_player_rating()) return out(describe_rating(reply->player_rating()));
       out(reply->has_rating_list() ? ratings_table(reply->rating_list()) : "The server answered with something other than ratings.");
+    } else if (cmd == "replay") {
+      if (w.size() != 2)
+        out("replay GAME: step through a finished game.");
+      else
+        start_replay(w[1]);
     } else if (cmd == "refresh") {
       if (need_game()) {
         std::string why;
@@ -919,6 +937,8 @@ class Shell {
          "    [page N] [per-page N] | games more   the open games waiting for an opponent, newest first, a page at a time\n"
          "  rematch [GAME] [decline]         after a game: another with the sides swapped, or accept (or decline) one offered\n"
          "  draw offer|accept|decline | resign yes | refresh | quit\n"
+         "  replay GAME                      step through a finished game, the full map after each order: next (or\n"
+         "                                   ENTER), prev, goto N, first, last; quit leaves the replay\n"
          "  standing [none | ORDER...]       decisions answered for you at once: stand-fast no-support keep-die\n"
          "                                   take-losses retreat (nothing: the ones set)\n"
          "  email [ADDRESS | confirm CODE | off]   turn notices by mail while you are away\n"
@@ -932,6 +952,28 @@ class Shell {
          "Tab completes commands, unit ids, hexes and chits; up and down arrows recall earlier "
          "lines.";
     out(t);
+  }
+
+  // `replay GAME`: the shell steps through it, from the setup, until quit.
+  void start_replay(const std::string& id) {
+    std::string why;
+    // Not owned: the shell's scenario outlives the replay.
+    auto r = Replay::fetch(s_, std::shared_ptr<const Scenario>(std::shared_ptr<const Scenario>(), &sc_), id, &why);
+    if (!r) return out(why);
+    replay_ = std::make_unique<Replay>(std::move(*r));
+    cursor_ = {};
+    cursor_.drew = true;
+    const std::string screen = render_replay(sc_, *replay_, 0, ro_, replay_hint());
+    out(tty_ ? clear_screen(ro_.colour) + screen : screen);
+  }
+
+  // A line typed in a replay (none: ENTER, the next version).
+  void replay_line(const std::vector<std::string>& w) {
+    const std::string text = replay_step(sc_, *replay_, cursor_, w, ro_);
+    out(tty_ && cursor_.drew ? clear_screen(ro_.colour) + text : text);
+    if (!cursor_.done) return;
+    replay_.reset();
+    if (tty_ && game_ && game_->has_view()) draw();  // back to the game open before
   }
 
   void stack(const std::string& where) {
@@ -1143,6 +1185,9 @@ class Shell {
   bool full_ = false;
   int center_ = 0;
   std::unique_ptr<LiveGame> game_;
+  // A finished game stepped through (replay GAME), and where.
+  std::unique_ptr<Replay> replay_;
+  ReplayCursor cursor_;
   // The open games last listed: their filters, and where the next page starts ("": no more).
   wire::ListGames open_filter_;
   std::string open_next_;

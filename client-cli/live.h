@@ -46,8 +46,11 @@ class LiveGame {
   // Every event of the game so far as this view reads it, asked of the server; the
   // recent ones alone (log()) when it cannot give them all. `new_from`, when given:
   // for a seated player, the index of the first event after the version they had last
-  // seen (-1: none, or not known). Reading it records the game as seen.
-  std::vector<game::Event> whole_log(std::ptrdiff_t* new_from = nullptr);
+  // seen (-1: none, or not known). `versions` and `times`, when given: each event's
+  // order's version and time, parallel to the events (empty when the server sends none).
+  // Reading it records the game as seen.
+  std::vector<game::Event> whole_log(std::ptrdiff_t* new_from = nullptr, std::vector<std::int64_t>* versions = nullptr,
+                                     std::vector<std::int64_t>* times = nullptr);
   // The game's summary as last sent (the answer to Watch, and each change of a game clock).
   const std::optional<wire::GameSummary>& summary() const { return summary_; }
   // Your standing orders in it as you just set them (the server pushes no summary for that).

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cctype>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -13,7 +14,9 @@
 #include "live.h"
 #include "notation.h"
 #include "render.h"
+#include "replay.h"
 #include "scenario.h"
+#include "terminal_text.h"
 #include "verify.h"
 
 namespace cli = counterattack::cli;
@@ -196,7 +199,9 @@ int main(int argc, char** argv) {
   show->add_option("--at", at, "Centre the map window on this hex (3546)");
   show->add_flag("--full", full, "The whole map (small) and every stack");
   auto* log_option = show->add_option(
-      "--log", log_lines, "Events of the log to show (0: all), with a line where you last looked");
+      "--log", log_lines,
+      "Events of the log to show (0: all), each order's time (UTC) before its first, with a line where you last looked "
+      "(with --json: {view, log}, each event with its version and time_unix)");
   // The shell's quick looks, for a player who checks in once a day without opening it.
   auto* units = app.add_subcommand("units", "Your units on the board, one a line, with their state");
   units->add_option("GAME", game_id, "Game id")->required();
@@ -268,6 +273,16 @@ int main(int argc, char** argv) {
       "needed for a public game)");
   verify->add_option("GAME", game_id, "Game id")->required();
   verify->footer("Exit status: 0 verified, 1 not verified (the first difference is printed), or no answer.");
+  std::string replay_at;
+  auto* replay = app.add_subcommand(
+      "replay",
+      "Step through a finished game, replayed from its log with the rules here: the full map after each order, with "
+      "its events and its time (no login needed for a public game)");
+  replay->add_option("GAME", game_id, "Game id")->required();
+  replay->add_option("--at", replay_at,
+                     "Print the version given (0: the setup) and stop; without it, step with next (or ENTER), prev, "
+                     "goto N, first, last and quit, read from standard input");
+  replay->footer("With --json and --at: that version as JSON (time_unix, side, order, events, view).");
   auto* play = app.add_subcommand("play", "The interactive shell, with a game open");
   play->add_option("GAME", game_id, "Game id");
   auto* close_account = app.add_subcommand(
@@ -610,6 +625,28 @@ int main(int argc, char** argv) {
     return audit.verified ? cli::kOk : cli::kFailed;
   }
 
+  if (*replay) {
+    std::optional<std::int64_t> at_version;
+    if (!replay_at.empty()) {
+      if (replay_at.size() > 15 || !std::all_of(replay_at.begin(), replay_at.end(), [](unsigned char c) { return std::isdigit(c); })) {
+        return fail(g, "'" + replay_at + "' is not a version: --at takes a number, 0 for the setup.", cli::kUsage);
+      }
+      at_version = std::stoll(replay_at);
+    } else if (g.json) {
+      return fail(g, "replay --json prints one version: give it with --at N.", cli::kUsage);
+    }
+    // Public games are open to everyone once over: an account is not needed.
+    if (!(s.logged_in() ? s.connect_and_resume(&why) : s.connect(&why))) return fail(g, why);
+    auto r = cli::Replay::fetch(s, sc, game_id, &why);
+    if (!r) return fail(g, why);
+    if (at_version) {
+      if (!r->has(*at_version, &why)) return fail(g, why);
+      std::cout << (g.json ? r->json(*at_version) + "\n" : cli::render_replay(*sc, *r, *at_version, ro)) << std::flush;
+      return cli::kOk;
+    }
+    return cli::run_replay(*sc, *r, ro);
+  }
+
   if (*play || app.get_subcommands().empty()) {
     if (g.json)
       return fail(g, "The interactive shell has no JSON output; use the one-shot commands.",
@@ -810,12 +847,29 @@ int main(int argc, char** argv) {
     ro.whole_log = "--log 0 shows all";
     cli::LiveGame lg(s, game_id);
     if (!lg.subscribe(&why)) return fail(g, why);
-    if (g.json) {
+    if (g.json && log_option->count() > 0) {
+      // The view and the log asked for: each event with its order's version and time.
+      std::vector<std::int64_t> versions, times;
+      const auto events = lg.whole_log(nullptr, &versions, &times);
+      const std::size_t first =
+          log_lines > 0 && events.size() > static_cast<std::size_t>(log_lines) ? events.size() - static_cast<std::size_t>(log_lines) : 0;
+      nlohmann::json j{{"view", nlohmann::json::parse(cli::to_json(lg.view()))}, {"log", nlohmann::json::array()}};
+      for (std::size_t i = first; i < events.size(); ++i) {
+        nlohmann::json e{{"event", nlohmann::json::parse(cli::to_json(events[i]))}};
+        if (times.size() == events.size()) {
+          e["version"] = versions[i];
+          e["time_unix"] = times[i];
+        }
+        j["log"].push_back(std::move(e));
+      }
+      std::cout << cli::json_shown(j.dump()) << std::endl;
+    } else if (g.json) {
       std::cout << cli::to_json(lg.view()) << std::endl;
     } else {
-      // Asked for the log: the whole of it, whose events carry their versions, where you last looked marked.
+      // Asked for the log: the whole of it, whose events carry their versions and times, where you last looked marked.
       const bool whole = log_option->count() > 0 || log_lines == 0 || static_cast<std::size_t>(log_lines) > lg.log().size();
-      const auto events = whole ? lg.whole_log(log_option->count() > 0 ? &ro.new_from : nullptr) : lg.log();
+      const auto events = whole ? lg.whole_log(log_option->count() > 0 ? &ro.new_from : nullptr, &ro.event_versions, &ro.event_times)
+                                : lg.log();
       std::cout << cli::render_screen(*sc, lg.view(), events, ro) << cli::game_lines(lg)
                 << cli::time_line(lg);
       // The recent chat, and the end of a game over, as the shell would have shown them.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <ctime>
 #include <map>
 #include <set>
 #include <sstream>
@@ -691,6 +692,8 @@ std::string render_events(const std::vector<game::Event>& events, const RenderOp
     const std::string unseen = new_from < first ? ", the last " + std::to_string(first - new_from) + " since you last looked" : "";
     out += "  (" + std::to_string(first) + " earlier events" + unseen + ": " + o.whole_log + ")\n";
   }
+  const bool timed = !events.empty() && o.event_times.size() == events.size() && o.event_versions.size() == events.size();
+  std::string date;  // of the last time printed
   for (size_t i = first; i < events.size(); ++i) {
     const auto& e = events[i];
     if (i == new_from) out += sgr("  -- since you last looked --", "1;33", o.colour) + "\n";
@@ -699,11 +702,33 @@ std::string render_events(const std::vector<game::Event>& events, const RenderOp
         text.find(std::to_string(e.die())) == std::string::npos) {
       text += " (die " + std::to_string(e.die()) + ")";
     }
+    // An order's time before its first event; its other events under that one's text.
+    std::string lead = "  ", indent = "    ";
+    if (timed) {
+      lead = "        ";
+      indent = "          ";
+      if (i == first || o.event_versions[i] != o.event_versions[i - 1]) {
+        const std::string when = utc_minute(o.event_times[i]);
+        if (when.substr(0, 10) != date) {
+          date = when.substr(0, 10);
+          out += sgr("  " + date + " (UTC)", kDim, o.colour) + "\n";
+        }
+        lead = "  " + when.substr(11) + " ";
+      }
+    }
     const bool phase = e.kind() == game::Event::PHASE || e.kind() == game::Event::GAME_OVER;
-    const std::string wrapped = wrap("  " + text, o.width, "    ");
+    const std::string wrapped = wrap(lead + text, o.width, indent);
     out += phase ? sgr(wrapped.substr(0, wrapped.size() - 1), kBold, o.colour) + "\n" : wrapped;
   }
   return out;
+}
+
+std::string utc_minute(std::int64_t unix_seconds) {
+  const std::time_t t = static_cast<std::time_t>(unix_seconds);
+  std::tm tm{};
+  char buf[32];
+  if (!::gmtime_r(&t, &tm) || std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", &tm) == 0) return "(a time out of range)";
+  return buf;
 }
 
 std::string render_screen(const Scenario& sc, const game::View& v,

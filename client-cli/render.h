@@ -2,6 +2,7 @@
 // the decision and the game log, drawn from a View and the public scenario data.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,10 @@ struct RenderOptions {
   // The index among the events shown of the first since the player last looked,
   // marked with a line before it; -1: no mark (nothing new, or not known).
   std::ptrdiff_t new_from = -1;
+  // Parallel to the events given to render_events: the version of each event's order and
+  // its time (Unix seconds): each order's time begins its first line, the date on a line of
+  // its own when it changes. Empty (or not parallel): no times.
+  std::vector<std::int64_t> event_versions = {}, event_times = {};
 };
 
 // The window of the map: which columns and rows it shows.
@@ -65,6 +70,8 @@ game::Side viewer_side(const game::View& v);
 std::vector<std::string> own_units(const game::View& v);
 // The order words that answer a decision, as a hint ("corps CORPS [+47]").
 std::string decision_hint(const game::View& v);
+// A time in UTC to the minute: "2026-11-27 08:14".
+std::string utc_minute(std::int64_t unix_seconds);
 // "Soviet victory: The German player resigned": a result and its reason, with no full stop at the end.
 std::string result_with_reason(const std::string& result, const std::string& reason);
 

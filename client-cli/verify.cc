@@ -109,7 +109,11 @@ std::string sha256_hex(std::string_view bytes) {
   return hex_of(md, sizeof md);
 }
 
-Audit audit_game(const std::shared_ptr<const Scenario>& sc, const wire::GameLog& log, const std::string& commitment) {
+namespace {
+
+// The audit, and the replay: `commitment` null for a replay, which checks no commitment.
+Audit replay(const std::shared_ptr<const Scenario>& sc, const wire::GameLog& log, const std::string* commitment,
+             const OnVersion& each) {
   Audit a;
   auto refuse = [&](const std::string& why) {
     a.mismatch = why;
@@ -133,16 +137,20 @@ Audit audit_game(const std::shared_ptr<const Scenario>& sc, const wire::GameLog&
   const auto seed = bytes_of_hex(log.seed_hex());
   if (log.seed_hex().empty()) return refuse("the server's log reveals no dice seed.");
   if (!seed || seed->size() != 32) return refuse("the dice seed in the log is not 32 bytes in hex: " + shown(log.seed_hex()) + ".");
-  if (commitment.empty()) return refuse("the server's summary of the game holds no seed commitment to check the seed against.");
-  a.seed_matches = sha256_hex(*seed) == lower(commitment);
-  if (!a.seed_matches) {
-    return refuse("the seed revealed, " + lower(log.seed_hex()) + ", has the SHA-256 " + sha256_hex(*seed) +
-                  ", not the commitment published at the start, " + shown(commitment) + ".");
+  if (commitment) {
+    if (commitment->empty()) return refuse("the server's summary of the game holds no seed commitment to check the seed against.");
+    a.seed_matches = sha256_hex(*seed) == lower(*commitment);
+    if (!a.seed_matches) {
+      return refuse("the seed revealed, " + lower(log.seed_hex()) + ", has the SHA-256 " + sha256_hex(*seed) +
+                    ", not the commitment published at the start, " + shown(*commitment) + ".");
+    }
   }
 
   const Engine engine(sc);
   Prng dice(generator_state(*seed), dice_kind(bits));
-  GameState state = engine.new_game(bits, dice, nullptr);
+  std::vector<game::Event> setup;
+  GameState state = engine.new_game(bits, dice, each ? &setup : nullptr);
+  if (each) each(0, state, setup);
   for (const auto& entry : log.orders()) {
     const std::string name = "order " + std::to_string(a.orders + 1) + " (" +
                              (entry.side() == game::SOVIET ? "Soviet" : entry.side() == game::GERMAN ? "German" : "no side") +
@@ -166,6 +174,7 @@ Audit audit_game(const std::shared_ptr<const Scenario>& sc, const wire::GameLog&
     }
     for (const auto& e : entry.events()) a.dice += e.die() > 0 ? 1 : 0;
     ++a.orders;
+    if (each) each(a.orders, state, out.events);
   }
   a.state_hash = hash_hex(state_hash(state));
   if (a.state_hash != lower(log.state_hash())) {
@@ -177,6 +186,16 @@ Audit audit_game(const std::shared_ptr<const Scenario>& sc, const wire::GameLog&
   }
   a.verified = true;
   return a;
+}
+
+}  // namespace
+
+Audit audit_game(const std::shared_ptr<const Scenario>& sc, const wire::GameLog& log, const std::string& commitment) {
+  return replay(sc, log, &commitment, {});
+}
+
+Audit replay_log(const std::shared_ptr<const Scenario>& sc, const wire::GameLog& log, const OnVersion& each) {
+  return replay(sc, log, nullptr, each);
 }
 
 std::string describe_audit(const Audit& a) {

@@ -5,12 +5,19 @@
 // give every event and the final position as the server's log has them.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "scenario.h"
 #include "wire.pb.h"
+
+namespace counterattack {
+struct GameState;
+}
 
 namespace counterattack::cli {
 
@@ -28,6 +35,12 @@ struct Audit {
 // Replays a game's log (GetLog, as the server sent it) against the commitment
 // its summary published at creation.
 Audit audit_game(const std::shared_ptr<const Scenario>& sc, const wire::GameLog& log, const std::string& commitment);
+
+// Each version as a replay reaches it: the position after it (0: the setup) and its events.
+using OnVersion = std::function<void(std::int64_t version, const GameState& state, const std::vector<game::Event>& events)>;
+// The same replay without the commitment (a replay to step through, not an audit),
+// telling `each` every version on the way; verified when the log replays to its end.
+Audit replay_log(const std::shared_ptr<const Scenario>& sc, const wire::GameLog& log, const OnVersion& each);
 
 // "Verified: 412 orders, 57 dice, the seed matches ...; revision 2 (ChaCha20 dice)."
 // or "Not verified: ..." with the first mismatch.

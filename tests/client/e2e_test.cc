@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "harness.h"
+#include "render.h"
 #include "notation.h"
 
 namespace counterattack::cli {
@@ -1079,6 +1080,135 @@ TEST_F(TwoPlayers, UnitsStackHandAndDecisionAnswerFromTheCommandLineAsInTheShell
   const json stacks = json::parse(as_json.out);
   ASSERT_FALSE(stacks.empty());
   for (const auto& st : stacks) EXPECT_EQ(st.value("side", ""), "GERMAN") << st.dump();
+}
+
+
+// The log says when each order was played: `show --log` and the shell's `log`
+// print each order's time in UTC before its first event, the date on a line of
+// its own, and `show --log --json` gives each event its version and time.
+TEST_F(TwoPlayers, TheLogSaysWhenEachOrderWasPlayed) {
+  const std::int64_t before = std::time(nullptr);
+  const std::string game = started_game("3d");
+  ASSERT_FALSE(game.empty());
+  ASSERT_EQ(cli(alice_, {"order", game, "corps", "3TC"}).code, 0);
+  ASSERT_EQ(cli(alice_, {"order", game, "done"}).code, 0);
+  const std::int64_t after = std::time(nullptr) + 1;
+
+  auto listed = cli(bob_, {"--json", "show", game, "--log", "0"});
+  ASSERT_EQ(listed.code, 0) << listed.err;
+  const json j = json::parse(listed.out);
+  ASSERT_TRUE(j.contains("view") && j.contains("log")) << listed.out;
+  std::int64_t activated = 0;
+  for (const auto& e : j.at("log")) {
+    const std::int64_t t = e.value("time_unix", std::int64_t{0});
+    EXPECT_GE(t, before) << e.dump();
+    EXPECT_LE(t, after) << e.dump();
+    if (e.at("event").value("text", "") == "3TC activates.") {
+      EXPECT_EQ(e.value("version", 0), 1) << e.dump();
+      activated = t;
+    }
+  }
+  ASSERT_GT(activated, 0) << listed.out;
+  const std::string when = utc_minute(activated);
+
+  auto shown_log = cli(bob_, {"show", game, "--log", "0"});
+  ASSERT_EQ(shown_log.code, 0) << shown_log.err;
+  EXPECT_NE(shown_log.out.find("  " + when.substr(0, 10) + " (UTC)\n"), std::string::npos) << shown_log.out;
+  EXPECT_NE(shown_log.out.find("  " + when.substr(11) + " 3TC activates."), std::string::npos) << shown_log.out;
+  auto shell = cli(alice_, {"play", game}, "log\nquit\n");
+  ASSERT_EQ(shell.code, 0) << shell.err;
+  EXPECT_NE(shell.out.find("  " + when.substr(11) + " 3TC activates."), std::string::npos) << shell.out;
+}
+
+// A finished game is stepped through from its log: each version shows the full
+// map with the events of the order that made it, as the log has them, and its time.
+// A version the game does not have, an unknown game and one still in play are refused.
+TEST_F(TwoPlayers, AFinishedGameIsReplayedVersionByVersionAsItsLogSays) {
+  const std::string game = started_game("3d");
+  ASSERT_FALSE(game.empty());
+  ASSERT_EQ(cli(alice_, {"order", game, "corps", "3TC"}).code, 0);
+  ASSERT_EQ(cli(alice_, {"order", game, "done"}).code, 0);
+
+  auto early = cli(alice_, {"replay", game, "--at", "1"});
+  EXPECT_EQ(early.code, 1) << early.out;
+  EXPECT_NE(early.err.find("Game " + game + " is not over: its whole log opens when it ends"), std::string::npos) << early.err;
+  EXPECT_EQ(early.out.find("3TC"), std::string::npos) << early.out;
+  auto early_shell = cli(alice_, {"play"}, "replay " + game + "\nquit\n");
+  EXPECT_NE(early_shell.out.find("is not over: its whole log opens when it ends"), std::string::npos) << early_shell.out;
+  auto unknown = cli(alice_, {"replay", "nosuchgame", "--at", "0"});
+  EXPECT_EQ(unknown.code, 1);
+  EXPECT_NE(unknown.err.find("There is no game 'nosuchgame'"), std::string::npos) << unknown.err;
+
+  ASSERT_EQ(cli(bob_, {"resign", game, "--yes"}).code, 0);
+  auto exported = cli(alice_, {"export", game});
+  ASSERT_EQ(exported.code, 0) << exported.err;
+  const json log = json::parse(exported.out);
+  const auto& orders = log.at("orders");
+  ASSERT_EQ(orders.size(), 2u) << exported.out;
+
+  // Each version as the log has it: its events, its time, the order that made it.
+  Player carol{"carol", temp_dir("carol"), ""};  // a public game's replay needs no account
+  for (std::size_t v = 1; v <= orders.size(); ++v) {
+    auto at = cli(carol, {"replay", game, "--at", std::to_string(v)});
+    ASSERT_EQ(at.code, 0) << at.err;
+    EXPECT_NE(at.out.find("Replay of game " + game + ": version " + std::to_string(v) + " of 2"), std::string::npos) << at.out;
+    const auto& o = orders[v - 1];
+    const std::string when = utc_minute(std::stoll(o.value("played_unix", "0")));
+    EXPECT_NE(at.out.find(when + " UTC, the Soviet player's order: " + (v == 1 ? "corps 3TC" : "done")), std::string::npos) << at.out;
+    const auto events = at.out.find("The events of this order:");
+    ASSERT_NE(events, std::string::npos) << at.out;
+    for (const auto& e : o.at("events")) EXPECT_NE(at.out.find(e.value("text", "?"), events), std::string::npos) << e.dump() << at.out;
+  }
+  auto setup = cli(carol, {"replay", game, "--at", "0"});
+  ASSERT_EQ(setup.code, 0) << setup.err;
+  EXPECT_NE(setup.out.find(": the setup, as the game was made"), std::string::npos) << setup.out;
+  EXPECT_NE(setup.out.find("The setup's events:"), std::string::npos) << setup.out;
+  auto as_json = cli(carol, {"--json", "replay", game, "--at", "1"});
+  ASSERT_EQ(as_json.code, 0) << as_json.err;
+  const json one = json::parse(as_json.out);
+  EXPECT_EQ(one.value("version", -1), 1);
+  EXPECT_EQ(one.value("last_version", -1), 2);
+  EXPECT_EQ(one.value("order", ""), "corps 3TC");
+  EXPECT_EQ(one.value("side", ""), "SOVIET");
+  EXPECT_EQ(one.value("time_unix", std::int64_t{0}), std::stoll(orders[0].value("played_unix", "0")));
+  EXPECT_EQ(one.at("events").size(), orders[0].at("events").size());
+  EXPECT_EQ(one.at("view").value("viewer", ""), "VIEWER_OMNISCIENT") << "the full map: " << as_json.out;
+
+  for (const std::string& bad : std::vector<std::string>{"3", "99"}) {
+    auto beyond = cli(carol, {"replay", game, "--at", bad});
+    EXPECT_EQ(beyond.code, 1) << beyond.out;
+    EXPECT_NE(beyond.err.find("has versions 0 (the setup) to 2: " + bad + " is not one of them."), std::string::npos) << beyond.err;
+  }
+  auto negative = cli(carol, {"replay", game, "--at", "x1"});
+  EXPECT_EQ(negative.code, 2);
+  EXPECT_NE(negative.err.find("'x1' is not a version"), std::string::npos) << negative.err;
+
+  // Stepping, line by line: ENTER repeats next; the ends and a version out of range are said.
+  auto stepped = cli(carol, {"replay", game}, "next\n\nnext\nprev\ngoto 7\nfirst\nprev\nquit\n");
+  ASSERT_EQ(stepped.code, 0) << stepped.err;
+  std::size_t from = 0;
+  for (const std::string& expected : std::vector<std::string>{
+           "version 0 of 2", "version 1 of 2", "version 2 of 2, the last", "That is the last version, 2", "version 1 of 2",
+           "7 is not one of them", "version 0 of 2", "That is the setup, version 0", "Left the replay of game " + game}) {
+    const auto found = stepped.out.find(expected, from);
+    ASSERT_NE(found, std::string::npos) << "after " << from << ": " << expected << " in:\n" << stepped.out;
+    from = found + expected.size();
+  }
+  EXPECT_NE(stepped.out.find("The log ends here: the game ended without another order"), std::string::npos) << stepped.out;
+
+  // The shell steps the same way, and goes back to its commands after quit.
+  auto shell = cli(alice_, {"play"}, "replay " + game + "\n\ngoto 2\ngoto 3\nquit\ngames\nquit\n");
+  ASSERT_EQ(shell.code, 0) << shell.err;
+  from = 0;
+  for (const std::string& expected : std::vector<std::string>{"version 0 of 2", "version 1 of 2", "version 2 of 2",
+                                                               "3 is not one of them", "Left the replay of game " + game,
+                                                               "Your games:"}) {
+    const auto found = shell.out.find(expected, from);
+    ASSERT_NE(found, std::string::npos) << expected << " in:\n" << shell.out;
+    from = found + expected.size();
+  }
+  std::error_code ec;
+  fs::remove_all(carol.config, ec);
 }
 
 }  // namespace

@@ -308,5 +308,33 @@ TEST(Render, TheLogMarksWhereThePlayerLastLooked) {
   EXPECT_EQ(render_events(events, o).find("since you last looked"), std::string::npos) << "nothing new: no mark";
 }
 
+
+// Each order's time begins the line of its first event, in UTC; the date stands
+// on a line of its own, at the first line shown and whenever it changes.
+TEST(Render, TheLogGivesEachOrdersTimeAndTheDateWhenItChanges) {
+  std::vector<game::Event> events(5);
+  for (int i = 0; i < 5; ++i) events[static_cast<std::size_t>(i)].set_text("event " + std::to_string(i) + ".");
+  RenderOptions o;
+  o.colour = false;
+  o.log_lines = 0;
+  const std::int64_t day = 1795737600;  // 2026-11-27 00:00 UTC
+  o.event_versions = {0, 0, 1, 2, 3};
+  o.event_times = {day + 8 * 3600 + 14 * 60, day + 8 * 3600 + 14 * 60, day + 8 * 3600 + 20 * 60, day + 86400 + 9 * 3600 + 61,
+                   day + 86400 + 9 * 3600 + 61};
+  EXPECT_EQ(render_events(events, o),
+            "  2026-11-27 (UTC)\n"
+            "  08:14 event 0.\n"
+            "        event 1.\n"
+            "  08:20 event 2.\n"
+            "  2026-11-28 (UTC)\n"
+            "  09:01 event 3.\n"
+            "  09:01 event 4.\n");
+  o.log_lines = 2;
+  EXPECT_EQ(render_events(events, o), "  (3 earlier events: type log for all)\n  2026-11-28 (UTC)\n  09:01 event 3.\n  09:01 event 4.\n");
+  o.event_times.pop_back();  // not one for each event: none shown
+  EXPECT_EQ(render_events(events, o), "  (3 earlier events: type log for all)\n  event 3.\n  event 4.\n");
+  EXPECT_EQ(utc_minute(day + 8 * 3600 + 14 * 60 + 59), "2026-11-27 08:14");
+}
+
 }  // namespace
 }  // namespace counterattack::cli
