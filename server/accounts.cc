@@ -31,6 +31,7 @@ constexpr int kHashesPerAddress = 8;
 
 // A code holds this long, and this many wrong ones in ten minutes stop a player's tries.
 constexpr std::int64_t kEmailCodeSeconds = 3600;
+constexpr int kMaxDigestHours = 168;  // a week: a digest rarer than that is no notice
 constexpr int kEmailCodeFailures = 5;
 // One address is mailed at most this many codes an hour, whoever asks.
 constexpr int kEmailCodesPerRecipient = 3;
@@ -369,13 +370,16 @@ void Accounts::get_account(std::int64_t user_id, std::function<void(wire::Server
   });
   a->set_mail_enabled(mailer_.enabled());
   *a->mutable_vacation() = vacations_.describe(user_id);
+  const auto t = mailer_.turn_mail(user_id);
+  a->set_turn_mail(t.mode);
+  a->set_digest_hours(t.digest_hours);
   done(std::move(m));
 }
 
 namespace {
 
 wire::ServerMessage account_message(const std::string& name, const std::string& email, bool confirmed, bool enabled,
-                                    wire::Vacation vacation) {
+                                    wire::Vacation vacation, const Mailer::TurnMail& turn_mail) {
   wire::ServerMessage m;
   auto* a = m.mutable_account();
   *a->mutable_vacation() = std::move(vacation);
@@ -383,6 +387,8 @@ wire::ServerMessage account_message(const std::string& name, const std::string& 
   a->set_email(email);
   a->set_email_confirmed(confirmed);
   a->set_mail_enabled(enabled);
+  a->set_turn_mail(turn_mail.mode);
+  a->set_digest_hours(turn_mail.digest_hours);
   return m;
 }
 
@@ -433,7 +439,7 @@ void Accounts::set_email(std::int64_t user_id, const std::string& name, const st
                         "If you did not ask for this, ignore this mail: nothing more will be sent.\n");
           log::info("e-mail address set", {{"user_id", user_id}});
         }
-        done(account_message(name, address, false, true, vacation));
+        done(account_message(name, address, false, true, vacation, mailer_.turn_mail(user_id)));
       });
 }
 
@@ -483,7 +489,48 @@ void Accounts::confirm_email(std::int64_t user_id, const std::string& name, cons
         if (!*confirmed) return done(error_message(wire::CONFLICT, "The address changed meanwhile; confirm the new one."));
         mailer_.confirmed(user_id, email);
         log::info("e-mail address confirmed", {{"user_id", user_id}});
-        done(account_message(name, email, true, true, vacation));
+        done(account_message(name, email, true, true, vacation, mailer_.turn_mail(user_id)));
+      });
+}
+
+void Accounts::set_turn_mail(std::int64_t user_id, const wire::SetTurnMail& req, std::function<void(wire::ServerMessage)> done) {
+  if (!mailer_.enabled()) return done(error_message(wire::UNAVAILABLE, "This server sends no e-mail."));
+  const auto mode = req.mode();
+  if (mode != wire::TURN_MAIL_EACH && mode != wire::TURN_MAIL_DIGEST && mode != wire::TURN_MAIL_OFF) {
+    return done(error_message(wire::BAD_REQUEST, "Turn notices are mailed each, as a digest, or off."));
+  }
+  if (req.digest_hours() != 0 && (req.digest_hours() < 1 || req.digest_hours() > kMaxDigestHours)) {
+    return done(error_message(wire::BAD_REQUEST, "A digest comes every 1 to " + std::to_string(kMaxDigestHours) + " hours."));
+  }
+  const auto before = mailer_.turn_mail(user_id);
+  Mailer::TurnMail after = before;
+  after.mode = mode;
+  if (req.digest_hours() != 0) after.digest_hours = req.digest_hours();
+  // A digest chosen now counts its first interval from now: the per-game mails may just have come.
+  if (mode == wire::TURN_MAIL_DIGEST && before.mode != wire::TURN_MAIL_DIGEST) after.digest_sent = unix_now();
+  struct Row {
+    std::string name, email;
+    bool confirmed = false;
+  };
+  const Row row = storage_.read([&](Db& db) {
+    Row r;
+    auto& q = db.prepare("SELECT name, email, email_confirmed FROM users WHERE id = ?");
+    q.bind_all(user_id);
+    while (q.step()) r = Row{q.text(0), q.text(1), q.integer(2) != 0};
+    return r;
+  });
+  auto vacation = vacations_.describe(user_id);  // read here: not on the thread that reports commits
+  storage_.write(
+      [user_id, after](Db& db) {
+        // A digest sent meanwhile keeps its time.
+        db.prepare("UPDATE users SET turn_mail = ?, digest_hours = ?, digest_sent_unix = MAX(digest_sent_unix, ?) WHERE id = ?")
+            .run(std::string(Mailer::mode_name(after.mode)), after.digest_hours, after.digest_sent, user_id);
+      },
+      [this, user_id, after, row, vacation = std::move(vacation), done = std::move(done)](bool ok) {
+        if (!ok) return done(error_message(wire::INTERNAL, "The setting could not be stored; try again."));
+        mailer_.set_turn_mail(user_id, after);
+        log::info("turn mail set", {{"user_id", user_id}, {"mode", Mailer::mode_name(after.mode)}});
+        done(account_message(row.name, row.email, row.confirmed, true, vacation, after));
       });
 }
 

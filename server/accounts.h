@@ -87,6 +87,8 @@ class Accounts {
                  const std::string& client_address, std::function<void(wire::ServerMessage)> done);
   void confirm_email(std::int64_t user_id, const std::string& name, const std::string& code,
                      std::function<void(wire::ServerMessage)> done);
+  // How turn notices are mailed (SetTurnMail); a bad mode or interval changes nothing.
+  void set_turn_mail(std::int64_t user_id, const wire::SetTurnMail& req, std::function<void(wire::ServerMessage)> done);
 
   // Passwords (see wire.proto). Each calls `done` with the outcome (code
   // ERROR_UNSPECIFIED and the player's user_id on success) once it is durable;

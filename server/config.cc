@@ -150,6 +150,7 @@ const std::map<std::string, Setting>& setters() {
       {"email_codes_per_address_per_hour", number(&Config::email_codes_per_address_per_hour, 1, 1000000)},
       {"mail_attempts", number(&Config::mail_attempts, 1, 100)},
       {"mail_retry_seconds", number(&Config::mail_retry_seconds, 1, 86400)},
+      {"digest_hour_seconds", number(&Config::digest_hour_seconds, 1, 3600)},
       {"min_move_seconds", number<std::int64_t>(&Config::min_move_seconds, 1, 365 * 86400)},
       {"max_move_seconds", number<std::int64_t>(&Config::max_move_seconds, 1, 365 * 86400)},
       {"min_clock_seconds", number<std::int64_t>(&Config::min_clock_seconds, 1, 365 * 86400)},

@@ -56,6 +56,7 @@ struct Config {
   int email_codes_per_address_per_hour = 10;  // per client address, loopback not counted
   int mail_attempts = 8;                      // a message the SMTP server keeps refusing is dropped after these
   int mail_retry_seconds = 30;                // before the second attempt; each later wait doubles, up to an hour
+  int digest_hour_seconds = 3600;             // the hour a digest's interval counts in; tests shorten it
 
   // Time per move: the bounds a game's creator chooses within.
   std::int64_t min_move_seconds = 3600;

@@ -563,13 +563,12 @@ void GameService::remind_if_late(Game& g) {
   const game::Side decider = g.committed_decider;
   if (decider != game::SOVIET && decider != game::GERMAN) return;
   const int seat = seat_of_side(decider);
-  if (!mailer_.has_address(g.user[seat]) || !away(g, seat)) return;
+  if (!mailer_.has_address(g.user[seat]) || mailer_.turn_mail(g.user[seat]).mode == wire::TURN_MAIL_OFF || !away(g, seat)) return;
   g.reminded = true;
   mailer_.deadline_near(g.user[seat], summary(g, seat));
 }
 
-Mailer::SinceLooked GameService::since_looked(const Game& g, int seat) const {
-  constexpr std::size_t kMailedEvents = 15;  // a mail to read at a glance
+Mailer::SinceLooked GameService::since_looked(const Game& g, int seat, std::size_t most) const {
   Mailer::SinceLooked out;
   const std::int64_t seen = std::min(g.seen[seat], g.committed);
   if (seen >= g.committed) return out;
@@ -586,13 +585,13 @@ Mailer::SinceLooked GameService::since_looked(const Game& g, int seat) const {
     }
     out.lines.push_back(std::move(text));
   }
-  if (out.lines.size() > kMailedEvents) {
+  if (out.lines.size() > most) {
     // All held: the first, and how many follow; some not held: the latest, after a pointer to the rest.
     if (out.earlier) {
-      out.lines.erase(out.lines.begin(), out.lines.end() - static_cast<std::ptrdiff_t>(kMailedEvents));
+      out.lines.erase(out.lines.begin(), out.lines.end() - static_cast<std::ptrdiff_t>(most));
     } else {
-      out.more = out.lines.size() - kMailedEvents;
-      out.lines.resize(kMailedEvents);
+      out.more = out.lines.size() - most;
+      out.lines.resize(most);
     }
   }
   return out;
@@ -603,8 +602,8 @@ bool GameService::notify_turn(Game& g, game::Side was, bool mail) {
   if (g.status != Game::Status::Playing || now == was || (now != game::SOVIET && now != game::GERMAN)) return false;
   const int seat = seat_of_side(now);
   if (away(g, seat)) {
-    // One mail per game until the player looks at it again.
-    if (!g.mailed[seat] && mailer_.has_address(g.user[seat])) {
+    // One mail per game until the player looks at it again; none when they chose a digest, or none at all.
+    if (!g.mailed[seat] && mailer_.has_address(g.user[seat]) && mailer_.turn_mail(g.user[seat]).mode == wire::TURN_MAIL_EACH) {
       g.mailed[seat] = true;
       if (mail) mailer_.your_turn(g.user[seat], summary(g, seat), since_looked(g, seat));
     }
@@ -616,6 +615,35 @@ bool GameService::notify_turn(Game& g, game::Side was, bool mail) {
     return encode(m);
   });
   return false;
+}
+
+void GameService::send_digests() {
+  const std::int64_t now = unix_now();
+  const auto due = mailer_.digests_due(now);
+  if (due.empty()) return;
+  const std::set<std::int64_t> wanted(due.begin(), due.end());
+  std::vector<std::shared_ptr<Game>> all;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [id, g] : games_) all.push_back(g);
+  }
+  std::map<std::int64_t, std::vector<Mailer::Waiting>> waiting;
+  for (const auto& g : all) {
+    std::lock_guard lock(g->mu);
+    const game::Side decider = g->committed_decider;
+    if (g->status != Game::Status::Playing || (decider != game::SOVIET && decider != game::GERMAN)) continue;
+    const int seat = seat_of_side(decider);
+    const std::int64_t user = g->user[seat];
+    // A game the player watches or follows is no news; one while they are on vacation waits with them.
+    if (!wanted.count(user) || vacations_.running(user) || !away(*g, seat)) continue;
+    constexpr std::size_t kDigestEvents = 5;  // one short block per game
+    waiting[user].push_back(Mailer::Waiting{summary(*g, seat), since_looked(*g, seat, kDigestEvents)});
+  }
+  for (auto& [user, games] : waiting) {
+    std::sort(games.begin(), games.end(),
+              [](const Mailer::Waiting& a, const Mailer::Waiting& b) { return a.game.game_id() < b.game.game_id(); });
+    mailer_.digest(user, games, now);
+  }
 }
 
 std::map<std::int64_t, std::vector<wire::GameSummary>> GameService::announce_started(const std::vector<std::string>& ids, bool each_game) {

@@ -257,6 +257,10 @@ class GameService {
   // overdue games not in memory (one being reloaded after a failed write).
   void expire_overdue(bool sweep);
 
+  // Mails each player whose digest is due (Mailer::digests_due) the games in play
+  // that wait for them while they are away, unless they are on vacation; called every second.
+  void send_digests();
+
   // Games a tournament has just created, stored as playing: loads them, and
   // tells each player to decide on the connections that follow turns. A player
   // who is away is not mailed for each game: returns, by such user, the games
@@ -324,7 +328,8 @@ class GameService {
   bool notify_turn(Game& g, game::Side was, bool mail = true);
   // With g.mu held: the committed events since the player of `seat` last looked, as
   // their view reads them, from those held in memory (a turn mail's).
-  Mailer::SinceLooked since_looked(const Game& g, int seat) const;
+  // At most `most` lines: a mail to read at a glance.
+  Mailer::SinceLooked since_looked(const Game& g, int seat, std::size_t most = 15) const;
   // The player of a seat has no connection watching the game or following turns.
   bool away(Game& g, int seat);
   // The user's live connections that follow turns, with their peer ids.

@@ -81,6 +81,15 @@ Mailer::Mailer(Storage& storage, const Config& config) : storage_(storage), conf
   storage_.read([&](Db& db) {
     auto& q = db.prepare("SELECT id, email FROM users WHERE email_confirmed = 1 AND email != ''");
     while (q.step()) addresses_[q.integer(0)] = q.text(1);
+    auto& t = db.prepare(
+        "SELECT id, turn_mail, digest_hours, digest_sent_unix FROM users WHERE turn_mail != 'each' OR digest_hours != 24");
+    while (t.step()) {
+      const std::string mode = t.text(1);
+      turn_mail_[t.integer(0)] = TurnMail{mode == "digest" ? wire::TURN_MAIL_DIGEST
+                                          : mode == "off"  ? wire::TURN_MAIL_OFF
+                                                           : wire::TURN_MAIL_EACH,
+                                          static_cast<int>(t.integer(2)), t.integer(3)};
+    }
     return 0;
   });
 }
@@ -151,6 +160,40 @@ bool Mailer::has_address(std::int64_t user_id) {
   if (!enabled()) return false;
   std::lock_guard lock(addresses_mu_);
   return addresses_.count(user_id) > 0;
+}
+
+Mailer::TurnMail Mailer::turn_mail(std::int64_t user_id) {
+  std::lock_guard lock(addresses_mu_);
+  auto it = turn_mail_.find(user_id);
+  return it == turn_mail_.end() ? TurnMail{} : it->second;
+}
+
+void Mailer::set_turn_mail(std::int64_t user_id, const TurnMail& t) {
+  std::lock_guard lock(addresses_mu_);
+  auto it = turn_mail_.find(user_id);
+  const std::int64_t sent = std::max(t.digest_sent, it == turn_mail_.end() ? 0 : it->second.digest_sent);
+  if (t.mode == wire::TURN_MAIL_EACH && t.digest_hours == TurnMail{}.digest_hours && sent == 0) {
+    turn_mail_.erase(user_id);
+  } else {
+    turn_mail_[user_id] = TurnMail{t.mode, t.digest_hours, sent};
+  }
+}
+
+const char* Mailer::mode_name(wire::TurnMail mode) {
+  return mode == wire::TURN_MAIL_DIGEST ? "digest" : mode == wire::TURN_MAIL_OFF ? "off" : "each";
+}
+
+std::vector<std::int64_t> Mailer::digests_due(std::int64_t now) {
+  std::vector<std::int64_t> due;
+  if (!enabled()) return due;
+  std::lock_guard lock(addresses_mu_);
+  for (const auto& [user, t] : turn_mail_) {
+    if (t.mode == wire::TURN_MAIL_DIGEST && now - t.digest_sent >= std::int64_t{t.digest_hours} * config_.digest_hour_seconds &&
+        addresses_.count(user)) {
+      due.push_back(user);
+    }
+  }
+  return due;
 }
 
 std::string Mailer::address_of(std::int64_t user_id) {
@@ -234,7 +277,88 @@ void Mailer::your_turn(std::int64_t user_id, const wire::GameSummary& game, cons
   }
   queue(user_id, to, "Your move in game " + game.game_id() + " (turn " + std::to_string(game.turn()) + ")",
         opening(game, "It is your move") + happened + how_to_answer(game) +
-            "\nYou get one such mail per game until you next look at the game or play in it.\n" + kFooter);
+            "\nYou get one such mail per game until you next look at the game or play in it; for one mail a day"
+            " listing every game that waits for you instead: " + command("email --turns digest") + ".\n" + kFooter);
+}
+
+namespace {
+// "2 days 3 hours", "5 hours 10 minutes", "12 minutes": the two largest units, for a glance.
+std::string time_left_words(std::int64_t seconds) {
+  if (seconds < 60) return "less than a minute";
+  std::string out;
+  int shown = 0;
+  for (const auto& [unit, name] : {std::pair<std::int64_t, const char*>{86400, "day"}, {3600, "hour"}, {60, "minute"}}) {
+    const std::int64_t n = seconds / unit;
+    seconds %= unit;
+    if (n == 0 && shown == 0) continue;
+    if (n > 0) out += (out.empty() ? "" : " ") + std::to_string(n) + " " + name + (n == 1 ? "" : "s");
+    if (++shown == 2) break;
+  }
+  return out;
+}
+}  // namespace
+
+void Mailer::digest(std::int64_t user_id, const std::vector<Waiting>& games, std::int64_t now) {
+  const std::string to = address_of(user_id);
+  if (to.empty() || games.empty() || !enabled()) return;
+  const TurnMail t = turn_mail(user_id);
+  {
+    // At once, so that the next tick does not send it again while it is being stored.
+    std::lock_guard lock(addresses_mu_);
+    turn_mail_[user_id].digest_sent = now;
+  }
+  const auto& first = games.front().game;
+  const std::string me = first.your_side() == "soviet" ? first.soviet() : first.german();
+  std::string body = "Hello " + me + ",\n\n" +
+                     (games.size() == 1 ? std::string("one game waits") : std::to_string(games.size()) + " games wait") +
+                     " for your move:\n";
+  for (const auto& [g, since] : games) {
+    const bool soviet = g.your_side() == "soviet";
+    body += "\nGame " + g.game_id() + " against " + (soviet ? g.german() : g.soviet()) + " (" +
+            (g.scenario().empty() ? "counterattack" : g.scenario()) + ", turn " + std::to_string(g.turn()) + ", you play the " +
+            (soviet ? "Soviet" : "German") + " side)\n";
+    if (g.deadline_unix() > 0) {
+      const std::time_t d = static_cast<std::time_t>(g.deadline_unix());
+      std::tm utc{};
+      gmtime_r(&d, &utc);
+      char when[64];
+      std::strftime(when, sizeof when, "%a %d %b, %H:%M UTC", &utc);
+      body += "  Time left: " + time_left_words(g.deadline_unix() - now) + " (answer by " + when + ")\n";
+    } else {
+      body += "  Untimed\n";
+    }
+    if (g.draw_offered_by() == (soviet ? game::GERMAN : game::SOVIET)) body += "  Your opponent offers a draw.\n";
+    if (!since.lines.empty() || since.earlier) {
+      body += "  Since you last looked:\n";
+      if (since.earlier) body += "    (earlier events in the log)\n";
+      for (const auto& line : since.lines) body += "    " + line + "\n";
+      if (since.more > 0) body += "    ... and " + std::to_string(since.more) + " more\n";
+    }
+    body += "  " + command("play " + g.game_id()) + "\n";
+  }
+  body += "\nYou get this digest at most once every " + std::to_string(t.digest_hours) +
+          (t.digest_hours == 1 ? " hour" : " hours") +
+          " while games wait for you. A mail per game instead: " + command("email --turns each") + "; none: " +
+          command("email --turns off") + ".\n" + kFooter;
+  const std::string subject = games.size() == 1 ? "Your move in game " + first.game_id()
+                                                : "Your move in " + std::to_string(games.size()) + " games";
+  storage_.write(
+      [user_id, to, subject, body, now](Db& db) {
+        db.prepare("INSERT INTO outbox (user_id, to_address, subject, body, created_unix, next_attempt_unix) VALUES (?, ?, ?, ?, ?, ?)")
+            .run(user_id, to, subject, body, now, now);
+        db.prepare("UPDATE users SET digest_sent_unix = ? WHERE id = ?").run(now, user_id);
+      },
+      [this](bool ok) {
+        if (!ok) {
+          log::error("digest could not be stored in the outbox");
+          return;
+        }
+        {
+          std::lock_guard lock(mu_);
+          woken_ = true;
+        }
+        cv_.notify_all();
+      });
 }
 
 void Mailer::deadline_near(std::int64_t user_id, const wire::GameSummary& game) {

@@ -45,6 +45,19 @@ class Mailer {
   void forget(std::int64_t user_id);
   bool has_address(std::int64_t user_id);
 
+  // How a player's turn notices are mailed (users.turn_mail), kept in step with the table.
+  struct TurnMail {
+    wire::TurnMail mode = wire::TURN_MAIL_EACH;
+    int digest_hours = 24;
+    std::int64_t digest_sent = 0;  // when the last digest went (0: none yet)
+  };
+  TurnMail turn_mail(std::int64_t user_id);
+  // After the change is stored; a later digest_sent already held is kept.
+  void set_turn_mail(std::int64_t user_id, const TurnMail& t);
+  static const char* mode_name(wire::TurnMail mode);
+  // Players with a confirmed address whose digest's interval has passed at `now`.
+  std::vector<std::int64_t> digests_due(std::int64_t now);
+
   // Notices to a player who is away, when they have a confirmed address (`game`
   // as that player sees it): the decision has passed to them; a quarter of the
   // time per move is left; the game is over, with its reason.
@@ -56,6 +69,13 @@ class Mailer {
     bool earlier = false;
   };
   void your_turn(std::int64_t user_id, const wire::GameSummary& game, const SinceLooked& since);
+  // The digest of the games that wait for the player (each as their view reads it);
+  // `now` is stored as when it went, in the outbox's write.
+  struct Waiting {
+    wire::GameSummary game;
+    SinceLooked since;
+  };
+  void digest(std::int64_t user_id, const std::vector<Waiting>& games, std::int64_t now);
   void deadline_near(std::int64_t user_id, const wire::GameSummary& game);
   void game_over(std::int64_t user_id, const wire::GameSummary& game, const std::string& reason);
   // The opponent of a finished game offers the player its rematch.
@@ -88,6 +108,7 @@ class Mailer {
   const Config& config_;
   std::mutex addresses_mu_;
   std::unordered_map<std::int64_t, std::string> addresses_;
+  std::unordered_map<std::int64_t, TurnMail> turn_mail_;  // under addresses_mu_: only those not the default
 
   std::mutex mu_;
   std::condition_variable cv_;

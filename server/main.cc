@@ -460,6 +460,7 @@ int main(int argc, char** argv) {
       try {
         games.expire_overdue(++ticks % 30 == 0);
         tournaments.start_due();
+        games.send_digests();
       } catch (const std::exception& x) {
         log::error("clocks could not be checked", {{"error", x.what()}});
       }

@@ -525,6 +525,9 @@ class WsSession : public Connection {
       case M::kConfirmEmail:
         return hub_.accounts.confirm_email(user_id_, user_name_, msg.confirm_email().code(),
                                            [c = caller(rid)](wire::ServerMessage m) { c.reply(std::move(m)); });
+      case M::kSetTurnMail:
+        return hub_.accounts.set_turn_mail(user_id_, msg.set_turn_mail(),
+                                           [c = caller(rid)](wire::ServerMessage m) { c.reply(std::move(m)); });
       case M::kStartVacation:
       case M::kEndVacation: {
         auto answer = [&accounts = hub_.accounts, c = caller(rid), uid = user_id_] {

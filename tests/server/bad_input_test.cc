@@ -645,7 +645,7 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
   {
     // The database as a release before the last migrations left it (schema 29: 030's
     // rules revision, which the game below is checked for, 031's seen versions,
-    // 032's end reasons and 033's chat moderation undone, so that all are applied again).
+    // 032's end reasons, 033's chat moderation and 034's turn mail settings undone, so that all are applied again).
     std::string err;
     Db db(db_path, false, err);
     ASSERT_TRUE(db.ok()) << err;
@@ -658,6 +658,9 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
     db.exec("ALTER TABLE tournaments DROP COLUMN end_reason");
     db.exec("ALTER TABLE games DROP COLUMN rules_revision");
     db.exec("ALTER TABLE tournaments DROP COLUMN rules_revision");
+    db.exec("ALTER TABLE users DROP COLUMN turn_mail");
+    db.exec("ALTER TABLE users DROP COLUMN digest_hours");
+    db.exec("ALTER TABLE users DROP COLUMN digest_sent_unix");
     db.exec("PRAGMA user_version=29");
   }
   restart();
@@ -676,9 +679,14 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
   };
   EXPECT_EQ(schema_of(taken), 29);
   EXPECT_GT(schema_of(db_path), 29);
+  wire::ClientMessage get_account;
+  get_account.mutable_get_account();
+  const auto account = alice->request(get_account);
+  EXPECT_EQ(account.account().turn_mail(), wire::TURN_MAIL_EACH) << "a mail per game, as before: " << account.DebugString();
+  EXPECT_EQ(account.account().digest_hours(), 24);
 
-  // The game made before the upgrade keeps the revision of the rules it began with
-  // (revision 1, xoshiro256**'s dice), and its log replays with them.
+  // The game made before keeps the revision of the rules it began with (revision
+  // 1, xoshiro256**'s dice), and its log replays with them.
   auto bob = user("bob");
   ASSERT_TRUE(bob->join(id).has_game());
   play_opening(*alice, *bob, id);

@@ -948,6 +948,274 @@ TEST_F(ServerMail, MailWaitingForAnAddressItsPlayerRemovedIsNotSent) {
   for (const auto& m : mails) EXPECT_NE(m.to, "alice@old.example.org");
 }
 
+wire::ClientMessage set_turn_mail(wire::TurnMail mode, int digest_hours = 0) {
+  wire::ClientMessage m;
+  m.mutable_set_turn_mail()->set_mode(mode);
+  m.mutable_set_turn_mail()->set_digest_hours(digest_hours);
+  return m;
+}
+
+// A game of alice's (the Soviet) against bob in which the decision is now alice's;
+// `move_seconds` 0: untimed.
+std::string game_waiting_for_alice(Client& alice, Client& bob, std::int64_t move_seconds = 0) {
+  wire::ClientMessage create;
+  create.mutable_create_game()->set_side(wire::CHOOSE_SOVIET);
+  create.mutable_create_game()->set_move_seconds(move_seconds);
+  const auto created = alice.request(create);
+  EXPECT_TRUE(created.has_game_created()) << created.DebugString();
+  const std::string id = created.game_created().game().game_id();
+  EXPECT_TRUE(bob.join(id).has_game());
+  EXPECT_TRUE(bob.watch(id).has_game());
+  Player german(bob, id, game::GERMAN);
+  german.absorb();
+  static const auto sc = default_scenario();
+  Bot bob_bot(game::GERMAN, sc);
+  play_until_decision_leaves(german, bob_bot, "w" + id + "-");
+  EXPECT_EQ(german.view.decision().side(), game::SOVIET);
+  wire::ClientMessage unwatch;
+  unwatch.mutable_unwatch()->set_game_id(id);
+  EXPECT_TRUE(bob.request(unwatch).has_ok());
+  return id;
+}
+
+// How many times `what` occurs in `text`.
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+// The mails since the first `from`, by subject.
+std::vector<std::string> subjects(const std::vector<SmtpSink::Mail>& mails, std::size_t from) {
+  std::vector<std::string> out;
+  for (std::size_t i = from; i < mails.size(); ++i) out.push_back(mails[i].header("Subject"));
+  return out;
+}
+
+// The setting is the player's, shown with the account; values outside it are
+// refused and change nothing.
+TEST_F(ServerMail, TurnMailIsSetEachAsADigestOrOffAndBadValuesChangeNothing) {
+  auto alice = user("alice");
+  auto account = alice->request(get_account());
+  EXPECT_EQ(account.account().turn_mail(), wire::TURN_MAIL_EACH) << "a mail per game unless chosen otherwise";
+  EXPECT_EQ(account.account().digest_hours(), 24);
+  account = alice->request(set_turn_mail(wire::TURN_MAIL_DIGEST, 12));
+  ASSERT_TRUE(account.has_account()) << account.DebugString();
+  EXPECT_EQ(account.account().turn_mail(), wire::TURN_MAIL_DIGEST);
+  EXPECT_EQ(account.account().digest_hours(), 12);
+  for (const auto& [mode, hours] : std::vector<std::pair<int, int>>{{wire::TURN_MAIL_DIGEST, 169},
+                                                                    {wire::TURN_MAIL_DIGEST, -1},
+                                                                    {wire::TURN_MAIL_EACH, 1000},
+                                                                    {wire::TURN_MAIL_UNSPECIFIED, 0},
+                                                                    {7, 24}}) {
+    const auto refused = alice->request(set_turn_mail(static_cast<wire::TurnMail>(mode), hours));
+    EXPECT_EQ(refused.error().code(), wire::BAD_REQUEST) << mode << " " << hours << ": " << refused.DebugString();
+  }
+  account = alice->request(get_account());
+  EXPECT_EQ(account.account().turn_mail(), wire::TURN_MAIL_DIGEST) << "unchanged";
+  EXPECT_EQ(account.account().digest_hours(), 12);
+  account = alice->request(set_turn_mail(wire::TURN_MAIL_OFF));
+  EXPECT_EQ(account.account().turn_mail(), wire::TURN_MAIL_OFF);
+  EXPECT_EQ(account.account().digest_hours(), 12) << "kept for the next digest";
+  restart({}, mail_settings(sink_.url()));
+  alice = login_as("alice");
+  account = alice->request(get_account());
+  EXPECT_EQ(account.account().turn_mail(), wire::TURN_MAIL_OFF) << "stored";
+  EXPECT_EQ(account.account().digest_hours(), 12);
+}
+
+// `off`: the decision passing to a player away mails nothing; `each` again mails
+// the next pass, as before.
+TEST_F(ServerMail, APlayerWhoTurnedTurnMailOffIsNotMailedWhenTheDecisionPasses) {
+  restart({}, mail_settings(sink_.url()) + "digest_hour_seconds = 1\n");
+  auto alice = user("alice"), bob = user("bob");
+  std::size_t mails = confirm_address(*alice, sink_, "alice@example.org");
+  ASSERT_FALSE(HasFailure());
+  ASSERT_EQ(alice->request(set_turn_mail(wire::TURN_MAIL_OFF)).account().turn_mail(), wire::TURN_MAIL_OFF);
+  ASSERT_FALSE(game_waiting_for_alice(*alice, *bob).empty());
+  ASSERT_FALSE(HasFailure());
+  std::this_thread::sleep_for(2s);  // past any digest's interval, were there one
+  // Mail leaves in the order it was stored: once bob's code has come, nothing before it is on its way.
+  ASSERT_TRUE(bob->request(set_email("bob@example.org")).has_account());
+  auto all = sink_.wait_for(mails + 1);
+  ASSERT_EQ(all.size(), mails + 1);
+  EXPECT_EQ(all.back().to, "bob@example.org") << "alice was mailed: " << all.back().data;
+  mails = all.size();
+
+  ASSERT_EQ(alice->request(set_turn_mail(wire::TURN_MAIL_EACH)).account().turn_mail(), wire::TURN_MAIL_EACH);
+  const std::string next = game_waiting_for_alice(*alice, *bob);
+  ASSERT_FALSE(HasFailure());
+  all = sink_.wait_for(mails + 1);
+  ASSERT_EQ(all.size(), mails + 1);
+  EXPECT_EQ(all.back().header("Subject").rfind("Your move in game " + next + " (turn ", 0), 0u) << all.back().data;
+}
+
+// `digest`: one mail names every game that waits for the player, at most once an
+// interval, the interval's start kept over a restart; none while they are on
+// vacation, and an ended game is no longer in it.
+TEST_F(ServerMail, ADigestNamesEveryGameThatWaitsAtMostOnceAnInterval) {
+  const std::string settings = mail_settings(sink_.url()) + "digest_hour_seconds = 3\n";  // 3 hours: 9 s
+  restart({}, settings);
+  auto alice = user("alice"), bob = user("bob");
+  std::size_t mails = confirm_address(*alice, sink_, "alice@example.org");
+  ASSERT_FALSE(HasFailure());
+  const auto set = alice->request(set_turn_mail(wire::TURN_MAIL_DIGEST, 3));
+  ASSERT_EQ(set.account().turn_mail(), wire::TURN_MAIL_DIGEST) << set.DebugString();
+  const std::string untimed = game_waiting_for_alice(*alice, *bob);
+  const std::string timed = game_waiting_for_alice(*alice, *bob, 2 * 86400);
+  ASSERT_FALSE(HasFailure());
+
+  auto all = sink_.wait_for(mails + 1, 20s);
+  ASSERT_EQ(all.size(), mails + 1);
+  const auto digest_at = std::chrono::steady_clock::now();
+  const auto& digest = all.back();
+  EXPECT_EQ(digest.to, "alice@example.org");
+  EXPECT_EQ(digest.header("Subject"), "Your move in 2 games");
+  const std::string body = body_of(digest);
+  for (const std::string& said :
+       std::vector<std::string>{"Hello alice,", "2 games wait for your move",
+                                "Game " + untimed + " against bob (counterattack, turn ", "Game " + timed + " against bob",
+                                "you play the Soviet side", "Untimed", "Time left: 1 day 23 hours",
+                                "counterattack --server wss://club.test:8443 play " + untimed, "at most once every 3 hours",
+                                "email --turns each"}) {
+    EXPECT_NE(body.find(said), std::string::npos) << said << " in\n" << body;
+  }
+  mails = all.size();
+
+  // None before the interval has passed, over a restart too: then the next. The server
+  // stops once it has noted the digest sent, which a kill before could have it send again.
+  for (int i = 0; i < 100 && count_of(server_->log(), "msg=\"mail sent\"") < mails; ++i) std::this_thread::sleep_for(50ms);
+  server_->terminate();
+  restart({}, settings);
+  std::this_thread::sleep_for(std::max<std::chrono::steady_clock::duration>(
+      1s, std::chrono::milliseconds(4000) - (std::chrono::steady_clock::now() - digest_at)));
+  EXPECT_EQ(sink_.mails().size(), mails) << "a digest before its interval: " << subjects(sink_.mails(), mails).back();
+  all = sink_.wait_for(mails + 1, 20s);
+  ASSERT_EQ(all.size(), mails + 1);
+  EXPECT_EQ(all.back().header("Subject"), "Your move in 2 games");
+  mails = all.size();
+
+  // On vacation, nothing waits for her; back, the games do, but for the one bob resigned.
+  alice = login_as("alice");
+  bob = login_as("bob");
+  wire::ClientMessage vacation;
+  vacation.mutable_start_vacation()->set_days(1);
+  ASSERT_TRUE(alice->request(vacation).has_account());
+  wire::ClientMessage resign;
+  resign.mutable_resign()->set_game_id(untimed);
+  ASSERT_TRUE(bob->request(resign).has_ok());
+  all = sink_.wait_for(mails + 1);  // told of the end, as with every setting
+  ASSERT_EQ(all.size(), mails + 1);
+  EXPECT_EQ(all.back().header("Subject").rfind("Game " + untimed + " is over", 0), 0u) << all.back().data;
+  mails = all.size();
+  std::this_thread::sleep_for(11s);  // past the interval
+  EXPECT_EQ(sink_.mails().size(), mails) << "a digest during a vacation: " << subjects(sink_.mails(), mails).back();
+  wire::ClientMessage back;
+  back.mutable_end_vacation();
+  ASSERT_TRUE(alice->request(back).has_account());
+  all = sink_.wait_for(mails + 1, 20s);
+  ASSERT_EQ(all.size(), mails + 1);
+  EXPECT_EQ(all.back().header("Subject"), "Your move in game " + timed);
+  EXPECT_EQ(body_of(all.back()).find(untimed), std::string::npos) << all.back().data;
+  for (const auto& s : subjects(all, 0)) {
+    EXPECT_FALSE(s.starts_with("Your move in game ") && s.find(" (turn ") != std::string::npos) << "a per-game mail: " << s;
+  }
+}
+
+// The digest tells what happened in each game since the player last looked as
+// their own view reads it: what the other side's view alone holds never reaches it.
+TEST_F(ServerMail, TheDigestTellsWhatHappenedSinceYouLastLookedAsYourViewReadsIt) {
+  restart({}, mail_settings(sink_.url()) + "recent_events = 100000\ndigest_hour_seconds = 1\n");
+  auto alice = user("alice"), bob = user("bob");
+  std::size_t mails = confirm_address(*alice, sink_, "alice@example.org");
+  ASSERT_FALSE(HasFailure());
+  ASSERT_EQ(alice->request(set_turn_mail(wire::TURN_MAIL_DIGEST, 1)).account().digest_hours(), 1);
+  const std::string id = start_game(*alice, *bob);
+  auto alice_board = login_as("alice"), bob_board = login_as("bob");
+  auto [soviet, german] = watch_as_players(*alice_board, *bob_board, id);
+  ASSERT_FALSE(HasFailure());
+  auto as_seen = [&](Client& c) {
+    wire::ClientMessage get;
+    get.mutable_get_log()->set_game_id(id);
+    get.mutable_get_log()->set_as_seen(true);
+    return c.request(get);
+  };
+  wire::ClientMessage unwatch;
+  unwatch.mutable_unwatch()->set_game_id(id);
+  static const auto sc = default_scenario();
+  Bot bob_bot(game::GERMAN, sc);
+  int serial = 0, hidden = 0;
+  for (int round = 0; round < 40 && hidden == 0; ++round) {
+    while (soviet.view.decision().side() != game::GERMAN && soviet.view.decision().kind() != game::Decision::GAME_OVER &&
+           serial < 3000) {
+      play(soviet, german, nullptr, 1, "a" + std::to_string(serial++) + "-");
+      ASSERT_FALSE(HasFailure());
+    }
+    ASSERT_EQ(soviet.view.decision().side(), game::GERMAN) << "the game ended first";
+    ASSERT_TRUE(alice_board->request(unwatch).has_ok());
+    play_until_decision_leaves(german, bob_bot, "b" + std::to_string(round) + "-");
+    ASSERT_FALSE(HasFailure());
+    if (german.view.decision().kind() == game::Decision::GAME_OVER) break;
+
+    // The digest with what alice's log reads after the version she had seen, word for word
+    // (digests sent before it, within the second, may say less).
+    std::string body;
+    for (int wait = 0; wait < 300 && body.empty(); ++wait) {
+      const auto all = sink_.mails();
+      for (std::size_t i = mails; i < all.size() && body.empty(); ++i) {
+        if (all[i].to == "alice@example.org" && body_of(all[i]).find("  Since you last looked:") != std::string::npos) {
+          body = body_of(all[i]);
+        }
+      }
+      if (body.empty()) std::this_thread::sleep_for(50ms);
+    }
+    ASSERT_FALSE(body.empty()) << "no digest with news";
+    const auto hers = as_seen(*alice);
+    ASSERT_TRUE(hers.has_game_log()) << hers.DebugString();
+    const auto& gl = hers.game_log();
+    ASSERT_EQ(gl.event_versions_size(), gl.events_size());
+    const std::int64_t seen = gl.seen_version();
+    std::vector<std::string> lines;
+    std::vector<std::int64_t> versions;
+    for (int i = 0; i < gl.events_size(); ++i) {
+      if (gl.event_versions(i) <= seen) continue;
+      const auto& e = gl.events(i);
+      std::string text = e.text();
+      if (e.kind() == game::Event::DIE_ROLLED && e.die() > 0 && text.find(std::to_string(e.die())) == std::string::npos) {
+        text += " (die " + std::to_string(e.die()) + ")";
+      }
+      lines.push_back(text);
+      versions.push_back(gl.event_versions(i));
+    }
+    ASSERT_FALSE(lines.empty()) << "bob played since alice looked";
+    constexpr std::size_t kShown = 5;
+    std::string expected = "  Since you last looked:\r\n";
+    for (std::size_t i = 0; i < std::min(lines.size(), kShown); ++i) expected += "    " + lines[i] + "\r\n";
+    if (lines.size() > kShown) expected += "    ... and " + std::to_string(lines.size() - kShown) + " more\r\n";
+    EXPECT_NE(body.find(expected), std::string::npos) << "expected\n" << expected << "in\n" << body;
+    const std::int64_t shown_up_to = versions[std::min(lines.size(), kShown) - 1];
+
+    // What bob's view alone read meanwhile is in no mail of hers.
+    const auto his = as_seen(*bob);
+    ASSERT_TRUE(his.has_game_log()) << his.DebugString();
+    const auto& hl = his.game_log();
+    ASSERT_EQ(hl.event_versions_size(), hl.events_size());
+    const auto all = sink_.mails();
+    for (int i = 0; i < hl.events_size(); ++i) {
+      if (hl.event_versions(i) <= seen || hl.events(i).audience() != game::AUDIENCE_GERMAN) continue;
+      if (hl.event_versions(i) <= shown_up_to) ++hidden;
+      for (std::size_t m = mails; m < all.size(); ++m) {
+        EXPECT_EQ(all[m].data.find(hl.events(i).text()), std::string::npos) << "a German secret mailed to alice: " << hl.events(i).text();
+      }
+    }
+    ASSERT_TRUE(alice_board->watch(id).has_game());
+    soviet.absorb();
+    std::this_thread::sleep_for(1500ms);  // a digest stored before she came back has come
+    mails = sink_.mails().size();
+  }
+  EXPECT_GT(hidden, 0) << "no play for the German's eyes alone happened within what the digest showed";
+}
+
 TEST_F(ServerNoMail, AServerWithoutAMailServerSaysSo) {
   auto alice = user("alice");
   auto account = alice->request(get_account());
@@ -955,6 +1223,7 @@ TEST_F(ServerNoMail, AServerWithoutAMailServerSaysSo) {
   EXPECT_FALSE(account.account().mail_enabled());
   EXPECT_EQ(alice->request(set_email("alice@example.org")).error().code(), wire::UNAVAILABLE);
   EXPECT_EQ(alice->request(confirm_email("00000000")).error().code(), wire::UNAVAILABLE);
+  EXPECT_EQ(alice->request(set_turn_mail(wire::TURN_MAIL_DIGEST)).error().code(), wire::UNAVAILABLE);
   auto anonymous = connect();
   EXPECT_EQ(anonymous->request(get_account()).error().code(), wire::UNAUTHENTICATED);
 }
