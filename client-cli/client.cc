@@ -400,9 +400,37 @@ std::string rematch_offer_notice(const wire::RematchOffered& o) {
 }
 
 std::optional<wire::ClientMessage> email_request(const std::vector<std::string>& words, std::string* why) {
+  static const char* kUsage =
+      "email | email ADDRESS | email confirm CODE | email off | email --turns each|digest|off [--digest-hours N]";
   wire::ClientMessage m;
   if (words.empty()) {
     m.mutable_get_account();
+  } else if (words[0] == "--turns") {
+    auto* t = m.mutable_set_turn_mail();
+    const bool hours = words.size() == 4 && words[2] == "--digest-hours";
+    if (words.size() < 2 || (words.size() != 2 && !hours)) {
+      if (why) *why = kUsage;
+      return std::nullopt;
+    }
+    if (words[1] == "each") {
+      t->set_mode(wire::TURN_MAIL_EACH);
+    } else if (words[1] == "digest") {
+      t->set_mode(wire::TURN_MAIL_DIGEST);
+    } else if (words[1] == "off") {
+      t->set_mode(wire::TURN_MAIL_OFF);
+    } else {
+      if (why) *why = "Turn notices are mailed each (one per game), as a digest, or off: --turns each|digest|off.";
+      return std::nullopt;
+    }
+    if (hours) {
+      const std::string& n = words[3];
+      const bool digits = !n.empty() && n.size() <= 4 && std::all_of(n.begin(), n.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+      if (t->mode() != wire::TURN_MAIL_DIGEST || !digits || std::stoi(n) < 1) {
+        if (why) *why = "--digest-hours goes with --turns digest: a digest every 1 to 168 hours.";
+        return std::nullopt;
+      }
+      t->set_digest_hours(std::stoi(n));
+    }
   } else if (words.size() == 1 && words[0] == "off") {
     m.mutable_set_email();  // no address: removed
   } else if (words.size() == 2 && words[0] == "confirm") {
@@ -410,7 +438,7 @@ std::optional<wire::ClientMessage> email_request(const std::vector<std::string>&
   } else if (words.size() == 1 && words[0].find('@') != std::string::npos) {
     m.mutable_set_email()->set_address(words[0]);
   } else {
-    if (why) *why = "email | email ADDRESS | email confirm CODE | email off";
+    if (why) *why = kUsage;
     return std::nullopt;
   }
   return m;
@@ -422,7 +450,18 @@ std::string describe_account(const wire::Account& a) {
   if (!a.email_confirmed()) {
     return "A code was mailed to " + a.email() + ": `email confirm CODE` starts turn notices there.";
   }
-  return "Turn notices go to " + a.email() + " while you are away (`email off` stops them).";
+  const std::string hours = std::to_string(a.digest_hours()) + (a.digest_hours() == 1 ? " hour" : " hours");
+  switch (a.turn_mail()) {
+    case wire::TURN_MAIL_DIGEST:
+      return "Turn notices go to " + a.email() + " as a digest, at most one every " + hours +
+             ", of the games that wait for you while you are away (`email --turns each` for a mail per game).";
+    case wire::TURN_MAIL_OFF:
+      return "No turn notices are mailed to " + a.email() +
+             "; other mail still goes there (`email --turns each` starts the notices again, `email off` removes the address).";
+    default:
+      return "Turn notices go to " + a.email() + " while you are away, a mail per game (`email --turns digest` for one"
+             " digest a day, `email off` stops them).";
+  }
 }
 
 std::optional<wire::ClientMessage> vacation_request(const std::vector<std::string>& words, std::string* why) {

@@ -131,8 +131,9 @@ std::string rematch_answer(const wire::ServerMessage& reply);
 // The notice of a rematch the opponent offers you.
 std::string rematch_offer_notice(const wire::RematchOffered& o);
 
-// The request for `email`, `email ADDRESS`, `email off` or `email confirm CODE`
-// (the words after "email"); nothing, with the usage in `why`, for other words.
+// The request for `email`, `email ADDRESS`, `email off`, `email confirm CODE` or
+// `email --turns each|digest|off [--digest-hours N]` (the words after "email");
+// nothing, with the usage in `why`, for other words.
 std::optional<wire::ClientMessage> email_request(const std::vector<std::string>& words, std::string* why);
 // What an Account answer says about turn notices by mail.
 std::string describe_account(const wire::Account& a);

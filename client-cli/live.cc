@@ -942,6 +942,7 @@ class Shell {
          "  standing [none | ORDER...]       decisions answered for you at once: stand-fast no-support keep-die\n"
          "                                   take-losses retreat (nothing: the ones set)\n"
          "  email [ADDRESS | confirm CODE | off]   turn notices by mail while you are away\n"
+         "  email --turns each|digest|off [--digest-hours N]   a mail per game, one digest of them, or none\n"
          "  vacation [start DAYS | end]      your time per move stands still while you are away\n"
          "  tournament [list] | tournament new NAME [--players N] [--swiss ROUNDS | --knockout]\n"
          "    [--time 3d | --clock 15m+10s] [--starts WHEN] [--private] [--organise-only] [--option KEY]\n"

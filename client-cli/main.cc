@@ -294,6 +294,10 @@ int main(int argc, char** argv) {
   auto* email = app.add_subcommand(
       "email", "Turn notices by e-mail while you are away: show, set ADDRESS, confirm CODE, or off");
   email->add_option("WORDS", email_words, "ADDRESS | confirm CODE | off (nothing: show)");
+  std::string email_turns, digest_hours;
+  email->add_option("--turns", email_turns,
+                    "How turn notices are mailed: each (a mail per game), digest (one mail listing the games that wait) or off");
+  email->add_option("--digest-hours", digest_hours, "With --turns digest: at most one digest every N hours, 1 to 168 (24 at first)");
   std::vector<std::string> vacation_words;
   auto* vacation = app.add_subcommand(
       "vacation", "Vacation: your time per move stands still; show, start DAYS, or end");
@@ -461,6 +465,11 @@ int main(int argc, char** argv) {
   }
 
   if (*email) {
+    if (!email_turns.empty() || !digest_hours.empty()) {
+      if (!email_words.empty() || email_turns.empty()) return fail(g, "--digest-hours goes with --turns digest, and neither with other words.", cli::kUsage);
+      email_words = {"--turns", email_turns};
+      if (!digest_hours.empty()) email_words.insert(email_words.end(), {"--digest-hours", digest_hours});
+    }
     auto m = cli::email_request(email_words, &why);
     if (!m) return fail(g, why, cli::kUsage);
     if (!s.connect_and_resume(&why)) return fail(g, why);
@@ -469,7 +478,11 @@ int main(int argc, char** argv) {
     const auto& a = reply->account();
     if (g.json)
       std::cout << nlohmann::json{{"email", a.email()}, {"email_confirmed", a.email_confirmed()},
-                                  {"mail_enabled", a.mail_enabled()}}.dump()
+                                  {"mail_enabled", a.mail_enabled()},
+                                  {"turns", a.turn_mail() == wire::TURN_MAIL_DIGEST ? "digest"
+                                            : a.turn_mail() == wire::TURN_MAIL_OFF  ? "off"
+                                                                                    : "each"},
+                                  {"digest_hours", a.digest_hours()}}.dump()
                 << std::endl;
     else
       std::cout << cli::describe_account(a) << std::endl;

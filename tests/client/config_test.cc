@@ -438,6 +438,40 @@ TEST(TournamentKnockOut, TypedAndShownWithItsBracketRoundsAndWhoWentOutWhen) {
   EXPECT_EQ(tournament_start_notice(t, "alice"), "Round 2 of 3 of the tournament \"Club Cup\" has begun: `tournament show t3`.");
 }
 
+TEST(Email, TurnMailIsChosenEachAsADigestOrOffAndShown) {
+  std::string why;
+  EXPECT_EQ(email_request({"--turns", "each"}, &why)->set_turn_mail().mode(), wire::TURN_MAIL_EACH);
+  EXPECT_EQ(email_request({"--turns", "off"}, &why)->set_turn_mail().mode(), wire::TURN_MAIL_OFF);
+  auto digest = email_request({"--turns", "digest"}, &why);
+  EXPECT_EQ(digest->set_turn_mail().mode(), wire::TURN_MAIL_DIGEST);
+  EXPECT_EQ(digest->set_turn_mail().digest_hours(), 0) << "the interval set stays";
+  digest = email_request({"--turns", "digest", "--digest-hours", "12"}, &why);
+  EXPECT_EQ(digest->set_turn_mail().digest_hours(), 12);
+  for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
+           {"--turns"}, {"--turns", "weekly"}, {"--turns", "each", "--digest-hours", "12"},
+           {"--turns", "digest", "--digest-hours", "0"}, {"--turns", "digest", "--digest-hours", "x"},
+           {"--turns", "digest", "--digest-hours"}, {"--turns", "digest", "12"}}) {
+    why.clear();
+    EXPECT_FALSE(email_request(bad, &why)) << bad.back();
+    EXPECT_FALSE(why.empty());
+  }
+  wire::Account a;
+  a.set_mail_enabled(true);
+  a.set_email("alice@example.org");
+  a.set_email_confirmed(true);
+  a.set_digest_hours(24);
+  EXPECT_EQ(describe_account(a),
+            "Turn notices go to alice@example.org while you are away, a mail per game (`email --turns digest` for one "
+            "digest a day, `email off` stops them).");
+  a.set_turn_mail(wire::TURN_MAIL_DIGEST);
+  a.set_digest_hours(12);
+  EXPECT_EQ(describe_account(a),
+            "Turn notices go to alice@example.org as a digest, at most one every 12 hours, of the games that wait for you "
+            "while you are away (`email --turns each` for a mail per game).");
+  a.set_turn_mail(wire::TURN_MAIL_OFF);
+  EXPECT_EQ(describe_account(a).rfind("No turn notices are mailed to alice@example.org", 0), 0u) << describe_account(a);
+}
+
 TEST(Vacation, TypedAndShownAsPeopleWriteIt) {
   std::string why;
   EXPECT_TRUE(vacation_request({}, &why)->has_get_account());

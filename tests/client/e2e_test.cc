@@ -560,6 +560,15 @@ TEST_F(TwoPlayers, TheEmailCommandSaysWhatTheServerCanDo) {
   auto bad = cli(alice_, {"email", "confirm"});
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE((bad.out + bad.err).find("email confirm CODE"), std::string::npos) << bad.out << bad.err;
+  auto digest = cli(alice_, {"email", "--turns", "digest", "--digest-hours", "12"});
+  EXPECT_EQ(digest.code, 1) << digest.out;
+  EXPECT_NE((digest.out + digest.err).find("This server sends no e-mail."), std::string::npos) << digest.out << digest.err;
+  for (const std::vector<std::string>& words : std::vector<std::vector<std::string>>{
+           {"email", "--turns", "weekly"}, {"email", "--digest-hours", "12"}, {"email", "--turns", "off", "--digest-hours", "12"}}) {
+    auto refused = cli(alice_, words);
+    EXPECT_EQ(refused.code, 2) << words.back() << ": " << refused.out << refused.err;
+    EXPECT_NE((refused.out + refused.err).find("--turns"), std::string::npos) << refused.out << refused.err;
+  }
 }
 
 // The password command: a change (old, then new, from standard input), after
