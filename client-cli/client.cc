@@ -1159,7 +1159,7 @@ std::string seat_text(const wire::GameSummary& g, bool soviet) {
   if (!(soviet ? g.has_soviet_rating() : g.has_german_rating())) return name;  // a server without ratings
   if (g.status() == "finished") {
     // What the game changed; the rating beside it would be today's, not the game's.
-    // A game that moved no rating (ended before any order, withdrawn, casual) shows none.
+    // A game that moved no rating (ended before each side moved, withdrawn, casual) shows none.
     // (A server from before rating_counted: a change other than 0 moved a rating.)
     if (!g.rating_counted() && g.soviet_rating_change() == 0 && g.german_rating_change() == 0) return name;
     const int change = soviet ? g.soviet_rating_change() : g.german_rating_change();
@@ -1173,7 +1173,11 @@ std::string seat_text(const wire::GameSummary& g, bool soviet) {
 }
 
 std::string rating_changes_text(const wire::GameEnded& e) {
-  if (!e.rating_counted() && e.soviet_rating_change() == 0 && e.german_rating_change() == 0) return "";
+  if (!e.rating_counted() && e.soviet_rating_change() == 0 && e.german_rating_change() == 0) {
+    std::string why = e.unrated_reason();  // "not rated: ...", begun here as a sentence
+    if (!why.empty() && why[0] >= 'a' && why[0] <= 'z') why[0] = static_cast<char>(why[0] - 'a' + 'A');
+    return why;
+  }
   const auto signed_text = [](int x) { return (x >= 0 ? "+" : "") + std::to_string(x); };
   return "Ratings: Soviet " + signed_text(e.soviet_rating_change()) + ", German " + signed_text(e.german_rating_change());
 }
@@ -1220,6 +1224,7 @@ std::string game_line(const wire::GameSummary& g) {
   if ((g.result() == "Cancelled" || g.result() == "Declined" || g.result() == "Aborted") && !g.result_reason().empty()) {
     s += " (" + g.result_reason() + ")";
   }
+  if (!g.unrated_reason().empty()) s += "  " + g.unrated_reason();  // rated, yet a side never moved
   return s;
 }
 

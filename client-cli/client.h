@@ -200,7 +200,8 @@ bool waits_for_you(const wire::GameSummary& g);
 // A seated player as a list shows them: "alice (1523)", "bob (1500?)" while
 // provisional, "alice (1535, +12)" once a rated game has ended; "(open)".
 std::string seat_text(const wire::GameSummary& g, bool soviet);
-// "Ratings: Soviet +12, German -12" for a rated game's end; "" otherwise.
+// "Ratings: Soviet +12, German -12" for a rated game's end; why it moved none
+// when the server says ("Not rated: the German side never moved"); "" otherwise.
 std::string rating_changes_text(const wire::GameEnded& e);
 // A rating as a number: "1523", or "1500?" while provisional.
 std::string rating_text(const wire::Rating& r);

@@ -97,6 +97,7 @@ Frame game_ended_frame(const Game& g) {
   e->set_soviet_rating_change(g.rating_change[0]);
   e->set_german_rating_change(g.rating_change[1]);
   e->set_rating_counted(g.rating_counted);
+  e->set_unrated_reason(g.unrated_reason);
   return encode(m);
 }
 
@@ -199,7 +200,7 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
           " COALESCE(s.name, ''), COALESCE(d.name, ''), g.move_seconds, g.deadline_unix,"
           " g.tournament_id, g.rated, g.held_until, " + std::string(kRatingChangeColumns) + ", g.tournament_round," +
           " g.clock_seconds, g.increment_seconds, g.soviet_left, g.german_left, g.rematch_of, g.reserved_for,"
-          " COALESCE(r.name, ''), g.draw_offer, g.rules_revision"
+          " COALESCE(r.name, ''), g.draw_offer, g.rules_revision, g.unrated_reason"
           " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id"
           " LEFT JOIN users r ON r.id = g.reserved_for WHERE g.id = ?";
       auto& q = db.prepare(sql.c_str());
@@ -240,6 +241,7 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
         g->reserved_name = q.text(30);
         g->draw_offer = g->committed_draw_offer = static_cast<int>(q.integer(31));
         g->rules_revision = static_cast<int>(q.integer(32));
+        g->unrated_reason = q.text(33);
       }
       if (!any) return false;
       auto& s = db.prepare("SELECT version, state, dice FROM snapshots WHERE game_id = ? ORDER BY version DESC LIMIT 1");
@@ -433,6 +435,7 @@ wire::GameSummary GameService::summary(const Game& g, int your_side) const {
     s.set_invite_code(g.invite);
   }
   add_ratings(s, g.scenario, g.user, g.rated, g.rating_change, g.rating_counted);
+  if (g.status == Game::Status::Finished) s.set_unrated_reason(g.unrated_reason);
   if ((your_side == 0 || your_side == 1) && g.standing_set[your_side]) *s.mutable_standing_orders() = g.standing[your_side];
   if (g.status == Game::Status::Playing && (g.committed_draw_offer == 0 || g.committed_draw_offer == 1)) {
     s.set_draw_offered_by(g.committed_draw_offer == 0 ? game::SOVIET : game::GERMAN);
@@ -1133,7 +1136,7 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
     const bool last = !next;
     if (!last && !answered_to) answered_to = std::make_shared<std::int64_t>(0);
     ++g->pending;
-    auto rating = std::make_shared<std::optional<Ratings::Change>>();
+    auto rating = std::make_shared<Ratings::Outcome>();
     storage_.write(
         [g, v, side, k, row, snapshot, finished, new_deadline, held_until, clock_left, rating, offer_lapsed](Db& db) {
           if (g->broken) throw std::runtime_error("game " + g->id + " is being reloaded");

@@ -68,6 +68,7 @@ struct Game {
   std::string result, reason;
   int rating_change[2] = {0, 0};  // a finished rated game's, once durable
   bool rating_counted = false;    // its end moved the ratings, once durable
+  std::string unrated_reason;     // a rated result that moved none: why, once durable
   // When the player to decide loses by time, at `head` (enforced) and at
   // `committed` (what players are told); 0 when untimed or not playing.
   std::int64_t deadline_unix = 0, committed_deadline = 0;
@@ -347,11 +348,10 @@ class GameService {
   // The operator's end of a game whose log cannot be read: in its row alone.
   OperatorEndOutcome end_unloadable(const std::string& game_id, const std::string& why);
   // Within a write: stores the game's end, and its players' new ratings when it is rated.
-  static std::optional<Ratings::Change> store_end(Db& db, const std::string& id, const std::string& result,
-                                                  const std::string& reason);
+  static Ratings::Outcome store_end(Db& db, const std::string& id, const std::string& result, const std::string& reason);
   // Once that write is durable: the new ratings are read from now on, the
   // game shows its changes, and its tournament, if any, looks whether it is over.
-  void ended_durably(Game& g, const std::optional<Ratings::Change>& change);
+  void ended_durably(Game& g, const Ratings::Outcome& rating);
   // With g->mu held: the player to decide has let the time per move run out.
   static bool overdue(const Game& g);
   // With g->mu held: an open game nobody has joined in open_game_expiry_seconds.

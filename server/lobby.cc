@@ -541,6 +541,7 @@ void GameService::my_games(const Caller& c) {
     bool counted;
     std::string reason;
     std::int64_t move_seconds, clock_seconds, increment_seconds, seen;
+    std::string unrated_reason;
   };
   const auto rows = storage_.read([&](Db& db) {
     std::vector<Row> out;
@@ -556,8 +557,8 @@ void GameService::my_games(const Caller& c) {
         // Read from the latest back, by the primary key: only the orders since the caller's last.
         " COALESCE((SELECT o.version FROM orders o WHERE o.game_id = g.id AND +o.side = (CASE WHEN g.soviet_id = ?1"
         " THEN " + std::to_string(game::SOVIET) + " ELSE " + std::to_string(game::GERMAN) + " END)"
-        " AND o.idempotency_key NOT GLOB 'standing:*' ORDER BY o.version DESC LIMIT 1), 0))"
-        " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id"
+        " AND o.idempotency_key NOT GLOB 'standing:*' ORDER BY o.version DESC LIMIT 1), 0)),"
+        " g.unrated_reason FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id"
         " WHERE g.soviet_id = ?1 OR g.german_id = ?1 OR (g.reserved_for = ?1 AND g.status = 'open')"
         // The games in play first, so that the newest 200 never crowd out one that waits for a move.
         " ORDER BY CASE g.status WHEN 'playing' THEN 0 WHEN 'open' THEN 1 ELSE 2 END, g.updated_unix DESC LIMIT 200";
@@ -569,7 +570,7 @@ void GameService::my_games(const Caller& c) {
                         {q.integer(13), q.integer(14)}, static_cast<int>(q.integer(10)),
                         {static_cast<int>(q.integer(15)), static_cast<int>(q.integer(16))},
                         static_cast<int>(q.integer(18)), q.integer(17) != 0, q.text(19), q.integer(20),
-                        q.integer(21), q.integer(22), q.integer(23)});
+                        q.integer(21), q.integer(22), q.integer(23), q.text(24)});
     }
     return out;
   });
@@ -608,6 +609,7 @@ void GameService::my_games(const Caller& c) {
     s->set_your_side(r.side == 0 ? "soviet" : "german");
     s->set_your_seen_version(std::min(r.seen, r.version));
     add_ratings(*s, r.scenario, r.user, r.rated, r.change, r.counted);
+    s->set_unrated_reason(r.unrated_reason);
     s->set_tournament_id(r.tournament_id);
     s->set_tournament_round(r.round);
   }
@@ -718,7 +720,7 @@ void GameService::finish(const std::shared_ptr<Game>& g, const std::optional<Cal
   if (unrated) g->rated = false;
   end_game(*g, result, reason);
   ++g->pending;
-  auto rating = std::make_shared<std::optional<Ratings::Change>>();
+  auto rating = std::make_shared<Ratings::Outcome>();
   storage_.write(
       [g, result, reason, rating, unrated](Db& db) {
         if (unrated) db.prepare("UPDATE games SET rated = 0 WHERE id = ?").run(g->id);
@@ -745,20 +747,21 @@ void GameService::finish(const std::shared_ptr<Game>& g, const std::optional<Cal
       });
 }
 
-std::optional<Ratings::Change> GameService::store_end(Db& db, const std::string& id, const std::string& result,
-                                                     const std::string& reason) {
+Ratings::Outcome GameService::store_end(Db& db, const std::string& id, const std::string& result,
+                                        const std::string& reason) {
   db.prepare("UPDATE games SET status = 'finished', result = ?, result_reason = ?, deadline_unix = 0, draw_offer = -1, updated_unix = ? WHERE id = ?")
       .run(result, reason, unix_now(), id);
   return Ratings::record(db, id);
 }
 
-void GameService::ended_durably(Game& g, const std::optional<Ratings::Change>& change) {
-  if (change) {
+void GameService::ended_durably(Game& g, const Ratings::Outcome& rating) {
+  if (const auto& change = rating.change) {
     ratings_.committed(*change);
     g.rating_change[0] = change->change[0];
     g.rating_change[1] = change->change[1];
     g.rating_counted = true;
   }
+  g.unrated_reason = rating.unrated_reason;
   if (!g.tournament_id.empty() && tournament_game_end_) tournament_game_end_(g.tournament_id);
 }
 

@@ -77,19 +77,17 @@ PlayerStanding Ratings::read(Db& db, std::int64_t user_id, const std::string& sc
   return s;
 }
 
-std::optional<Ratings::Change> Ratings::record(Db& db, const std::string& game_id) {
+Ratings::Outcome Ratings::record(Db& db, const std::string& game_id) {
+  Outcome out;
   Change c;
   std::string result;
   {
     auto& q = db.prepare(
         "SELECT scenario, COALESCE(soviet_id, 0), COALESCE(german_id, 0), result FROM games"
         " WHERE id = ? AND rated != 0 AND status = 'finished'"
-        " AND NOT EXISTS (SELECT 1 FROM rating_changes r WHERE r.game_id = games.id)"
-        // Ended before any order: nothing was played, so nothing is rated; else two
-        // accounts could pass points to each other by resigning at once.
-        " AND EXISTS (SELECT 1 FROM orders o WHERE o.game_id = games.id)");
+        " AND NOT EXISTS (SELECT 1 FROM rating_changes r WHERE r.game_id = games.id)");
     q.bind_all(game_id);
-    if (!q.step()) return std::nullopt;
+    if (!q.step()) return out;
     c.scenario = q.text(0);
     c.user[0] = q.integer(1);
     c.user[1] = q.integer(2);
@@ -104,9 +102,27 @@ std::optional<Ratings::Change> Ratings::record(Db& db, const std::string& game_i
   } else if (result == "Draw") {
     score[0] = score[1] = 0.5;
   } else {
-    return std::nullopt;  // withdrawn before anyone joined
+    return out;  // withdrawn before anyone joined, or aborted
   }
-  if (c.user[0] == 0 || c.user[1] == 0 || c.user[0] == c.user[1]) return std::nullopt;
+  if (c.user[0] == 0 || c.user[1] == 0 || c.user[0] == c.user[1]) return out;
+  // Rated only once each side has given an order of its own (a standing answer
+  // is not one), as the abort of a game whose player never came counts it: else
+  // two accounts could pass points to each other with an order and a resignation.
+  bool moved[2];
+  for (int s = 0; s < 2; ++s) {
+    auto& q = db.prepare(
+        "SELECT EXISTS (SELECT 1 FROM orders WHERE game_id = ? AND side = ? AND idempotency_key NOT GLOB 'standing:*')");
+    q.bind_all(game_id, static_cast<std::int64_t>(s == 0 ? game::SOVIET : game::GERMAN));
+    moved[s] = q.step() && q.integer(0) != 0;
+    q.reset();
+  }
+  if (!moved[0] || !moved[1]) {
+    out.unrated_reason = !moved[0] && !moved[1] ? "not rated: neither side ever moved"
+                         : !moved[0]            ? "not rated: the Soviet side never moved"
+                                                : "not rated: the German side never moved";
+    db.prepare("UPDATE games SET unrated_reason = ? WHERE id = ?").run(out.unrated_reason, game_id);
+    return out;
+  }
 
   const std::int64_t now = unix_now();
   PlayerStanding before[2];
@@ -144,7 +160,8 @@ std::optional<Ratings::Change> Ratings::record(Db& db, const std::string& game_i
         "INSERT INTO side_records (scenario, games, soviet_points) VALUES (?, 1, ?) ON CONFLICT (scenario) DO UPDATE SET"
         " games = games + 1, soviet_points = soviet_points + excluded.soviet_points")
       .run(c.scenario, score[0]);
-  return c;
+  out.change = std::move(c);
+  return out;
 }
 
 void Ratings::committed(const Change& change) {

@@ -40,10 +40,18 @@ class Ratings {
     PlayerStanding after[2];
     int change[2] = {0, 0};  // rounded rating after minus rounded rating before
   };
+  // What a game's end did to the ratings.
+  struct Outcome {
+    std::optional<Change> change;  // set when it moved them
+    // A rated game whose result moved none because a side never gave an
+    // order of its own: why, as its players are told ("" otherwise).
+    std::string unrated_reason;
+  };
   // Within the write that stores a game's end (its row already says
-  // finished): when the game is rated and was played between two players,
-  // rates both and records what changed; otherwise nothing.
-  static std::optional<Change> record(Db& db, const std::string& game_id);
+  // finished): when the game is rated, was played between two players and
+  // each side gave an order, rates both and records what changed; when only
+  // the orders are missing, stores why it moved nothing; otherwise nothing.
+  static Outcome record(Db& db, const std::string& game_id);
   // Once that write is durable: later reads see the new ratings.
   void committed(const Change& change);
 

@@ -1174,7 +1174,7 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
         std::string("SELECT g.id, COALESCE(s.name, ''), COALESCE(d.name, ''), g.status, g.result, g.move_seconds, g.deadline_unix,"
         " g.private, (SELECT COALESCE(MAX(version), 0) FROM orders o WHERE o.game_id = g.id), g.tournament_round,"
         " g.rated, g.result_reason, ") + kRatingChangeColumns +
-        " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id"
+        ", g.unrated_reason FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id"
         " WHERE g.tournament_id = ? ORDER BY g.rowid";
     auto& g = db.prepare(sql.c_str());
     g.bind_all(id);
@@ -1200,6 +1200,7 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
       s.set_soviet_rating_change(static_cast<int>(g.integer(12)));
       s.set_german_rating_change(static_cast<int>(g.integer(13)));
       s.set_rating_counted(g.integer(14) != 0);
+      s.set_unrated_reason(g.text(15));
       if (t.rounds() > 0 && s.tournament_round() == t.round()) {
         d.opponent_in_round[s.soviet()] = s.german();
         d.opponent_in_round[s.german()] = s.soviet();

@@ -934,18 +934,25 @@ TEST_F(TwoPlayers, ARatedGameMovesBothRatingsAndACasualOneLeavesThem) {
     EXPECT_EQ(created.code, 0) << created.err;
     const std::string game = json::parse(created.out).value("game_id", "");
     EXPECT_EQ(cli(bob_, {"join", game}).code, 0);
-    // One order first: a game ended before any order is not rated.
-    const json v = view_of(alice_, game);
-    Player& first = v["decision"].value("side", "") == "SOVIET" ? alice_ : bob_;
-    const auto cand = candidates(view_of(first, game));
-    std::vector<std::string> order = {"order", game};
-    if (v["decision"].value("kind", "") == "CHOOSE_CORPS" && !cand.empty()) {
-      order.insert(order.end(), {"corps", cand.front()});
-    } else {
-      order.push_back("done");
+    // An order from each side first: a game ended before each side moved is not rated.
+    bool moved[2] = {false, false};
+    for (int step = 0; step < 60 && !(moved[0] && moved[1]); ++step) {
+      const json v = view_of(alice_, game);
+      const bool soviet = v["decision"].value("side", "") == "SOVIET";
+      Player& next = soviet ? alice_ : bob_;
+      const auto cand = candidates(view_of(next, game));
+      std::vector<std::string> order = {"order", game};
+      if (v["decision"].value("kind", "") == "CHOOSE_CORPS" && !cand.empty()) {
+        order.insert(order.end(), {"corps", cand.front()});
+      } else {
+        order.push_back("done");
+      }
+      const auto given = cli(next, order);
+      EXPECT_EQ(given.code, 0) << given.out << given.err;
+      if (given.code != 0) break;
+      moved[soviet ? 0 : 1] = true;
     }
-    const auto opened = cli(first, order);
-    EXPECT_EQ(opened.code, 0) << opened.out << opened.err;
+    EXPECT_TRUE(moved[0] && moved[1]) << "not an order from each side in " << game;
     EXPECT_EQ(cli(bob_, {"resign", game, "--yes"}).code, 0);
     return game;
   };

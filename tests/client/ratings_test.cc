@@ -91,6 +91,17 @@ TEST(GameList, ShowsNoChangeForARatedGameThatEndedBeforeAnyOrder) {
   EXPECT_EQ(game_line(g).find("(+0)"), std::string::npos) << game_line(g);
 }
 
+// Rated, yet one side never moved: the line says why no rating moved.
+TEST(GameList, SaysWhyARatedGameASideNeverMovedInMovedNoRating) {
+  auto g = rated_game();
+  g.set_status("finished");
+  g.set_result("Soviet victory");
+  g.set_unrated_reason("not rated: the German side never moved");
+  EXPECT_NE(game_line(g).find("Soviet: alice  German: bob  "), std::string::npos) << game_line(g);
+  EXPECT_NE(game_line(g).find("  Soviet victory  not rated: the German side never moved"), std::string::npos)
+      << game_line(g);
+}
+
 TEST(GameList, MarksACasualGameAndShowsNoChangeForIt) {
   auto g = rated_game();
   g.set_rated(false);
@@ -222,6 +233,13 @@ TEST(GameOver, TellsNothingOfRatingsForARatedGameThatEndedBeforeAnyOrder) {
   wire::GameEnded e;
   e.set_rated(true);
   EXPECT_EQ(rating_changes_text(e), "");
+}
+
+TEST(GameOver, TellsWhyARatedGameMovedNoRatingWhenTheServerSays) {
+  wire::GameEnded e;
+  e.set_rated(true);
+  e.set_unrated_reason("not rated: the Soviet side never moved");
+  EXPECT_EQ(rating_changes_text(e), "Not rated: the Soviet side never moved");
 }
 
 TEST(TournamentNotice, NamesTheWinnerOrThoseWhoShareTheFirstPlace) {

@@ -172,7 +172,7 @@ TEST_F(ServerAuth, AClosedAccountLogsInNoMoreKeepsItsNameAndLeavesItsGames) {
   leave.mutable_leave_tournament()->set_tournament_id(cup_id);
   ASSERT_TRUE(alice->request(leave).has_ok());
 
-  play_opening(*alice, *bob, id);  // played, so rated
+  play_an_order_each(*alice, *bob, id);  // played by each side, so rated
   for (const auto& g : {id, waiting}) {
     wire::ClientMessage resign;
     resign.mutable_resign()->set_game_id(g);

@@ -645,7 +645,7 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
   {
     // The database as a release before the last migrations left it (schema 29: 030's
     // rules revision, which the game below is checked for, 031's seen versions,
-    // 032's end reasons, 033's chat moderation and 034's turn mail settings undone, so that all are applied again).
+    // 032's end reasons, 033's chat moderation, 034's turn mail settings and 035's unrated reasons undone, so that all are applied again).
     std::string err;
     Db db(db_path, false, err);
     ASSERT_TRUE(db.ok()) << err;
@@ -654,6 +654,7 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
     db.exec("DROP INDEX users_chat_banned");
     db.exec("ALTER TABLE users DROP COLUMN chat_ban_reason");
     db.exec("ALTER TABLE users DROP COLUMN chat_banned_until");
+    db.exec("ALTER TABLE games DROP COLUMN unrated_reason");
     db.exec("DROP TABLE seen");
     db.exec("ALTER TABLE tournaments DROP COLUMN end_reason");
     db.exec("ALTER TABLE games DROP COLUMN rules_revision");
@@ -697,6 +698,8 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
   wire::ClientMessage resign;
   resign.mutable_resign()->set_game_id(id);
   ASSERT_TRUE(bob->request(resign).has_ok());
+  EXPECT_NE(summary_in_my_games(*alice, id).unrated_reason().find(" side never moved"), std::string::npos)
+      << "one side moved: why it is not rated, stored in the new column";
   wire::ClientMessage get;
   get.mutable_get_log()->set_game_id(id);
   const auto log = alice->request(get);

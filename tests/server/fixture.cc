@@ -149,6 +149,25 @@ void play_opening(Client& soviet, Client& german, const std::string& game_id) {
   for (Client* c : {&soviet, &german}) EXPECT_TRUE(c->request(unwatch).has_ok());
 }
 
+void play_an_order_each(Client& soviet, Client& german, const std::string& game_id) {
+  {
+    auto [s, g] = watch_as_players(soviet, german, game_id);
+    bool moved[2] = {false, false};
+    for (int serial = 0; serial < 400 && !(moved[0] && moved[1]); ++serial) {
+      s.absorb();
+      const auto& d = s.view.decision();
+      if (d.kind() == game::Decision::GAME_OVER) break;
+      const int who = d.side() == game::SOVIET ? 0 : 1;
+      if (play(s, g, nullptr, 1, "each-" + std::to_string(serial) + "-").accepted != 1) break;
+      moved[who] = true;
+    }
+    EXPECT_TRUE(moved[0] && moved[1]) << "not an order from each side in " << game_id;
+  }
+  wire::ClientMessage unwatch;
+  unwatch.mutable_unwatch()->set_game_id(game_id);
+  for (Client* c : {&soviet, &german}) EXPECT_TRUE(c->request(unwatch).has_ok());
+}
+
 std::string ServerTest::start_game(Client& soviet, Client& german, std::vector<std::string> options) {
   auto created = soviet.create_game(wire::CHOOSE_SOVIET, false, std::move(options));
   EXPECT_TRUE(created.has_game_created()) << created.DebugString();

@@ -82,8 +82,13 @@ PlayStats play(Player& soviet, Player& german, Player* spectator, int max_orders
 void play_until_decision_leaves(Player& p, Bot& bot, const std::string& key_prefix);
 
 // One order played by whichever side decides first, so that the game counts as
-// played (a game ended before any order moves no rating); both stop watching after.
+// played by that side; both stop watching after.
 void play_opening(Client& soviet, Client& german, const std::string& game_id);
+
+// Orders from both sides, each bot's in turn as the decision passes, until each
+// side has given at least one, so that a rated game's result moves the ratings
+// (a side that never moved leaves them as they were); both stop watching after.
+void play_an_order_each(Client& soviet, Client& german, const std::string& game_id);
 
 // A game's summary as its player's MyGames gives it (a test failure when it is not there).
 wire::GameSummary summary_in_my_games(Client& c, const std::string& game_id);

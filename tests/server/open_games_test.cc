@@ -174,7 +174,7 @@ TEST_F(ServerOpenGames, EachFilterListsOnlyTheGamesItDescribes) {
   auto alice = user("alice"), bob = user("bob"), carol = user("carol"), dave = user("dave");
   // Alice beats bob in a rated game: her rating rises above 1500, his falls below.
   const std::string played = start_game(*alice, *bob);
-  play_opening(*alice, *bob, played);
+  play_an_order_each(*alice, *bob, played);
   ASSERT_TRUE(resign(*bob, played).has_ok());
   ASSERT_TRUE(summary_in_my_games(*alice, played).rating_counted());
 

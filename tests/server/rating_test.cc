@@ -1,6 +1,7 @@
 // Ratings through the real server: a rated game's end moves both players'
-// Glicko-2 ratings, in whatever way it ends; a casual or withdrawn game moves
-// none; the rating list ranks established ratings; all of it survives a restart.
+// Glicko-2 ratings, in whatever way it ends, once each side has moved; a casual
+// or withdrawn game moves none; the rating list ranks established ratings; all
+// of it survives a restart.
 #include <google/protobuf/util/message_differencer.h>
 
 #include "fixture.h"
@@ -54,7 +55,7 @@ std::string new_game(Client& soviet, Client& german, bool casual) {
   EXPECT_EQ(created.game_created().game().rated(), !casual);
   const std::string id = created.game_created().game().game_id();
   EXPECT_TRUE(german.join(id).has_game());
-  play_opening(soviet, german, id);  // a game ended before any order is not rated
+  play_an_order_each(soviet, german, id);  // a game ended before each side moved is not rated
   return id;
 }
 
@@ -139,10 +140,11 @@ TEST_F(ServerRating, AGameEndedBeforeAnyOrderMovesNoRating) {
   ASSERT_TRUE(ended);
   EXPECT_TRUE(ended->game_ended().rated());
   EXPECT_FALSE(ended->game_ended().rating_counted());
+  EXPECT_EQ(ended->game_ended().unrated_reason(), "not rated: neither side ever moved");
   EXPECT_EQ(rating_of(*alice).games(), 0);
   EXPECT_EQ(rating_of(*alice).rating().rating(), 1500);
   EXPECT_EQ(rating_list(*alice).players_size(), 0);
-  const std::string played = new_game(*alice, *bob, false);  // one order played: rated
+  const std::string played = new_game(*alice, *bob, false);  // an order from each side: rated
   resign(*bob, played);
   EXPECT_EQ(rating_of(*alice).games(), 1);
   EXPECT_GT(rating_of(*alice).rating().rating(), 1500);
@@ -152,9 +154,60 @@ TEST_F(ServerRating, AGameEndedBeforeAnyOrderMovesNoRating) {
   restart();
   auto again = login_as("alice");
   EXPECT_FALSE(summary_in(*again, id).rating_counted());
+  EXPECT_EQ(summary_in(*again, id).unrated_reason(), "not rated: neither side ever moved");
   EXPECT_TRUE(summary_in(*again, played).rating_counted());
+  EXPECT_EQ(summary_in(*again, played).unrated_reason(), "");
   // Why it ended, for a player who was away: read back with the game.
   EXPECT_NE(summary_in(*again, id).result_reason().find("resign"), std::string::npos) << summary_in(*again, id).DebugString();
+}
+
+// As on Lichess, a game is rated once both players have moved: one order and a
+// resignation pass no points between two accounts. The result stands, and the
+// game says why it moved nothing; an order from each side makes it count.
+TEST_F(ServerRating, ARatingCountsOnlyOnceEachSideHasGivenAnOrder) {
+  auto alice = user("alice"), bob = user("bob");
+  const std::string once = start_game(*alice, *bob);
+  const std::string idle = summary_in(*alice, once).to_decide() == game::SOVIET ? "German" : "Soviet";
+  play_opening(*alice, *bob, once);  // the side that decides first moves; the other never does
+  EXPECT_EQ(summary_in(*alice, once).unrated_reason(), "") << "nothing is said while it is played";
+  ASSERT_TRUE(bob->watch(once).has_game());
+  resign(*bob, once);
+  auto ended = bob->wait_for([&](const wire::ServerMessage& m) { return m.has_game_ended(); });
+  ASSERT_TRUE(ended);
+  EXPECT_EQ(ended->game_ended().result(), "Soviet victory") << "the result stands";
+  EXPECT_TRUE(ended->game_ended().rated());
+  EXPECT_FALSE(ended->game_ended().rating_counted());
+  EXPECT_EQ(ended->game_ended().soviet_rating_change(), 0);
+  const std::string why = "not rated: the " + idle + " side never moved";
+  EXPECT_EQ(ended->game_ended().unrated_reason(), why);
+  for (Client* c : {alice.get(), bob.get()}) {
+    const auto g = summary_in(*c, once);
+    EXPECT_EQ(g.result(), "Soviet victory");
+    EXPECT_FALSE(g.rating_counted());
+    EXPECT_EQ(g.unrated_reason(), why);
+    EXPECT_EQ(rating_of(*c).games(), 0);
+    EXPECT_EQ(rating_of(*c).rating().rating(), 1500);
+  }
+  EXPECT_EQ(rating_list(*alice).players_size(), 0) << "nobody has a rated game";
+
+  // An order from each side, then the same resignation: rated.
+  const std::string both = start_game(*alice, *bob);
+  play_an_order_each(*alice, *bob, both);
+  resign(*bob, both);
+  const auto g = summary_in(*alice, both);
+  EXPECT_TRUE(g.rating_counted());
+  EXPECT_EQ(g.unrated_reason(), "");
+  EXPECT_GT(g.soviet_rating_change(), 0);
+  EXPECT_EQ(rating_of(*alice).games(), 1);
+  EXPECT_GT(rating_of(*alice).rating().rating(), 1500);
+  EXPECT_LT(rating_of(*bob).rating().rating(), 1500);
+
+  // Read back from the database, each says the same.
+  restart();
+  auto again = login_as("bob");
+  EXPECT_EQ(summary_in(*again, once).unrated_reason(), why);
+  EXPECT_FALSE(summary_in(*again, once).rating_counted());
+  EXPECT_TRUE(summary_in(*again, both).rating_counted());
 }
 
 TEST_F(ServerRating, ADrawBetweenUnequalPlayersMovesThemTowardsEachOther) {
@@ -369,7 +422,7 @@ TEST_F(ServerRating, APrivateGameIsInTheRatingHistoryOfItsPlayersOnly) {
   ASSERT_TRUE(created.has_game_created()) << created.DebugString();
   const std::string hidden = created.game_created().game().game_id();
   ASSERT_TRUE(bob->join(hidden, created.game_created().invite_code()).has_game());
-  play_opening(*alice, *bob, hidden);
+  play_an_order_each(*alice, *bob, hidden);
   resign(*bob, hidden);
   const std::string open = new_game(*alice, *bob, false);
   resign(*bob, open);

@@ -202,9 +202,9 @@ TEST_F(ServerTournament, ThreeEntrantsPlayEachOtherWithBothSidesAndTheStandingsF
   }
 
   // alice beats bob twice and carol once, and draws with her once; bob and carol draw twice.
-  // Each game is played a little first: one ended before any order would not be rated.
+  // Each game is played a little first: one ended before each side moved would not be rated.
   std::map<std::string, Client*> by_name{{"alice", alice.get()}, {"bob", bob.get()}, {"carol", carol.get()}};
-  for (const auto& g : t.games()) play_opening(*by_name[g.soviet()], *by_name[g.german()], g.game_id());
+  for (const auto& g : t.games()) play_an_order_each(*by_name[g.soviet()], *by_name[g.german()], g.game_id());
   ASSERT_FALSE(HasFailure());
   resign(*bob, game_of(t, "alice", "bob"));
   resign(*bob, game_of(t, "bob", "alice"));
@@ -1044,7 +1044,7 @@ TEST_F(ServerTournament, TheOrganiserAdjudicatesAGameInPlayAndTheStandingsAndNex
   const auto& g = first.front();
   auto& soviet = *players[g.soviet()];
   auto& german = *players[g.german()];
-  play_opening(soviet, german, g.game_id());  // played a little: it would be rated if played out
+  play_an_order_each(soviet, german, g.game_id());  // played a little: it would be rated if played out
   ASSERT_TRUE(soviet.follow_turns().has_ok());
   ASSERT_TRUE(german.follow_turns().has_ok());
   std::string entrant;  // one who does not play this game
