@@ -751,8 +751,10 @@ int main(int argc, char** argv) {
         j["mine"].push_back(nlohmann::json::parse(cli::to_json(x)));
       for (const auto& x : open.games())
         j["open"].push_back(nlohmann::json::parse(cli::to_json(x)));
+      // What the text shows: --my-turn your games alone, --open the open games alone.
+      if (open_only) j.erase("mine");
       if (my_turn) {
-        j.erase("open");  // not asked for
+        j.erase("open");
       } else {
         j["page"] = games_page;
         j["next_page"] = more ? nlohmann::json(games_page + 1) : nlohmann::json(nullptr);

@@ -677,6 +677,12 @@ TEST_F(TwoPlayers, OpenGamesAreListedAPageAtATimeAndFilteredFromTheCommandLine) 
   EXPECT_NE(past.err.find("There are 2 pages of open games, not 3."), std::string::npos) << past.err;
   const auto paged = json::parse(cli(bob_, {"--json", "games", "--open", "--per-page", "2"}).out);
   EXPECT_EQ(paged.value("next_page", 0), 2) << paged.dump();
+  // As the text, the open games alone: no list of the caller's own games, as if they had none.
+  EXPECT_FALSE(paged.contains("mine")) << paged.dump();
+  ASSERT_EQ(paged.value("open", json::array()).size(), 2u) << paged.dump();
+  EXPECT_EQ(paged["open"][0].value("game_id", ""), made[2]) << paged.dump();
+  const auto everything = json::parse(cli(alice_, {"--json", "games"}).out);
+  EXPECT_EQ(everything.value("mine", json::array()).size(), 3u) << "without --open, both: " << everything.dump();
 
   const auto casual = cli(bob_, {"games", "--open", "--casual"});
   ASSERT_EQ(casual.code, 0) << casual.err;
