@@ -990,6 +990,7 @@ std::string describe_tournament(const wire::Tournament& t) {
     s += "\n";
   }
   if (t.status() == "cancelled") s += "Cancelled." + (t.cancel_reason().empty() ? std::string() : " " + t.cancel_reason()) + "\n";
+  if (!t.rounds_reason().empty()) s += t.rounds_reason() + "\n";  // fewer rounds than set, since its start
   const bool started = t.status() == "playing" || t.status() == "finished" || (t.status() == "cancelled" && t.started_unix() > 0);
   if (!started) {
     s += "Entrants:";
@@ -1089,7 +1090,7 @@ std::string tournament_start_notice(const wire::Tournament& t, const std::string
     return "Round " + std::to_string(t.round()) + " of " + std::to_string(t.rounds()) + " of the tournament \"" + t.name() +
            "\" has begun" + show + out;
   }
-  return "The tournament \"" + t.name() + "\" has started" + show;
+  return "The tournament \"" + t.name() + "\" has started" + show + (t.rounds_reason().empty() ? "" : " " + t.rounds_reason());
 }
 
 std::string tournament_cancelled_notice(const wire::TournamentCancelled& c) {

@@ -410,6 +410,7 @@ void Mailer::tournament_started(std::int64_t user_id, const std::string& player,
                           : "") +
             "\n\n";
   }
+  if (!deciding && t.round() == 1 && !t.rounds_reason().empty()) body += t.rounds_reason() + "\n\n";
   if (!your_move.empty()) {
     body += "It is your move in these games now:\n";
     for (const auto& g : your_move) {

@@ -121,6 +121,11 @@ void knockout_ranks(std::vector<wire::Standing>& out, const std::map<std::string
 
 }  // namespace
 
+std::string swiss_rounds_reason(int rounds, int set, int entrants) {
+  return "It plays " + std::to_string(rounds) + (rounds == 1 ? " round" : " rounds") + ", not the " + std::to_string(set) +
+         " set: " + std::to_string(entrants) + " entrants cannot play more without meeting twice.";
+}
+
 std::string swiss_cut_reason(int round, int rounds) {
   return "It ended after round " + std::to_string(round) + " of " + std::to_string(rounds) +
          ": no further round could be paired, as fewer than two entrants who have not withdrawn are left.";
@@ -636,7 +641,11 @@ void Tournaments::start_in(Db& db, const std::string& id, Outcome& out) {
     } else {
       // No more rounds than there are others to meet.
       const int most = n % 2 == 1 ? n : n - 1;
-      if (t.rounds > most) db.prepare("UPDATE tournaments SET rounds = ? WHERE id = ?").run(most, id);
+      if (t.rounds > most) {
+        // Said with its start and shown with it, so that nobody waits for the rounds it set.
+        db.prepare("UPDATE tournaments SET rounds = ?, rounds_reason = ? WHERE id = ?")
+            .run(most, swiss_rounds_reason(most, t.rounds, n), id);
+      }
       const auto first = first_swiss_round(n);
       make_round(db, id, 1, entrants, first.pairs, first.bye >= 0 ? std::vector<int>{first.bye} : std::vector<int>{}, out);
     }
@@ -1122,7 +1131,7 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
     auto& q = db.prepare(
         "SELECT t.name, u.name, t.scenario, t.options, t.move_seconds, t.max_players, t.private, t.invite_code, t.status,"
         " t.created_unix, t.started_unix, t.organiser_id, t.starts_unix, t.rounds, t.round, t.clock_seconds,"
-        " t.increment_seconds, t.knockout, t.finished_unix, t.cancel_reason, t.end_reason FROM tournaments t"
+        " t.increment_seconds, t.knockout, t.finished_unix, t.cancel_reason, t.end_reason, t.rounds_reason FROM tournaments t"
         " JOIN users u ON u.id = t.organiser_id"
         " WHERE t.id = ?");
     q.bind_all(id);
@@ -1150,6 +1159,7 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
       finished_unix = q.integer(18);
       if (t.status() == "cancelled") t.set_cancel_reason(q.text(19));
       t.set_end_reason(q.text(20));
+      t.set_rounds_reason(q.text(21));
     }
     if (!found) return std::nullopt;
     std::map<std::string, int> out_in_round;

@@ -173,6 +173,10 @@ std::vector<wire::Standing> standings(const std::vector<std::string>& entrants,
                                       const std::vector<wire::GameSummary>& games,
                                       const std::map<std::string, int>& byes = {});
 
+// Why a Swiss plays `rounds`, not the `set` its organiser chose: its `entrants`
+// at the start cannot play more without meeting twice.
+std::string swiss_rounds_reason(int rounds, int set, int entrants);
+
 // Why a Swiss ended after `round` of its `rounds`: too few left to pair.
 std::string swiss_cut_reason(int round, int rounds);
 

@@ -345,6 +345,17 @@ TEST(TournamentSwiss, TypedAndShownWithItsRoundsAndByes) {
   EXPECT_NE(shown.find("0.00     1"), std::string::npos) << shown;
   EXPECT_NE(shown.find("g7  round 2  alice (Soviet) against bob (German)"), std::string::npos) << shown;
   EXPECT_EQ(tournament_start_notice(t), "Round 2 of 3 of the tournament \"Swiss Open\" has begun: `tournament show t2`.");
+  // Started with fewer entrants than its set rounds need: said at the start and in `tournament show`.
+  t.set_rounds_reason("It plays 3 rounds, not the 5 set: 4 entrants cannot play more without meeting twice.");
+  EXPECT_NE(describe_tournament(t).find("\nIt plays 3 rounds, not the 5 set: 4 entrants cannot play more without meeting twice.\n"),
+            std::string::npos)
+      << describe_tournament(t);
+  t.set_round(1);
+  EXPECT_EQ(tournament_start_notice(t),
+            "The tournament \"Swiss Open\" has started: `tournament show t2`. It plays 3 rounds, not the 5 set: 4 entrants "
+            "cannot play more without meeting twice.");
+  t.set_round(2);
+  t.clear_rounds_reason();
   t.set_sits_out("carol");
   EXPECT_EQ(tournament_start_notice(t),
             "Round 2 of 3 of the tournament \"Swiss Open\" has begun (carol sits out this round): `tournament show t2`.");

@@ -645,7 +645,8 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
   {
     // The database as a release before the last migrations left it (schema 29: 030's
     // rules revision, which the game below is checked for, 031's seen versions,
-    // 032's end reasons, 033's chat moderation, 034's turn mail settings and 035's unrated reasons undone, so that all are applied again).
+    // 032's end reasons, 033's chat moderation, 034's turn mail settings,
+    // 035's unrated reasons and 036's rounds reasons undone, so that all are applied again).
     std::string err;
     Db db(db_path, false, err);
     ASSERT_TRUE(db.ok()) << err;
@@ -654,6 +655,7 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
     db.exec("DROP INDEX users_chat_banned");
     db.exec("ALTER TABLE users DROP COLUMN chat_ban_reason");
     db.exec("ALTER TABLE users DROP COLUMN chat_banned_until");
+    db.exec("ALTER TABLE tournaments DROP COLUMN rounds_reason");
     db.exec("ALTER TABLE games DROP COLUMN unrated_reason");
     db.exec("DROP TABLE seen");
     db.exec("ALTER TABLE tournaments DROP COLUMN end_reason");

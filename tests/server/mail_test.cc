@@ -417,6 +417,40 @@ wire::ServerMessage two_player_tournament(Client& organiser, Client& second) {
   return second.request(join);
 }
 
+// A Swiss started with fewer entrants than its set rounds need: the start's mail
+// to an entrant who is away says it plays fewer, and why.
+TEST_F(ServerMail, TheStartMailOfASwissThatPlaysFewerRoundsThanSetSaysSo) {
+  auto alice = user("alice"), bob = user("bob"), carol = user("carol"), dave = user("dave");
+  std::size_t mails = confirm_address(*alice, sink_, "alice@example.org");
+  ASSERT_FALSE(HasFailure());
+  wire::ClientMessage create;
+  auto* c = create.mutable_create_tournament();
+  c->set_name("Short Swiss");
+  c->set_max_players(6);
+  c->set_rounds(5);
+  c->set_enter(true);
+  c->set_move_seconds(86400);
+  auto created = bob->request(create);
+  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
+  const std::string id = created.tournament().tournament_id();
+  wire::ClientMessage join;
+  join.mutable_join_tournament()->set_tournament_id(id);
+  for (Client* e : {alice.get(), carol.get(), dave.get()}) ASSERT_TRUE(e->request(join).has_tournament());
+  wire::ClientMessage start;
+  start.mutable_start_tournament()->set_tournament_id(id);
+  ASSERT_TRUE(bob->request(start).has_tournament());
+
+  auto all = sink_.wait_for(++mails);
+  ASSERT_EQ(all.size(), mails);
+  EXPECT_EQ(all.back().to, "alice@example.org");
+  EXPECT_EQ(all.back().header("Subject"), "The tournament \"Short Swiss\" has started");
+  const std::string body = body_of(all.back());
+  EXPECT_NE(body.find("has started with round 1 of 3"), std::string::npos) << body;
+  EXPECT_NE(body.find("It plays 3 rounds, not the 5 set: 4 entrants cannot play more without meeting twice."),
+            std::string::npos)
+      << body;
+}
+
 // A tournament starts many games at once: an entrant who is away gets one mail
 // naming the games that wait for them, not one mail per game.
 TEST_F(ServerMail, AnEntrantAwayIsMailedOnceWhenTheirTournamentStarts) {

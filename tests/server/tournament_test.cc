@@ -980,6 +980,7 @@ TEST_F(ServerTournament, ASwissPairsEachRoundAfreshWithoutRematchesAndEndsAfterI
   EXPECT_EQ(t.status(), "finished");
   EXPECT_EQ(t.round(), 3);
   EXPECT_EQ(t.end_reason(), "") << "it ran its course";
+  EXPECT_EQ(t.rounds_reason(), "") << "it played the rounds set";
   EXPECT_EQ(t.games_size(), 12);
   int byes = 0;
   double points = 0;
@@ -1012,6 +1013,42 @@ TEST_F(ServerTournament, ASwissPairsEachRoundAfreshWithoutRematchesAndEndsAfterI
   auto whole = create("Five rounds", 5);
   whole.mutable_create_tournament()->set_rounds(5);
   EXPECT_TRUE(alice.request(whole).has_tournament()) << "five, with a bye each round, meet everyone in five";
+}
+
+// A Swiss started with fewer entrants than its set rounds need plays only the
+// rounds they can without meeting twice, and says so: to its organiser, who
+// starts it, to its entrants with its start, and with the tournament after.
+TEST_F(ServerTournament, ASwissStartedWithTooFewEntrantsForItsRoundsSaysItPlaysFewer) {
+  auto olga = user("olga");
+  std::map<std::string, std::unique_ptr<Client>> players;
+  for (const char* name : {"alice", "bob", "carol", "dave"}) players[name] = user(name);
+  auto m = create("Short Swiss", 6, false);
+  m.mutable_create_tournament()->set_rounds(5);
+  auto created = olga->request(m);
+  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
+  EXPECT_EQ(created.tournament().rounds(), 5);
+  EXPECT_EQ(created.tournament().rounds_reason(), "") << "nothing to say before the start";
+  const std::string id = created.tournament().tournament_id();
+  ASSERT_TRUE(players["alice"]->follow_turns().has_ok());
+  for (auto& [name, c] : players) ASSERT_TRUE(c->request(join(id)).has_tournament()) << name;
+  EXPECT_EQ(olga->request(get(id)).tournament().rounds_reason(), "") << "four may yet become six";
+
+  const std::string why = "It plays 3 rounds, not the 5 set: 4 entrants cannot play more without meeting twice.";
+  const auto started = olga->request(start(id));
+  ASSERT_TRUE(started.has_tournament()) << started.DebugString();
+  EXPECT_EQ(started.tournament().rounds(), 3);
+  EXPECT_EQ(started.tournament().rounds_reason(), why);
+  auto told = players["alice"]->wait_for([&](const wire::ServerMessage& x) {
+    return x.has_tournament_started() && x.tournament_started().tournament_id() == id;
+  });
+  ASSERT_TRUE(told) << "the entrant was not told of the start";
+  EXPECT_EQ(told->tournament_started().rounds(), 3);
+  EXPECT_EQ(told->tournament_started().rounds_reason(), why);
+  restart();
+  auto again = login_as("bob");
+  const auto shown = again->request(get(id)).tournament();
+  EXPECT_EQ(shown.rounds(), 3);
+  EXPECT_EQ(shown.rounds_reason(), why) << "stored with it";
 }
 
 wire::ClientMessage adjudicate(const std::string& game, const std::string& result, const std::string& reason) {
