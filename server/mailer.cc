@@ -125,6 +125,20 @@ std::string Mailer::check_address(const std::string& address, bool dotted) {
   return shaped && clean ? "" : "That is not an e-mail address such as name@example.org.";
 }
 
+std::function<void(bool)> Mailer::stored(const char* failure) {
+  return [this, failure](bool ok) {
+    if (!ok) {
+      log::error(failure);
+      return;
+    }
+    {
+      std::lock_guard lock(mu_);
+      woken_ = true;
+    }
+    cv_.notify_all();
+  };
+}
+
 void Mailer::queue(std::int64_t user_id, const std::string& to, const std::string& subject, const std::string& body) {
   if (!enabled()) return;
   storage_.write(
@@ -133,17 +147,7 @@ void Mailer::queue(std::int64_t user_id, const std::string& to, const std::strin
         db.prepare("INSERT INTO outbox (user_id, to_address, subject, body, created_unix, next_attempt_unix) VALUES (?, ?, ?, ?, ?, ?)")
             .run(user_id, to, subject, body, now, now);
       },
-      [this](bool ok) {
-        if (!ok) {
-          log::error("mail could not be stored in the outbox");
-          return;
-        }
-        {
-          std::lock_guard lock(mu_);
-          woken_ = true;
-        }
-        cv_.notify_all();
-      });
+      stored("mail could not be stored in the outbox"));
 }
 
 void Mailer::confirmed(std::int64_t user_id, const std::string& address) {
@@ -348,17 +352,7 @@ void Mailer::digest(std::int64_t user_id, const std::vector<Waiting>& games, std
             .run(user_id, to, subject, body, now, now);
         db.prepare("UPDATE users SET digest_sent_unix = ? WHERE id = ?").run(now, user_id);
       },
-      [this](bool ok) {
-        if (!ok) {
-          log::error("digest could not be stored in the outbox");
-          return;
-        }
-        {
-          std::lock_guard lock(mu_);
-          woken_ = true;
-        }
-        cv_.notify_all();
-      });
+      stored("digest could not be stored in the outbox"));
 }
 
 void Mailer::deadline_near(std::int64_t user_id, const wire::GameSummary& game) {

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -101,6 +102,8 @@ class Mailer {
   std::string command(const std::string& words) const;
   std::string how_to_answer(const wire::GameSummary& game) const;
   void loop();
+  // The completion of a write to the outbox: wakes the sender, or logs `failure`.
+  std::function<void(bool)> stored(const char* failure);
   // One message to the SMTP server; the reason in `error` when it was not taken.
   Sent send(const std::string& to, const std::string& subject, const std::string& body, std::string& error);
 
