@@ -16,6 +16,7 @@
 #include <random>
 #include <set>
 
+#include "render.h"
 #include "terminal_text.h"
 
 namespace counterattack::cli {
@@ -1181,6 +1182,12 @@ std::string rating_changes_text(const wire::GameEnded& e) {
   }
   const auto signed_text = [](int x) { return (x >= 0 ? "+" : "") + std::to_string(x); };
   return "Ratings: Soviet " + signed_text(e.soviet_rating_change()) + ", German " + signed_text(e.german_rating_change());
+}
+
+std::string other_game_ended_notice(const wire::GameEnded& e) {
+  std::string text = "Game " + e.game_id() + " is over: " + result_with_reason(e.result(), e.reason()) + ".";
+  if (const auto changes = rating_changes_text(e); !changes.empty()) text += " " + changes + ".";
+  return text;
 }
 
 bool waits_for_you(const wire::GameSummary& g) {

@@ -203,6 +203,8 @@ std::string seat_text(const wire::GameSummary& g, bool soviet);
 // "Ratings: Soviet +12, German -12" for a rated game's end; why it moved none
 // when the server says ("Not rated: the German side never moved"); "" otherwise.
 std::string rating_changes_text(const wire::GameEnded& e);
+// The shell's line for another game of yours that ended while it showed a different one.
+std::string other_game_ended_notice(const wire::GameEnded& e);
 // A rating as a number: "1523", or "1500?" while provisional.
 std::string rating_text(const wire::Rating& r);
 // The request for `rating [NAME]` (the words after "rating"); nothing, with the

@@ -616,8 +616,7 @@ class Shell {
       if (m->has_tournament_finished()) out(tournament_end_notice(m->tournament_finished()));
       if (m->has_tournament_cancelled()) out(tournament_cancelled_notice(m->tournament_cancelled()));
       if (m->has_game_ended() && !(game_ && m->game_ended().game_id() == game_->id())) {
-        const auto& e = m->game_ended();  // another game of yours, ended while you were elsewhere
-        out("Game " + e.game_id() + " is over: " + result_with_reason(e.result(), e.reason()) + ".");
+        out(other_game_ended_notice(m->game_ended()));  // another game of yours, ended while you were elsewhere
       }
       if (game_) {
         for (const auto& n : game_->take_notices()) out(n);

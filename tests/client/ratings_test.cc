@@ -242,6 +242,25 @@ TEST(GameOver, TellsWhyARatedGameMovedNoRatingWhenTheServerSays) {
   EXPECT_EQ(rating_changes_text(e), "Not rated: the Soviet side never moved");
 }
 
+TEST(GameOver, AnotherGamesEndTellsItsRatingChangesOrWhyItMovedNone) {
+  wire::GameEnded e;
+  e.set_game_id("d7tpu99ynv");
+  e.set_result("Soviet victory");
+  e.set_rated(true);
+  e.set_rating_counted(true);
+  e.set_soviet_rating_change(12);
+  e.set_german_rating_change(-12);
+  EXPECT_EQ(other_game_ended_notice(e), "Game d7tpu99ynv is over: Soviet victory. Ratings: Soviet +12, German -12.");
+  e.set_rating_counted(false);
+  e.set_soviet_rating_change(0);
+  e.set_german_rating_change(0);
+  e.set_unrated_reason("not rated: the German side never moved");
+  EXPECT_EQ(other_game_ended_notice(e), "Game d7tpu99ynv is over: Soviet victory. Not rated: the German side never moved.");
+  e.set_rated(false);
+  e.clear_unrated_reason();
+  EXPECT_EQ(other_game_ended_notice(e), "Game d7tpu99ynv is over: Soviet victory.");
+}
+
 TEST(TournamentNotice, NamesTheWinnerOrThoseWhoShareTheFirstPlace) {
   wire::Tournament t;
   t.set_tournament_id("kn9qwt9by4");
