@@ -426,8 +426,12 @@ std::optional<wire::ClientMessage> email_request(const std::vector<std::string>&
     if (hours) {
       const std::string& n = words[3];
       const bool digits = !n.empty() && n.size() <= 4 && std::all_of(n.begin(), n.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
-      if (t->mode() != wire::TURN_MAIL_DIGEST || !digits || std::stoi(n) < 1) {
-        if (why) *why = "--digest-hours goes with --turns digest: a digest every 1 to 168 hours.";
+      if (t->mode() != wire::TURN_MAIL_DIGEST) {
+        if (why) *why = "--digest-hours goes with --turns digest alone: each and off send no digest.";
+        return std::nullopt;
+      }
+      if (!digits || std::stoi(n) < 1 || std::stoi(n) > 168) {
+        if (why) *why = "A digest comes every 1 to 168 hours: --digest-hours 1..168.";
         return std::nullopt;
       }
       t->set_digest_hours(std::stoi(n));

@@ -20,7 +20,8 @@ CREATE TABLE chat_reports (
   handled_unix INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX chat_reports_unhandled ON chat_reports(id) WHERE handled_unix = 0;
-CREATE INDEX chat_reports_by_reporter ON chat_reports(reporter_id, reported_id, game_id);
+-- One waiting report of a player in a game by each reporter.
+CREATE UNIQUE INDEX chat_reports_waiting ON chat_reports(reporter_id, reported_id, game_id) WHERE handled_unix = 0;
 -- The operator's chat ban: until then the player's chat is refused with the
 -- reason; their account is otherwise as it was. 0: none.
 ALTER TABLE users ADD COLUMN chat_banned_until INTEGER NOT NULL DEFAULT 0;

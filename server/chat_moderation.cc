@@ -84,7 +84,7 @@ std::vector<ChatModeration::Seen> ChatModeration::poll_bans(Storage& storage) {
   for (auto& [id, row] : rows) {
     const auto was = bans_.find(id);
     if (was == bans_.end() || was->second.until != row.ban.until || was->second.reason != row.ban.reason) {
-      seen.push_back(Seen{row.name, row.ban.until >= kChatBannedUntilLifted ? "lifted" : utc_minute(row.ban.until), row.ban.reason});
+      seen.push_back(Seen{row.name, row.ban.until >= kChatBannedUntilLifted ? "indefinite" : utc_minute(row.ban.until), row.ban.reason});
     }
     next[id] = std::move(row.ban);
   }
@@ -145,7 +145,7 @@ void GameService::mute(const Caller& c, const wire::Mute& req) {
           moderation_.remove_mute(c.user_id, id);
           return c.error(wire::INTERNAL, "The mute could not be stored.");
         }
-        answer_muted(c);
+        post_([this, c] { answer_muted(c); });  // a read: not on the thread that reports commits
       });
 }
 
@@ -166,7 +166,7 @@ void GameService::unmute(const Caller& c, const wire::Unmute& req) {
           moderation_.add_mute(c.user_id, id);
           return c.error(wire::INTERNAL, "The unmute could not be stored.");
         }
-        answer_muted(c);
+        post_([this, c] { answer_muted(c); });  // a read: not on the thread that reports commits
       });
 }
 
@@ -225,15 +225,22 @@ void GameService::report_chat(const Caller& c, const wire::ReportChat& req) {
   }
   std::string text;
   for (auto it = evidence.rbegin(); it != evidence.rend(); ++it) text += (text.empty() ? "" : "\n") + *it;
+  // The index of waiting reports keeps a second one out, should two arrive together.
+  auto stored = std::make_shared<bool>(false);
   storage_.write(
-      [uid = c.user_id, id, game_id, reason, text](Db& db) {
+      [uid = c.user_id, id, game_id, reason, text, stored](Db& db) {
         db.prepare(
-              "INSERT INTO chat_reports (reporter_id, reported_id, game_id, reason, evidence, created_unix)"
+              "INSERT OR IGNORE INTO chat_reports (reporter_id, reported_id, game_id, reason, evidence, created_unix)"
               " VALUES (?, ?, ?, ?, ?, ?)")
             .run(uid, id, game_id, reason, text, unix_now());
+        *stored = db.changes() > 0;
       },
-      [c](bool ok) {
+      [c, stored, name, game_id](bool ok) {
         if (!ok) return c.error(wire::INTERNAL, "The report could not be stored.");
+        if (!*stored) {
+          return c.error(wire::CONFLICT, "You have reported " + name + " in game " + game_id +
+                                             " already, and the server's operator has not yet handled it.");
+        }
         c.ok();
       });
 }

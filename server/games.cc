@@ -642,6 +642,11 @@ void GameService::send_digests() {
     constexpr std::size_t kDigestEvents = 5;  // one short block per game
     waiting[user].push_back(Mailer::Waiting{summary(*g, seat), since_looked(*g, seat, kDigestEvents)});
   }
+  std::vector<std::int64_t> idle;
+  for (const auto user : due) {
+    if (!waiting.count(user)) idle.push_back(user);
+  }
+  mailer_.nothing_waits(idle, now);
   for (auto& [user, games] : waiting) {
     std::sort(games.begin(), games.end(),
               [](const Mailer::Waiting& a, const Mailer::Waiting& b) { return a.game.game_id() < b.game.game_id(); });

@@ -194,10 +194,18 @@ std::vector<std::int64_t> Mailer::digests_due(std::int64_t now) {
   for (const auto& [user, t] : turn_mail_) {
     if (t.mode == wire::TURN_MAIL_DIGEST && now - t.digest_sent >= std::int64_t{t.digest_hours} * config_.digest_hour_seconds &&
         addresses_.count(user)) {
+      const auto again = digest_look_again_.find(user);
+      if (again != digest_look_again_.end() && again->second > now) continue;
       due.push_back(user);
     }
   }
   return due;
+}
+
+void Mailer::nothing_waits(const std::vector<std::int64_t>& users, std::int64_t now) {
+  const std::int64_t again = now + std::max<std::int64_t>(1, config_.digest_hour_seconds / 60);
+  std::lock_guard lock(addresses_mu_);
+  for (const auto user : users) digest_look_again_[user] = again;
 }
 
 std::string Mailer::address_of(std::int64_t user_id) {

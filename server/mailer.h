@@ -58,6 +58,9 @@ class Mailer {
   static const char* mode_name(wire::TurnMail mode);
   // Players with a confirmed address whose digest's interval has passed at `now`.
   std::vector<std::int64_t> digests_due(std::int64_t now);
+  // Due players for whom no game waits: not looked for again until a sixtieth of their
+  // hour has passed, so that a quiet player does not cost a pass over every game each second.
+  void nothing_waits(const std::vector<std::int64_t>& users, std::int64_t now);
 
   // Notices to a player who is away, when they have a confirmed address (`game`
   // as that player sees it): the decision has passed to them; a quarter of the
@@ -112,6 +115,7 @@ class Mailer {
   std::mutex addresses_mu_;
   std::unordered_map<std::int64_t, std::string> addresses_;
   std::unordered_map<std::int64_t, TurnMail> turn_mail_;  // under addresses_mu_: only those not the default
+  std::unordered_map<std::int64_t, std::int64_t> digest_look_again_;  // under addresses_mu_: see nothing_waits
 
   std::mutex mu_;
   std::condition_variable cv_;

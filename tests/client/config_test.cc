@@ -460,7 +460,7 @@ TEST(Email, TurnMailIsChosenEachAsADigestOrOffAndShown) {
   EXPECT_EQ(digest->set_turn_mail().digest_hours(), 12);
   for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
            {"--turns"}, {"--turns", "weekly"}, {"--turns", "each", "--digest-hours", "12"},
-           {"--turns", "digest", "--digest-hours", "0"}, {"--turns", "digest", "--digest-hours", "x"},
+           {"--turns", "digest", "--digest-hours", "0"}, {"--turns", "digest", "--digest-hours", "169"}, {"--turns", "digest", "--digest-hours", "x"},
            {"--turns", "digest", "--digest-hours"}, {"--turns", "digest", "12"}}) {
     why.clear();
     EXPECT_FALSE(email_request(bad, &why)) << bad.back();

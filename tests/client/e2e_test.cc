@@ -726,6 +726,8 @@ TEST_F(TwoPlayers, ARematchIsOfferedAcceptedAndDeclinedFromTheCommandLine) {
   EXPECT_NE(cli(alice_, {"show", game, "--json"}).out.find("GAME_OVER"), std::string::npos);
   const auto last = cli(alice_, {"show", game, "--log", "1"});
   EXPECT_NE(last.out.find(" earlier events: --log 0 shows all)"), std::string::npos) << "not the shell's `log`: " << last.out;
+  const auto negative = cli(alice_, {"show", game, "--log", "-1"});
+  EXPECT_EQ(negative.code, 2) << "a count of events is never negative: " << negative.out;
 
   auto offered = cli(alice_, {"rematch", game});
   ASSERT_EQ(offered.code, 0) << offered.err;
