@@ -240,6 +240,13 @@ PlayStats play(Player& soviet, Player& german, Player* spectator, int max_orders
   return st;
 }
 
+wire::ServerMessage log_as_seen(Client& c, const std::string& game_id) {
+  wire::ClientMessage m;
+  m.mutable_get_log()->set_game_id(game_id);
+  m.mutable_get_log()->set_as_seen(true);
+  return c.request(m);
+}
+
 void play_until_decision_leaves(Player& p, Bot& bot, const std::string& key_prefix) {
   for (int serial = 0; serial < 300; ++serial) {
     p.absorb();

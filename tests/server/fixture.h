@@ -80,6 +80,8 @@ PlayStats play(Player& soviet, Player& german, Player* spectator, int max_orders
 
 // Orders for one side only, until the decision leaves it; the other player is away.
 void play_until_decision_leaves(Player& p, Bot& bot, const std::string& key_prefix);
+// GetLog as_seen: the game's events as `c`'s own view reads them, each with its version.
+wire::ServerMessage log_as_seen(Client& c, const std::string& game_id);
 
 // One order played by whichever side decides first, so that the game counts as
 // played by that side; both stop watching after.

@@ -139,15 +139,9 @@ TEST_F(ServerGame, DuringPlayEachReaderGetsTheWholeLogAsTheirViewReadsIt) {
   auto alice = user("alice"), bob = user("bob");
   auto watcher = connect();
   const std::string id = start_game(*alice, *bob);
-  auto as_seen = [&](Client& c) {
-    wire::ClientMessage get;
-    get.mutable_get_log()->set_game_id(id);
-    get.mutable_get_log()->set_as_seen(true);
-    return c.request(get);
-  };
   std::map<Client*, std::vector<game::Event>> at_start;
   for (Client* c : {alice.get(), bob.get(), watcher.get()}) {
-    auto r = as_seen(*c);
+    auto r = log_as_seen(*c, id);
     ASSERT_TRUE(r.has_game_log()) << r.DebugString();
     EXPECT_EQ(r.game_log().version(), 0);
     at_start[c].assign(r.game_log().events().begin(), r.game_log().events().end());
@@ -161,7 +155,7 @@ TEST_F(ServerGame, DuringPlayEachReaderGetsTheWholeLogAsTheirViewReadsIt) {
   ASSERT_GE(st.version, 40);
   for (auto* p : {&soviet, &german, &spectator}) p->wait_version(st.version);
   for (auto* p : {&soviet, &german, &spectator}) {
-    auto r = as_seen(p->client);
+    auto r = log_as_seen(p->client, id);
     ASSERT_TRUE(r.has_game_log()) << r.DebugString();
     const auto& gl = r.game_log();
     EXPECT_EQ(gl.version(), st.version);
@@ -196,13 +190,7 @@ TEST_F(ServerGame, TheLogSaysWhenEachOrderWasPlayedAndTellsNothingMoreOfTheOther
   ASSERT_GE(st.version, 20);
   ASSERT_FALSE(st.over);
   for (auto* p : {&soviet, &german}) p->wait_version(st.version);
-  auto as_seen = [&](Client& c) {
-    wire::ClientMessage get;
-    get.mutable_get_log()->set_game_id(id);
-    get.mutable_get_log()->set_as_seen(true);
-    return c.request(get);
-  };
-  const auto sovs = as_seen(*alice), gers = as_seen(*bob);
+  const auto sovs = log_as_seen(*alice, id), gers = log_as_seen(*bob, id);
   ASSERT_TRUE(sovs.has_game_log() && gers.has_game_log()) << sovs.DebugString() << gers.DebugString();
   const std::int64_t after = now_unix();
   wire::ClientMessage resign;

@@ -52,6 +52,24 @@ class ServerMail : public ServerTest {
 
 class ServerNoMail : public ServerTest {};
 
+// The events of an as-seen log after version `seen`, as a mail words them (a die
+// its text does not name is added), with their versions in `versions` if given.
+std::vector<std::string> mailed_lines_after(const wire::GameLog& gl, std::int64_t seen,
+                                            std::vector<std::int64_t>* versions = nullptr) {
+  std::vector<std::string> lines;
+  for (int i = 0; i < gl.events_size(); ++i) {
+    if (gl.event_versions(i) <= seen) continue;
+    const auto& e = gl.events(i);
+    std::string text = e.text();
+    if (e.kind() == game::Event::DIE_ROLLED && e.die() > 0 && text.find(std::to_string(e.die())) == std::string::npos) {
+      text += " (die " + std::to_string(e.die()) + ")";
+    }
+    lines.push_back(text);
+    if (versions) versions->push_back(gl.event_versions(i));
+  }
+  return lines;
+}
+
 wire::ClientMessage set_email(const std::string& address) {
   wire::ClientMessage m;
   m.mutable_set_email()->set_address(address);
@@ -241,12 +259,6 @@ TEST_F(ServerMail, TheTurnMailTellsWhatHappenedSinceYouLastLookedAsYourViewReads
   if (soviet.view.decision().side() == game::SOVIET) {
     ASSERT_EQ(sink_.wait_for(++mails).size(), mails);  // the start's
   }
-  auto as_seen = [&](Client& c) {
-    wire::ClientMessage get;
-    get.mutable_get_log()->set_game_id(id);
-    get.mutable_get_log()->set_as_seen(true);
-    return c.request(get);
-  };
   wire::ClientMessage unwatch;
   unwatch.mutable_unwatch()->set_game_id(id);
   static const auto sc = default_scenario();
@@ -270,21 +282,12 @@ TEST_F(ServerMail, TheTurnMailTellsWhatHappenedSinceYouLastLookedAsYourViewReads
     const std::string body = body_of(all.back());
 
     // What alice reads in the log after the version she had seen, in the mail, word for word.
-    const auto hers = as_seen(*alice);
+    const auto hers = log_as_seen(*alice, id);
     ASSERT_TRUE(hers.has_game_log()) << hers.DebugString();
     const auto& gl = hers.game_log();
     ASSERT_EQ(gl.event_versions_size(), gl.events_size());
     const std::int64_t seen = gl.seen_version();
-    std::vector<std::string> lines;
-    for (int i = 0; i < gl.events_size(); ++i) {
-      if (gl.event_versions(i) <= seen) continue;
-      const auto& e = gl.events(i);
-      std::string text = e.text();
-      if (e.kind() == game::Event::DIE_ROLLED && e.die() > 0 && text.find(std::to_string(e.die())) == std::string::npos) {
-        text += " (die " + std::to_string(e.die()) + ")";
-      }
-      lines.push_back(text);
-    }
+    const std::vector<std::string> lines = mailed_lines_after(gl, seen);
     ASSERT_FALSE(lines.empty()) << "bob played since alice looked";
     std::string expected = "Since you last looked:\r\n";
     for (std::size_t i = 0; i < std::min<std::size_t>(lines.size(), 15); ++i) expected += "  " + lines[i] + "\r\n";
@@ -295,7 +298,7 @@ TEST_F(ServerMail, TheTurnMailTellsWhatHappenedSinceYouLastLookedAsYourViewReads
     EXPECT_NE(body.find(expected + "\r\n"), std::string::npos) << "expected\n" << expected << "in\n" << body;
 
     // What bob's view alone read meanwhile is nowhere in it.
-    const auto his = as_seen(*bob);
+    const auto his = log_as_seen(*bob, id);
     ASSERT_TRUE(his.has_game_log()) << his.DebugString();
     const auto& hl = his.game_log();
     ASSERT_EQ(hl.event_versions_size(), hl.events_size());
@@ -1168,12 +1171,6 @@ TEST_F(ServerMail, TheDigestTellsWhatHappenedSinceYouLastLookedAsYourViewReadsIt
   auto alice_board = login_as("alice"), bob_board = login_as("bob");
   auto [soviet, german] = watch_as_players(*alice_board, *bob_board, id);
   ASSERT_FALSE(HasFailure());
-  auto as_seen = [&](Client& c) {
-    wire::ClientMessage get;
-    get.mutable_get_log()->set_game_id(id);
-    get.mutable_get_log()->set_as_seen(true);
-    return c.request(get);
-  };
   wire::ClientMessage unwatch;
   unwatch.mutable_unwatch()->set_game_id(id);
   static const auto sc = default_scenario();
@@ -1204,23 +1201,13 @@ TEST_F(ServerMail, TheDigestTellsWhatHappenedSinceYouLastLookedAsYourViewReadsIt
       if (body.empty()) std::this_thread::sleep_for(50ms);
     }
     ASSERT_FALSE(body.empty()) << "no digest with news";
-    const auto hers = as_seen(*alice);
+    const auto hers = log_as_seen(*alice, id);
     ASSERT_TRUE(hers.has_game_log()) << hers.DebugString();
     const auto& gl = hers.game_log();
     ASSERT_EQ(gl.event_versions_size(), gl.events_size());
     const std::int64_t seen = gl.seen_version();
-    std::vector<std::string> lines;
     std::vector<std::int64_t> versions;
-    for (int i = 0; i < gl.events_size(); ++i) {
-      if (gl.event_versions(i) <= seen) continue;
-      const auto& e = gl.events(i);
-      std::string text = e.text();
-      if (e.kind() == game::Event::DIE_ROLLED && e.die() > 0 && text.find(std::to_string(e.die())) == std::string::npos) {
-        text += " (die " + std::to_string(e.die()) + ")";
-      }
-      lines.push_back(text);
-      versions.push_back(gl.event_versions(i));
-    }
+    const std::vector<std::string> lines = mailed_lines_after(gl, seen, &versions);
     ASSERT_FALSE(lines.empty()) << "bob played since alice looked";
     constexpr std::size_t kShown = 5;
     std::string expected = "  Since you last looked:\r\n";
@@ -1230,7 +1217,7 @@ TEST_F(ServerMail, TheDigestTellsWhatHappenedSinceYouLastLookedAsYourViewReadsIt
     const std::int64_t shown_up_to = versions[std::min(lines.size(), kShown) - 1];
 
     // What bob's view alone read meanwhile is in no mail of hers.
-    const auto his = as_seen(*bob);
+    const auto his = log_as_seen(*bob, id);
     ASSERT_TRUE(his.has_game_log()) << his.DebugString();
     const auto& hl = his.game_log();
     ASSERT_EQ(hl.event_versions_size(), hl.events_size());

@@ -15,13 +15,6 @@ namespace {
 
 class ServerSeen : public ServerTest {};
 
-wire::ServerMessage log_as_seen(Client& c, const std::string& game_id) {
-  wire::ClientMessage m;
-  m.mutable_get_log()->set_game_id(game_id);
-  m.mutable_get_log()->set_as_seen(true);
-  return c.request(m);
-}
-
 wire::ServerMessage unwatch(Client& c, const std::string& game_id) {
   wire::ClientMessage m;
   m.mutable_unwatch()->set_game_id(game_id);
