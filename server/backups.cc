@@ -306,6 +306,16 @@ std::vector<std::string> backups_beyond(std::vector<std::string> names, int keep
   return {names.begin(), names.begin() + static_cast<std::ptrdiff_t>(extra)};
 }
 
+NewestBackup newest_backup(const std::string& dir) {
+  const auto names = backups_in(dir);
+  if (names.empty()) return {};
+  std::error_code ec;
+  const auto written = fs::last_write_time(fs::path(dir) / names.back(), ec);
+  if (ec) return {names.back(), 0};
+  const auto age = std::chrono::duration_cast<std::chrono::seconds>(fs::file_time_type::clock::now() - written).count();
+  return {names.back(), unix_now() - age};
+}
+
 Backups::Backups(const Config& config, Storage& storage) : config_(config), storage_(storage) {}
 
 Backups::~Backups() { stop(); }

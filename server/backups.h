@@ -44,6 +44,14 @@ void remove_unfinished_restores(const std::string& db_path);
 // taken), those to delete so that the newest `keep` are left.
 std::vector<std::string> backups_beyond(std::vector<std::string> names, int keep);
 
+// The newest scheduled backup in `dir`, by which the schedule counts: its file
+// name (empty when there is none) and when it was written, in Unix seconds.
+struct NewestBackup {
+  std::string name;
+  std::int64_t written_unix = 0;
+};
+NewestBackup newest_backup(const std::string& dir);
+
 // Scheduled backups on a thread of their own.
 class Backups {
  public:

@@ -188,6 +188,9 @@ class GameService {
   // At shutdown: the server notes that it is alive, so that a restart gives the
   // time it was down back to the timed games (expire_overdue notes it while they run).
   void beat();
+  // The connections open now, stored with each alive mark for the operator's --status;
+  // set before the clocks' tick starts.
+  void count_connections_with(std::function<std::size_t()> open_now) { connections_ = std::move(open_now); }
 
   // Lobby (lobby.cc)
   void create(const Caller& c, const wire::CreateGame& req);
@@ -424,6 +427,7 @@ class GameService {
   std::mutex vacation_mu_;  // one vacation change at a time; taken before any game's mu
   std::function<void(std::function<void()>)> post_;
   std::function<void(const std::string&)> tournament_game_end_;
+  std::function<std::size_t()> connections_;
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<Game>> games_;
   // Finished games nobody watches, kept for a while: watching one again, or

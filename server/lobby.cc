@@ -825,8 +825,18 @@ void GameService::resume_clocks() {
 void GameService::beat() { note_alive(); }
 
 void GameService::note_alive() {
-  storage_.write([now = unix_now()](Db& db) { db.prepare("UPDATE server_state SET alive_unix = ? WHERE id = 1").run(now); },
-                 [](bool) {});
+  const auto connections = static_cast<std::int64_t>(connections_ ? connections_() : 0);
+  std::int64_t held = 0;
+  {
+    std::lock_guard lock(mu_);
+    held = static_cast<std::int64_t>(games_.size());
+  }
+  storage_.write(
+      [now = unix_now(), connections, held, dropped = mailer_.dropped()](Db& db) {
+        db.prepare("UPDATE server_state SET alive_unix = ?, connections = ?, games_in_memory = ?, mail_dropped = ? WHERE id = 1")
+            .run(now, connections, held, dropped);
+      },
+      [](bool) {});
 }
 
 bool GameService::expired(const Game& g) const {

@@ -524,6 +524,7 @@ void Mailer::loop() {
       if (sent == Sent::Taken && delivered.insert(m.id).second) {
         log::info("mail sent", {{"id", id}});
       } else if (sent == Sent::Refused && done) {
+        ++dropped_;
         log::error("mail dropped after its last attempt", {{"id", id}, {"attempts", attempts}, {"error", error}});
       } else if (sent == Sent::Refused) {
         log::warn("mail refused; tried again later", {{"id", id}, {"attempts", attempts}, {"error", error}});

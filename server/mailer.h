@@ -31,6 +31,8 @@ class Mailer {
   bool enabled() const { return !config_.smtp_url.empty(); }
   void start();
   void stop();
+  // Messages dropped after their last attempt since the start, for the operator's --status.
+  std::int64_t dropped() const { return dropped_; }
 
   // "" when `address` may be mailed, else the sentence to show. Refuses what
   // could break out of a mail header: control characters, spaces, angle brackets.
@@ -121,6 +123,7 @@ class Mailer {
   std::condition_variable cv_;
   bool woken_ = false;             // under mu_: new mail in the outbox
   std::atomic<bool> stopping_ = false;
+  std::atomic<std::int64_t> dropped_ = 0;
   std::thread thread_;
 };
 

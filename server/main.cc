@@ -33,6 +33,7 @@
 #include "listener.h"
 #include "log.h"
 #include "moderation.h"
+#include "status.h"
 #include "ruleset.h"
 #include "storage.h"
 #include "tls.h"
@@ -130,7 +131,7 @@ int main(int argc, char** argv) {
   std::string config_path, listen, data_dir, backup_to, restore_from, suspend, reinstate, reason, reset, end_game, cancel_tournament, games_of;
   std::string chat_ban, lift_chat_ban, reports_of, handle_report;
   int days = 0;
-  bool plain = false, list_suspensions = false, list_all_players = false;
+  bool plain = false, list_suspensions = false, list_all_players = false, status = false, as_json = false;
   app.add_option("--config", config_path, "Config file: 'key = value' lines, or a JSON object");
   app.add_option("--listen", listen, "ADDR:PORT to listen on (default 127.0.0.1:8443; port 0 picks a free one)");
   app.add_option("--data-dir", data_dir, "Directory of the database and the generated certificate (default ./data)");
@@ -166,6 +167,11 @@ int main(int argc, char** argv) {
   app.add_flag("--players", list_all_players, "List the players, who is online and their games, and exit");
   app.add_option("--games", games_of, "List the games waiting or in play (of the player NAME, if given), with their ids, and exit")
       ->expected(0, 1);
+  app.add_flag("--status", status,
+               "Say whether the server runs and how it fares (games, players, storage and backups, mail, reports), and exit:"
+               " 0 when running and nothing is overdue, 1 when not running, 2 when running with a warning, 3 when the"
+               " database cannot be read");
+  app.add_flag("--json", as_json, "With --status: as one JSON object");
   app.add_option("--end-game", end_game,
                  "End the game ID and exit: cancelled if it waits for an opponent, else aborted with no rating change; "
                  "the server may be running");
@@ -194,7 +200,7 @@ int main(int argc, char** argv) {
     int n = 0;
     for (const char* action : {"--backup", "--restore", "--suspend", "--reinstate", "--suspended", "--reset-password", "--players",
                                "--games", "--end-game", "--cancel-tournament", "--chat-ban", "--lift-chat-ban", "--reports",
-                               "--handle-report"}) {
+                               "--handle-report", "--status"}) {
       if (app.count(action) == 0) continue;
       actions += (n++ ? " and " : "") + std::string(action);
     }
@@ -210,6 +216,10 @@ int main(int argc, char** argv) {
   }
   if (app.count("--days") > 0 && app.count("--suspend") == 0 && app.count("--chat-ban") == 0) {
     std::cerr << "counterattackd: --days goes with --suspend or --chat-ban\n";
+    return 2;
+  }
+  if (as_json && !status) {
+    std::cerr << "counterattackd: --json goes with --status\n";
     return 2;
   }
   if (!reports_of.empty() && reports_of != "all") {
@@ -293,6 +303,16 @@ int main(int argc, char** argv) {
     }
     std::cout << said << "\n";
     return 0;
+  }
+  if (status) {
+    std::string said;
+    const int exit_status = server_status(cfg, as_json, said);
+    if (exit_status == kStatusUnreadable) {
+      std::cerr << "counterattackd: " << said << "\n";
+    } else {
+      std::cout << said;
+    }
+    return exit_status;
   }
   const bool list_all_games = app.count("--games") > 0, list_reports = app.count("--reports") > 0;
   if (!suspend.empty() || !reinstate.empty() || list_suspensions || !reset.empty() || list_all_players || list_all_games ||
@@ -429,6 +449,13 @@ int main(int argc, char** argv) {
   const std::string where =
       (bound.address().is_v6() ? "[" + bound.address().to_string() + "]" : bound.address().to_string()) + ":" +
       std::to_string(bound.port());
+  games.count_connections_with([&sessions] { return sessions.size(); });
+  {
+    // Stored before the server says it listens: a --status from then on reads this run.
+    std::error_code dir_ec;
+    record_start(*storage, ServerStart{CA_VERSION, where, std::filesystem::absolute(cfg.backup_dir, dir_ec).string(), mailer.enabled(),
+                                       cfg.backup_every_seconds});
+  }
   log::info("listening on " + where, {{"address", where},
                                       {"scheme", cfg.plain ? "ws" : "wss"},
                                       {"data_dir", cfg.data_dir},

@@ -18,8 +18,9 @@ constexpr int kSchemaWithOperatorViews = 27;
 constexpr int kSchemaWithChatModeration = 33;
 constexpr std::size_t kMostReasonBytes = 300;
 
-// The database, once it is at schema `needs` or later; else why not.
-std::unique_ptr<Db> open_for_moderation(const std::string& db_path, std::string& error, int needs = kSchemaWithSuspensions) {
+}  // namespace
+
+std::unique_ptr<Db> open_for_moderation(const std::string& db_path, std::string& error, int needs) {
   std::error_code ec;
   if (!std::filesystem::exists(db_path, ec)) {
     error = "there is no database " + db_path;
@@ -40,6 +41,8 @@ std::unique_ptr<Db> open_for_moderation(const std::string& db_path, std::string&
   }
   return db;
 }
+
+namespace {
 
 // Runs `body` in one write transaction; "" or why it failed.
 template <typename Body>
@@ -161,7 +164,7 @@ std::string reinstate_account(const std::string& db_path, const std::string& nam
 
 std::string list_suspended(const std::string& db_path, std::string& said) {
   std::string error;
-  auto db = open_for_moderation(db_path, error);
+  auto db = open_for_moderation(db_path, error, kSchemaWithSuspensions);
   if (!db) return error;
   try {
     auto& q = db->prepare(
@@ -274,7 +277,7 @@ std::string reset_password(const std::string& db_path, const std::string& name, 
                            std::size_t memlimit_bytes, std::string& said) {
   if (sodium_init() < 0) return "libsodium cannot initialise";
   std::string error;
-  auto db = open_for_moderation(db_path, error);
+  auto db = open_for_moderation(db_path, error, kSchemaWithSuspensions);
   if (!db) return error;
   // Twenty letters and digits without look-alikes, in groups of five: about 100 bits.
   static const char* kAlphabet = "abcdefghjkmnpqrstuvwxyz23456789";

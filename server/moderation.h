@@ -5,12 +5,18 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "storage.h"
 
 namespace counterattack::server {
+
+// The database at `db_path` for an operator's command, once it is at schema
+// `needs` or later; else null, and `error` says why: to start this counterattackd
+// on it once, to upgrade it, or that a newer release made it.
+std::unique_ptr<Db> open_for_moderation(const std::string& db_path, std::string& error, int needs);
 
 // The end of a suspension that lasts until the operator lifts it: 9999-12-31 23:59:59 UTC.
 constexpr std::int64_t kSuspendedIndefinitely = 253402300799;

@@ -646,10 +646,15 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
     // The database as a release before the last migrations left it (schema 29: 030's
     // rules revision, which the game below is checked for, 031's seen versions,
     // 032's end reasons, 033's chat moderation, 034's turn mail settings,
-    // 035's unrated reasons and 036's rounds reasons undone, so that all are applied again).
+    // 035's unrated reasons, 036's rounds reasons and 037's record for --status undone,
+    // so that all are applied again).
     std::string err;
     Db db(db_path, false, err);
     ASSERT_TRUE(db.ok()) << err;
+    for (const char* column : {"started_unix", "pid", "version", "listen", "mail", "backup_dir", "backup_every_seconds", "connections",
+                               "games_in_memory", "mail_dropped"}) {
+      db.exec(std::string("ALTER TABLE server_state DROP COLUMN ") + column);
+    }
     db.exec("DROP TABLE mutes");
     db.exec("DROP TABLE chat_reports");
     db.exec("DROP INDEX users_chat_banned");
@@ -669,6 +674,7 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
   restart();
   alice = login_as("alice");
   EXPECT_TRUE(alice->ping().has_pong()) << "upgraded, and serving";
+  EXPECT_EQ(operator_command("--status").said.rfind("Server: running since ", 0), 0u) << "its start recorded in the new columns";
   std::string taken;
   for (const auto& e : std::filesystem::directory_iterator(server_->data_dir() + "/backups")) {
     if (e.path().filename().string().starts_with("counterattack-schema-29-before-upgrade-")) taken = e.path().string();
