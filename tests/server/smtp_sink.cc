@@ -115,7 +115,7 @@ void SmtpSink::session(int fd) {
     } else if (verb == "RCPT") {
       const auto lt = line.find('<'), gt = line.find('>');
       if (lt != std::string::npos && gt != std::string::npos) mail.to = line.substr(lt + 1, gt - lt - 1);
-      reply(fd, "250 OK");
+      reply(fd, refusing_ ? "550 No such user here" : "250 OK");
     } else if (verb == "DATA") {
       reply(fd, "354 End data with <CR><LF>.<CR><LF>");
       std::string data;

@@ -27,13 +27,15 @@ class SmtpSink {
   // Waits until `n` messages have arrived; all of them so far (maybe fewer).
   std::vector<Mail> wait_for(std::size_t n, std::chrono::milliseconds timeout = std::chrono::seconds(15));
   std::vector<Mail> mails();
+  // From now on every recipient is refused (550), as for an address that does not exist.
+  void refuse_recipients() { refusing_ = true; }
 
  private:
   void serve();
   void session(int fd);
 
   int listen_fd_ = -1, port_ = 0;
-  std::atomic<bool> stopping_ = false;
+  std::atomic<bool> stopping_ = false, refusing_ = false;
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<Mail> mails_;

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "fixture.h"
+#include "smtp_sink.h"
 #include "storage.h"
 
 namespace counterattack::server::testing {
@@ -163,6 +164,31 @@ TEST_F(ServerStatus, MailStuckForOverAnHourIsAWarningWithExitTwo) {
   EXPECT_NE(stuck.said.find("\nWarning: mail is stuck: the oldest message has waited 2 h for the mail server"), std::string::npos)
       << stuck.said;
   EXPECT_EQ(stuck.said.find("Server: running"), 0u) << stuck.said;
+}
+
+// A message the mail server refuses is counted while it waits to be tried again,
+// and once dropped after its last attempt.
+TEST_F(ServerStatus, MailTheMailServerRefusesIsCountedWaitingThenDropped) {
+  SmtpSink sink;
+  ASSERT_GT(sink.port(), 0);
+  sink.refuse_recipients();
+  restart({}, "smtp_url = " + sink.url() + "\nmail_attempts = 2\nmail_retry_seconds = 4\n");
+  auto alice = user("alice"), bob = user("bob");
+  start_clocked(*alice, *bob, 3600);  // an alive mark, with the count of mail dropped, every second
+  wire::ClientMessage email;
+  email.mutable_set_email()->set_address("alice@club.test");
+  ASSERT_TRUE(alice->request(email).has_account());
+  CommandOutcome status;
+  EXPECT_TRUE(eventually([&] {
+    status = operator_command("--status");
+    return line(status.said, "Mail:").find(", 1 refused by the mail server and to be tried again,") != std::string::npos;
+  })) << status.said;
+  EXPECT_EQ(status.status, 0) << "refused once is not stuck: " << status.said;
+  EXPECT_TRUE(eventually([&] {
+    status = operator_command("--status");
+    return line(status.said, "Mail:") ==
+           "Mail: set up; 0 waiting, 0 refused by the mail server and to be tried again, 1 dropped after the last attempt since the start";
+  })) << status.said;
 }
 
 TEST_F(ServerStatus, ABackupPastItsIntervalIsOverdue) {
