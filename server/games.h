@@ -216,8 +216,8 @@ class GameService {
   // checked by Tournaments): it ends with `result`, told with `reason`, unrated. A game
   // not in play is refused. Answers `c`.
   void adjudicate(const Caller& c, const std::string& game_id, const std::string& result, const std::string& reason);
-  // Open public games, newest first, a page at a time, filtered (ListGames).
-  void list_open(const Caller& c, const wire::ListGames& req);
+  // Public games open, in play or finished, newest first, a page at a time, filtered (ListGames).
+  void list_games(const Caller& c, const wire::ListGames& req);
   void join(const Caller& c, const wire::JoinGame& req);
   void my_games(const Caller& c);
   void resign(const Caller& c, const wire::Resign& req);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <future>
+#include <limits>
 
 #include "accounts.h"
 #include "games.h"
@@ -442,18 +443,56 @@ void GameService::decline_rematch(const Caller& c, const std::string& of) {
 }
 
 namespace {
-// The most open games a page lists, and what an empty request gets, as before paging.
-constexpr int kOpenGamesPage = 200;
+// The most games a page lists, and what an empty request gets, as before paging.
+constexpr int kGamesPage = 200;
 // Ratings a filter bounds: wider than any a player reaches.
 constexpr int kMaxRatingBound = 9999;
+
+// The list a cursor must come from, as a refusal names it.
+std::string list_name(wire::GameListKind kind) {
+  switch (kind) {
+    case wire::GAMES_IN_PLAY: return "the list of games in play";
+    case wire::FINISHED_GAMES: return "the finished games' list";
+    default: return "the open games' list";
+  }
+}
+
+// A page of the games in play or the finished ones, newest first by `order`
+// (then by rowid), after the cursor (?1, ?2), filtered by scenario (?3), rated
+// (?4) and timing (?5), at most ?6 rows; `where` chooses the games. Only games two
+// players began: no private game, and no private tournament's (whose games are
+// private too: checked again, as no list may ever show one).
+std::string listed_games_sql(const std::string& columns, const std::string& where, const std::string& order) {
+  return "SELECT " + columns +
+         " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id WHERE " + where +
+         " AND g.soviet_id IS NOT NULL AND g.german_id IS NOT NULL"
+         " AND (g.tournament_id = '' OR NOT EXISTS (SELECT 1 FROM tournaments t WHERE t.id = g.tournament_id AND t.private <> 0))"
+         " AND (" + order + ", g.rowid) < (?1, ?2)"
+         " AND (?3 = '' OR g.scenario = ?3)"
+         " AND (?4 < 0 OR g.rated = ?4)"
+         " AND (?5 = 0 OR (?5 = 1 AND g.move_seconds = 0 AND g.clock_seconds = 0) OR (?5 = 2 AND g.move_seconds > 0)"
+         " OR (?5 = 3 AND g.clock_seconds > 0))"
+         " ORDER BY " + order + " DESC, g.rowid DESC LIMIT ?6";
+}
+
+// What a finished game's row says of it to anyone: what a spectator's Watch shows, less what needs its replay.
+constexpr const char* kFinishedColumns =
+    "g.id, g.scenario, g.options, COALESCE(s.name, ''), COALESCE(d.name, ''), g.result, g.result_reason,"
+    " g.seed_commitment, (SELECT COALESCE(MAX(version), 0) FROM orders o WHERE o.game_id = g.id), g.tournament_id,"
+    " g.tournament_round, g.rated, g.soviet_id, g.german_id, g.move_seconds, g.clock_seconds, g.increment_seconds,"
+    " g.unrated_reason, g.rematch_of, ";
 }  // namespace
 
-void GameService::list_open(const Caller& c, const wire::ListGames& req) {
-  const int page = req.page_size() == 0 ? kOpenGamesPage : req.page_size();
-  if (page < 1 || page > kOpenGamesPage) {
-    return c.error(wire::BAD_REQUEST, "A page lists 1 to " + std::to_string(kOpenGamesPage) + " games (0: " +
-                                          std::to_string(kOpenGamesPage) + ").");
+void GameService::list_games(const Caller& c, const wire::ListGames& req) {
+  const int page = req.page_size() == 0 ? kGamesPage : req.page_size();
+  if (page < 1 || page > kGamesPage) {
+    return c.error(wire::BAD_REQUEST, "A page lists 1 to " + std::to_string(kGamesPage) + " games (0: " +
+                                          std::to_string(kGamesPage) + ").");
   }
+  if (!wire::GameListKind_IsValid(req.kind())) {
+    return c.error(wire::BAD_REQUEST, "Unknown kind of list: open games, games in play or finished games.");
+  }
+  const auto kind = req.kind();
   std::string why;
   if (!req.scenario().empty() && !ruleset_of(rulesets_, req.scenario(), &why)) return c.error(wire::BAD_REQUEST, why);
   if (!wire::RatedChoice_IsValid(req.rated())) return c.error(wire::BAD_REQUEST, "Unknown choice of rated or casual games.");
@@ -470,62 +509,156 @@ void GameService::list_open(const Caller& c, const wire::ListGames& req) {
     return c.error(wire::BAD_REQUEST, "The least rating asked for (" + std::to_string(req.min_rating()) +
                                           ") is above the most (" + std::to_string(req.max_rating()) + ").");
   }
+  if (kind != wire::OPEN_GAMES && (req.min_rating() > 0 || req.max_rating() > 0)) {
+    return c.error(wire::BAD_REQUEST,
+                   "Rating bounds choose among open games by their maker's rating, not among games in play or finished.");
+  }
+  if (!req.player().empty() && !Accounts::check_name(req.player()).empty()) {
+    return c.error(wire::BAD_REQUEST, "'" + as_given(req.player()) +
+                                          "' is not a player's name: a name has 3 to 24 letters, digits, '_' or '-'.");
+  }
   const int rated = req.rated() == wire::ONLY_RATED ? 1 : req.rated() == wire::ONLY_CASUAL ? 0 : -1;
+  const int timing = static_cast<int>(req.timing());
   const bool rating_bounded = req.min_rating() > 0 || req.max_rating() > 0;
   const int max_rating = req.max_rating() > 0 ? req.max_rating() : kMaxRatingBound;
-  // The list's order: by creation time, then by the order the games were stored in
-  // (their rowid), newest first; the order of the index on open games too.
+  // A finished game is summarised from its row: replaying it to list it would cost too much.
+  struct FinishedRow {
+    std::string id, scenario, options, soviet, german, result, reason, commitment, tournament_id, unrated_reason, rematch_of;
+    std::int64_t version, user[2], move_seconds, clock_seconds, increment_seconds;
+    int round, change[2];
+    bool rated, counted;
+  };
   struct Found {
-    bool cursor_known = true;
+    bool player_known = true, cursor_known = true;
     std::vector<std::string> ids;  // one more than the page: whether another follows
+    std::vector<FinishedRow> finished;
   };
   const auto found = storage_.read([&](Db& db) {
     Found out;
-    std::int64_t after_unix = 0, after_row = 0;
+    std::int64_t player = 0;
+    if (!req.player().empty()) {
+      auto& named = db.prepare("SELECT id FROM users WHERE name = ?");
+      named.bind_all(req.player());
+      while (named.step()) player = named.integer(0);
+      out.player_known = player != 0;
+      if (!out.player_known) return out;
+    }
+    // The cursor: a game that was on this list (joined, ended or not since). Its
+    // place in the order stays; the first page starts after every game.
+    std::int64_t after_key = std::numeric_limits<std::int64_t>::max(), after_row = std::numeric_limits<std::int64_t>::max();
     if (!req.after().empty()) {
-      // A game that was on the list: public, kept for nobody and of no tournament, joined or ended since or not.
       auto& at = db.prepare(
-          "SELECT created_unix, rowid FROM games WHERE id = ? AND private = 0 AND reserved_for = 0 AND tournament_id = ''");
+          kind == wire::OPEN_GAMES
+              ? "SELECT created_unix, rowid FROM games WHERE id = ? AND private = 0 AND reserved_for = 0 AND tournament_id = ''"
+          : kind == wire::GAMES_IN_PLAY
+              ? "SELECT created_unix, rowid FROM games WHERE id = ? AND status <> 'open' AND private = 0"
+                " AND soviet_id IS NOT NULL AND german_id IS NOT NULL"
+              : "SELECT updated_unix, rowid FROM games WHERE id = ? AND status = 'finished' AND private = 0"
+                " AND soviet_id IS NOT NULL AND german_id IS NOT NULL");
       at.bind_all(req.after());
       out.cursor_known = false;
       while (at.step()) {
-        after_unix = at.integer(0);
+        after_key = at.integer(0);
         after_row = at.integer(1);
         out.cursor_known = true;
       }
       if (!out.cursor_known) return out;
     }
-    // A creator without rated games in the scenario has the starting rating, as the summary shows.
-    static const std::string sql =
-        "SELECT g.id FROM games g WHERE g.status = 'open' AND g.private = 0 AND g.reserved_for = 0"
-        " AND (?1 = 0 OR g.created_unix < ?1 OR (g.created_unix = ?1 AND g.rowid < ?2))"
-        " AND (?3 = '' OR g.scenario = ?3)"
-        " AND (?4 < 0 OR g.rated = ?4)"
-        " AND (?5 = 0 OR (?5 = 1 AND g.move_seconds = 0 AND g.clock_seconds = 0) OR (?5 = 2 AND g.move_seconds > 0)"
-        " OR (?5 = 3 AND g.clock_seconds > 0))"
-        " AND (?6 = 0 OR COALESCE((SELECT ROUND(r.rating) FROM ratings r WHERE r.user_id = g.creator_id"
-        " AND r.scenario = g.scenario), 1500) BETWEEN ?7 AND ?8)"
-        " ORDER BY g.created_unix DESC, g.rowid DESC LIMIT ?9";
-    auto& q = db.prepare(sql.c_str());
-    q.bind_all(after_unix, after_row, req.scenario(), rated, static_cast<int>(req.timing()), rating_bounded ? 1 : 0,
-               req.min_rating(), max_rating, page + 1);
-    while (q.step()) out.ids.push_back(q.text(0));
+    if (kind == wire::OPEN_GAMES) {
+      // A creator without rated games in the scenario has the starting rating, as the summary shows.
+      static const std::string sql =
+          "SELECT g.id FROM games g WHERE g.status = 'open' AND g.private = 0 AND g.reserved_for = 0"
+          " AND (g.created_unix, g.rowid) < (?1, ?2)"
+          " AND (?3 = '' OR g.scenario = ?3)"
+          " AND (?4 < 0 OR g.rated = ?4)"
+          " AND (?5 = 0 OR (?5 = 1 AND g.move_seconds = 0 AND g.clock_seconds = 0) OR (?5 = 2 AND g.move_seconds > 0)"
+          " OR (?5 = 3 AND g.clock_seconds > 0))"
+          " AND (?6 = 0 OR COALESCE((SELECT ROUND(r.rating) FROM ratings r WHERE r.user_id = g.creator_id"
+          " AND r.scenario = g.scenario), 1500) BETWEEN ?7 AND ?8)"
+          " AND (?10 = 0 OR g.soviet_id = ?10 OR g.german_id = ?10)"
+          " ORDER BY g.created_unix DESC, g.rowid DESC LIMIT ?9";
+      auto& q = db.prepare(sql.c_str());
+      q.bind_all(after_key, after_row, req.scenario(), rated, timing, rating_bounded ? 1 : 0, req.min_rating(), max_rating,
+                 page + 1, player);
+      while (q.step()) out.ids.push_back(q.text(0));
+      return out;
+    }
+    // With a player, their games found by seat (the indexes on them) rather than
+    // every game in the order scanned for theirs: "+" keeps the order's index out.
+    static const std::string in_play = listed_games_sql("g.id", "g.status = 'playing' AND g.private = 0", "g.created_unix");
+    static const std::string in_play_of = listed_games_sql(
+        "g.id", "+g.status = 'playing' AND +g.private = 0 AND (g.soviet_id = ?7 OR g.german_id = ?7)", "g.created_unix");
+    static const std::string finished = listed_games_sql(std::string(kFinishedColumns) + kRatingChangeColumns,
+                                                         "g.status = 'finished' AND g.private = 0", "g.updated_unix");
+    static const std::string finished_of = listed_games_sql(
+        std::string(kFinishedColumns) + kRatingChangeColumns,
+        "+g.status = 'finished' AND +g.private = 0 AND (g.soviet_id = ?7 OR g.german_id = ?7)", "g.updated_unix");
+    const bool over = kind == wire::FINISHED_GAMES;
+    auto& q = db.prepare((over ? (player ? finished_of : finished) : (player ? in_play_of : in_play)).c_str());
+    if (player) {
+      q.bind_all(after_key, after_row, req.scenario(), rated, timing, page + 1, player);
+    } else {
+      q.bind_all(after_key, after_row, req.scenario(), rated, timing, page + 1);
+    }
+    while (q.step()) {
+      out.ids.push_back(q.text(0));
+      if (!over) continue;
+      out.finished.push_back(FinishedRow{
+          q.text(0), q.text(1), q.text(2), q.text(3), q.text(4), q.text(5), q.text(6), q.text(7), q.text(9), q.text(17),
+          q.text(18), q.integer(8), {q.integer(12), q.integer(13)}, q.integer(14), q.integer(15), q.integer(16),
+          static_cast<int>(q.integer(10)), {static_cast<int>(q.integer(19)), static_cast<int>(q.integer(20))},
+          q.integer(11) != 0, q.integer(21) != 0});
+    }
     return out;
   });
+  if (!found.player_known) return c.error(wire::NOT_FOUND, "There is no player '" + req.player() + "'.");
   if (!found.cursor_known) {
-    return c.error(wire::BAD_REQUEST, "'" + as_given(req.after()) +
-                                          "' is not a game of the open games' list: give the next_after of the page before.");
+    return c.error(wire::BAD_REQUEST, "'" + as_given(req.after()) + "' is not a game of " + list_name(kind) +
+                                          ": give the next_after of the page before.");
   }
   wire::ServerMessage m;
   auto* list = m.mutable_game_list();
   const std::size_t shown = std::min(found.ids.size(), static_cast<std::size_t>(page));
   for (std::size_t i = 0; i < shown; ++i) {
-    auto g = find(found.ids[i]);
+    if (kind == wire::FINISHED_GAMES) {
+      const auto& r = found.finished[i];
+      auto* s = list->add_games();
+      s->set_game_id(r.id);
+      s->set_scenario(r.scenario);
+      for (const auto& o : split_options(r.options)) s->add_options(o);
+      s->set_soviet(r.soviet);
+      s->set_german(r.german);
+      s->set_status("finished");
+      s->set_version(r.version);
+      s->set_result(r.result);
+      s->set_result_reason(r.reason);
+      s->set_seed_commitment(r.commitment);
+      s->set_move_seconds(r.move_seconds);
+      s->set_clock_seconds(r.clock_seconds);
+      s->set_increment_seconds(r.increment_seconds);
+      s->set_tournament_id(r.tournament_id);
+      s->set_tournament_round(r.round);
+      s->set_rematch_of(r.rematch_of);
+      add_ratings(*s, r.scenario, r.user, r.rated, r.change, r.counted);
+      s->set_unrated_reason(r.unrated_reason);
+      continue;
+    }
+    std::shared_ptr<Game> g;
+    {
+      std::lock_guard lock(mu_);
+      if (auto it = games_.find(found.ids[i]); it != games_.end()) g = it->second;
+      else if (unloadable_.count(found.ids[i])) continue;  // nobody can watch it either
+    }
+    if (!g) g = find(found.ids[i]);
     if (!g) continue;
     std::lock_guard lock(g->mu);
-    // Joined or withdrawn since it was read: not listed, and the next page still starts after it.
-    if (g->status == Game::Status::Open && !g->is_private && g->reserved_for == 0) {
-      *list->add_games() = summary(*g, g->side_of(c.user_id));
+    // Joined, ended or withdrawn since it was read: not listed, and the next page still starts after it.
+    if (kind == wire::OPEN_GAMES) {
+      if (g->status == Game::Status::Open && !g->is_private && g->reserved_for == 0) {
+        *list->add_games() = summary(*g, g->side_of(c.user_id));
+      }
+    } else if (g->status == Game::Status::Playing && !g->is_private) {
+      *list->add_games() = summary(*g, -1);  // as a spectator sees it, even to its own player
     }
   }
   if (found.ids.size() > shown) list->set_next_after(found.ids[shown - 1]);

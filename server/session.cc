@@ -464,7 +464,7 @@ class WsSession : public Connection {
       case M::kRegister:
       case M::kLogin:
       case M::kResume: return authenticate(msg);
-      case M::kListGames: return games.list_open(caller(rid), msg.list_games());
+      case M::kListGames: return games.list_games(caller(rid), msg.list_games());
       case M::kWatch: {
         const auto& id = msg.watch().game_id();
         if (!watched_.count(id) && static_cast<int>(watched_.size()) >= hub_.config.max_watches_per_connection) {

@@ -646,8 +646,8 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
     // The database as a release before the last migrations left it (schema 29: 030's
     // rules revision, which the game below is checked for, 031's seen versions,
     // 032's end reasons, 033's chat moderation, 034's turn mail settings,
-    // 035's unrated reasons, 036's rounds reasons and 037's record for --status undone,
-    // so that all are applied again).
+    // 035's unrated reasons, 036's rounds reasons, 037's record for --status and
+    // 038's index of finished games undone, so that all are applied again).
     std::string err;
     Db db(db_path, false, err);
     ASSERT_TRUE(db.ok()) << err;
@@ -655,6 +655,7 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
                                "games_in_memory", "mail_dropped"}) {
       db.exec(std::string("ALTER TABLE server_state DROP COLUMN ") + column);
     }
+    db.exec("DROP INDEX games_finished_by_end");
     db.exec("DROP TABLE mutes");
     db.exec("DROP TABLE chat_reports");
     db.exec("DROP INDEX users_chat_banned");
@@ -708,6 +709,11 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
   ASSERT_TRUE(bob->request(resign).has_ok());
   EXPECT_NE(summary_in_my_games(*alice, id).unrated_reason().find(" side never moved"), std::string::npos)
       << "one side moved: why it is not rated, stored in the new column";
+  wire::ClientMessage finished;
+  finished.mutable_list_games()->set_kind(wire::FINISHED_GAMES);
+  const auto over = bob->request(finished);
+  ASSERT_EQ(over.game_list().games_size(), 1) << over.DebugString();
+  EXPECT_EQ(over.game_list().games(0).game_id(), id) << "the finished games listed by the new index";
   wire::ClientMessage get;
   get.mutable_get_log()->set_game_id(id);
   const auto log = alice->request(get);
