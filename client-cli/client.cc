@@ -1263,12 +1263,53 @@ std::optional<wire::ClientMessage> rating_request(const std::vector<std::string>
   return m;
 }
 
-std::optional<OpenGamesQuery> open_games_query(const std::vector<std::string>& words, std::string* why) {
+std::string listed_game_line(const wire::GameSummary& g, const std::string& command) {
+  std::string s = g.game_id() + "  Soviet: " + seat_text(g, true) + "  German: " + seat_text(g, false);
+  s += "  " + (g.scenario().empty() ? std::string("counterattack") : g.scenario());
+  if (g.status() == "finished") {
+    s += "  " + g.result() + (g.result_reason().empty() ? "" : " (" + g.result_reason() + ")");
+    s += ", version " + std::to_string(g.version());
+  } else {
+    s += "  " + (g.turn() > 0 ? "turn " + std::to_string(g.turn()) + ", " : "") + "version " + std::to_string(g.version());
+    if (g.to_decide() == game::SOVIET || g.to_decide() == game::GERMAN) {
+      s += "  to decide: " + std::string(g.to_decide() == game::SOVIET ? "soviet" : "german");
+    }
+    if (g.draw_offered_by() == game::SOVIET || g.draw_offered_by() == game::GERMAN) {
+      s += "  draw offered by " + (g.draw_offered_by() == game::SOVIET ? g.soviet() : g.german());
+    }
+  }
+  if (!g.tournament_id().empty()) {
+    s += "  tournament " + g.tournament_id() + (g.tournament_round() > 0 ? ", round " + std::to_string(g.tournament_round()) : "");
+  }
+  if (!g.rated() && (g.has_soviet_rating() || g.has_german_rating())) s += "  casual";
+  if (const auto clock = describe_clock(g); !clock.empty()) s += "  " + clock;
+  if (g.options_size()) {
+    s += "  options:";
+    for (const auto& o : g.options()) s += " " + o;
+  }
+  if (!g.unrated_reason().empty()) s += "  " + g.unrated_reason();
+  if (g.status() == "finished") return s + "  replay: " + command + "replay " + g.game_id();
+  return s + "  watch: " + command + "watch " + g.game_id();
+}
+
+std::string listed_games_name(wire::GameListKind kind) {
+  return kind == wire::GAMES_IN_PLAY ? "games in play" : kind == wire::FINISHED_GAMES ? "finished games" : "open games";
+}
+
+std::optional<OpenGamesQuery> open_games_query(const std::vector<std::string>& words, std::string* why,
+                                               wire::GameListKind kind) {
   OpenGamesQuery q;
   auto& f = q.filter;
+  f.set_kind(kind);
+  const bool open = kind == wire::OPEN_GAMES;
   const std::string usage =
-      "games open [scenario NAME] [rated|casual] [untimed|per-move|clock] [min-rating N] [max-rating N] [page N] [per-page N]: "
-      "the open games waiting for an opponent, newest first";
+      open ? "games open [scenario NAME] [rated|casual] [untimed|per-move|clock] [min-rating N] [max-rating N] "
+             "[player NAME] [page N] [per-page N]: the open games waiting for an opponent, newest first"
+      : kind == wire::GAMES_IN_PLAY
+          ? "games playing [scenario NAME] [rated|casual] [untimed|per-move|clock] [player NAME] [page N] [per-page N]: "
+            "the public games in play, newest first"
+          : "games finished [scenario NAME] [rated|casual] [untimed|per-move|clock] [player NAME] [page N] [per-page N]: "
+            "the public finished games, newest ended first";
   auto refuse = [&](const std::string& what) {
     if (why) *why = what.empty() ? usage : what + " " + usage;
     return std::nullopt;
@@ -1281,6 +1322,11 @@ std::optional<OpenGamesQuery> open_games_query(const std::vector<std::string>& w
     if (w == "scenario") {
       if (!has_value) return refuse("A scenario needs its name.");
       f.set_scenario(words[++i]);
+    } else if (w == "player") {
+      if (!has_value) return refuse("A player needs their name.");
+      f.set_player(words[++i]);
+    } else if (!open && (w == "min-rating" || w == "max-rating")) {
+      return refuse("Rating bounds choose among open games by their maker's rating.");
     } else if (w == "rated" || w == "casual") {
       const auto choice = w == "rated" ? wire::ONLY_RATED : wire::ONLY_CASUAL;
       if (f.rated() != wire::RATED_OR_CASUAL && f.rated() != choice) return refuse("Rated or casual, not both.");
@@ -1322,7 +1368,10 @@ std::optional<wire::GameList> open_games_page(Session& s, wire::ListGames filter
     if (!reply) return std::nullopt;
     if (n == page) return reply->game_list();
     if (reply->game_list().next_after().empty()) {
-      if (why) *why = (n == 1 ? "There is 1 page" : "There are " + std::to_string(n) + " pages") + " of open games, not " + std::to_string(page) + ".";
+      if (why) {
+        *why = (n == 1 ? "There is 1 page" : "There are " + std::to_string(n) + " pages") + " of " +
+               listed_games_name(filter.kind()) + ", not " + std::to_string(page) + ".";
+      }
       return std::nullopt;
     }
     filter.set_after(reply->game_list().next_after());
@@ -1331,6 +1380,7 @@ std::optional<wire::GameList> open_games_page(Session& s, wire::ListGames filter
 
 std::string open_games_flags(const wire::ListGames& f) {
   std::string s;
+  if (!f.player().empty()) s += " --player " + f.player();
   if (!f.scenario().empty()) s += " --scenario " + f.scenario();
   if (f.rated() == wire::ONLY_RATED) s += " --rated";
   if (f.rated() == wire::ONLY_CASUAL) s += " --casual";

@@ -216,16 +216,26 @@ struct OpenGamesQuery {
   wire::ListGames filter;
   int page = 1;
 };
-// The query for `games open WORDS...` in the shell: scenario NAME, rated or
-// casual, untimed, per-move or clock, min-rating N, max-rating N, page N, per-page N; each
-// with -- before it too, as the subcommand's flags. Nothing, with the usage in
-// `why`, for other words.
-std::optional<OpenGamesQuery> open_games_query(const std::vector<std::string>& words, std::string* why);
-// The page `page` of the open games `filter` takes (counted from filter.after,
+// The query for `games open WORDS...` in the shell (`games playing`, `games
+// finished` with `kind`): player NAME, scenario NAME, rated or casual, untimed,
+// per-move or clock, min-rating N and max-rating N (open games only), page N,
+// per-page N; each with -- before it too, as the subcommand's flags. Nothing, with
+// the usage in `why`, for other words.
+std::optional<OpenGamesQuery> open_games_query(const std::vector<std::string>& words, std::string* why,
+                                               wire::GameListKind kind = wire::OPEN_GAMES);
+// "open games", "games in play", "finished games".
+std::string listed_games_name(wire::GameListKind kind);
+// One line for a game in the list of games in play or of finished ones, as a
+// stranger reads it: its players with their ratings (a finished game's changes),
+// scenario, turn and version or its result, and the command that watches it (in
+// play) or replays it (over); `command` begins that command ("counterattack " on
+// the command line, "" in the shell).
+std::string listed_game_line(const wire::GameSummary& g, const std::string& command);
+// The page `page` of the games `filter` takes (counted from filter.after,
 // the first page when empty), walked to page by page. Nothing, with a sentence
 // in `why`, when the server refused it or the list ends before that page.
 std::optional<wire::GameList> open_games_page(Session& s, wire::ListGames filter, int page, std::string* why);
-// The filters (and a page size asked for) as the subcommand's flags: " --scenario counterattack --casual --timing clock"; "" for none.
+// The filters (and a page size asked for) as the subcommand's flags: " --player alice --scenario counterattack --casual --timing clock"; "" for none.
 std::string open_games_flags(const wire::ListGames& filter);
 // The request for `ratings` (the words after it: none).
 std::optional<wire::ClientMessage> ratings_request(const std::vector<std::string>& words, std::string* why);

@@ -737,7 +737,7 @@ class Shell {
     }
     for (const auto& f : sc_.formations) set.insert(f.id);
     for (const char* k : {"WARSAW", "with", "at", "corps", "elastic", "desperate", "+47", "reroll",
-                          "reactivate", "noncontiguous", "division"})
+                          "reactivate", "noncontiguous", "division", "playing", "finished", "more", "player"})
       set.insert(k);
     return {set.begin(), set.end()};
   }
@@ -933,7 +933,9 @@ class Shell {
          "  report NAME [--game GAME] REASON...   report a player's chat in the open game (or GAME) to the operator\n"
          "  games | open GAME | join GAME [INVITE] | new soviet|german|random [private] [casual] [3d|12h|90m|--clock 15m+10s]\n"
          "  games open [scenario NAME] [rated|casual] [untimed|per-move|clock] [min-rating N] [max-rating N]\n"
-         "    [page N] [per-page N] | games more   the open games waiting for an opponent, newest first, a page at a time\n"
+         "    [player NAME] [page N] [per-page N] | games more   the open games waiting for an opponent, newest first, a page at a time\n"
+         "  games playing|finished [scenario NAME] [rated|casual] [untimed|per-move|clock] [player NAME] [page N] [per-page N]\n"
+         "                                   anyone's public games in play (watch GAME) or finished (replay GAME), newest first\n"
          "  rematch [GAME] [decline]         after a game: another with the sides swapped, or accept (or decline) one offered\n"
          "  draw offer|accept|decline | resign yes | refresh | quit\n"
          "  replay GAME                      step through a finished game, the full map after each order: next (or\n"
@@ -1012,21 +1014,28 @@ class Shell {
     out(t);
   }
 
-  // `games open [FILTERS] [page N]`: a page of the open games; `games more`: the page after the last shown.
+  // `games open|playing|finished [FILTERS] [page N]`: a page of the open games, the
+  // public games in play or the finished ones; `games more`: the page after the last shown.
   void list_open_games(const std::vector<std::string>& words) {
     std::string why;
     OpenGamesQuery query;
     if (words[0] == "more") {
-      if (words.size() > 1) return out("games more: the next page of the open games last listed.");
-      if (open_next_.empty()) return out("No more open games: games open lists them from the newest again.");
+      if (words.size() > 1) return out("games more: the next page of the games last listed.");
+      if (open_next_.empty()) {
+        const auto kind = open_filter_.kind();
+        return out("No more " + listed_games_name(kind) + ": games " +
+                   (kind == wire::GAMES_IN_PLAY ? "playing" : kind == wire::FINISHED_GAMES ? "finished" : "open") +
+                   " lists them from the newest again.");
+      }
       query.filter = open_filter_;
       query.filter.set_after(open_next_);
-    } else if (words[0] == "open") {
-      auto q = open_games_query(std::vector<std::string>(words.begin() + 1, words.end()), &why);
+    } else if (words[0] == "open" || words[0] == "playing" || words[0] == "finished") {
+      const auto kind = words[0] == "open" ? wire::OPEN_GAMES : words[0] == "playing" ? wire::GAMES_IN_PLAY : wire::FINISHED_GAMES;
+      auto q = open_games_query(std::vector<std::string>(words.begin() + 1, words.end()), &why, kind);
       if (!q) return out(why);
       query = *q;
     } else {
-      return out("games | games open [FILTERS] | games more");
+      return out("games | games open|playing|finished [FILTERS] | games more");
     }
     auto page = open_games_page(s_, query.filter, query.page, &why);
     if (!page) return out(why);
@@ -1038,9 +1047,15 @@ class Shell {
     for (const auto& word : split_words(open_games_flags(query.filter))) {
       if (word != "--timing") filters += (filters.empty() ? "" : " ") + (word.starts_with("--") ? word.substr(2) : word);
     }
-    std::string t = "Open games" + (filters.empty() ? std::string() : " (" + filters + ")") + ":\n";
-    if (page->games().empty()) t += "  none here (new soviet|german|random creates one)\n";
-    for (const auto& g : page->games()) t += "  " + game_line(g) + "\n";
+    const auto kind = query.filter.kind();
+    std::string t = (kind == wire::GAMES_IN_PLAY    ? "Games in play"
+                     : kind == wire::FINISHED_GAMES ? "Finished games, newest ended first"
+                                                    : "Open games") +
+                    (filters.empty() ? std::string() : " (" + filters + ")") + ":\n";
+    if (page->games().empty()) {
+      t += kind == wire::OPEN_GAMES ? "  none here (new soviet|german|random creates one)\n" : "  none here\n";
+    }
+    for (const auto& g : page->games()) t += "  " + (kind == wire::OPEN_GAMES ? game_line(g) : listed_game_line(g, "")) + "\n";
     t += open_next_.empty() ? "No more." : "More: games more";
     out(t);
   }
@@ -1188,7 +1203,7 @@ class Shell {
   // A finished game stepped through (replay GAME), and where.
   std::unique_ptr<Replay> replay_;
   ReplayCursor cursor_;
-  // The open games last listed: their filters, and where the next page starts ("": no more).
+  // The games last listed (open, in play or finished): their filters, and where the next page starts ("": no more).
   wire::ListGames open_filter_;
   std::string open_next_;
   std::string pending_, last_decision_, history_path_, shown_prompt_;

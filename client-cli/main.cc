@@ -142,11 +142,21 @@ int main(int argc, char** argv) {
   password->add_option("--forgot", forgot, "NAME: mail a reset code to the player's confirmed address");
   password->add_option("--reset", reset_name, "NAME: set a new password with the mailed code")->excludes("--forgot");
   password->add_option("CODE", reset_code, "With --reset: the code from the mail");
-  auto* games =
-      app.add_subcommand("games", "Your games and the open games waiting for an opponent");
+  auto* games = app.add_subcommand(
+      "games", "Your games and the open games waiting for an opponent; or the public games in play, or finished, to watch");
   games->add_flag("--open", open_only, "Only the open games");
-  bool my_turn = false;
+  bool my_turn = false, games_playing = false, games_finished = false;
   auto* my_turn_only = games->add_flag("--my-turn", my_turn, "Only your games that wait for your move")->excludes("--open");
+  // Anyone's public games, to watch or to replay: no login needed.
+  auto* playing_only = games->add_flag("--playing", games_playing, "The public games in play, newest first, each with the command that watches it")
+                           ->excludes("--open")
+                           ->excludes(my_turn_only);
+  games->add_flag("--finished", games_finished, "The public finished games, newest ended first, each with the command that replays it")
+      ->excludes("--open")
+      ->excludes(my_turn_only)
+      ->excludes(playing_only);
+  std::string games_player;
+  games->add_option("--player", games_player, "Only the games this player plays in (with --open, makes)")->excludes(my_turn_only);
   // The open games a player looks for: filters, and a page at a time.
   std::string games_scenario, games_timing;
   bool games_rated = false, games_casual = false;
@@ -156,10 +166,12 @@ int main(int argc, char** argv) {
   games->add_flag("--casual", games_casual, "Casual open games only")->excludes(rated_only);
   games->add_option("--timing", games_timing, "Open games untimed, with a time per move (per-move), or a game clock (clock)")
       ->check(CLI::IsMember({"untimed", "per-move", "clock"}));
-  games->add_option("--min-rating", games_min_rating, "Open games whose maker's rating in the scenario is at least this");
-  games->add_option("--max-rating", games_max_rating, "Open games whose maker's rating in the scenario is at most this");
-  games->add_option("--page", games_page, "Which page of the open games, newest first (1 unless given)")->check(CLI::Range(1, 10000));
-  games->add_option("--per-page", games_per_page, "Open games a page (200 unless given, at most 200)")->check(CLI::Range(1, 200));
+  for (auto* bound : {games->add_option("--min-rating", games_min_rating, "Open games whose maker's rating in the scenario is at least this"),
+                      games->add_option("--max-rating", games_max_rating, "Open games whose maker's rating in the scenario is at most this")}) {
+    bound->excludes("--playing")->excludes("--finished");  // a maker's rating: open games only
+  }
+  games->add_option("--page", games_page, "Which page of the games listed, newest first (1 unless given)")->check(CLI::Range(1, 10000));
+  games->add_option("--per-page", games_per_page, "Games a page (200 unless given, at most 200)")->check(CLI::Range(1, 200));
   for (const char* open_games_flag : {"--scenario", "--rated", "--casual", "--timing", "--min-rating", "--max-rating", "--page", "--per-page"}) {
     my_turn_only->excludes(open_games_flag);  // they choose among the open games, which --my-turn does not list
   }
@@ -710,6 +722,50 @@ int main(int argc, char** argv) {
       return fail(g, "Not resigned.", cli::kUsage);
   }
 
+  // The filters of `games` as the shell's words, for the list the flags choose.
+  auto games_query = [&](wire::GameListKind kind) {
+    std::vector<std::string> words;
+    if (!games_player.empty()) words.insert(words.end(), {"player", games_player});
+    if (!games_scenario.empty()) words.insert(words.end(), {"scenario", games_scenario});
+    if (games_rated) words.push_back("rated");
+    if (games_casual) words.push_back("casual");
+    if (!games_timing.empty()) words.push_back(games_timing);
+    if (games_min_rating != 0) words.insert(words.end(), {"min-rating", std::to_string(games_min_rating)});
+    if (games_max_rating != 0) words.insert(words.end(), {"max-rating", std::to_string(games_max_rating)});
+    if (games_per_page != 0) words.insert(words.end(), {"per-page", std::to_string(games_per_page)});
+    return cli::open_games_query(words, &why, kind);
+  };
+
+  if (*games && (games_playing || games_finished)) {
+    const auto kind = games_playing ? wire::GAMES_IN_PLAY : wire::FINISHED_GAMES;
+    const auto query = games_query(kind);
+    if (!query) return fail(g, why, cli::kUsage);
+    // Anyone may list them, as anyone may watch them: an account is not needed.
+    if (!(s.logged_in() ? s.connect_and_resume(&why) : s.connect(&why))) return fail(g, why);
+    auto page = cli::open_games_page(s, query->filter, games_page, &why);
+    if (!page) return fail(g, why);
+    const bool more = !page->next_after().empty();
+    const std::string flag = games_playing ? "--playing" : "--finished";
+    if (g.json) {
+      nlohmann::json j;
+      const char* key = games_playing ? "playing" : "finished";
+      j[key] = nlohmann::json::array();
+      for (const auto& x : page->games()) j[key].push_back(nlohmann::json::parse(cli::to_json(x)));
+      j["page"] = games_page;
+      j["next_page"] = more ? nlohmann::json(games_page + 1) : nlohmann::json(nullptr);
+      std::cout << j.dump() << std::endl;
+      return cli::kOk;
+    }
+    const std::string filters = cli::open_games_flags(query->filter);
+    std::cout << (games_playing ? "Games in play" : "Finished games, newest ended first")
+              << (filters.empty() ? "" : " (" + filters.substr(1) + ")")
+              << (games_page > 1 || more ? ", page " + std::to_string(games_page) : "") << ":\n";
+    if (page->games().empty() && games_page == 1) std::cout << (filters.empty() ? "  none\n" : "  none such\n");
+    for (const auto& x : page->games()) std::cout << "  " << cli::listed_game_line(x, "counterattack ") << "\n";
+    if (more) std::cout << "More: counterattack games " << flag << filters << " --page " << games_page + 1 << "\n";
+    return cli::kOk;
+  }
+
   if (!s.connect_and_resume(&why)) return fail(g, why);
 
   if (*games) {
@@ -728,15 +784,7 @@ int main(int argc, char** argv) {
       list->erase(std::remove_if(list->begin(), list->end(), [](const auto& x) { return !cli::waits_for_you(x); }),
                   list->end());
     } else {
-      std::vector<std::string> words;
-      if (!games_scenario.empty()) words.insert(words.end(), {"scenario", games_scenario});
-      if (games_rated) words.push_back("rated");
-      if (games_casual) words.push_back("casual");
-      if (!games_timing.empty()) words.push_back(games_timing);
-      if (games_min_rating != 0) words.insert(words.end(), {"min-rating", std::to_string(games_min_rating)});
-      if (games_max_rating != 0) words.insert(words.end(), {"max-rating", std::to_string(games_max_rating)});
-      if (games_per_page != 0) words.insert(words.end(), {"per-page", std::to_string(games_per_page)});
-      auto asked = cli::open_games_query(words, &why);
+      auto asked = games_query(wire::OPEN_GAMES);
       if (!asked) return fail(g, why, cli::kUsage);
       query = *asked;
       auto page = cli::open_games_page(s, query.filter, games_page, &why);

@@ -703,6 +703,62 @@ TEST_F(TwoPlayers, OpenGamesAreListedAPageAtATimeAndFilteredFromTheCommandLine) 
       << upside_down.err;
 }
 
+// Someone looking for a game to watch lists the public games in play and the
+// finished ones, each with the command that watches or replays it, without an
+// account; a private game is never among them.
+TEST_F(TwoPlayers, GamesInPlayAndFinishedAreListedWithTheCommandThatWatchesOrReplaysThem) {
+  const std::string playing = started_game("2d");
+  ASSERT_FALSE(HasFailure());
+  std::vector<std::string> ended;
+  for (int i = 0; i < 2; ++i) {
+    const auto made = cli(alice_, {"--json", "new", "--side", "soviet"});
+    ASSERT_EQ(made.code, 0) << made.err;
+    ended.push_back(json::parse(made.out).value("game_id", ""));
+    ASSERT_EQ(cli(bob_, {"join", ended.back()}).code, 0);
+    ASSERT_EQ(cli(bob_, {"resign", ended.back(), "--yes"}).code, 0);
+  }
+  const auto hidden = json::parse(cli(alice_, {"--json", "new", "--side", "soviet", "--private"}).out);
+  const std::string secret = hidden.value("game_id", "");
+  ASSERT_EQ(cli(bob_, {"join", secret, "--invite", hidden.value("invite_code", "")}).code, 0);
+  const Player stranger{"carol", temp_dir("carol"), ""};
+
+  const auto in_play = cli(stranger, {"games", "--playing"});
+  ASSERT_EQ(in_play.code, 0) << in_play.err;
+  EXPECT_NE(in_play.out.find("Games in play:\n  " + playing + "  Soviet: alice (1500?)  German: bob (1500?)  counterattack  "),
+            std::string::npos)
+      << in_play.out;
+  EXPECT_NE(in_play.out.find("  watch: counterattack watch " + playing + "\n"), std::string::npos) << in_play.out;
+  EXPECT_EQ(in_play.out.find(secret), std::string::npos) << "private: " << in_play.out;
+  EXPECT_EQ(in_play.out.find(ended[0]), std::string::npos) << in_play.out;
+
+  const auto first = cli(stranger, {"games", "--finished", "--player", "bob", "--per-page", "1"});
+  ASSERT_EQ(first.code, 0) << first.err;
+  EXPECT_NE(first.out.find("Finished games, newest ended first (--player bob --per-page 1), page 1:\n  " + ended[1] +
+                           "  Soviet: alice  German: bob  counterattack  Soviet victory (The German player resigned.), version 0"),
+            std::string::npos)
+      << first.out;
+  EXPECT_NE(first.out.find("  replay: counterattack replay " + ended[1] + "\n"), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find("More: counterattack games --finished --player bob --per-page 1 --page 2\n"), std::string::npos)
+      << first.out;
+  const auto second = json::parse(cli(stranger, {"--json", "games", "--finished", "--per-page", "1", "--page", "2"}).out);
+  ASSERT_EQ(second.value("finished", json::array()).size(), 1u) << second.dump();
+  EXPECT_EQ(second["finished"][0].value("game_id", ""), ended[0]) << second.dump();
+  EXPECT_TRUE(second["next_page"].is_null()) << second.dump();
+  // What it names replays it, for anyone.
+  EXPECT_EQ(cli(stranger, {"--json", "replay", ended[0], "--at", "0"}).code, 0);
+
+  const auto nobody = cli(stranger, {"games", "--playing", "--player", "nobody"});
+  EXPECT_EQ(nobody.code, 1);
+  EXPECT_NE(nobody.err.find("There is no player 'nobody'."), std::string::npos) << nobody.err;
+  EXPECT_EQ(cli(stranger, {"games", "--finished", "--min-rating", "1400"}).code, 2) << "open games' bounds";
+  EXPECT_EQ(cli(stranger, {"games", "--finished", "--playing"}).code, 2);
+  const auto past = cli(stranger, {"games", "--finished", "--per-page", "1", "--page", "3"});
+  EXPECT_EQ(past.code, 1);
+  EXPECT_NE(past.err.find("There are 2 pages of finished games, not 3."), std::string::npos) << past.err;
+  std::error_code ec;
+  std::filesystem::remove_all(stranger.config, ec);
+}
+
 TEST_F(TwoPlayers, ARematchIsOfferedAcceptedAndDeclinedFromTheCommandLine) {
   const std::string game = started_game("2d");
   ASSERT_FALSE(HasFailure());

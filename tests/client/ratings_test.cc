@@ -191,6 +191,40 @@ TEST(OpenGames, TheShellsWordsAndTheFlagsAskForTheSameGames) {
   }
 }
 
+// A game in the lists of games to watch: who plays, the scenario, how far it is
+// or how it ended, and the command that watches or replays it.
+TEST(GameList, AGameToWatchShowsItsPlayersScenarioProgressAndTheCommandThatWatchesOrReplaysIt) {
+  auto g = rated_game();
+  g.set_scenario("counterattack");
+  g.set_version(17);
+  g.set_to_decide(game::GERMAN);
+  EXPECT_EQ(listed_game_line(g, "counterattack "),
+            "g7k2  Soviet: alice (1523)  German: bob (1500?)  counterattack  turn 3, version 17  to decide: german"
+            "  watch: counterattack watch g7k2");
+  g.set_status("finished");
+  g.clear_to_decide();
+  g.set_result("Soviet victory");
+  g.set_result_reason("The German player resigned.");
+  g.set_rating_counted(true);
+  g.set_soviet_rating_change(9);
+  g.set_german_rating_change(-14);
+  EXPECT_EQ(listed_game_line(g, ""),
+            "g7k2  Soviet: alice (+9)  German: bob (-14)  counterattack  Soviet victory (The German player resigned.), version 17"
+            "  replay: replay g7k2");
+  // The shell's words for the lists, with a player; a maker's rating bounds open games alone.
+  std::string why;
+  const auto q = open_games_query({"player", "alice", "casual", "page", "2"}, &why, wire::FINISHED_GAMES);
+  ASSERT_TRUE(q) << why;
+  EXPECT_EQ(q->filter.kind(), wire::FINISHED_GAMES);
+  EXPECT_EQ(q->filter.player(), "alice");
+  EXPECT_EQ(q->page, 2);
+  EXPECT_EQ(open_games_flags(q->filter), " --player alice --casual");
+  EXPECT_FALSE(open_games_query({"min-rating", "1400"}, &why, wire::GAMES_IN_PLAY));
+  EXPECT_NE(why.find("Rating bounds choose among open games by their maker's rating. games playing ["), std::string::npos) << why;
+  EXPECT_FALSE(open_games_query({"player"}, &why, wire::GAMES_IN_PLAY));
+  EXPECT_NE(why.find("A player needs their name."), std::string::npos) << why;
+}
+
 TEST(GameList, FromAServerWithoutRatingsShowsTheNamesAloneAndNothingCasual) {
   wire::GameSummary g;
   g.set_game_id("old");

@@ -401,6 +401,43 @@ TEST_F(Shell, GamesOpenListsTheOpenGamesAPageAtATimeWithTheFilters) {
   EXPECT_EQ(shell.exit_code(), 0) << shell.output();
 }
 
+TEST_F(Shell, GamesPlayingAndFinishedListOthersGamesWithTheCommandsThatWatchOrReplayThem) {
+  const std::string game = started_game("2d");
+  ASSERT_FALSE(game.empty());
+  std::vector<std::string> ended;
+  for (int i = 0; i < 2; ++i) {
+    const auto made = cli(alice_, {"--json", "new", "--side", "soviet"});
+    ASSERT_EQ(made.code, 0) << made.err;
+    ended.push_back(json::parse(made.out).value("game_id", ""));
+    ASSERT_EQ(cli(bob_, {"join", ended.back()}).code, 0);
+    ASSERT_EQ(cli(alice_, {"resign", ended.back(), "--yes"}).code, 0);
+  }
+  LiveShell shell;
+  open(shell, bob_);
+  shell.type("games playing player alice");
+  const std::string playing = shell.printed_until("No more.");
+  EXPECT_NE(playing.find("Games in play (player alice):\n  " + game + "  Soviet: alice"), std::string::npos) << playing;
+  EXPECT_NE(playing.find("  watch: watch " + game + "\n"), std::string::npos) << playing;
+  shell.type("games finished per-page 1");
+  const std::string first = shell.printed_until("More: games more");
+  EXPECT_NE(first.find("Finished games, newest ended first (per-page 1):\n  " + ended[1]), std::string::npos) << first;
+  EXPECT_NE(first.find("German victory (The Soviet player resigned.), version 0  not rated: neither side ever moved"
+                       "  replay: replay " + ended[1] + "\n"),
+            std::string::npos)
+      << first;
+  shell.type("games more");
+  const std::string second = shell.printed_until("No more.");
+  EXPECT_NE(second.find(ended[0]), std::string::npos) << second;
+  shell.type("games more");
+  EXPECT_TRUE(shell.expect("No more finished games: games finished lists them from the newest again."));
+  shell.type("games finished player nobody");
+  EXPECT_TRUE(shell.expect("There is no player 'nobody'."));
+  shell.type("games playing max-rating 1400");
+  EXPECT_TRUE(shell.expect("Rating bounds choose among open games by their maker's rating. games playing ["));
+  shell.type("quit");
+  EXPECT_EQ(shell.exit_code(), 0) << shell.output();
+}
+
 TEST_F(Shell, GamesListsTheGameAndOpenShowsIt) {
   const std::string game = started_game("2d");
   ASSERT_FALSE(game.empty());
