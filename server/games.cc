@@ -114,6 +114,7 @@ GameService::GameService(Storage& storage, Rulesets rulesets, const Config& conf
       refusals_by_user_(config.refused_orders_per_minute, std::chrono::minutes(1)),
       standing_by_user_(kStandingChangesPerMinute, std::chrono::minutes(1)),
       rematch_offers_by_user_(kRematchOffersPerHour, std::chrono::hours(1)),
+      challenges_by_user_(kChallengesPerHour, std::chrono::hours(1)),
       mutes_by_user_(kMuteChangesPerMinute, std::chrono::minutes(1)),
       reports_by_user_(kReportsPerHour, std::chrono::hours(1)) {}
 

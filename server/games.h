@@ -57,7 +57,7 @@ struct Game {
   int tournament_round = 0;       // a Swiss's game: its round
   bool rated = false;             // its end moves the players' ratings
   std::string rematch_of;         // a rematch: the finished game it follows
-  std::int64_t reserved_for = 0;  // a rematch: the only user who may join it (0: anyone)
+  std::int64_t reserved_for = 0;  // a rematch or a challenge: the only user who may join it (0: anyone)
   std::string reserved_name;
   bool loaded_finished = false;   // read from the database already over: held only for readers
 
@@ -162,8 +162,12 @@ struct Game {
     if (user_id == 0) return -1;
     return user[0] == user_id ? 0 : user[1] == user_id ? 1 : -1;
   }
-  // Whether the user may know of it and watch it: anyone, unless it is private.
+  // A game made for one named player (CreateGame.opponent), not a rematch.
+  bool challenge() const { return reserved_for != 0 && rematch_of.empty(); }
+  // Whether the user may know of it and watch it: anyone, unless it is private,
+  // or an open challenge, which is its maker's and the challenged player's alone.
   bool visible_to(std::int64_t user_id) const {
+    if (status == Status::Open && challenge() && side_of(user_id) < 0 && user_id != reserved_for) return false;
     return !is_private || side_of(user_id) >= 0 ||
            (user_id != 0 && std::find(tournament_insiders.begin(), tournament_insiders.end(), user_id) != tournament_insiders.end());
   }
@@ -196,6 +200,8 @@ class GameService {
   void create(const Caller& c, const wire::CreateGame& req);
   // A finished game's rematch: offered, or, when the opponent has offered it, joined or declined.
   void rematch(const Caller& c, const wire::Rematch& req);
+  // The player a challenge (or rematch) is kept for turns it down: it ends "Declined".
+  void decline_challenge(const Caller& c, const wire::DeclineChallenge& req);
   // A player closed their account: the rematches offered to them end "Declined", so
   // that they no longer count against those who offered them; `why` is the reason
   // they end with. Safe on any thread.
@@ -287,7 +293,8 @@ class GameService {
   std::shared_ptr<Game> find(const std::string& id);
   std::shared_ptr<Game> load(const std::string& id);
   void forget(const std::shared_ptr<Game>& g);
-  // The opponent a rematch is kept for, and the game it follows; empty for other games.
+  // The opponent a rematch or a challenge is kept for, and the finished game a
+  // rematch follows (empty for a challenge); all empty for other games.
   struct Reservation {
     std::string rematch_of;
     std::int64_t user = 0;
@@ -454,6 +461,11 @@ class GameService {
   static constexpr int kRematchOffersPerHour = 10;
   // Open games wait in memory and in the lobby on their maker's word alone.
   static constexpr int kOpenGamesPerUser = 20;
+  // Challenges are among those, each a notice or a mail to another player: fewer may
+  // wait, leaving room for open games, and their making is bounded as rematches' is.
+  static constexpr int kChallengesWaiting = 10;
+  static constexpr int kChallengesPerHour = 30;
+  RecentAttempts challenges_by_user_;
   ChatModeration moderation_;
   // A player's registered name and id by the name given (any case); id 0 when none.
   std::pair<std::int64_t, std::string> player_named(const std::string& name);

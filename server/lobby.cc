@@ -45,7 +45,21 @@ std::shared_ptr<const Ruleset> ruleset_of(const Rulesets& rulesets, const std::s
   return nullptr;
 }
 
-void GameService::create(const Caller& c, const wire::CreateGame& req) { make_game(c, req, {}); }
+void GameService::create(const Caller& c, const wire::CreateGame& req) {
+  if (req.opponent().empty()) {
+    make_game(c, req, {});
+    return;
+  }
+  const auto [id, name] = player_named(req.opponent());
+  if (id == 0) return c.error(wire::NOT_FOUND, "There is no player '" + as_given(req.opponent()) + "'.");
+  if (id == c.user_id) return c.error(wire::BAD_REQUEST, "You cannot challenge yourself.");
+  // Worded as any refusal of theirs: the challenger is not told that they are muted.
+  if (moderation_.muted(id, c.user_id)) return c.error(wire::FORBIDDEN, name + " is not taking challenges from you.");
+  if (!challenges_by_user_.take(std::to_string(c.user_id))) {
+    return c.error(wire::RATE_LIMITED, "You have challenged players too often; wait an hour.");
+  }
+  make_game(c, req, {"", id, name});
+}
 
 void GameService::get_scenario(const Caller& c, const wire::GetScenario& req) {
   std::string why;
@@ -132,7 +146,18 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
           if (standing != Accounts::Standing::Active) {
             refuse(wire::CONFLICT, g->reserved_name +
                                        (standing == Accounts::Standing::Closed ? " has closed their account" : "'s account is suspended") +
-                                       ": no rematch can be offered.");
+                                       (g->challenge() ? ": they cannot be challenged." : ": no rematch can be offered."));
+          }
+        }
+        if (g->challenge()) {
+          auto& waiting = db.prepare(
+              "SELECT COUNT(*) FROM games WHERE status = 'open' AND creator_id = ? AND reserved_for <> 0 AND rematch_of = ''");
+          waiting.bind_all(g->creator);
+          std::int64_t challenges = 0;
+          while (waiting.step()) challenges = waiting.integer(0);
+          if (challenges >= kChallengesWaiting) {
+            refuse(wire::CONFLICT, "You have " + std::to_string(kChallengesWaiting) +
+                                       " challenges waiting for an answer: withdraw one (Resign) first.");
           }
         }
         auto& q = db.prepare("SELECT COUNT(*) FROM games WHERE status = 'open' AND creator_id = ?");
@@ -167,7 +192,7 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
         }
         log::info("game created", {{"game", g->id}, {"by", c.name}, {"private", g->is_private ? "yes" : "no"},
                                    {"rematch_of", g->rematch_of}});
-        if (g->reserved_for != 0) {  // found by the next Rematch, which may follow the answer at once
+        if (!g->rematch_of.empty()) {  // found by the next Rematch, which may follow the answer at once
           std::lock_guard map_lock(mu_);
           rematches_[g->rematch_of] = g->id;
         }
@@ -176,7 +201,17 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
         *gc->mutable_game() = summary(*g, side);
         gc->set_invite_code(g->invite);
         c.reply(std::move(m));
-        if (g->reserved_for != 0) {
+        if (g->challenge()) {
+          wire::ServerMessage offer;
+          auto* o = offer.mutable_challenge_offered();
+          *o->mutable_game() = summary(*g, 1 - side);
+          o->set_by(c.name);
+          // Challenges come from anyone: a player who turned turn mail off is not mailed them.
+          if (!tell_followers(g->reserved_for, encode(offer)) &&
+              mailer_.turn_mail(g->reserved_for).mode != wire::TURN_MAIL_OFF) {
+            mailer_.challenge_offered(g->reserved_for, *o);
+          }
+        } else if (g->reserved_for != 0) {
           wire::ServerMessage offer;
           auto* o = offer.mutable_rematch_offered();
           *o->mutable_game() = summary(*g, 1 - side);
@@ -440,6 +475,18 @@ void GameService::decline_rematch(const Caller& c, const std::string& of) {
   }
   if (g->pending > 0) return c.error(wire::CONFLICT, "The game is not ready yet; try again.");
   finish(g, c, c.user_id, "Declined", c.name + " declined the rematch.", "decline");
+}
+
+void GameService::decline_challenge(const Caller& c, const wire::DeclineChallenge& req) {
+  auto g = find(req.game_id());
+  if (!g) return missing_game(c, req.game_id());
+  std::lock_guard lock(g->mu);
+  if (!g->visible_to(c.user_id) && g->reserved_for != c.user_id) return no_such_game(c, req.game_id());
+  if (g->status != Game::Status::Open || g->reserved_for != c.user_id) {
+    return c.error(wire::CONFLICT, "No challenge waits for you in game " + g->id + ".");
+  }
+  if (g->pending > 0) return c.error(wire::CONFLICT, "The game is not ready yet; try again.");
+  finish(g, c, c.user_id, "Declined", c.name + (g->challenge() ? " declined the challenge." : " declined the rematch."), "decline");
 }
 
 namespace {
@@ -763,6 +810,8 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
                                         : "That is not this game's invite code; ask its maker, who can see it in their games.");
   }
   if (g->reserved_for != 0 && g->reserved_for != c.user_id) {
+    // A challenge names nobody to others: whom one challenges is the two players' business.
+    if (g->challenge()) return c.error(wire::FORBIDDEN, "This game is a challenge to another player: only they may join it.");
     return c.error(wire::FORBIDDEN, "This game is a rematch kept for " + g->reserved_name + ".");
   }
   if (g->status == Game::Status::Playing) return c.error(wire::CONFLICT, "The game has already started.");
@@ -996,8 +1045,9 @@ void GameService::expire_overdue(bool sweep) {
     // Withdrawn as its maker withdraws it; its maker reads why in their games, and is sent nothing.
     const std::string within = span_words(expiry);
     finish(g, std::nullopt, g->creator, "Cancelled",
-           g->reserved_for != 0 ? g->reserved_name + " did not take up the rematch within " + within + ": the server withdrew it."
-                                : "Nobody joined within " + within + ": the server withdrew the game.",
+           g->challenge()         ? g->reserved_name + " did not answer the challenge within " + within + ": the server withdrew it."
+           : g->reserved_for != 0 ? g->reserved_name + " did not take up the rematch within " + within + ": the server withdrew it."
+                                  : "Nobody joined within " + within + ": the server withdrew the game.",
            "withdrawal");
   }
   if (sweep) {

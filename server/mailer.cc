@@ -475,6 +475,23 @@ void Mailer::rematch_offered(std::int64_t user_id, const wire::RematchOffered& o
             ". In the counterattack shell: `rematch " + of + "` or `rematch " + of + " decline`.\n" + kFooter);
 }
 
+void Mailer::challenge_offered(std::int64_t user_id, const wire::ChallengeOffered& offer) {
+  const std::string to = address_of(user_id);
+  if (to.empty()) return;
+  const auto& g = offer.game();
+  std::string terms = time_words(g.move_seconds(), g.clock_seconds(), g.increment_seconds());
+  if (!terms.empty()) terms = ", " + terms;
+  std::string options;
+  for (const auto& o : g.options()) options += (options.empty() ? ", with the optional rules " : ", ") + o;
+  const std::string& id = g.game_id();
+  queue(user_id, to, offer.by() + " challenges you to a game",
+        "Hello " + g.reserved_for() + ",\n\n" + offer.by() + " challenges you to a game of " + g.scenario() + ": game " + id +
+            ", " + (g.rated() ? "rated" : "casual") + ", in which you would play the " +
+            (g.your_side() == "soviet" ? "Soviet" : "German") + " side" + terms + options + ".\n\nTo accept it, run " +
+            command("join " + id) + "; to decline it, " + command("decline " + id) +
+            ". In the counterattack shell: `join " + id + "` or `decline " + id + "`.\n" + kFooter);
+}
+
 void Mailer::loop() {
   constexpr int kBatch = 16;
   std::unordered_set<std::int64_t> delivered;  // taken by the mail server; their removal from the outbox is not yet durable

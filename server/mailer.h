@@ -86,6 +86,8 @@ class Mailer {
   void game_over(std::int64_t user_id, const wire::GameSummary& game, const std::string& reason);
   // The opponent of a finished game offers the player its rematch.
   void rematch_offered(std::int64_t user_id, const wire::RematchOffered& offer);
+  // Another player challenges the player to a game kept for them.
+  void challenge_offered(std::int64_t user_id, const wire::ChallengeOffered& offer);
   // A tournament the player entered has started (or a round of it has begun, or with
   // `deciding`, a knock-out match of theirs goes to a deciding game); `your_move`: its
   // games that wait for them.

@@ -539,6 +539,7 @@ class WsSession : public Connection {
       case M::kCreateGame: return games.create(caller(rid), msg.create_game());
       case M::kJoinGame: return games.join(caller(rid), msg.join_game());
       case M::kRematch: return games.rematch(caller(rid), msg.rematch());
+      case M::kDeclineChallenge: return games.decline_challenge(caller(rid), msg.decline_challenge());
       case M::kMyGames: return games.my_games(caller(rid));
       case M::kFollowTurns:
         if (cleaned_) return;

@@ -1087,6 +1087,46 @@ TEST_F(ServerMail, APlayerWhoTurnedTurnMailOffIsNotMailedWhenTheDecisionPasses) 
   EXPECT_EQ(all.back().header("Subject").rfind("Your move in game " + next + " (turn ", 0), 0u) << all.back().data;
 }
 
+// A challenge comes from anyone: a player away is mailed it with how to answer it,
+// unless they have turned turn mail off.
+TEST_F(ServerMail, AChallengedPlayerAwayIsMailedTheChallengeUnlessTheirTurnMailIsOff) {
+  auto alice = user("alice"), bob = user("bob"), carol = user("carol");
+  std::size_t mails = confirm_address(*bob, sink_, "bob@example.org");
+  ASSERT_FALSE(HasFailure());
+  wire::ClientMessage challenge;
+  challenge.mutable_create_game()->set_opponent("bob");
+  challenge.mutable_create_game()->set_side(wire::CHOOSE_SOVIET);
+  challenge.mutable_create_game()->set_clock_seconds(900);
+  challenge.mutable_create_game()->set_increment_seconds(10);
+  auto made = alice->request(challenge);
+  ASSERT_TRUE(made.has_game_created()) << made.DebugString();
+  const std::string id = made.game_created().game().game_id();
+
+  auto all = sink_.wait_for(mails + 1);
+  ASSERT_EQ(all.size(), mails + 1) << "bob was not mailed the challenge";
+  mails = all.size();
+  const auto& told = all.back();
+  EXPECT_EQ(told.to, "bob@example.org");
+  EXPECT_EQ(told.header("Subject"), "alice challenges you to a game");
+  const std::string body = body_of(told);
+  for (const std::string& said :
+       std::vector<std::string>{"Hello bob,", "game " + id + ", rated, in which you would play the German side",
+                                "a game clock of 15 minutes for each player and 10 seconds more at each move",
+                                "`counterattack --server wss://club.test:8443 join " + id + "`",
+                                "`counterattack --server wss://club.test:8443 decline " + id + "`"}) {
+    EXPECT_NE(body.find(said), std::string::npos) << said << " in\n" << body;
+  }
+
+  ASSERT_EQ(bob->request(set_turn_mail(wire::TURN_MAIL_OFF)).account().turn_mail(), wire::TURN_MAIL_OFF);
+  made = alice->request(challenge);
+  ASSERT_TRUE(made.has_game_created()) << made.DebugString();
+  // Mail leaves in the order it was stored: once carol's code has come, nothing before it is on its way.
+  ASSERT_TRUE(carol->request(set_email("carol@example.org")).has_account());
+  all = sink_.wait_for(mails + 1);
+  ASSERT_EQ(all.size(), mails + 1);
+  EXPECT_EQ(all.back().to, "carol@example.org") << "bob was mailed: " << all.back().data;
+}
+
 // `digest`: one mail names every game that waits for the player, at most once an
 // interval, the interval's start kept over a restart; none while they are on
 // vacation, and an ended game is no longer in it.

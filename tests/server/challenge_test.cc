@@ -1,0 +1,244 @@
+// Challenges: a game made for one named player (CreateGame.opponent), on the
+// terms its maker chose. Nobody else sees, watches or joins it; the challenged
+// player is told at once and joins it or declines it, for good; its maker may
+// withdraw it, and unanswered it lapses like any open game.
+#include <thread>
+
+#include "fixture.h"
+
+namespace counterattack::server::testing {
+namespace {
+
+class ServerChallenge : public ServerTest {};
+
+wire::ClientMessage challenge_to(const std::string& name) {
+  wire::ClientMessage m;
+  m.mutable_create_game()->set_opponent(name);
+  return m;
+}
+
+wire::ServerMessage decline(Client& c, const std::string& game_id) {
+  wire::ClientMessage m;
+  m.mutable_decline_challenge()->set_game_id(game_id);
+  return c.request(m);
+}
+
+wire::ServerMessage my_games(Client& c) {
+  wire::ClientMessage m;
+  m.mutable_my_games();
+  return c.request(m);
+}
+
+bool in_my_games(Client& c, const std::string& id) {
+  const auto mine = my_games(c);
+  for (const auto& g : mine.game_list().games()) {
+    if (g.game_id() == id) return true;
+  }
+  return false;
+}
+
+bool listed_open(Client& c, const std::string& id) {
+  wire::ClientMessage m;
+  m.mutable_list_games();
+  const auto open = c.request(m);
+  for (const auto& g : open.game_list().games()) {
+    if (g.game_id() == id) return true;
+  }
+  return false;
+}
+
+wire::ServerMessage resign(Client& c, const std::string& id) {
+  wire::ClientMessage m;
+  m.mutable_resign()->set_game_id(id);
+  return c.request(m);
+}
+
+// alice's challenge to `name`, German, with a game clock, casual, with an optional rule; its id.
+std::string challenge(Client& alice, const std::string& name) {
+  auto m = challenge_to(name);
+  auto* g = m.mutable_create_game();
+  g->set_side(wire::CHOOSE_GERMAN);
+  g->set_clock_seconds(900);
+  g->set_increment_seconds(10);
+  g->set_casual(true);
+  g->add_options("limited_bonus");
+  const auto made = alice.request(m);
+  EXPECT_TRUE(made.has_game_created()) << made.DebugString();
+  return made.game_created().game().game_id();
+}
+
+TEST_F(ServerChallenge, AChallengeReachesOnlyTheChallengedPlayerWhoStartsItOnTheChosenTermsByJoining) {
+  auto alice = user("alice"), bob = user("bob"), carol = user("carol");
+  ASSERT_TRUE(alice->follow_turns().has_ok());
+  ASSERT_TRUE(bob->follow_turns().has_ok());
+  ASSERT_TRUE(carol->follow_turns().has_ok());
+
+  auto m = challenge_to("BOB");  // any case
+  auto* terms = m.mutable_create_game();
+  terms->set_side(wire::CHOOSE_GERMAN);
+  terms->set_clock_seconds(900);
+  terms->set_increment_seconds(10);
+  terms->set_casual(true);
+  terms->add_options("limited_bonus");
+  const auto made = alice->request(m);
+  ASSERT_TRUE(made.has_game_created()) << made.DebugString();
+  const auto& g = made.game_created().game();
+  const std::string id = g.game_id();
+  EXPECT_EQ(g.status(), "open");
+  EXPECT_EQ(g.your_side(), "german");
+  EXPECT_EQ(g.reserved_for(), "bob") << "the name as registered";
+  EXPECT_EQ(g.rematch_of(), "");
+  EXPECT_TRUE(made.game_created().invite_code().empty()) << "no code to pass on";
+
+  auto told = bob->wait_for([](const wire::ServerMessage& x) { return x.has_challenge_offered(); });
+  ASSERT_TRUE(told) << "the challenged player is told at once";
+  EXPECT_EQ(told->challenge_offered().by(), "alice");
+  EXPECT_EQ(told->challenge_offered().game().game_id(), id);
+  EXPECT_EQ(told->challenge_offered().game().your_side(), "soviet") << "the side he would play";
+  const auto his = summary_in_my_games(*bob, id);
+  EXPECT_EQ(his.your_side(), "soviet");
+  EXPECT_EQ(his.reserved_for(), "bob");
+  EXPECT_EQ(his.german(), "alice");
+
+  // Carol is told nothing, does not find it, and cannot watch or join it, even with its id.
+  ASSERT_TRUE(carol->ping().has_pong());
+  EXPECT_TRUE(carol->take_all([](const wire::ServerMessage& x) { return x.has_challenge_offered(); }).empty());
+  EXPECT_FALSE(listed_open(*carol, id)) << "not among the open games";
+  EXPECT_FALSE(listed_open(*bob, id));
+  EXPECT_FALSE(in_my_games(*carol, id));
+  EXPECT_EQ(carol->watch(id).error().code(), wire::NOT_FOUND);
+  const auto refused = carol->join(id);
+  EXPECT_EQ(refused.error().code(), wire::FORBIDDEN) << refused.DebugString();
+  EXPECT_EQ(refused.error().message(), "This game is a challenge to another player: only they may join it.");
+  EXPECT_EQ(decline(*carol, id).error().code(), wire::NOT_FOUND) << "not hers to decline";
+  EXPECT_EQ(decline(*alice, id).error().code(), wire::CONFLICT) << "her own is withdrawn, not declined";
+
+  // Kept over a restart; bob accepts by joining, without any code.
+  restart();
+  alice = login_as("alice");
+  bob = login_as("bob");
+  carol = login_as("carol");
+  ASSERT_TRUE(alice->follow_turns().has_ok());
+  EXPECT_EQ(carol->join(id).error().code(), wire::FORBIDDEN) << "still kept for bob";
+  const auto joined = bob->join(id);
+  ASSERT_TRUE(joined.has_game()) << joined.DebugString();
+  const auto& started = joined.game();
+  EXPECT_EQ(started.status(), "playing");
+  EXPECT_EQ(started.soviet(), "bob");
+  EXPECT_EQ(started.german(), "alice");
+  EXPECT_EQ(started.clock_seconds(), 900);
+  EXPECT_EQ(started.increment_seconds(), 10);
+  EXPECT_FALSE(started.rated()) << "casual, as asked";
+  ASSERT_EQ(started.options_size(), 1);
+  EXPECT_EQ(started.options(0), "limited_bonus");
+  EXPECT_EQ(started.reserved_for(), "") << "no longer open";
+  auto start = alice->wait_for([&](const wire::ServerMessage& x) { return x.has_game_started() && x.game_started().game_id() == id; });
+  EXPECT_TRUE(start) << "its maker is told it started";
+  // Under way, it is a game like any other: a spectator may watch it.
+  EXPECT_TRUE(carol->watch(id).has_game());
+}
+
+TEST_F(ServerChallenge, ADeclinedChallengeIsFinalAndItsMakerIsToldWhy) {
+  auto alice = user("alice"), bob = user("bob");
+  ASSERT_TRUE(alice->follow_turns().has_ok());
+  const std::string id = challenge(*alice, "bob");
+  ASSERT_FALSE(HasFailure());
+
+  EXPECT_EQ(decline(*bob, "nosuchgame").error().code(), wire::NOT_FOUND);
+  const auto declined = decline(*bob, id);
+  ASSERT_TRUE(declined.has_ok()) << declined.DebugString();
+  auto told = alice->wait_for([&](const wire::ServerMessage& x) { return x.has_game_ended() && x.game_ended().game_id() == id; });
+  ASSERT_TRUE(told) << "the challenger is told at once";
+  EXPECT_EQ(told->game_ended().result(), "Declined");
+  EXPECT_EQ(told->game_ended().reason(), "bob declined the challenge.");
+  const auto hers = summary_in_my_games(*alice, id);
+  EXPECT_EQ(hers.status(), "finished");
+  EXPECT_EQ(hers.result(), "Declined");
+  EXPECT_EQ(hers.result_reason(), "bob declined the challenge.") << "and reads why in her games";
+  EXPECT_FALSE(in_my_games(*bob, id)) << "gone from bob's games";
+
+  restart();
+  alice = login_as("alice");
+  bob = login_as("bob");
+  EXPECT_EQ(bob->join(id).error().code(), wire::CONFLICT) << "declined for good";
+  EXPECT_EQ(decline(*bob, id).error().code(), wire::CONFLICT) << "declined once";
+  EXPECT_EQ(summary_in_my_games(*alice, id).result(), "Declined");
+}
+
+TEST_F(ServerChallenge, TheChallengerWithdrawsAChallengeByResigningIt) {
+  auto alice = user("alice"), bob = user("bob");
+  const std::string id = challenge(*alice, "bob");
+  ASSERT_FALSE(HasFailure());
+  ASSERT_TRUE(in_my_games(*bob, id));
+  ASSERT_TRUE(resign(*alice, id).has_ok());
+  EXPECT_EQ(summary_in_my_games(*alice, id).result(), "Cancelled");
+  EXPECT_FALSE(in_my_games(*bob, id)) << "no longer waits for bob";
+  EXPECT_EQ(bob->join(id).error().code(), wire::CONFLICT);
+  EXPECT_EQ(decline(*bob, id).error().code(), wire::CONFLICT);
+}
+
+TEST_F(ServerChallenge, AnUnansweredChallengeLapsesLikeAnyOpenGame) {
+  restart({}, "open_game_expiry_seconds = 2\n");
+  auto alice = user("alice"), bob = user("bob");
+  const std::string id = challenge(*alice, "bob");
+  ASSERT_FALSE(HasFailure());
+  EXPECT_GT(summary_in_my_games(*bob, id).expires_unix(), 0) << "he sees until when it waits";
+  wire::GameSummary s;
+  for (int i = 0; i < 100; ++i) {
+    s = summary_in_my_games(*alice, id);
+    if (s.status() == "finished") break;
+    std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_EQ(s.result(), "Cancelled");
+  EXPECT_EQ(s.result_reason(), "bob did not answer the challenge within 2 seconds: the server withdrew it.");
+  EXPECT_FALSE(in_my_games(*bob, id));
+  EXPECT_EQ(bob->join(id).error().code(), wire::CONFLICT);
+}
+
+TEST_F(ServerChallenge, ChallengesThatCannotBeMadeAreRefusedWithASentenceAndStoreNothing) {
+  auto alice = user("alice"), bob = user("bob"), carol = user("carol"), dave = user("dave"), erin = user("erin");
+  ASSERT_TRUE(bob->follow_turns().has_ok());
+  wire::ClientMessage close;
+  close.mutable_close_account()->set_password("correct horse");
+  ASSERT_TRUE(dave->request(close).has_ok());
+  ASSERT_EQ(operator_command("--suspend erin --days 7 --reason 'Several accounts.'").status, 0);
+  wire::ClientMessage mute;
+  mute.mutable_mute()->set_name("alice");
+  ASSERT_TRUE(bob->request(mute).has_muted_players());
+
+  struct Refusal {
+    std::string name;
+    wire::ErrorCode code;
+    std::string said;
+  };
+  for (const auto& r : std::vector<Refusal>{
+           {"alice", wire::BAD_REQUEST, "You cannot challenge yourself."},
+           {"nobody", wire::NOT_FOUND, "There is no player 'nobody'."},
+           {"dave", wire::CONFLICT, "dave has closed their account: they cannot be challenged."},
+           {"erin", wire::CONFLICT, "erin's account is suspended: they cannot be challenged."},
+           {"bob", wire::FORBIDDEN, "bob is not taking challenges from you."},
+       }) {
+    const auto refused = alice->request(challenge_to(r.name));
+    EXPECT_EQ(refused.error().code(), r.code) << r.name << ": " << refused.DebugString();
+    EXPECT_EQ(refused.error().message(), r.said) << r.name;
+  }
+  EXPECT_TRUE(my_games(*alice).game_list().games().empty()) << "nothing stored";
+  ASSERT_TRUE(bob->ping().has_pong());
+  EXPECT_TRUE(bob->take_all([](const wire::ServerMessage& x) { return x.has_challenge_offered(); }).empty())
+      << "a player who muted the challenger is not told";
+
+  // At most 10 challenges wait for an answer; one withdrawn makes room.
+  std::vector<std::string> made;
+  for (int i = 0; i < 10; ++i) made.push_back(challenge(*alice, "carol"));
+  ASSERT_FALSE(HasFailure());
+  const auto eleventh = alice->request(challenge_to("carol"));
+  EXPECT_EQ(eleventh.error().code(), wire::CONFLICT) << eleventh.DebugString();
+  EXPECT_EQ(eleventh.error().message(), "You have 10 challenges waiting for an answer: withdraw one (Resign) first.");
+  EXPECT_EQ(my_games(*carol).game_list().games_size(), 10);
+  EXPECT_TRUE(alice->create_game(wire::CHOOSE_SOVIET).has_game_created()) << "an open game is not a challenge";
+  ASSERT_TRUE(resign(*alice, made.front()).has_ok());
+  EXPECT_TRUE(alice->request(challenge_to("carol")).has_game_created());
+}
+
+}  // namespace
+}  // namespace counterattack::server::testing
