@@ -400,6 +400,23 @@ std::string rematch_offer_notice(const wire::RematchOffered& o) {
          o.of_game_id() + " decline` declines it (`counterattack rematch " + o.of_game_id() + " [--decline]`).";
 }
 
+std::string challenge_made_text(const wire::GameSummary& g, bool cli) {
+  const std::string terms = describe_clock(g);
+  const std::string run = cli ? "counterattack " : "";
+  return "Challenged " + g.reserved_for() + ": game " + g.game_id() + ", you play " + g.your_side() +
+         (terms.empty() ? "" : ", " + terms) + ". It waits for " + g.reserved_for() + ", who accepts with `" + run + "join " +
+         g.game_id() + "` or declines with `" + run + "decline " + g.game_id() + "`; `" + run + "resign " + g.game_id() +
+         "` withdraws it.";
+}
+
+std::string challenge_offer_notice(const wire::ChallengeOffered& o) {
+  const auto& g = o.game();
+  const std::string terms = describe_clock(g);
+  return o.by() + " challenges you: game " + g.game_id() + ", " + (g.rated() ? "rated" : "casual") + ", you would play " +
+         g.your_side() + (terms.empty() ? "" : ", " + terms) + ". `join " + g.game_id() + "` accepts it, `decline " +
+         g.game_id() + "` declines it (`counterattack join|decline " + g.game_id() + "`).";
+}
+
 std::optional<wire::ClientMessage> email_request(const std::vector<std::string>& words, std::string* why) {
   static const char* kUsage =
       "email | email ADDRESS | email confirm CODE | email off | email --turns each|digest|off [--digest-hours N]";
@@ -1138,6 +1155,9 @@ std::optional<wire::ClientMessage> new_game_request(const std::vector<std::strin
       c->set_increment_seconds(clock->second);
     } else if (w == "--option" && has_value) {
       c->add_options(words[++i]);
+    } else if (w == "opponent" || w == "--opponent") {
+      if (!has_value || words[i + 1].empty()) return refuse(w + " takes the name of the player you challenge.");
+      c->set_opponent(words[++i]);
     } else if (w == "private" || w == "--private") {
       c->set_private_(true);
     } else if (w == "casual" || w == "--casual") {
@@ -1219,7 +1239,18 @@ std::string game_line(const wire::GameSummary& g) {
     s += "  draw offered by " + (g.draw_offered_by() == game::SOVIET ? g.soviet() : g.german());
   }
   if (g.private_()) s += g.invite_code().empty() ? "  private" : "  private, invite code " + g.invite_code();
-  if (!g.reserved_for().empty()) s += "  rematch of " + g.rematch_of() + ", kept for " + g.reserved_for();
+  if (!g.reserved_for().empty() && !g.rematch_of().empty()) {
+    s += "  rematch of " + g.rematch_of() + ", kept for " + g.reserved_for();
+  } else if (!g.reserved_for().empty()) {
+    // Your own seat empty: the challenge is made to you, by the one seated.
+    const bool to_you = !g.your_side().empty() && (g.your_side() == "soviet" ? g.soviet() : g.german()).empty();
+    if (to_you) {
+      s += "  challenge from " + (g.soviet().empty() ? g.german() : g.soviet()) + ": join " + g.game_id() +
+           " to accept it, or decline it with decline " + g.game_id();
+    } else {
+      s += "  challenge to " + g.reserved_for();
+    }
+  }
   if (!g.tournament_id().empty()) {
     s += "  tournament " + g.tournament_id() + (g.tournament_round() > 0 ? ", round " + std::to_string(g.tournament_round()) : "");
   }

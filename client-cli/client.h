@@ -130,6 +130,11 @@ std::string clock_terms(std::int64_t clock_seconds, std::int64_t increment_secon
 std::string rematch_answer(const wire::ServerMessage& reply);
 // The notice of a rematch the opponent offers you.
 std::string rematch_offer_notice(const wire::RematchOffered& o);
+// What the answer to a `new` with an opponent says: the challenge made, how it is
+// answered (`cli`: with the one-shot commands, else the shell's) and withdrawn.
+std::string challenge_made_text(const wire::GameSummary& g, bool cli);
+// The notice of a challenge another player makes you.
+std::string challenge_offer_notice(const wire::ChallengeOffered& o);
 
 // The request for `email`, `email ADDRESS`, `email off`, `email confirm CODE` or
 // `email --turns each|digest|off [--digest-hours N]` (the words after "email");
@@ -188,7 +193,8 @@ std::string left_tournament_text(const wire::ServerMessage& reply);
 std::string adjudicated_text(const wire::AdjudicateGame& a);
 // The request for `new WORDS...`: soviet|german|random, private, casual, a time
 // per move (3d, 12h, 90m) and option keys, as the shell takes them; the
-// subcommand's --side X, --private, --casual, --time T and --option KEY too.
+// subcommand's --side X, --private, --casual, --time T and --option KEY too;
+// `opponent NAME` (or --opponent NAME) makes it a challenge kept for that player.
 // Nothing, with the reason in `why`, for a time it cannot read.
 std::optional<wire::ClientMessage> new_game_request(const std::vector<std::string>& words, std::string* why);
 // One line for a game in a list: its players with their ratings, status, turn, clock, result;

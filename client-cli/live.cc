@@ -442,7 +442,7 @@ namespace {
 const std::vector<std::string>& shell_words() {
   static const std::vector<std::string> w = {
       "help",     "show", "map",   "at",   "full", "stack", "log",    "hand",    "units",
-      "decision", "chat", "mute", "unmute", "muted", "report", "games", "open", "join", "new",   "rematch", "resign", "draw", "standing", "email", "vacation", "tournament", "rating", "ratings", "refresh", "replay", "quit"};
+      "decision", "chat", "mute", "unmute", "muted", "report", "games", "open", "join", "new",   "decline", "rematch", "resign", "draw", "standing", "email", "vacation", "tournament", "rating", "ratings", "refresh", "replay", "quit"};
   return w;
 }
 
@@ -612,6 +612,7 @@ class Shell {
       if (!game_ && m->has_error()) out("Server: " + describe_error(m->error()));  // a suspension's words, say
       if (m->has_game_started()) out(describe_start(m->game_started()));
       if (m->has_rematch_offered()) out(rematch_offer_notice(m->rematch_offered()));
+      if (m->has_challenge_offered()) out(challenge_offer_notice(m->challenge_offered()));
       if (m->has_tournament_started()) out(tournament_start_notice(m->tournament_started(), s_.user()));
       if (m->has_tournament_finished()) out(tournament_end_notice(m->tournament_finished()));
       if (m->has_tournament_cancelled()) out(tournament_cancelled_notice(m->tournament_cancelled()));
@@ -812,6 +813,11 @@ class Shell {
         out("rematch [GAME] [decline]");
       else
         rematch(words > 1 ? w[1] : game_->id(), decline);
+    } else if (cmd == "decline") {
+      if (w.size() != 2)
+        out("decline GAME   (a challenge kept for you; `join GAME` accepts it)");
+      else
+        decline(w[1]);
     } else if (cmd == "join") {
       if (w.size() < 2)
         out("join GAME [INVITE]");
@@ -936,6 +942,7 @@ class Shell {
          "    [player NAME] [page N] [per-page N] | games more   the open games waiting for an opponent, newest first, a page at a time\n"
          "  games playing|finished [scenario NAME] [rated|casual] [untimed|per-move|clock] [player NAME] [page N] [per-page N]\n"
          "                                   anyone's public games in play (watch GAME) or finished (replay GAME), newest first\n"
+         "  new ... opponent NAME | decline GAME   challenge a player to the game (they `join` or `decline` it)\n"
          "  rematch [GAME] [decline]         after a game: another with the sides swapped, or accept (or decline) one offered\n"
          "  draw offer|accept|decline | resign yes | refresh | quit\n"
          "  replay GAME                      step through a finished game, the full map after each order: next (or\n"
@@ -1125,11 +1132,19 @@ class Shell {
     if (reply->has_game()) open_game(reply->game().game_id());  // accepted: it is under way
   }
 
+  void decline(const std::string& id) {
+    wire::ClientMessage m;
+    m.mutable_decline_challenge()->set_game_id(id);
+    std::string why;
+    if (!s_.call(m, &why)) return out(why);
+    out("Declined the challenge of game " + id + ".");
+  }
+
   void create(const std::vector<std::string>& w) {
     std::string why;
     auto m = new_game_request({w.begin() + 1, w.end()}, &why);
     if (!m) {
-      out(why + "\nnew [soviet|german|random] [private] [casual] [3d|12h|90m | --clock 15m+10s] [OPTION...]");
+      out(why + "\nnew [soviet|german|random] [private] [casual] [3d|12h|90m | --clock 15m+10s] [opponent NAME] [OPTION...]");
       return;
     }
     auto reply = s_.call(*m, &why);
@@ -1138,6 +1153,11 @@ class Shell {
       return;
     }
     const auto& gc = reply->game_created();
+    if (!gc.game().reserved_for().empty()) {
+      out(challenge_made_text(gc.game(), false));
+      open_game(gc.game().game_id());
+      return;
+    }
     out("Created game " + gc.game().game_id() +
         (gc.invite_code().empty() ? "" : " (invite code " + gc.invite_code() + ")") +
         ". Your opponent joins with: counterattack join " + gc.game().game_id() +

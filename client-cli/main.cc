@@ -191,6 +191,9 @@ int main(int argc, char** argv) {
   create->add_option("--option", options,
                      "An optional rule by key (repeatable): limited_german_activation, "
                      "red_army_flexibility, limited_bonus, red_army_elastic_defense");
+  std::string opponent;
+  create->add_option("--opponent", opponent,
+                     "Challenge this player: the game is kept for them alone, who is told and joins or declines it");
   auto* join = app.add_subcommand("join", "Join an open game");
   join->add_option("GAME", game_id, "Game id")->required();
   join->add_option("--invite", invite, "Invite code of a private game");
@@ -199,6 +202,8 @@ int main(int argc, char** argv) {
   rematch->add_option("GAME", game_id, "The finished game")->required();
   bool decline = false;
   rematch->add_flag("--decline", decline, "Turn down the rematch your opponent offers");
+  auto* decline_challenge = app.add_subcommand("decline", "Turn down a challenge (or rematch) kept for you; `join GAME` accepts it");
+  decline_challenge->add_option("GAME", game_id, "The game kept for you")->required();
   std::vector<std::string> standing_words;
   auto* standing = app.add_subcommand(
       "standing", "Standing orders: decisions the server answers for you at once, so that a game played over days does not wait on you");
@@ -708,6 +713,7 @@ int main(int argc, char** argv) {
     if (!time_per_move.empty()) words.insert(words.end(), {"--time", time_per_move});
     if (!game_clock.empty()) words.insert(words.end(), {"--clock", game_clock});
     for (const auto& o : options) words.insert(words.end(), {"--option", o});
+    if (!opponent.empty()) words.insert(words.end(), {"--opponent", opponent});
     create_message = cli::new_game_request(words, &why);
     if (!create_message) return fail(g, why, cli::kUsage);
   }
@@ -839,7 +845,11 @@ int main(int argc, char** argv) {
       nlohmann::json j{{"game_id", gc.game().game_id()}};
       if (!gc.invite_code().empty()) j["invite_code"] = gc.invite_code();
       j["your_side"] = gc.game().your_side();
+      if (!gc.game().reserved_for().empty()) j["opponent"] = gc.game().reserved_for();
       std::cout << j.dump() << std::endl;
+    } else if (!gc.game().reserved_for().empty()) {
+      std::cout << gc.game().game_id() << std::endl;
+      std::cerr << cli::challenge_made_text(gc.game(), true) << std::endl;
     } else {
       std::cout << gc.game().game_id() << std::endl;
       std::cerr << "Created game " << gc.game().game_id()
@@ -862,6 +872,14 @@ int main(int argc, char** argv) {
     if (!s.call(*m, &why)) return fail(g, why);
     const auto& set = m->set_standing_orders().orders();
     std::cout << (g.json ? cli::to_json(set) : cli::describe_standing(set)) << std::endl;
+    return cli::kOk;
+  }
+
+  if (*decline_challenge) {
+    wire::ClientMessage m;
+    m.mutable_decline_challenge()->set_game_id(game_id);
+    if (!s.call(m, &why)) return fail(g, why);
+    if (!g.json) std::cout << "Declined the challenge of game " << game_id << "." << std::endl;
     return cli::kOk;
   }
 

@@ -208,6 +208,41 @@ TEST(Rematch, OfferedAndAcceptedInWordsThatSayWhatToTypeNext) {
             "new7654321` in the shell).");
 }
 
+TEST(Challenge, TheShellAndTheCommandLineTakeAnOpponentAndTheGamesListSaysWhoseChallengeItIs) {
+  std::string why;
+  auto m = new_game_request({"german", "3d", "opponent", "bob"}, &why);
+  ASSERT_TRUE(m) << why;
+  EXPECT_EQ(m->create_game().opponent(), "bob");
+  EXPECT_EQ(m->create_game().side(), wire::CHOOSE_GERMAN);
+  m = new_game_request({"--opponent", "bob", "--casual"}, &why);
+  ASSERT_TRUE(m) << why;
+  EXPECT_EQ(m->create_game().opponent(), "bob");
+  EXPECT_TRUE(m->create_game().casual());
+  EXPECT_FALSE(new_game_request({"german", "opponent"}, &why));
+  EXPECT_EQ(why, "opponent takes the name of the player you challenge.");
+
+  wire::ChallengeOffered o;
+  o.set_by("alice");
+  auto* g = o.mutable_game();
+  g->set_game_id("new7654321");
+  g->set_your_side("soviet");
+  g->set_german("alice");
+  g->set_status("open");
+  g->set_reserved_for("bob");
+  g->set_rated(true);
+  g->set_clock_seconds(900);
+  g->set_increment_seconds(10);
+  EXPECT_EQ(challenge_offer_notice(o),
+            "alice challenges you: game new7654321, rated, you would play soviet, clock 15m+10s. `join new7654321` accepts "
+            "it, `decline new7654321` declines it (`counterattack join|decline new7654321`).");
+  EXPECT_NE(game_line(*g).find("  challenge from alice: join new7654321 to accept it, or decline it with decline new7654321"),
+            std::string::npos)
+      << game_line(*g);
+  g->set_your_side("german");  // the maker's own line
+  EXPECT_NE(game_line(*g).find("  challenge to bob"), std::string::npos) << game_line(*g);
+  EXPECT_EQ(game_line(*g).find("challenge from"), std::string::npos) << game_line(*g);
+}
+
 // `watch` on a terminal rewrites the time line in place as a running game clock's seconds pass.
 TEST(GameClock, AWatchedRunningClocksLineIsRewrittenInPlaceAsItsSecondsPass) {
   wire::GameSummary g;

@@ -809,6 +809,36 @@ TEST_F(TwoPlayers, ARematchIsOfferedAcceptedAndDeclinedFromTheCommandLine) {
   EXPECT_NE(again.err.find("was declined"), std::string::npos) << again.err;
 }
 
+TEST_F(TwoPlayers, AChallengeIsMadeShownAndDeclinedFromTheCommandLine) {
+  ASSERT_FALSE(started_game("2d").empty());  // both registered
+  const auto self = cli(alice_, {"new", "--opponent", "alice"});
+  EXPECT_EQ(self.code, 1);
+  EXPECT_NE(self.err.find("You cannot challenge yourself."), std::string::npos) << self.err;
+
+  const auto made = cli(alice_, {"new", "--opponent", "bob", "--side", "german", "--time", "2d", "--casual"});
+  ASSERT_EQ(made.code, 0) << made.err;
+  const std::string id = made.out.substr(0, made.out.find('\n'));
+  ASSERT_EQ(id.size(), 10u) << made.out;
+  EXPECT_NE(made.err.find("Challenged bob: game " + id + ", you play german, 2d per move. It waits for bob, who accepts "
+                          "with `counterattack join " + id + "` or declines with `counterattack decline " + id + "`"),
+            std::string::npos)
+      << made.err;
+  const auto his = cli(bob_, {"games"});
+  EXPECT_NE(his.out.find("challenge from alice: join " + id + " to accept it, or decline it with decline " + id),
+            std::string::npos)
+      << his.out;
+  const auto open = cli(bob_, {"games", "--open"});
+  EXPECT_EQ(open.out.find(id), std::string::npos) << "not among the open games: " << open.out;
+  EXPECT_NE(cli(alice_, {"games"}).out.find(id + "  open"), std::string::npos);
+  EXPECT_NE(cli(alice_, {"games"}).out.find("challenge to bob"), std::string::npos);
+
+  const auto declined = cli(bob_, {"decline", id});
+  ASSERT_EQ(declined.code, 0) << declined.err;
+  EXPECT_NE(declined.out.find("Declined the challenge of game " + id + "."), std::string::npos) << declined.out;
+  EXPECT_NE(cli(alice_, {"games"}).out.find("Declined (bob declined the challenge.)"), std::string::npos);
+  EXPECT_EQ(cli(bob_, {"join", id}).code, 1) << "declined for good";
+}
+
 // Standing orders from the command line: set, shown to their player alone, cleared; a word the
 // client does not know, and one the side cannot give, are refused with what to type instead.
 TEST_F(TwoPlayers, StandingOrdersAreSetShownAndClearedFromTheCommandLine) {

@@ -596,6 +596,33 @@ TEST_F(Shell, ARematchOfferedInOneShellIsAcceptedInTheOther) {
   EXPECT_TRUE(alice_shell_.expect("  " + next + "  playing"));
 }
 
+TEST_F(Shell, AChallengeMadeInOneShellIsToldInTheOtherDeclinedAndThenAccepted) {
+  ASSERT_FALSE(started_game("2d").empty());  // both registered
+  open(alice_shell_, alice_);
+  open(bob_shell_, bob_);
+  alice_shell_.type("new german 2d opponent bob");
+  ASSERT_TRUE(alice_shell_.expect("Challenged bob: game "));
+  const std::string first = alice_shell_.printed_until(", you play german");
+  const std::string id = first.substr(0, first.find(','));
+  ASSERT_EQ(id.size(), 10u) << first;
+  EXPECT_TRUE(bob_shell_.expect("alice challenges you: game " + id + ", rated, you would play soviet, 2d per move. `join " +
+                                id + "` accepts it, `decline " + id + "` declines it"));
+  bob_shell_.type("decline " + id);
+  EXPECT_TRUE(bob_shell_.expect("Declined the challenge of game " + id + "."));
+  EXPECT_TRUE(alice_shell_.expect("bob declined the challenge."));
+
+  alice_shell_.type("new soviet opponent bob");
+  ASSERT_TRUE(alice_shell_.expect("Challenged bob: game "));
+  const std::string second = alice_shell_.printed_until(", you play soviet");
+  const std::string next = second.substr(0, second.find(','));
+  ASSERT_TRUE(bob_shell_.expect("alice challenges you: game " + next));
+  bob_shell_.type("games");
+  EXPECT_TRUE(bob_shell_.expect("challenge from alice: join " + next));
+  bob_shell_.type("join " + next);
+  EXPECT_TRUE(bob_shell_.expect("Joined game " + next + " as the german player."));
+  EXPECT_TRUE(alice_shell_.expect("bob joined game " + next + ": it has started, you play soviet."));
+}
+
 // The operator's words reach a suspended player's shell, whether or not a game is open in it.
 TEST_F(Shell, ASuspendedPlayersShellShowsTheOperatorsReason) {
   const std::string game = started_game("2d");
