@@ -548,8 +548,10 @@ std::optional<wire::ClientMessage> chat_moderation_request(const std::string& co
 }
 
 std::string describe_muted(const wire::ClientMessage& asked, const wire::MutedPlayers& m) {
-  std::string text = asked.has_mute()     ? "Muted " + asked.mute().name() + ": you no longer read their chat. "
-                     : asked.has_unmute() ? "Unmuted " + asked.unmute().name() + ": you read their chat again. "
+  // The name as typed only from a server that does not send it back.
+  const std::string& name = !m.name().empty() ? m.name() : asked.has_mute() ? asked.mute().name() : asked.unmute().name();
+  std::string text = asked.has_mute()     ? "Muted " + name + ": you no longer read their chat. "
+                     : asked.has_unmute() ? "Unmuted " + name + ": you read their chat again. "
                                           : "";
   if (m.names().empty()) return text + "You have muted nobody.";
   text += "Muted (" + std::to_string(m.names_size()) + "):";
@@ -557,8 +559,8 @@ std::string describe_muted(const wire::ClientMessage& asked, const wire::MutedPl
   return text;
 }
 
-std::string reported_text(const wire::ReportChat& r) {
-  return "Reported " + r.name() + "'s chat in game " + r.game_id() +
+std::string reported_text(const wire::ReportChat& r, const wire::ChatReported& done) {
+  return "Reported " + (done.name().empty() ? r.name() : done.name()) + "'s chat in game " + r.game_id() +
          " to the server's operator, with their latest lines there that you can read.";
 }
 

@@ -151,10 +151,11 @@ std::optional<wire::ClientMessage> vacation_request(const std::vector<std::strin
 // other words.
 std::optional<wire::ClientMessage> chat_moderation_request(const std::string& command, const std::vector<std::string>& words,
                                                            const std::string& open_game, std::string* why);
-// What the answer to `mute`, `unmute` or `muted` says, after the request it answers.
+// What the answer to `mute`, `unmute` or `muted` says, after the request it answers: the
+// player by their registered name.
 std::string describe_muted(const wire::ClientMessage& asked, const wire::MutedPlayers& m);
-// What an answered report says.
-std::string reported_text(const wire::ReportChat& r);
+// What an answered report says, the player by their registered name.
+std::string reported_text(const wire::ReportChat& r, const wire::ChatReported& done);
 // The request for `standing GAME none` or `standing GAME ORDER...` (the words
 // after the game): exactly those standing orders set (stand-fast, no-support,
 // keep-die, take-losses, retreat). Nothing, with the usage in `why`, for other words.

@@ -861,7 +861,8 @@ class Shell {
       if (!m) return out(cmd == "report" && !game_ ? why + "   (--game GAME, or open the game first)" : why);
       auto reply = s_.call(*m, &why);
       if (!reply) return out(why);
-      out(m->has_report_chat() ? reported_text(m->report_chat()) : describe_muted(*m, reply->muted_players()));
+      out(m->has_report_chat() ? reported_text(m->report_chat(), reply->chat_reported())
+                               : describe_muted(*m, reply->muted_players()));
     } else if (cmd == "vacation") {
       std::string why;
       auto m = vacation_request({w.begin() + 1, w.end()}, &why);

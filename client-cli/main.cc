@@ -1080,9 +1080,9 @@ int main(int argc, char** argv) {
     if (!reply) return fail(g, why);
     if (m->has_report_chat()) {
       if (g.json)
-        std::cout << "{\"reported\":true}" << std::endl;
+        std::cout << nlohmann::json{{"reported", true}, {"name", reply->chat_reported().name()}}.dump() << std::endl;
       else
-        std::cout << cli::reported_text(m->report_chat()) << std::endl;
+        std::cout << cli::reported_text(m->report_chat(), reply->chat_reported()) << std::endl;
       return cli::kOk;
     }
     if (g.json) {

@@ -96,17 +96,17 @@ std::vector<ChatModeration::Seen> ChatModeration::poll_bans(Storage& storage) {
 // The players' requests
 // ---------------------------------------------------------------------------
 
-std::pair<std::int64_t, std::string> GameService::player_named(const std::string& name) {
+GameService::NamedPlayer GameService::player_named(const std::string& name) {
   return storage_.read([&name](Db& db) {
-    auto& q = db.prepare("SELECT id, name FROM users WHERE name = ?");
+    auto& q = db.prepare("SELECT id, name, closed_unix FROM users WHERE name = ?");
     q.bind_all(name);
-    std::pair<std::int64_t, std::string> found{0, ""};
-    while (q.step()) found = {q.integer(0), q.text(1)};
+    NamedPlayer found;
+    while (q.step()) found = NamedPlayer{q.integer(0), q.text(1), q.integer(2) != 0};
     return found;
   });
 }
 
-void GameService::answer_muted(const Caller& c) {
+void GameService::answer_muted(const Caller& c, const std::string& named) {
   auto names = storage_.read([uid = c.user_id](Db& db) {
     std::vector<std::string> out;
     auto& q = db.prepare(
@@ -118,6 +118,7 @@ void GameService::answer_muted(const Caller& c) {
   wire::ServerMessage m;
   auto* muted = m.mutable_muted_players();
   for (auto& n : names) muted->add_names(std::move(n));
+  muted->set_name(named);
   c.reply(std::move(m));
 }
 
@@ -125,10 +126,13 @@ void GameService::list_muted(const Caller& c) { answer_muted(c); }
 
 void GameService::mute(const Caller& c, const wire::Mute& req) {
   if (req.name().empty()) return c.error(wire::BAD_REQUEST, "Name the player to mute.");
-  const std::int64_t id = player_named(req.name()).first;
+  const auto player = player_named(req.name());
+  const std::int64_t id = player.id;
   if (id == 0) return c.error(wire::NOT_FOUND, "There is no player '" + as_given(req.name()) + "'.");
   if (id == c.user_id) return c.error(wire::BAD_REQUEST, "You cannot mute yourself.");
-  if (moderation_.muted(c.user_id, id)) return answer_muted(c);
+  // A closed account writes no more chat: a mute of it would only fill the list.
+  if (player.closed) return c.error(wire::CONFLICT, player.name + " closed their account: they write no more chat.");
+  if (moderation_.muted(c.user_id, id)) return answer_muted(c, player.name);
   if (!mutes_by_user_.take(std::to_string(c.user_id))) {
     return c.error(wire::RATE_LIMITED, "You are muting and unmuting too fast; wait a minute.");
   }
@@ -140,18 +144,20 @@ void GameService::mute(const Caller& c, const wire::Mute& req) {
       [uid = c.user_id, id](Db& db) {
         db.prepare("INSERT OR IGNORE INTO mutes (user_id, muted_id, created_unix) VALUES (?, ?, ?)").run(uid, id, unix_now());
       },
-      [this, c, id](bool ok) {
+      [this, c, id, name = player.name](bool ok) {
         if (!ok) {
           moderation_.remove_mute(c.user_id, id);
           return c.error(wire::INTERNAL, "The mute could not be stored.");
         }
-        post_([this, c] { answer_muted(c); });  // a read: not on the thread that reports commits
+        post_([this, c, name] { answer_muted(c, name); });  // a read: not on the thread that reports commits
       });
 }
 
 void GameService::unmute(const Caller& c, const wire::Unmute& req) {
   if (req.name().empty()) return c.error(wire::BAD_REQUEST, "Name the player to unmute.");
-  const std::int64_t id = player_named(req.name()).first;
+  // A closed account muted before it closed is unmuted as any other.
+  const auto player = player_named(req.name());
+  const std::int64_t id = player.id;
   if (id == 0 || !moderation_.muted(c.user_id, id)) {
     return c.error(wire::NOT_FOUND, "You have not muted '" + as_given(req.name()) + "'.");
   }
@@ -161,12 +167,12 @@ void GameService::unmute(const Caller& c, const wire::Unmute& req) {
   moderation_.remove_mute(c.user_id, id);
   storage_.write(
       [uid = c.user_id, id](Db& db) { db.prepare("DELETE FROM mutes WHERE user_id = ? AND muted_id = ?").run(uid, id); },
-      [this, c, id](bool ok) {
+      [this, c, id, name = player.name](bool ok) {
         if (!ok) {
           moderation_.add_mute(c.user_id, id);
           return c.error(wire::INTERNAL, "The unmute could not be stored.");
         }
-        post_([this, c] { answer_muted(c); });  // a read: not on the thread that reports commits
+        post_([this, c, name] { answer_muted(c, name); });  // a read: not on the thread that reports commits
       });
 }
 
@@ -192,10 +198,12 @@ void GameService::report_chat(const Caller& c, const wire::ReportChat& req) {
   maybe_unload(g);  // a finished game read back for this rests with the others
   if (req.name().empty()) return c.error(wire::BAD_REQUEST, "Name the player to report.");
   const auto found = player_named(req.name());
-  const std::int64_t id = found.first;
-  const std::string& name = found.second;
+  const std::int64_t id = found.id;
+  const std::string& name = found.name;
   if (id == 0) return c.error(wire::NOT_FOUND, "There is no player '" + as_given(req.name()) + "'.");
   if (id == c.user_id) return c.error(wire::BAD_REQUEST, "You cannot report yourself.");
+  // The operator could do nothing about it: a closed account writes no more chat.
+  if (found.closed) return c.error(wire::CONFLICT, name + " closed their account: they write no more chat.");
   const std::string game_id = g->id;
   auto [evidence, reported_before] = storage_.read([&](Db& db) {
     std::vector<std::string> lines;
@@ -241,7 +249,10 @@ void GameService::report_chat(const Caller& c, const wire::ReportChat& req) {
           return c.error(wire::CONFLICT, "You have reported " + name + " in game " + game_id +
                                              " already, and the server's operator has not yet handled it.");
         }
-        c.ok();
+        wire::ServerMessage m;
+        m.mutable_chat_reported()->set_name(name);
+        m.mutable_chat_reported()->set_game_id(game_id);
+        c.reply(std::move(m));
       });
 }
 

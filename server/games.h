@@ -467,10 +467,16 @@ class GameService {
   static constexpr int kChallengesPerHour = 30;
   RecentAttempts challenges_by_user_;
   ChatModeration moderation_;
-  // A player's registered name and id by the name given (any case); id 0 when none.
-  std::pair<std::int64_t, std::string> player_named(const std::string& name);
-  // Answers MutedPlayers: the caller's muted players as stored.
-  void answer_muted(const Caller& c);
+  // A player by the name given (any case), as registered; id 0 when none.
+  struct NamedPlayer {
+    std::int64_t id = 0;
+    std::string name;
+    bool closed = false;
+  };
+  NamedPlayer player_named(const std::string& name);
+  // Answers MutedPlayers: the caller's muted players as stored, and `named`, the one
+  // just muted or unmuted as registered ("" for a list).
+  void answer_muted(const Caller& c, const std::string& named = "");
   // Each mute, unmute and report is a write; a report is the operator's reading too.
   RecentAttempts mutes_by_user_, reports_by_user_;
   static constexpr int kMuteChangesPerMinute = 30;

@@ -228,17 +228,18 @@ TEST_F(Shell, ChatTypedInOneShellAppearsInTheOther) {
 }
 
 // Muted in the shell, a player's chat does not appear there until unmuted; a report names the open game.
+// Each answer names the player as registered, whatever the case typed.
 TEST_F(Shell, AMutedPlayersChatDoesNotAppearUntilUnmutedAndAReportIsMadeInTheOpenGame) {
   const std::string game = both_in_a_game();
   ASSERT_FALSE(game.empty());
-  alice_shell_.type("mute bob");
+  alice_shell_.type("mute BOB");
   EXPECT_TRUE(alice_shell_.expect("Muted bob: you no longer read their chat. Muted (1): bob"));
   bob_shell_.type("chat A line alice does not read");
   EXPECT_TRUE(bob_shell_.expect("[chat] bob: A line alice does not read"));
-  alice_shell_.type("report bob Rude in chat");
+  alice_shell_.type("report Bob Rude in chat");
   EXPECT_TRUE(alice_shell_.expect("Reported bob's chat in game " + game + " to the server's operator"));
-  alice_shell_.type("unmute bob");
-  EXPECT_TRUE(alice_shell_.expect("You have muted nobody."));
+  alice_shell_.type("unmute bOb");
+  EXPECT_TRUE(alice_shell_.expect("Unmuted bob: you read their chat again. You have muted nobody."));
   bob_shell_.type("chat A line alice reads");
   const std::string printed = alice_shell_.printed_until("[chat] bob: A line alice reads");
   EXPECT_FALSE(printed.empty());

@@ -67,6 +67,7 @@ TEST_F(ServerChatModeration, AMutedPlayersChatNeverReachesTheMuterLiveOrInHistor
   // Any case names the player; the list gives the name as registered.
   const auto muting = alice->request(mute("BOB"));
   ASSERT_TRUE(muting.has_muted_players()) << muting.DebugString();
+  EXPECT_EQ(muting.muted_players().name(), "bob");
   EXPECT_EQ(muted(*alice), std::vector<std::string>{"bob"});
   ASSERT_TRUE(carol->request(mute("eve")).has_muted_players());
 
@@ -181,7 +182,8 @@ TEST_F(ServerChatModeration, AReportIsStoredWithTheLinesTheReporterCouldReadAndL
   const auto silent = alice->request(report("bob", id, "Insults."));
   const auto quiet_player = eve->request(report("alice", id, "Nothing."));
   EXPECT_EQ(quiet_player.error().code(), wire::BAD_REQUEST) << "alice wrote nothing: " << quiet_player.DebugString();
-  ASSERT_TRUE(silent.has_ok()) << silent.DebugString();
+  ASSERT_TRUE(silent.has_chat_reported()) << silent.DebugString();
+  EXPECT_EQ(silent.chat_reported().name(), "bob");
   // The evidence was copied: what bob writes after is not in it.
   ASSERT_TRUE(bob->request(chat(id, wire::PLAYERS, "written after the report")).has_ok());
 
@@ -217,8 +219,8 @@ TEST_F(ServerChatModeration, AReportIsStoredWithTheLinesTheReporterCouldReadAndL
   wire::ClientMessage resign;
   resign.mutable_resign()->set_game_id(id);
   ASSERT_TRUE(bob->request(resign).has_ok());
-  EXPECT_TRUE(alice->request(report("eve", id, "Spam.")).has_ok());
-  EXPECT_TRUE(alice->request(report("bob", id, "Insults again.")).has_ok()) << "the first was handled";
+  EXPECT_TRUE(alice->request(report("eve", id, "Spam.")).has_chat_reported());
+  EXPECT_TRUE(alice->request(report("bob", id, "Insults again.")).has_chat_reported()) << "the first was handled";
   const auto after = operator_command("--reports");
   EXPECT_NE(after.said.find(" spectators: what the spectators say\n"), std::string::npos) << after.said;
   EXPECT_NE(after.said.find(" players: written after the report\n"), std::string::npos) << after.said;
@@ -237,7 +239,7 @@ TEST_F(ServerChatModeration, ReportsOfBadInputAreRefusedAndStoreNothingAndAreRat
     const auto refused = alice->request(report("bob", id, reason));
     EXPECT_EQ(refused.error().code(), wire::BAD_REQUEST) << "'" << reason << "': " << refused.DebugString();
   }
-  EXPECT_TRUE(alice->request(report("bob", id, std::string(200, 'a'))).has_ok()) << "200 characters are enough";
+  EXPECT_TRUE(alice->request(report("bob", id, std::string(200, 'a'))).has_chat_reported()) << "200 characters are enough";
   ASSERT_EQ(operator_command("--handle-report 1").status, 0);
   EXPECT_EQ(alice->request(report("nobody", id, "Rude.")).error().code(), wire::NOT_FOUND);
   EXPECT_EQ(alice->request(report("bob", "nosuchgame", "Rude.")).error().code(), wire::NOT_FOUND);
@@ -247,7 +249,7 @@ TEST_F(ServerChatModeration, ReportsOfBadInputAreRefusedAndStoreNothingAndAreRat
 
   // Ten an hour: the operator handles each, so that the next is no repeat.
   for (int i = 1; i < 10; ++i) {
-    ASSERT_TRUE(alice->request(report("bob", id, "Rude " + std::to_string(i) + ".")).has_ok()) << i;
+    ASSERT_TRUE(alice->request(report("bob", id, "Rude " + std::to_string(i) + ".")).has_chat_reported()) << i;
     ASSERT_EQ(operator_command("--handle-report " + std::to_string(i + 1)).status, 0) << i;
   }
   const auto eleventh = alice->request(report("bob", id, "Rude again."));
@@ -255,6 +257,39 @@ TEST_F(ServerChatModeration, ReportsOfBadInputAreRefusedAndStoreNothingAndAreRat
   EXPECT_NE(operator_command("--reports").said.find("No report of chat waits to be handled."), std::string::npos);
   EXPECT_NE(operator_command("--reports all").said.find("10 reports;"), std::string::npos);
   EXPECT_TRUE(bob->request(report("alice", id, "Unfair.")).error().code() == wire::BAD_REQUEST) << "alice wrote nothing";
+}
+
+// A closed account writes no more chat: muting, reporting or barring it from chat would do
+// nothing, and is refused, changing nothing; a mute made before it closed is still undone.
+TEST_F(ServerChatModeration, AClosedAccountIsNotMutedReportedOrBarredFromChatButIsUnmuted) {
+  auto alice = user("alice"), bob = user("bob"), carol = user("carol");
+  const std::string id = start_game(*alice, *bob);
+  ASSERT_TRUE(bob->request(chat(id, wire::PLAYERS, "a rude line")).has_ok());
+  ASSERT_TRUE(carol->request(mute("bob")).has_muted_players());
+  wire::ClientMessage resign;
+  resign.mutable_resign()->set_game_id(id);
+  ASSERT_TRUE(bob->request(resign).has_ok());
+  wire::ClientMessage close;
+  close.mutable_close_account()->set_password("correct horse");
+  ASSERT_TRUE(bob->request(close).has_ok());
+
+  const auto muting = alice->request(mute("BOB"));
+  EXPECT_EQ(muting.error().code(), wire::CONFLICT) << muting.DebugString();
+  EXPECT_EQ(muting.error().message(), "bob closed their account: they write no more chat.");
+  EXPECT_TRUE(muted(*alice).empty());
+  const auto reporting = alice->request(report("bob", id, "Insults."));
+  EXPECT_EQ(reporting.error().code(), wire::CONFLICT) << reporting.DebugString();
+  EXPECT_EQ(reporting.error().message(), "bob closed their account: they write no more chat.");
+  EXPECT_NE(operator_command("--reports all").said.find("No report of chat has been made."), std::string::npos);
+  const auto banning = operator_command("--chat-ban bob --reason 'Insults in game chat.'");
+  EXPECT_EQ(banning.status, 1);
+  EXPECT_NE(banning.said.find("bob has closed their account"), std::string::npos) << banning.said;
+  EXPECT_EQ(operator_command("--players").said.find("barred from chat"), std::string::npos);
+
+  const auto unmuting = carol->request(mute("Bob", false));
+  ASSERT_TRUE(unmuting.has_muted_players()) << unmuting.DebugString();
+  EXPECT_EQ(unmuting.muted_players().name(), "bob");
+  EXPECT_TRUE(muted(*carol).empty());
 }
 
 TEST_F(ServerChatModeration, AChatBannedPlayersChatIsRefusedWithTheReasonAndOthersChatFlows) {
