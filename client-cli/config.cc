@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,7 +12,9 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
+#include <stdexcept>
 
 namespace counterattack::cli {
 
@@ -25,14 +29,85 @@ std::string Config::path() {
   return dir() + "/config.json";
 }
 
-bool Config::load(std::string* error) {
-  std::ifstream in(path());
-  if (!in) return true;
+namespace {
+
+// The file's JSON; a missing or empty file is an empty object. Throws for one not JSON.
+nlohmann::json read_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return nlohmann::json::object();
   std::stringstream ss;
   ss << in.rdbuf();
+  if (ss.str().find_first_not_of(" \t\r\n") == std::string::npos) return nlohmann::json::object();
+  auto j = nlohmann::json::parse(ss.str());
+  if (!j.is_object()) throw std::runtime_error("not an object");
+  return j;
+}
+
+nlohmann::json session_json(const SessionEntry& e) {
+  return {{"name", e.name}, {"token", e.token}, {"expires_unix", e.expires_unix}};
+}
+
+// Sets j[key] to `now`, or removes it when `now` is null: one entry changed.
+template <typename T, typename ToJson>
+void apply_change(nlohmann::json& j, const std::string& key, const T* now, ToJson to_json) {
+  if (now) {
+    j[key] = to_json(*now);
+  } else {
+    j.erase(key);
+  }
+}
+
+// Applies to j[field] each key of `now` that differs from `before`, and no other.
+template <typename T, typename ToJson>
+void apply_changes(nlohmann::json& j, const char* field, const std::map<std::string, T>& before,
+                   const std::map<std::string, T>& now, ToJson to_json) {
+  std::set<std::string> keys;
+  for (const auto& [k, v] : before) keys.insert(k);
+  for (const auto& [k, v] : now) keys.insert(k);
+  for (const auto& k : keys) {
+    const auto was = before.find(k);
+    const auto is = now.find(k);
+    const T* was_value = was == before.end() ? nullptr : &was->second;
+    const T* is_value = is == now.end() ? nullptr : &is->second;
+    if (was_value && is_value && *was_value == *is_value) continue;
+    if (!j.contains(field) || !j[field].is_object()) j[field] = nlohmann::json::object();
+    apply_change(j[field], k, is_value, to_json);
+  }
+}
+
+// Holds an exclusive lock on a file until destroyed; the kernel's, so a process
+// that dies lets it go.
+class FileLock {
+ public:
+  explicit FileLock(const std::string& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)) {
+    if (fd_ < 0) return;
+    int r;
+    do r = ::flock(fd_, LOCK_EX);
+    while (r != 0 && errno == EINTR);
+    if (r != 0) {
+      ::close(fd_);
+      fd_ = -1;
+    }
+  }
+  ~FileLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  bool held() const { return fd_ >= 0; }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+bool Config::load(std::string* error) {
   try {
-    const auto j = nlohmann::json::parse(ss.str());
+    const auto j = read_file(path());
     server = j.value("server", "");
+    pins.clear();
+    sessions.clear();
     if (j.contains("pins")) {
       for (const auto& [k, val] : j["pins"].items()) pins[k] = val.get<std::string>();
     }
@@ -49,10 +124,11 @@ bool Config::load(std::string* error) {
     if (error) *error = path() + " is not valid JSON (" + e.what() + "); fix or delete it.";
     return false;
   }
+  loaded_ = Values{server, pins, sessions};
   return true;
 }
 
-bool Config::save(std::string* error) const {
+bool Config::save(std::string* error) {
   std::error_code ec;
   std::filesystem::create_directories(dir(), ec);
   if (ec) {
@@ -60,17 +136,34 @@ bool Config::save(std::string* error) const {
     return false;
   }
   ::chmod(dir().c_str(), 0700);
+  // Another client of the same user saves under the same lock: between this
+  // read and the rename nothing of theirs can be lost.
+  const FileLock lock(path() + ".lock");
+  if (!lock.held()) {
+    if (error) *error = "Cannot lock " + path() + ".lock: " + std::strerror(errno);
+    return false;
+  }
   nlohmann::json j;
-  if (!server.empty()) j["server"] = server;
-  j["pins"] = nlohmann::json::object();
-  for (const auto& [k, v] : pins) j["pins"][k] = v;
-  j["sessions"] = nlohmann::json::object();
-  for (const auto& [k, e] : sessions) {
-    j["sessions"][k] = {{"name", e.name}, {"token", e.token}, {"expires_unix", e.expires_unix}};
+  try {
+    j = read_file(path());
+    if (server != loaded_.server) {
+      if (server.empty()) {
+        j.erase("server");
+      } else {
+        j["server"] = server;
+      }
+    }
+    apply_changes(j, "pins", loaded_.pins, pins, [](const std::string& v) { return nlohmann::json(v); });
+    apply_changes(j, "sessions", loaded_.sessions, sessions, session_json);
+    if (!j.contains("pins")) j["pins"] = nlohmann::json::object();
+    if (!j.contains("sessions")) j["sessions"] = nlohmann::json::object();
+  } catch (const std::exception& e) {
+    if (error) *error = path() + " is not valid JSON (" + e.what() + "); fix or delete it.";
+    return false;
   }
   // Write aside and rename, so a crash never leaves half a file: a file of this
-  // process's own (two clients may save at once), made readable by its owner
-  // alone from the start (it holds session tokens), and on the disk before the rename.
+  // process's own, made readable by its owner alone from the start (it holds
+  // session tokens), and on the disk before the rename.
   std::string tmp = path() + ".XXXXXX";
   const int fd = ::mkstemp(tmp.data());
   if (fd < 0) {
@@ -99,7 +192,8 @@ bool Config::save(std::string* error) const {
     ::unlink(tmp.c_str());
     return false;
   }
-  return true;
+  // What the file holds now, the other clients' changes with this one's.
+  return load(error);
 }
 
 std::string normalize_fingerprint(const std::string& text) {

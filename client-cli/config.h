@@ -15,6 +15,7 @@ struct SessionEntry {
   std::string name;
   std::string token;
   long long expires_unix = 0;
+  bool operator==(const SessionEntry&) const = default;
 };
 
 struct Config {
@@ -27,8 +28,20 @@ struct Config {
   // Loads the file; a missing file is an empty config. Returns false with a
   // message when the file exists but cannot be read.
   bool load(std::string* error);
-  // Writes the file readable by its owner only (it holds session tokens).
-  bool save(std::string* error) const;
+  // Writes what this process changed since it loaded or last saved onto the file
+  // as it is now, so that two clients of one user (a shell and a one-shot command)
+  // keep each other's changes: under an exclusive lock on config.json.lock, read
+  // again, changed, written aside and renamed, readable by its owner only (it holds
+  // session tokens). This then holds the whole file, the others' changes too.
+  bool save(std::string* error);
+
+ private:
+  struct Values {
+    std::string server;
+    std::map<std::string, std::string> pins;
+    std::map<std::string, SessionEntry> sessions;
+  };
+  Values loaded_;  // as last read or written: a save's changes are what differs from it
 };
 
 // "ab:CD 01..." -> "abcd01..."; empty when not 64 hex digits.

@@ -1,5 +1,7 @@
 // Where the client keeps sessions and settings, and how it reads server URLs and pins.
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -69,6 +71,79 @@ TEST_F(ConfigDir, ABrokenFileIsReportedNotOverwritten) {
   std::string err;
   EXPECT_FALSE(c.load(&err));
   EXPECT_NE(err.find("is not valid JSON"), std::string::npos) << err;
+}
+
+// Two clients of one player (a shell, a one-shot command), each loaded before the
+// other saved: a save writes its own changes onto the file as it is, losing none of
+// the other's, and a removal removes only what it names.
+TEST_F(ConfigDir, TwoClientsSavingInTurnKeepEachOthersChanges) {
+  std::string err;
+  Config shell, once;
+  ASSERT_TRUE(shell.load(&err)) << err;
+  ASSERT_TRUE(once.load(&err)) << err;
+  shell.server = "wss://a.example.org";
+  shell.sessions["wss://a.example.org"] = {"alice", "token-a", 1};
+  ASSERT_TRUE(shell.save(&err)) << err;
+  once.pins["wss://b.example.org"] = std::string(64, 'b');
+  once.sessions["wss://b.example.org"] = {"alice", "token-b", 2};
+  ASSERT_TRUE(once.save(&err)) << err;
+  EXPECT_EQ(once.sessions.at("wss://a.example.org").token, "token-a") << "after a save, the file as it is";
+  shell.pins["wss://a.example.org"] = std::string(64, 'a');
+  shell.sessions.erase("wss://a.example.org");  // logged out there
+  ASSERT_TRUE(shell.save(&err)) << err;
+
+  Config after;
+  ASSERT_TRUE(after.load(&err)) << err;
+  EXPECT_EQ(after.server, "wss://a.example.org");
+  EXPECT_EQ(after.pins, (std::map<std::string, std::string>{{"wss://a.example.org", std::string(64, 'a')},
+                                                             {"wss://b.example.org", std::string(64, 'b')}}));
+  ASSERT_EQ(after.sessions.size(), 1u);
+  EXPECT_EQ(after.sessions.at("wss://b.example.org").token, "token-b");
+
+  // A certificate forgotten in another terminal is not written back by a shell opened before.
+  Config forget;
+  ASSERT_TRUE(forget.load(&err)) << err;
+  forget.pins.erase("wss://b.example.org");
+  ASSERT_TRUE(forget.save(&err)) << err;
+  after.sessions["wss://c.example.org"] = {"alice", "token-c", 3};
+  ASSERT_TRUE(after.save(&err)) << err;
+  Config last;
+  ASSERT_TRUE(last.load(&err)) << err;
+  EXPECT_EQ(last.pins.count("wss://b.example.org"), 0u);
+  EXPECT_EQ(last.sessions.size(), 2u);
+  struct stat st {};
+  ASSERT_EQ(::stat(Config::path().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+// Processes that save at the same moment take turns: every one's change is kept.
+TEST_F(ConfigDir, ProcessesSavingAtOnceLoseNothing) {
+  constexpr int kProcesses = 4, kSaves = 25;
+  std::vector<pid_t> children;
+  for (int p = 0; p < kProcesses; ++p) {
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      for (int i = 0; i < kSaves; ++i) {
+        Config c;
+        std::string why;
+        if (!c.load(&why)) ::_exit(1);
+        c.pins["wss://p" + std::to_string(p) + "-" + std::to_string(i)] = std::string(64, 'c');
+        if (!c.save(&why)) ::_exit(2);
+      }
+      ::_exit(0);
+    }
+    children.push_back(pid);
+  }
+  for (const pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  }
+  Config after;
+  std::string err;
+  ASSERT_TRUE(after.load(&err)) << err;
+  EXPECT_EQ(after.pins.size(), std::size_t{kProcesses * kSaves});
 }
 
 TEST(Fingerprint, ColonsAndCaseDoNotMatter) {

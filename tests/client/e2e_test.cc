@@ -1,8 +1,12 @@
 // A whole game between two players, each a `counterattack` process with its
 // own config directory, against a real `counterattackd` on 127.0.0.1:0.
 // Skipped when the server has not been built.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +14,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "config.h"
 #include "harness.h"
@@ -541,6 +546,54 @@ TEST_F(TwoPlayers, ACertificateAcceptedOnceWithInsecureIsTrustedAfterAndAChanged
   auto trusted = as({"games"});
   EXPECT_EQ(trusted.code, 0) << trusted.err;
 
+  other.stop();
+  std::error_code ec;
+  fs::remove_all(other_data, ec);
+}
+
+// Two clients of one player at once: a login on another server that has read the config
+// and waits for its password, while a one-shot command here remembers this server's
+// certificate and session. The login's save keeps them: both servers are reached after
+// without --insecure, logged in.
+TEST_F(TwoPlayers, TwoClientsOfOnePlayerKeepEachOthersCertificatesAndSessions) {
+  const std::string config = alice_.config + "/counterattack/config.json";
+  fs::create_directories(alice_.config + "/counterattack");
+  const std::string other_data = temp_dir("other");
+  Background other;
+  const std::string other_addr = start_server(other, other_data, "127.0.0.1:0");
+  ASSERT_FALSE(other_addr.empty()) << other.output();
+  const std::string other_url = "wss://" + other_addr;
+
+  // The config is first a pipe, so that the test knows when the login has read it (empty).
+  ASSERT_EQ(::mkfifo(config.c_str(), 0600), 0);
+  Background login;
+  login.start({CA_CLIENT_BIN, "--server", other_url, "--insecure", "register", "alice"}, env(alice_),
+              alice_.config + "/login.log", true);
+  int fifo = -1;
+  for (int i = 0; i < 600 && fifo < 0; ++i) {  // ENXIO until the login opens it to read
+    fifo = ::open(config.c_str(), O_WRONLY | O_NONBLOCK);
+    if (fifo < 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_GE(fifo, 0) << "the login never read its config: " << login.output();
+  ::close(fifo);
+  ASSERT_EQ(::unlink(config.c_str()), 0);
+
+  auto here = cli(alice_, {"register", "alice"}, "password-of-alice\n");
+  ASSERT_EQ(here.code, 0) << here.err;
+  ASSERT_TRUE(login.send("password-of-alice\n"));
+  login.close_input();
+  ASSERT_EQ(login.wait(60), 0) << login.output();
+
+  std::ifstream in(config);
+  std::stringstream text;
+  text << in.rdbuf();
+  const json stored = json::parse(text.str());
+  EXPECT_EQ(stored.value("pins", json::object()).size(), 2u) << text.str();
+  EXPECT_EQ(stored.value("sessions", json::object()).size(), 2u) << text.str();
+  for (const std::string& server : {url(), other_url}) {
+    auto games = run({CA_CLIENT_BIN, "--server", server, "games"}, env(alice_), "");
+    EXPECT_EQ(games.code, 0) << server << ": " << games.err;
+  }
   other.stop();
   std::error_code ec;
   fs::remove_all(other_data, ec);
