@@ -466,13 +466,20 @@ std::optional<wire::ClientMessage> email_request(const std::vector<std::string>&
   return m;
 }
 
-std::string describe_account(const wire::Account& a) {
+std::string describe_account(const wire::Account& a, bool turn_mail_set) {
   if (!a.mail_enabled()) return "This server sends no e-mail: turn notices reach you only while you are connected.";
-  if (a.email().empty()) return "No e-mail address: `email ADDRESS` sets one for turn notices while you are away.";
-  if (!a.email_confirmed()) {
-    return "A code was mailed to " + a.email() + ": `email confirm CODE` starts turn notices there.";
-  }
   const std::string hours = std::to_string(a.digest_hours()) + (a.digest_hours() == 1 ? " hour" : " hours");
+  if (a.email().empty() || !a.email_confirmed()) {
+    // The choice is kept without a confirmed address: say what it will be.
+    const std::string mode = a.turn_mail() == wire::TURN_MAIL_DIGEST ? "a digest, at most one every " + hours
+                             : a.turn_mail() == wire::TURN_MAIL_OFF  ? "off (other mail still comes)"
+                                                                     : "a mail per game";
+    const std::string address = a.email().empty()
+                                    ? "No e-mail address: `email ADDRESS` sets one for turn notices while you are away."
+                                    : "A code was mailed to " + a.email() + ": `email confirm CODE` confirms it.";
+    if (turn_mail_set) return "Stored; it applies once an address is confirmed. Turn notices: " + mode + ". " + address;
+    return address + " Turn notices, once it is confirmed: " + mode + ".";
+  }
   switch (a.turn_mail()) {
     case wire::TURN_MAIL_DIGEST:
       return "Turn notices go to " + a.email() + " as a digest, at most one every " + hours +

@@ -140,8 +140,9 @@ std::string challenge_offer_notice(const wire::ChallengeOffered& o);
 // `email --turns each|digest|off [--digest-hours N]` (the words after "email");
 // nothing, with the usage in `why`, for other words.
 std::optional<wire::ClientMessage> email_request(const std::vector<std::string>& words, std::string* why);
-// What an Account answer says about turn notices by mail.
-std::string describe_account(const wire::Account& a);
+// What an Account answer says about turn notices by mail; `turn_mail_set` when it answers
+// a choice of turn mail just stored.
+std::string describe_account(const wire::Account& a, bool turn_mail_set = false);
 // The request for `vacation`, `vacation start DAYS` or `vacation end` (the
 // words after "vacation"); nothing, with the usage in `why`, for other words.
 std::optional<wire::ClientMessage> vacation_request(const std::vector<std::string>& words, std::string* why);

@@ -503,7 +503,7 @@ int main(int argc, char** argv) {
                                   {"digest_hours", a.digest_hours()}}.dump()
                 << std::endl;
     else
-      std::cout << cli::describe_account(a) << std::endl;
+      std::cout << cli::describe_account(a, m->has_set_turn_mail()) << std::endl;
     return cli::kOk;
   }
 

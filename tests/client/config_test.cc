@@ -591,6 +591,26 @@ TEST(Email, TurnMailIsChosenEachAsADigestOrOffAndShown) {
             "while you are away (`email --turns each` for a mail per game).");
   a.set_turn_mail(wire::TURN_MAIL_OFF);
   EXPECT_EQ(describe_account(a).rfind("No turn notices are mailed to alice@example.org", 0), 0u) << describe_account(a);
+
+  // Chosen before an address is confirmed, the choice is kept and shown, and said to wait for one.
+  a.set_email("");
+  a.set_email_confirmed(false);
+  a.set_turn_mail(wire::TURN_MAIL_DIGEST);
+  EXPECT_EQ(describe_account(a, true),
+            "Stored; it applies once an address is confirmed. Turn notices: a digest, at most one every 12 hours. "
+            "No e-mail address: `email ADDRESS` sets one for turn notices while you are away.");
+  EXPECT_EQ(describe_account(a),
+            "No e-mail address: `email ADDRESS` sets one for turn notices while you are away. Turn notices, once it is "
+            "confirmed: a digest, at most one every 12 hours.");
+  a.set_email("alice@example.org");
+  a.set_turn_mail(wire::TURN_MAIL_OFF);
+  EXPECT_EQ(describe_account(a),
+            "A code was mailed to alice@example.org: `email confirm CODE` confirms it. Turn notices, once it is confirmed: "
+            "off (other mail still comes).");
+  a.set_turn_mail(wire::TURN_MAIL_EACH);
+  EXPECT_EQ(describe_account(a, true),
+            "Stored; it applies once an address is confirmed. Turn notices: a mail per game. A code was mailed to "
+            "alice@example.org: `email confirm CODE` confirms it.");
 }
 
 TEST(Vacation, TypedAndShownAsPeopleWriteIt) {

@@ -599,6 +599,34 @@ TEST_F(TwoPlayers, TwoClientsOfOnePlayerKeepEachOthersCertificatesAndSessions) {
   fs::remove_all(other_data, ec);
 }
 
+// With mail but no address yet, a choice of turn mail is kept: it is said to wait for a
+// confirmed address when made, and `email` shows it.
+TEST_F(TwoPlayers, TurnMailChosenBeforeAnAddressIsShownAndSaidToWaitForOne) {
+  server_.stop();
+  const std::string settings = data_ + "/mail.conf";
+  { std::ofstream(settings) << "smtp_url = smtp://127.0.0.1:9\n"; }  // nothing there: mail waits in the outbox
+  ASSERT_EQ(start_server(server_, data_, addr_, {"--config", settings}), addr_) << server_.output();
+  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
+
+  auto chosen = cli(alice_, {"email", "--turns", "digest", "--digest-hours", "12"});
+  ASSERT_EQ(chosen.code, 0) << chosen.err;
+  EXPECT_NE(chosen.out.find("Stored; it applies once an address is confirmed. Turn notices: a digest, at most one every 12 hours."),
+            std::string::npos)
+      << chosen.out;
+  auto shown = cli(alice_, {"email"});
+  ASSERT_EQ(shown.code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("No e-mail address: `email ADDRESS` sets one for turn notices while you are away. Turn notices, once "
+                           "it is confirmed: a digest, at most one every 12 hours."),
+            std::string::npos)
+      << shown.out;
+  auto set = cli(alice_, {"email", "alice@example.org"});
+  ASSERT_EQ(set.code, 0) << set.err;
+  EXPECT_NE(set.out.find("A code was mailed to alice@example.org: `email confirm CODE` confirms it. Turn notices, once it is "
+                         "confirmed: a digest, at most one every 12 hours."),
+            std::string::npos)
+      << set.out;
+}
+
 TEST_F(TwoPlayers, TheEmailCommandSaysWhatTheServerCanDo) {
   ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
   auto shown = cli(alice_, {"email"});
