@@ -1086,10 +1086,10 @@ int main(int argc, char** argv) {
       return cli::kOk;
     }
     if (g.json) {
-      std::cout << nlohmann::json{{"muted", std::vector<std::string>(reply->muted_players().names().begin(),
-                                                                      reply->muted_players().names().end())}}
-                       .dump()
-                << std::endl;
+      nlohmann::json j{{"muted", std::vector<std::string>(reply->muted_players().names().begin(),
+                                                           reply->muted_players().names().end())}};
+      if (!m->has_list_muted()) j["name"] = reply->muted_players().name();  // as registered
+      std::cout << j.dump() << std::endl;
     } else {
       std::cout << cli::describe_muted(*m, reply->muted_players()) << std::endl;
     }

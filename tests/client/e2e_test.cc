@@ -974,6 +974,9 @@ TEST_F(TwoPlayers, APlayerIsMutedUnmutedAndReportedFromTheCommandLine) {
   auto listed = cli(alice_, {"--json", "muted"});
   ASSERT_EQ(listed.code, 0) << listed.err;
   EXPECT_EQ(json::parse(listed.out).at("muted"), json::array({"bob"})) << listed.out;
+  auto again = cli(alice_, {"--json", "mute", "BOB"});
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(json::parse(again.out), (json{{"muted", json::array({"bob"})}, {"name", "bob"}})) << "a mute again changes nothing";
 
   auto self = cli(alice_, {"mute", "alice"});
   EXPECT_EQ(self.code, 1);
