@@ -50,15 +50,15 @@ void GameService::create(const Caller& c, const wire::CreateGame& req) {
     make_game(c, req, {});
     return;
   }
-  const auto [id, name] = player_named(req.opponent());
-  if (id == 0) return c.error(wire::NOT_FOUND, "There is no player '" + as_given(req.opponent()) + "'.");
-  if (id == c.user_id) return c.error(wire::BAD_REQUEST, "You cannot challenge yourself.");
+  const auto opponent = player_named(req.opponent());
+  if (opponent.id == 0) return c.error(wire::NOT_FOUND, "There is no player '" + as_given(req.opponent()) + "'.");
+  if (opponent.id == c.user_id) return c.error(wire::BAD_REQUEST, "You cannot challenge yourself.");
   // Worded as any refusal of theirs: the challenger is not told that they are muted.
-  if (moderation_.muted(id, c.user_id)) return c.error(wire::FORBIDDEN, name + " is not taking challenges from you.");
+  if (moderation_.muted(opponent.id, c.user_id)) return c.error(wire::FORBIDDEN, opponent.name + " is not taking challenges from you.");
   if (!challenges_by_user_.take(std::to_string(c.user_id))) {
     return c.error(wire::RATE_LIMITED, "You have challenged players too often; wait an hour.");
   }
-  make_game(c, req, {"", id, name});
+  make_game(c, req, {"", opponent.id, opponent.name});
 }
 
 void GameService::get_scenario(const Caller& c, const wire::GetScenario& req) {
