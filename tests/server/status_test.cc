@@ -77,7 +77,7 @@ class ServerStatus : public ServerTest {
     report.mutable_report_chat()->set_name("carol");
     report.mutable_report_chat()->set_game_id(untimed);
     report.mutable_report_chat()->set_reason("Insults.");
-    ASSERT_TRUE(alice_->request(report).has_ok());
+    ASSERT_TRUE(alice_->request(report).has_chat_reported());
     wire::ClientMessage vacation;
     vacation.mutable_start_vacation()->set_days(2);
     const auto away = carol_->request(vacation);
