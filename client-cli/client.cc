@@ -1228,6 +1228,22 @@ bool waits_for_you(const wire::GameSummary& g) {
          g.to_decide() == (g.your_side() == "soviet" ? game::SOVIET : game::GERMAN);
 }
 
+// The game's terms as a line of games shows them: its tournament, casual, its clock, its options.
+static std::string terms_text(const wire::GameSummary& g) {
+  std::string s;
+  if (!g.tournament_id().empty()) {
+    s += "  tournament " + g.tournament_id() + (g.tournament_round() > 0 ? ", round " + std::to_string(g.tournament_round()) : "");
+  }
+  // A server that sends no ratings has no rated games either: nothing to tell apart.
+  if (!g.rated() && (g.has_soviet_rating() || g.has_german_rating())) s += "  casual";
+  if (const auto clock = describe_clock(g); !clock.empty()) s += "  " + clock;
+  if (g.options_size()) {
+    s += "  options:";
+    for (const auto& o : g.options()) s += " " + o;
+  }
+  return s;
+}
+
 std::string game_line(const wire::GameSummary& g) {
   std::string s = g.game_id() + "  " + g.status();
   // Your game in play: whether it waits for you, and what has happened since you last looked.
@@ -1260,16 +1276,7 @@ std::string game_line(const wire::GameSummary& g) {
       s += "  challenge to " + g.reserved_for();
     }
   }
-  if (!g.tournament_id().empty()) {
-    s += "  tournament " + g.tournament_id() + (g.tournament_round() > 0 ? ", round " + std::to_string(g.tournament_round()) : "");
-  }
-  // A server that sends no ratings has no rated games either: nothing to tell apart.
-  if (!g.rated() && (g.has_soviet_rating() || g.has_german_rating())) s += "  casual";
-  if (const auto clock = describe_clock(g); !clock.empty()) s += "  " + clock;
-  if (g.options_size()) {
-    s += "  options:";
-    for (const auto& o : g.options()) s += " " + o;
-  }
+  s += terms_text(g);
   if (g.status() == "open" && g.expires_unix() > 0) s += "  open until " + utc_time(g.expires_unix());
   if (!g.result().empty()) s += "  " + g.result();
   // An end outside the rules says why: withdrawn (by its maker, or by the server when nobody joined), declined, aborted.
@@ -1318,15 +1325,7 @@ std::string listed_game_line(const wire::GameSummary& g, const std::string& comm
       s += "  draw offered by " + (g.draw_offered_by() == game::SOVIET ? g.soviet() : g.german());
     }
   }
-  if (!g.tournament_id().empty()) {
-    s += "  tournament " + g.tournament_id() + (g.tournament_round() > 0 ? ", round " + std::to_string(g.tournament_round()) : "");
-  }
-  if (!g.rated() && (g.has_soviet_rating() || g.has_german_rating())) s += "  casual";
-  if (const auto clock = describe_clock(g); !clock.empty()) s += "  " + clock;
-  if (g.options_size()) {
-    s += "  options:";
-    for (const auto& o : g.options()) s += " " + o;
-  }
+  s += terms_text(g);
   if (!g.unrated_reason().empty()) s += "  " + g.unrated_reason();
   if (g.status() == "finished") return s + "  replay: " + command + "replay " + g.game_id();
   return s + "  watch: " + command + "watch " + g.game_id();

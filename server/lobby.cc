@@ -37,6 +37,17 @@ std::vector<std::string> split_options(const std::string& joined) {
   return out;
 }
 
+// The open games a player made: all of them, or only their challenges.
+static std::int64_t open_games_of(Db& db, std::int64_t creator, bool challenges_only) {
+  auto& q = db.prepare(
+      "SELECT COUNT(*) FROM games WHERE status = 'open' AND creator_id = ?1"
+      " AND (?2 = 0 OR (reserved_for <> 0 AND rematch_of = ''))");
+  q.bind_all(creator, challenges_only ? 1 : 0);
+  std::int64_t n = 0;
+  while (q.step()) n = q.integer(0);
+  return n;
+}
+
 std::shared_ptr<const Ruleset> ruleset_of(const Rulesets& rulesets, const std::string& scenario, std::string* why) {
   if (auto it = rulesets.find(scenario); it != rulesets.end()) return it->second;
   std::string known;
@@ -150,21 +161,12 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
           }
         }
         if (g->challenge()) {
-          auto& waiting = db.prepare(
-              "SELECT COUNT(*) FROM games WHERE status = 'open' AND creator_id = ? AND reserved_for <> 0 AND rematch_of = ''");
-          waiting.bind_all(g->creator);
-          std::int64_t challenges = 0;
-          while (waiting.step()) challenges = waiting.integer(0);
-          if (challenges >= kChallengesWaiting) {
+          if (open_games_of(db, g->creator, true) >= kChallengesWaiting) {
             refuse(wire::CONFLICT, "You have " + std::to_string(kChallengesWaiting) +
                                        " challenges waiting for an answer: withdraw one (Resign) first.");
           }
         }
-        auto& q = db.prepare("SELECT COUNT(*) FROM games WHERE status = 'open' AND creator_id = ?");
-        q.bind_all(g->creator);
-        std::int64_t open = 0;
-        while (q.step()) open = q.integer(0);
-        if (open >= kOpenGamesPerUser) {
+        if (open_games_of(db, g->creator, false) >= kOpenGamesPerUser) {
           refuse(wire::CONFLICT, "You have " + std::to_string(kOpenGamesPerUser) +
                                      " games waiting for an opponent: withdraw one (Resign) first.");
         }
