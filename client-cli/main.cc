@@ -192,7 +192,7 @@ int main(int argc, char** argv) {
                      "An optional rule by key (repeatable): limited_german_activation, "
                      "red_army_flexibility, limited_bonus, red_army_elastic_defense");
   std::string opponent;
-  create->add_option("--opponent", opponent,
+  auto* opponent_given = create->add_option("--opponent", opponent,
                      "Challenge this player: the game is kept for them alone, who is told and joins or declines it");
   auto* join = app.add_subcommand("join", "Join an open game");
   join->add_option("GAME", game_id, "Game id")->required();
@@ -713,6 +713,8 @@ int main(int argc, char** argv) {
     if (!time_per_move.empty()) words.insert(words.end(), {"--time", time_per_move});
     if (!game_clock.empty()) words.insert(words.end(), {"--clock", game_clock});
     for (const auto& o : options) words.insert(words.end(), {"--option", o});
+    // An empty name (an unset shell variable) must not make a game open to anyone instead.
+    if (opponent_given->count() > 0 && opponent.empty()) return fail(g, "--opponent takes the name of the player you challenge.", cli::kUsage);
     if (!opponent.empty()) words.insert(words.end(), {"--opponent", opponent});
     create_message = cli::new_game_request(words, &why);
     if (!create_message) return fail(g, why, cli::kUsage);
@@ -879,7 +881,11 @@ int main(int argc, char** argv) {
     wire::ClientMessage m;
     m.mutable_decline_challenge()->set_game_id(game_id);
     if (!s.call(m, &why)) return fail(g, why);
-    if (!g.json) std::cout << "Declined the challenge of game " << game_id << "." << std::endl;
+    if (g.json) {
+      std::cout << nlohmann::json{{"declined", game_id}}.dump() << std::endl;
+    } else {
+      std::cout << "Declined the challenge of game " << game_id << "." << std::endl;
+    }
     return cli::kOk;
   }
 

@@ -165,9 +165,10 @@ struct Game {
   // A game made for one named player (CreateGame.opponent), not a rematch.
   bool challenge() const { return reserved_for != 0 && rematch_of.empty(); }
   // Whether the user may know of it and watch it: anyone, unless it is private,
-  // or an open challenge, which is its maker's and the challenged player's alone.
+  // or a challenge that never started (open, declined, withdrawn, lapsed), which
+  // is its maker's and the challenged player's alone.
   bool visible_to(std::int64_t user_id) const {
-    if (status == Status::Open && challenge() && side_of(user_id) < 0 && user_id != reserved_for) return false;
+    if (challenge() && (user[0] == 0 || user[1] == 0)) return user_id != 0 && (side_of(user_id) >= 0 || user_id == reserved_for);
     return !is_private || side_of(user_id) >= 0 ||
            (user_id != 0 && std::find(tournament_insiders.begin(), tournament_insiders.end(), user_id) != tournament_insiders.end());
   }
@@ -299,6 +300,9 @@ class GameService {
     std::string rematch_of;
     std::int64_t user = 0;
     std::string name;
+    // A challenge from a player the challenged one muted: stored, never pushed or
+    // mailed, so that the challenger learns nothing of the mute.
+    bool quiet = false;
   };
   // False when refused before anything is stored.
   bool make_game(const Caller& c, const wire::CreateGame& req, const Reservation& r);
@@ -464,6 +468,8 @@ class GameService {
   // Challenges are among those, each a notice or a mail to another player: fewer may
   // wait, leaving room for open games, and their making is bounded as rematches' is.
   static constexpr int kChallengesWaiting = 10;
+  // After a decline, the same player is not challenged again for this long.
+  static constexpr std::int64_t kChallengeAgainAfterDeclineSeconds = 86400;
   static constexpr int kChallengesPerHour = 30;
   RecentAttempts challenges_by_user_;
   ChatModeration moderation_;

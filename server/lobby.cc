@@ -64,12 +64,11 @@ void GameService::create(const Caller& c, const wire::CreateGame& req) {
   const auto opponent = player_named(req.opponent());
   if (opponent.id == 0) return c.error(wire::NOT_FOUND, "There is no player '" + as_given(req.opponent()) + "'.");
   if (opponent.id == c.user_id) return c.error(wire::BAD_REQUEST, "You cannot challenge yourself.");
-  // Worded as any refusal of theirs: the challenger is not told that they are muted.
-  if (moderation_.muted(opponent.id, c.user_id)) return c.error(wire::FORBIDDEN, opponent.name + " is not taking challenges from you.");
   if (!challenges_by_user_.take(std::to_string(c.user_id))) {
     return c.error(wire::RATE_LIMITED, "You have challenged players too often; wait an hour.");
   }
-  make_game(c, req, {"", opponent.id, opponent.name});
+  // Made as any other, so that the challenger cannot tell that they are muted.
+  make_game(c, req, {"", opponent.id, opponent.name, moderation_.muted(opponent.id, c.user_id)});
 }
 
 void GameService::get_scenario(const Caller& c, const wire::GetScenario& req) {
@@ -165,6 +164,24 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
             refuse(wire::CONFLICT, "You have " + std::to_string(kChallengesWaiting) +
                                        " challenges waiting for an answer: withdraw one (Resign) first.");
           }
+          // One challenge at a time to a player, and none for a day after they declined one.
+          auto& earlier = db.prepare(
+              "SELECT id, status, updated_unix FROM games WHERE creator_id = ? AND reserved_for = ? AND rematch_of = ''"
+              " AND (status = 'open' OR (result = 'Declined' AND updated_unix > ?)) ORDER BY status = 'open' DESC LIMIT 1");
+          earlier.bind_all(g->creator, g->reserved_for, g->created_unix - kChallengeAgainAfterDeclineSeconds);
+          std::string earlier_id, earlier_status;
+          std::int64_t declined_unix = 0;
+          while (earlier.step()) {
+            earlier_id = earlier.text(0);
+            earlier_status = earlier.text(1);
+            declined_unix = earlier.integer(2);
+          }
+          if (earlier_status == "open") {
+            refuse(wire::CONFLICT, "Your challenge to " + g->reserved_name + " (" + earlier_id + ") is still waiting for an answer.");
+          } else if (!earlier_id.empty()) {
+            refuse(wire::CONFLICT, g->reserved_name + " declined your challenge less than a day ago: you may challenge them again from " +
+                                       utc_minute(declined_unix + kChallengeAgainAfterDeclineSeconds) + ".");
+          }
         }
         if (open_games_of(db, g->creator, false) >= kOpenGamesPerUser) {
           refuse(wire::CONFLICT, "You have " + std::to_string(kOpenGamesPerUser) +
@@ -180,7 +197,7 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
                  g->created_unix, g->move_seconds, g->rated ? 1 : 0, g->clock_seconds, g->increment_seconds,
                  g->clock_seconds, g->clock_seconds, g->rematch_of, g->reserved_for, g->rules_revision);
       },
-      [this, g, c, side, refusal](bool ok) {
+      [this, g, c, side, refusal, quiet = r.quiet](bool ok) {
         std::lock_guard l(g->mu);
         --g->pending;
         if (!ok) {
@@ -203,7 +220,7 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
         *gc->mutable_game() = summary(*g, side);
         gc->set_invite_code(g->invite);
         c.reply(std::move(m));
-        if (g->challenge()) {
+        if (g->challenge() && !quiet) {
           wire::ServerMessage offer;
           auto* o = offer.mutable_challenge_offered();
           *o->mutable_game() = summary(*g, 1 - side);
@@ -213,7 +230,7 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
               mailer_.turn_mail(g->reserved_for).mode != wire::TURN_MAIL_OFF) {
             mailer_.challenge_offered(g->reserved_for, *o);
           }
-        } else if (g->reserved_for != 0) {
+        } else if (!g->challenge() && g->reserved_for != 0) {
           wire::ServerMessage offer;
           auto* o = offer.mutable_rematch_offered();
           *o->mutable_game() = summary(*g, 1 - side);
@@ -804,6 +821,8 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
   ratings_.warm(c.user_id, g->scenario);  // here, not in the syncer's callback that answers
   std::lock_guard lock(g->mu);
   if (g->side_of(c.user_id) >= 0) return c.error(wire::CONFLICT, "You are already in this game.");
+  // A challenge that never started is the two players' business: to others there is no such game.
+  if (!g->visible_to(c.user_id) && g->challenge()) return no_such_game(c, req.game_id());
   // Before the reservation: whom a private game is kept for is for those with its code.
   // A private tournament's games have no code: no one joins them.
   if (g->is_private && (g->invite.empty() || req.invite_code() != g->invite) && g->reserved_for != c.user_id) {
@@ -811,9 +830,7 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
                                         ? "This game is private: joining it needs its invite code."
                                         : "That is not this game's invite code; ask its maker, who can see it in their games.");
   }
-  if (g->reserved_for != 0 && g->reserved_for != c.user_id) {
-    // A challenge names nobody to others: whom one challenges is the two players' business.
-    if (g->challenge()) return c.error(wire::FORBIDDEN, "This game is a challenge to another player: only they may join it.");
+  if (!g->challenge() && g->reserved_for != 0 && g->reserved_for != c.user_id) {
     return c.error(wire::FORBIDDEN, "This game is a rematch kept for " + g->reserved_name + ".");
   }
   if (g->status == Game::Status::Playing) return c.error(wire::CONFLICT, "The game has already started.");

@@ -4,6 +4,7 @@
 
 #include <google/protobuf/stubs/logging.h>
 #include <curl/curl.h>
+#include <nlohmann/json.hpp>
 #include <sodium.h>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -309,6 +310,8 @@ int main(int argc, char** argv) {
     const int exit_status = server_status(cfg, as_json, said);
     if (exit_status == kStatusUnreadable) {
       std::cerr << "counterattackd: " << said << "\n";
+      // A monitoring script reading JSON gets JSON whatever happens.
+      if (as_json) std::cout << nlohmann::ordered_json{{"error", said}, {"exit_status", exit_status}}.dump(2) << "\n";
     } else {
       std::cout << said;
     }

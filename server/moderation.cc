@@ -28,9 +28,14 @@ std::unique_ptr<Db> open_for_moderation(const std::string& db_path, std::string&
   }
   auto db = std::make_unique<Db>(db_path, false, error);
   if (!db->ok()) return nullptr;
-  auto& v = db->prepare("PRAGMA user_version");
   int version = 0;
-  while (v.step()) version = static_cast<int>(v.integer(0));
+  try {
+    auto& v = db->prepare("PRAGMA user_version");
+    while (v.step()) version = static_cast<int>(v.integer(0));
+  } catch (const DbError& e) {
+    error = db_path + " cannot be read as a database (" + e.what() + ")";
+    return nullptr;
+  }
   if (version < needs) {
     error = "the database is at schema " + std::to_string(version) + ": start this counterattackd on it once, to upgrade it";
     return nullptr;

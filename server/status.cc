@@ -56,6 +56,15 @@ std::optional<bool> locked_now(const std::string& path) {
   return false;
 }
 
+// Whether the process `pid` is known to be another program than counterattackd
+// (a killed server's pid taken since); false when /proc cannot say.
+bool pid_reused(long pid) {
+  std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+  std::string name;
+  if (!comm || !std::getline(comm, name)) return false;
+  return name.rfind("counterattackd", 0) != 0;
+}
+
 // The server's lock file: the pid that last held it and its word (running,
 // stopped, restoring, restored; empty without a file), and whether it is held now.
 struct Holder {
@@ -69,11 +78,13 @@ Holder lock_holder(const std::string& lock_path) {
   std::ifstream in(lock_path);
   if (!in) return h;
   in >> h.pid >> h.word;
-  if (const auto held = locked_now(lock_path)) {
-    h.held = *held;
+  // On some filesystems the kernel's list names another device than stat() does:
+  // nothing found there, a live counterattackd of the pid that says "running" is believed.
+  if (const auto held = locked_now(lock_path); held && *held) {
+    h.held = true;
   } else {
     h.held = (h.word == "running" || h.word == "restoring") && h.pid > 0 &&
-             (::kill(static_cast<pid_t>(h.pid), 0) == 0 || errno == EPERM);
+             (::kill(static_cast<pid_t>(h.pid), 0) == 0 || errno == EPERM) && !pid_reused(h.pid);
   }
   return h;
 }
@@ -204,6 +215,12 @@ int server_status(const Config& cfg, bool json, std::string& said) {
   // As found: the last connection to close folds the WAL into the database.
   const auto database_bytes = size_of(cfg.database), wal_bytes = size_of(cfg.database + "-wal");
   Figures f;
+  // A restore swaps the database's files: a reader now could hold the old ones open.
+  if (holder.held && holder.word == "restoring") {
+    const std::string why = "a restore is under way (pid " + std::to_string(holder.pid) + "): the status is read once it is done";
+    said = json ? nlohmann::ordered_json{{"server", {{"state", "restoring"}, {"pid", holder.pid}}}, {"error", why}, {"exit_status", kStatusNotRunning}}.dump(2) + "\n" : why + "\n";
+    return kStatusNotRunning;
+  }
   {
     std::string error;
     auto db = open_for_moderation(cfg.database, error, kSchemaWithStatus);

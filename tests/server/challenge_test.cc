@@ -108,8 +108,8 @@ TEST_F(ServerChallenge, AChallengeReachesOnlyTheChallengedPlayerWhoStartsItOnThe
   EXPECT_FALSE(in_my_games(*carol, id));
   EXPECT_EQ(carol->watch(id).error().code(), wire::NOT_FOUND);
   const auto refused = carol->join(id);
-  EXPECT_EQ(refused.error().code(), wire::FORBIDDEN) << refused.DebugString();
-  EXPECT_EQ(refused.error().message(), "This game is a challenge to another player: only they may join it.");
+  EXPECT_EQ(refused.error().code(), wire::NOT_FOUND) << refused.DebugString();
+  EXPECT_EQ(refused.error().message(), "There is no game '" + id + "'.") << "to her, as any game that is not there";
   EXPECT_EQ(decline(*carol, id).error().code(), wire::NOT_FOUND) << "not hers to decline";
   EXPECT_EQ(decline(*alice, id).error().code(), wire::CONFLICT) << "her own is withdrawn, not declined";
 
@@ -119,7 +119,7 @@ TEST_F(ServerChallenge, AChallengeReachesOnlyTheChallengedPlayerWhoStartsItOnThe
   bob = login_as("bob");
   carol = login_as("carol");
   ASSERT_TRUE(alice->follow_turns().has_ok());
-  EXPECT_EQ(carol->join(id).error().code(), wire::FORBIDDEN) << "still kept for bob";
+  EXPECT_EQ(carol->join(id).error().code(), wire::NOT_FOUND) << "still kept for bob";
   const auto joined = bob->join(id);
   ASSERT_TRUE(joined.has_game()) << joined.DebugString();
   const auto& started = joined.game();
@@ -162,6 +162,9 @@ TEST_F(ServerChallenge, ADeclinedChallengeIsFinalAndItsMakerIsToldWhy) {
   bob = login_as("bob");
   EXPECT_EQ(bob->join(id).error().code(), wire::CONFLICT) << "declined for good";
   EXPECT_EQ(decline(*bob, id).error().code(), wire::CONFLICT) << "declined once";
+  auto carol = user("carol");
+  EXPECT_EQ(carol->watch(id).error().code(), wire::NOT_FOUND) << "a challenge that never started stays the two players' business";
+  EXPECT_EQ(carol->join(id).error().code(), wire::NOT_FOUND);
   EXPECT_EQ(summary_in_my_games(*alice, id).result(), "Declined");
 }
 
@@ -216,25 +219,43 @@ TEST_F(ServerChallenge, ChallengesThatCannotBeMadeAreRefusedWithASentenceAndStor
            {"nobody", wire::NOT_FOUND, "There is no player 'nobody'."},
            {"dave", wire::CONFLICT, "dave has closed their account: they cannot be challenged."},
            {"erin", wire::CONFLICT, "erin's account is suspended: they cannot be challenged."},
-           {"bob", wire::FORBIDDEN, "bob is not taking challenges from you."},
        }) {
     const auto refused = alice->request(challenge_to(r.name));
     EXPECT_EQ(refused.error().code(), r.code) << r.name << ": " << refused.DebugString();
     EXPECT_EQ(refused.error().message(), r.said) << r.name;
   }
   EXPECT_TRUE(my_games(*alice).game_list().games().empty()) << "nothing stored";
+
+  // A player who muted the challenger: the challenge is made as any other, so that
+  // the challenger cannot tell, but its player is neither pushed it nor mailed.
+  const auto quiet = challenge(*alice, "bob");
   ASSERT_TRUE(bob->ping().has_pong());
   EXPECT_TRUE(bob->take_all([](const wire::ServerMessage& x) { return x.has_challenge_offered(); }).empty())
       << "a player who muted the challenger is not told";
+  EXPECT_TRUE(in_my_games(*bob, quiet)) << "yet finds it in his games, to join or decline";
+
+  // One challenge at a time to a player, and after a decline none for a day.
+  const auto again = alice->request(challenge_to("bob"));
+  EXPECT_EQ(again.error().code(), wire::CONFLICT) << again.DebugString();
+  EXPECT_EQ(again.error().message(), "Your challenge to bob (" + quiet + ") is still waiting for an answer.");
+  ASSERT_TRUE(decline(*bob, quiet).has_ok());
+  const auto after_decline = alice->request(challenge_to("bob"));
+  EXPECT_EQ(after_decline.error().code(), wire::CONFLICT) << after_decline.DebugString();
+  EXPECT_EQ(after_decline.error().message().rfind("bob declined your challenge less than a day ago: you may challenge them again from ", 0), 0u)
+      << after_decline.error().message();
 
   // At most 10 challenges wait for an answer; one withdrawn makes room.
   std::vector<std::string> made;
-  for (int i = 0; i < 10; ++i) made.push_back(challenge(*alice, "carol"));
+  for (int i = 0; i < 10; ++i) {
+    const auto name = "player" + std::to_string(i);
+    user(name);
+    made.push_back(challenge(*alice, name));
+  }
   ASSERT_FALSE(HasFailure());
   const auto eleventh = alice->request(challenge_to("carol"));
   EXPECT_EQ(eleventh.error().code(), wire::CONFLICT) << eleventh.DebugString();
   EXPECT_EQ(eleventh.error().message(), "You have 10 challenges waiting for an answer: withdraw one (Resign) first.");
-  EXPECT_EQ(my_games(*carol).game_list().games_size(), 10);
+  EXPECT_TRUE(my_games(*carol).game_list().games().empty());
   EXPECT_TRUE(alice->create_game(wire::CHOOSE_SOVIET).has_game_created()) << "an open game is not a challenge";
   ASSERT_TRUE(resign(*alice, made.front()).has_ok());
   EXPECT_TRUE(alice->request(challenge_to("carol")).has_game_created());

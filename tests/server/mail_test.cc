@@ -1118,6 +1118,9 @@ TEST_F(ServerMail, AChallengedPlayerAwayIsMailedTheChallengeUnlessTheirTurnMailI
   }
 
   ASSERT_EQ(bob->request(set_turn_mail(wire::TURN_MAIL_OFF)).account().turn_mail(), wire::TURN_MAIL_OFF);
+  wire::ClientMessage withdraw;  // one challenge to a player at a time
+  withdraw.mutable_resign()->set_game_id(id);
+  ASSERT_TRUE(alice->request(withdraw).has_ok());
   made = alice->request(challenge);
   ASSERT_TRUE(made.has_game_created()) << made.DebugString();
   // Mail leaves in the order it was stored: once carol's code has come, nothing before it is on its way.

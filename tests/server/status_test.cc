@@ -273,5 +273,22 @@ TEST_F(ServerStatus, ADatabaseOfAnOlderSchemaIsToldToBeStartedOnceWithExitThree)
   EXPECT_EQ(operator_command("--status --players").status, 2) << "one action at a time";
 }
 
+TEST_F(ServerStatus, AFileThatIsNotADatabaseIsToldWithExitThreeAndJsonStillGivesJson) {
+  ASSERT_EQ(server_->terminate(), 0);
+  const std::string db = server_->data_dir() + "/counterattack.db";
+  for (const char* end : {"", "-wal", "-shm"}) std::filesystem::remove(db + end);
+  std::ofstream(db) << "not a database, but some other file put here by mistake\n";
+  const auto out = operator_command("--status");
+  EXPECT_EQ(out.status, 3) << out.said;
+  EXPECT_NE(out.said.find("cannot be read as a database"), std::string::npos) << out.said;
+  const auto as_json = operator_command("--status --json");
+  EXPECT_EQ(as_json.status, 3) << as_json.said;
+  const auto j = nlohmann::json::parse(as_json.said.substr(std::min(as_json.said.find('{'), as_json.said.size())), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << as_json.said;
+  EXPECT_EQ(j["exit_status"], 3);
+  EXPECT_NE(j["error"].get<std::string>().find("cannot be read as a database"), std::string::npos);
+  EXPECT_EQ(operator_command("--players").status, 1) << "the other operator commands refuse it too, without a crash";
+}
+
 }  // namespace
 }  // namespace counterattack::server::testing
