@@ -1384,7 +1384,7 @@ std::optional<OpenGamesQuery> open_games_query(const std::vector<std::string>& w
       f.set_timing(choice);
     } else if (w == "min-rating" || w == "max-rating" || w == "page" || w == "per-page") {
       if (!has_value || !parse_int(words[i + 1], n) || n < (w == "page" || w == "per-page" ? 1 : 0)) {
-        return refuse(w == "page" ? "A page is a number from 1." : w == "per-page" ? "A page holds from 1 game."
+        return refuse(w == "page" ? "A page is a number from 1." : w == "per-page" ? "A page holds 1 to 200 games."
                                                                                   : "A rating bound is a whole number.");
       }
       ++i;

@@ -159,7 +159,7 @@ void GameService::unmute(const Caller& c, const wire::Unmute& req) {
   const auto player = player_named(req.name());
   const std::int64_t id = player.id;
   if (id == 0 || !moderation_.muted(c.user_id, id)) {
-    return c.error(wire::NOT_FOUND, "You have not muted '" + as_given(req.name()) + "'.");
+    return c.error(wire::NOT_FOUND, "You have not muted '" + (id == 0 ? as_given(req.name()) : player.name) + "'.");
   }
   if (!mutes_by_user_.take(std::to_string(c.user_id))) {
     return c.error(wire::RATE_LIMITED, "You are muting and unmuting too fast; wait a minute.");

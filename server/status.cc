@@ -128,6 +128,8 @@ struct Figures {
   bool mail = false;
   std::int64_t logged_in = 0, online = 0;
   std::int64_t accounts = 0, closed = 0, active = 0, on_vacation = 0, suspended = 0, chat_banned = 0;
+  // Of the open games, those kept for one player (challenges, rematches) and the private ones.
+  std::int64_t open_kept = 0, open_private = 0;
   std::int64_t open = 0, per_move = 0, on_clock = 0, untimed = 0, finished_day = 0, finished_week = 0;
   std::int64_t orders_hour = 0, orders_day = 0;
   std::int64_t waiting = 0, oldest = 0, refused = 0;
@@ -169,10 +171,14 @@ void read_figures(Db& db, std::int64_t now, Figures& f) {
   auto& g = db.prepare(
       "SELECT COALESCE(SUM(status = 'open'), 0), COALESCE(SUM(status = 'playing' AND clock_seconds = 0 AND move_seconds > 0), 0),"
       " COALESCE(SUM(status = 'playing' AND clock_seconds > 0), 0),"
-      " COALESCE(SUM(status = 'playing' AND clock_seconds = 0 AND move_seconds = 0), 0)"
+      " COALESCE(SUM(status = 'playing' AND clock_seconds = 0 AND move_seconds = 0), 0),"
+      " COALESCE(SUM(status = 'open' AND reserved_for <> 0), 0), COALESCE(SUM(status = 'open' AND reserved_for = 0 AND private = 1), 0)"
       " FROM games WHERE status IN ('open', 'playing')");
   g.bind_all();
-  while (g.step()) f.open = g.integer(0), f.per_move = g.integer(1), f.on_clock = g.integer(2), f.untimed = g.integer(3);
+  while (g.step()) {
+    f.open = g.integer(0), f.per_move = g.integer(1), f.on_clock = g.integer(2), f.untimed = g.integer(3);
+    f.open_kept = g.integer(4), f.open_private = g.integer(5);
+  }
   // Finished as --players counts them: played by two, and ended with a result.
   auto& fin = db.prepare(
       "SELECT COALESCE(SUM(updated_unix >= ?1), 0), count(*) FROM games WHERE status = 'finished' AND updated_unix >= ?2"
@@ -295,6 +301,8 @@ int server_status(const Config& cfg, bool json, std::string& said) {
         {"server", server},
         {"games",
          {{"open", f.open},
+          {"open_kept_for_a_player", f.open_kept},
+          {"open_private", f.open_private},
           {"in_play", f.per_move + f.on_clock + f.untimed},
           {"time_per_move", f.per_move},
           {"clock", f.on_clock},
@@ -348,7 +356,10 @@ int server_status(const Config& cfg, bool json, std::string& said) {
     server += ")";
   }
   said = "Server: " + server + "\n";
-  said += "Games: " + std::to_string(f.open) + " open, " + std::to_string(f.per_move + f.on_clock + f.untimed) + " in play (" +
+  std::string open_parts;
+  if (f.open_kept > 0) open_parts += std::to_string(f.open_kept) + " kept for a player";
+  if (f.open_private > 0) open_parts += (open_parts.empty() ? "" : ", ") + std::to_string(f.open_private) + " private";
+  said += "Games: " + std::to_string(f.open) + " open" + (open_parts.empty() ? "" : " (" + open_parts + ")") + ", " + std::to_string(f.per_move + f.on_clock + f.untimed) + " in play (" +
           std::to_string(f.per_move) + " with a time per move, " + std::to_string(f.on_clock) + " on a clock, " +
           std::to_string(f.untimed) + " untimed); finished: " + std::to_string(f.finished_day) + " in the last day, " +
           std::to_string(f.finished_week) + " in the last week; orders: " + std::to_string(f.orders_hour) + " in the last hour, " +

@@ -68,6 +68,10 @@ class ServerStatus : public ServerTest {
     resign.mutable_resign()->set_game_id(ended);
     ASSERT_TRUE(carol_->request(resign).has_ok());
     ASSERT_TRUE(bob_->create_game(wire::CHOOSE_GERMAN).has_game_created());
+    wire::ClientMessage kept;  // a challenge, and a private game: open, but not to anyone
+    kept.mutable_create_game()->set_opponent("bob");
+    ASSERT_TRUE(carol_->request(kept).has_game_created());
+    ASSERT_TRUE(alice_->create_game(wire::CHOOSE_SOVIET, true).has_game_created());
     wire::ClientMessage chat;
     chat.mutable_send_chat()->set_game_id(untimed);
     chat.mutable_send_chat()->set_channel(wire::PLAYERS);
@@ -106,7 +110,7 @@ TEST_F(ServerStatus, ARunningServersStatusCountsItsGamesPlayersMailAndReports) {
   EXPECT_NE(server.find(", listening on 127.0.0.1:" + std::to_string(server_->port()) + "), last seen "), std::string::npos) << server;
   EXPECT_NE(server.find("3 connections open, 3 players online (3 logged in), "), std::string::npos) << server;
   EXPECT_EQ(line(status.said, "Games:"),
-            "Games: 1 open, 2 in play (0 with a time per move, 1 on a clock, 1 untimed); finished: 1 in the last day, 1 in the"
+            "Games: 3 open (1 kept for a player, 1 private), 2 in play (0 with a time per move, 1 on a clock, 1 untimed); finished: 1 in the last day, 1 in the"
             " last week; orders: 2 in the last hour, 2 in the last day");
   EXPECT_EQ(line(status.said, "Players:"),
             "Players: 3 accounts, 3 active in the last 7 days, 1 on vacation, 0 suspended, 1 barred from chat");
@@ -229,7 +233,7 @@ TEST_F(ServerStatus, JsonGivesEveryFigureUnderItsSectionAndTheExitStatus) {
   EXPECT_LE(j["server"]["last_seen_seconds_ago"].get<std::int64_t>(), 5);
   EXPECT_EQ(j["server"]["players_online"], 3);
   EXPECT_TRUE(j["server"]["stopped_cleanly"].is_null()) << "running";
-  EXPECT_EQ(j["games"], nlohmann::json::parse(R"({"open": 1, "in_play": 2, "time_per_move": 0, "clock": 1, "untimed": 1,
+  EXPECT_EQ(j["games"], nlohmann::json::parse(R"({"open": 3, "open_kept_for_a_player": 1, "open_private": 1, "in_play": 2, "time_per_move": 0, "clock": 1, "untimed": 1,
       "finished_last_day": 1, "finished_last_week": 1, "orders_last_hour": 2, "orders_last_day": 2})"));
   EXPECT_EQ(j["players"], nlohmann::json::parse(R"({"accounts": 3, "closed": 0, "active_last_7_days": 3, "on_vacation": 1,
       "suspended": 0, "chat_banned": 1})"));
