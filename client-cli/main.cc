@@ -171,8 +171,12 @@ int main(int argc, char** argv) {
     bound->excludes("--playing")->excludes("--finished");  // a maker's rating: open games only
   }
   games->add_option("--page", games_page, "Which page of the games listed, newest first (1 unless given)")->check(CLI::Range(1, 10000));
+  std::string games_after;
+  games->add_option("--after", games_after,
+                    "The games after this one, as the More: line names it: each game listed once, however many start and end between runs")
+      ->excludes("--page");
   games->add_option("--per-page", games_per_page, "Games a page (200 unless given, at most 200)")->check(CLI::Range(1, 200));
-  for (const char* open_games_flag : {"--scenario", "--rated", "--casual", "--timing", "--min-rating", "--max-rating", "--page", "--per-page"}) {
+  for (const char* open_games_flag : {"--scenario", "--rated", "--casual", "--timing", "--min-rating", "--max-rating", "--page", "--per-page", "--after"}) {
     my_turn_only->excludes(open_games_flag);  // they choose among the open games, which --my-turn does not list
   }
   auto* create = app.add_subcommand("new", "Create a game and print its id");
@@ -741,7 +745,15 @@ int main(int argc, char** argv) {
     if (games_min_rating != 0) words.insert(words.end(), {"min-rating", std::to_string(games_min_rating)});
     if (games_max_rating != 0) words.insert(words.end(), {"max-rating", std::to_string(games_max_rating)});
     if (games_per_page != 0) words.insert(words.end(), {"per-page", std::to_string(games_per_page)});
-    return cli::open_games_query(words, &why, kind);
+    auto query = cli::open_games_query(words, &why, kind);
+    if (query) query->filter.set_after(games_after);
+    return query;
+  };
+  // Where the page stands, and the command for the one after: by its last game, so that
+  // games started or ended meanwhile neither repeat nor slip past.
+  const auto page_place = [&](bool more) {
+    return games_after.empty() ? (games_page > 1 || more ? ", page " + std::to_string(games_page) : std::string())
+                               : ", after " + games_after;
   };
 
   if (*games && (games_playing || games_finished)) {
@@ -759,18 +771,19 @@ int main(int argc, char** argv) {
       const char* key = games_playing ? "playing" : "finished";
       j[key] = nlohmann::json::array();
       for (const auto& x : page->games()) j[key].push_back(nlohmann::json::parse(cli::to_json(x)));
-      j["page"] = games_page;
-      j["next_page"] = more ? nlohmann::json(games_page + 1) : nlohmann::json(nullptr);
+      if (games_after.empty()) j["page"] = games_page;
+      j["next_page"] = more && games_after.empty() ? nlohmann::json(games_page + 1) : nlohmann::json(nullptr);
+      j["next_after"] = more ? nlohmann::json(page->next_after()) : nlohmann::json(nullptr);
       std::cout << j.dump() << std::endl;
       return cli::kOk;
     }
     const std::string filters = cli::open_games_flags(query->filter);
     std::cout << (games_playing ? "Games in play" : "Finished games, newest ended first")
               << (filters.empty() ? "" : " (" + filters.substr(1) + ")")
-              << (games_page > 1 || more ? ", page " + std::to_string(games_page) : "") << ":\n";
+              << page_place(more) << ":\n";
     if (page->games().empty() && games_page == 1) std::cout << (filters.empty() ? "  none\n" : "  none such\n");
     for (const auto& x : page->games()) std::cout << "  " << cli::listed_game_line(x, "counterattack ") << "\n";
-    if (more) std::cout << "More: counterattack games " << flag << filters << " --page " << games_page + 1 << "\n";
+    if (more) std::cout << "More: counterattack games " << flag << filters << " --after " << page->next_after() << "\n";
     return cli::kOk;
   }
 
@@ -813,8 +826,9 @@ int main(int argc, char** argv) {
       if (my_turn) {
         j.erase("open");
       } else {
-        j["page"] = games_page;
-        j["next_page"] = more ? nlohmann::json(games_page + 1) : nlohmann::json(nullptr);
+        if (games_after.empty()) j["page"] = games_page;
+        j["next_page"] = more && games_after.empty() ? nlohmann::json(games_page + 1) : nlohmann::json(nullptr);
+        j["next_after"] = more ? nlohmann::json(open.next_after()) : nlohmann::json(nullptr);
       }
       std::cout << j.dump() << std::endl;
       return cli::kOk;
@@ -827,13 +841,13 @@ int main(int argc, char** argv) {
     if (my_turn) return cli::kOk;
     const std::string filters = cli::open_games_flags(query.filter);
     std::cout << "Open games" << (filters.empty() ? "" : " (" + filters.substr(1) + ")")
-              << (games_page > 1 || more ? ", page " + std::to_string(games_page) : "") << ":\n";
+              << page_place(more) << ":\n";
     if (open.games().empty() && games_page == 1) {
       std::cout << (filters.empty() ? "  none" : "  none such") << " (counterattack new --side soviet creates one)\n";
     }
     for (const auto& x : open.games()) std::cout << "  " << cli::game_line(x) << "\n";
     if (more) {
-      std::cout << "More: counterattack games --open" << filters << " --page " << games_page + 1 << "\n";
+      std::cout << "More: counterattack games --open" << filters << " --after " << open.next_after() << "\n";
     }
     return cli::kOk;
   }

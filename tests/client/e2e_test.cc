@@ -748,7 +748,13 @@ TEST_F(TwoPlayers, OpenGamesAreListedAPageAtATimeAndFilteredFromTheCommandLine) 
   EXPECT_NE(first.out.find(made[2]), std::string::npos) << "newest first: " << first.out;
   EXPECT_NE(first.out.find(made[1]), std::string::npos) << first.out;
   EXPECT_EQ(first.out.find(made[0]), std::string::npos) << first.out;
-  EXPECT_NE(first.out.find("More: counterattack games --open --per-page 2 --page 2\n"), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find("More: counterattack games --open --per-page 2 --after " + made[1] + "\n"), std::string::npos) << first.out;
+  // The More line's command goes on after the page's last game, whatever was made meanwhile.
+  const auto after = cli(bob_, {"games", "--open", "--per-page", "2", "--after", made[1]});
+  ASSERT_EQ(after.code, 0) << after.err;
+  EXPECT_NE(after.out.find("Open games (--per-page 2), after " + made[1] + ":"), std::string::npos) << after.out;
+  EXPECT_NE(after.out.find(made[0]), std::string::npos) << after.out;
+  EXPECT_EQ(after.out.find(made[1]), after.out.find("after " + made[1]) + 6) << "only in the heading: " << after.out;
   const auto second = cli(bob_, {"games", "--open", "--per-page", "2", "--page", "2"});
   ASSERT_EQ(second.code, 0) << second.err;
   EXPECT_NE(second.out.find(made[0]), std::string::npos) << second.out;
@@ -758,6 +764,7 @@ TEST_F(TwoPlayers, OpenGamesAreListedAPageAtATimeAndFilteredFromTheCommandLine) 
   EXPECT_NE(past.err.find("There are 2 pages of open games, not 3."), std::string::npos) << past.err;
   const auto paged = json::parse(cli(bob_, {"--json", "games", "--open", "--per-page", "2"}).out);
   EXPECT_EQ(paged.value("next_page", 0), 2) << paged.dump();
+  EXPECT_EQ(paged.value("next_after", ""), made[1]) << paged.dump();
   // As the text, the open games alone: no list of the caller's own games, as if they had none.
   EXPECT_FALSE(paged.contains("mine")) << paged.dump();
   ASSERT_EQ(paged.value("open", json::array()).size(), 2u) << paged.dump();
@@ -819,7 +826,7 @@ TEST_F(TwoPlayers, GamesInPlayAndFinishedAreListedWithTheCommandThatWatchesOrRep
             std::string::npos)
       << first.out;
   EXPECT_NE(first.out.find("  replay: counterattack replay " + ended[1] + "\n"), std::string::npos) << first.out;
-  EXPECT_NE(first.out.find("More: counterattack games --finished --player bob --per-page 1 --page 2\n"), std::string::npos)
+  EXPECT_NE(first.out.find("More: counterattack games --finished --player bob --per-page 1 --after " + ended[1] + "\n"), std::string::npos)
       << first.out;
   const auto second = json::parse(cli(stranger, {"--json", "games", "--finished", "--per-page", "1", "--page", "2"}).out);
   ASSERT_EQ(second.value("finished", json::array()).size(), 1u) << second.dump();
