@@ -612,16 +612,19 @@ TEST_F(Shell, AChallengeMadeInOneShellIsToldInTheOtherDeclinedAndThenAccepted) {
   EXPECT_TRUE(bob_shell_.expect("Declined the challenge of game " + id + "."));
   EXPECT_TRUE(alice_shell_.expect("bob declined the challenge."));
 
+  // Declined, bob is not challenged by alice again for a day; he may challenge her.
   alice_shell_.type("new soviet opponent bob");
-  ASSERT_TRUE(alice_shell_.expect("Challenged bob: game "));
-  const std::string second = alice_shell_.printed_until(", you play soviet");
+  EXPECT_TRUE(alice_shell_.expect("bob declined your challenge less than a day ago: you may challenge them again from "));
+  bob_shell_.type("new german opponent alice");
+  ASSERT_TRUE(bob_shell_.expect("Challenged alice: game "));
+  const std::string second = bob_shell_.printed_until(", you play german");
   const std::string next = second.substr(0, second.find(','));
-  ASSERT_TRUE(bob_shell_.expect("alice challenges you: game " + next));
-  bob_shell_.type("games");
-  EXPECT_TRUE(bob_shell_.expect("challenge from alice: join " + next));
-  bob_shell_.type("join " + next);
-  EXPECT_TRUE(bob_shell_.expect("Joined game " + next + " as the german player."));
-  EXPECT_TRUE(alice_shell_.expect("bob joined game " + next + ": it has started, you play soviet."));
+  ASSERT_TRUE(alice_shell_.expect("bob challenges you: game " + next));
+  alice_shell_.type("games");
+  EXPECT_TRUE(alice_shell_.expect("challenge from bob: join " + next));
+  alice_shell_.type("join " + next);
+  EXPECT_TRUE(alice_shell_.expect("Joined game " + next + " as the soviet player."));
+  EXPECT_TRUE(bob_shell_.expect("alice joined game " + next + ": it has started, you play german."));
 }
 
 // The operator's words reach a suspended player's shell, whether or not a game is open in it.
