@@ -332,6 +332,14 @@ class GameService {
   // The players' ratings now (user 0: an open seat), and a finished rated game's changes.
   void add_ratings(wire::GameSummary& s, const std::string& scenario, const std::int64_t (&user)[2], bool rated,
                    const int (&change)[2], bool counted) const;
+  // A game as its stored row has it: what a summary of a game not held in memory says.
+  struct StoredGame {
+    std::string id, scenario, options, soviet, german, result, reason, commitment, tournament_id, unrated_reason;
+    std::int64_t version, user[2], move_seconds, clock_seconds, increment_seconds;
+    int round, change[2];
+    bool rated, counted;
+  };
+  void add_stored(wire::GameSummary& s, const StoredGame& r) const;
   void push_summary(Game& g);
   void flush(Game& g);
   void broadcast(Game& g, const Frame& frame);

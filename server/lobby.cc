@@ -71,6 +71,25 @@ void GameService::create(const Caller& c, const wire::CreateGame& req) {
   make_game(c, req, {"", opponent.id, opponent.name, moderation_.muted(opponent.id, c.user_id)});
 }
 
+void GameService::add_stored(wire::GameSummary& s, const StoredGame& r) const {
+  s.set_game_id(r.id);
+  s.set_scenario(r.scenario);
+  for (const auto& o : split_options(r.options)) s.add_options(o);
+  s.set_soviet(r.soviet);
+  s.set_german(r.german);
+  s.set_version(r.version);
+  s.set_result(r.result);
+  s.set_result_reason(r.reason);
+  s.set_seed_commitment(r.commitment);
+  s.set_move_seconds(r.move_seconds);
+  s.set_clock_seconds(r.clock_seconds);
+  s.set_increment_seconds(r.increment_seconds);
+  s.set_tournament_id(r.tournament_id);
+  s.set_tournament_round(r.round);
+  add_ratings(s, r.scenario, r.user, r.rated, r.change, r.counted);
+  s.set_unrated_reason(r.unrated_reason);
+}
+
 void GameService::get_scenario(const Caller& c, const wire::GetScenario& req) {
   std::string why;
   const auto rules = ruleset_of(rulesets_, req.name().empty() ? "counterattack" : req.name(), &why);
@@ -588,11 +607,8 @@ void GameService::list_games(const Caller& c, const wire::ListGames& req) {
   const bool rating_bounded = req.min_rating() > 0 || req.max_rating() > 0;
   const int max_rating = req.max_rating() > 0 ? req.max_rating() : kMaxRatingBound;
   // A finished game is summarised from its row: replaying it to list it would cost too much.
-  struct FinishedRow {
-    std::string id, scenario, options, soviet, german, result, reason, commitment, tournament_id, unrated_reason, rematch_of;
-    std::int64_t version, user[2], move_seconds, clock_seconds, increment_seconds;
-    int round, change[2];
-    bool rated, counted;
+  struct FinishedRow : StoredGame {
+    std::string rematch_of;
   };
   struct Found {
     bool player_known = true, cursor_known = true;
@@ -670,10 +686,11 @@ void GameService::list_games(const Caller& c, const wire::ListGames& req) {
       out.ids.push_back(q.text(0));
       if (!over) continue;
       out.finished.push_back(FinishedRow{
-          q.text(0), q.text(1), q.text(2), q.text(3), q.text(4), q.text(5), q.text(6), q.text(7), q.text(9), q.text(17),
-          q.text(18), q.integer(8), {q.integer(12), q.integer(13)}, q.integer(14), q.integer(15), q.integer(16),
-          static_cast<int>(q.integer(10)), {static_cast<int>(q.integer(19)), static_cast<int>(q.integer(20))},
-          q.integer(11) != 0, q.integer(21) != 0});
+          {q.text(0), q.text(1), q.text(2), q.text(3), q.text(4), q.text(5), q.text(6), q.text(7), q.text(9), q.text(17),
+           q.integer(8), {q.integer(12), q.integer(13)}, q.integer(14), q.integer(15), q.integer(16),
+           static_cast<int>(q.integer(10)), {static_cast<int>(q.integer(19)), static_cast<int>(q.integer(20))},
+           q.integer(11) != 0, q.integer(21) != 0},
+          q.text(18)});
     }
     return out;
   });
@@ -689,24 +706,9 @@ void GameService::list_games(const Caller& c, const wire::ListGames& req) {
     if (kind == wire::FINISHED_GAMES) {
       const auto& r = found.finished[i];
       auto* s = list->add_games();
-      s->set_game_id(r.id);
-      s->set_scenario(r.scenario);
-      for (const auto& o : split_options(r.options)) s->add_options(o);
-      s->set_soviet(r.soviet);
-      s->set_german(r.german);
+      add_stored(*s, r);
       s->set_status("finished");
-      s->set_version(r.version);
-      s->set_result(r.result);
-      s->set_result_reason(r.reason);
-      s->set_seed_commitment(r.commitment);
-      s->set_move_seconds(r.move_seconds);
-      s->set_clock_seconds(r.clock_seconds);
-      s->set_increment_seconds(r.increment_seconds);
-      s->set_tournament_id(r.tournament_id);
-      s->set_tournament_round(r.round);
       s->set_rematch_of(r.rematch_of);
-      add_ratings(*s, r.scenario, r.user, r.rated, r.change, r.counted);
-      s->set_unrated_reason(r.unrated_reason);
       continue;
     }
     std::shared_ptr<Game> g;
@@ -732,15 +734,11 @@ void GameService::list_games(const Caller& c, const wire::ListGames& req) {
 }
 
 void GameService::my_games(const Caller& c) {
-  struct Row {
-    std::string id, scenario, options, soviet, german, status, result, commitment, tournament_id;
-    bool is_private, rated;
-    std::int64_t version, user[2];
-    int side, change[2], round;
-    bool counted;
-    std::string reason;
-    std::int64_t move_seconds, clock_seconds, increment_seconds, seen;
-    std::string unrated_reason;
+  struct Row : StoredGame {
+    std::string status;
+    bool is_private;
+    int side;
+    std::int64_t seen;
   };
   const auto rows = storage_.read([&](Db& db) {
     std::vector<Row> out;
@@ -764,12 +762,11 @@ void GameService::my_games(const Caller& c) {
     auto& q = db.prepare(sql.c_str());
     q.bind_all(c.user_id);
     while (q.step()) {
-      out.push_back(Row{q.text(0), q.text(1), q.text(2), q.text(3), q.text(4), q.text(5), q.text(6), q.text(7),
-                        q.text(11), q.integer(8) != 0, q.integer(12) != 0, q.integer(9),
-                        {q.integer(13), q.integer(14)}, static_cast<int>(q.integer(10)),
-                        {static_cast<int>(q.integer(15)), static_cast<int>(q.integer(16))},
-                        static_cast<int>(q.integer(18)), q.integer(17) != 0, q.text(19), q.integer(20),
-                        q.integer(21), q.integer(22), q.integer(23), q.text(24)});
+      out.push_back(Row{{q.text(0), q.text(1), q.text(2), q.text(3), q.text(4), q.text(6), q.text(19), q.text(7), q.text(11),
+                         q.text(24), q.integer(9), {q.integer(13), q.integer(14)}, q.integer(20), q.integer(21), q.integer(22),
+                         static_cast<int>(q.integer(18)), {static_cast<int>(q.integer(15)), static_cast<int>(q.integer(16))},
+                         q.integer(12) != 0, q.integer(17) != 0},
+                        q.text(5), q.integer(8) != 0, static_cast<int>(q.integer(10)), q.integer(23)});
     }
     return out;
   });
@@ -791,26 +788,11 @@ void GameService::my_games(const Caller& c) {
     }
     // A finished game not in memory: its row says enough.
     auto* s = list->add_games();
-    s->set_game_id(r.id);
-    s->set_scenario(r.scenario);
-    for (const auto& o : split_options(r.options)) s->add_options(o);
-    s->set_soviet(r.soviet);
-    s->set_german(r.german);
+    add_stored(*s, r);
     s->set_status(r.status);
     s->set_private_(r.is_private);
-    s->set_version(r.version);
-    s->set_result(r.result);
-    s->set_result_reason(r.reason);
-    s->set_move_seconds(r.move_seconds);
-    s->set_clock_seconds(r.clock_seconds);
-    s->set_increment_seconds(r.increment_seconds);
-    s->set_seed_commitment(r.commitment);
     s->set_your_side(r.side == 0 ? "soviet" : "german");
     s->set_your_seen_version(std::min(r.seen, r.version));
-    add_ratings(*s, r.scenario, r.user, r.rated, r.change, r.counted);
-    s->set_unrated_reason(r.unrated_reason);
-    s->set_tournament_id(r.tournament_id);
-    s->set_tournament_round(r.round);
   }
   c.reply(std::move(m));
 }
