@@ -586,6 +586,8 @@ std::string candidates_label(const game::Decision& d) {
       return "Units to retreat:";
     case game::Decision::BARRAGE:
       return "Markers that may fire:";
+    case game::Decision::DEFENSIVE_SUPPORT:
+      return "Markers that may support:";
     case game::Decision::ADVANCE:
       return "Units that may advance:";
     default:
@@ -627,7 +629,7 @@ std::string decision_hint(const game::View& v) {
     case game::Decision::GAME_OVER:
       return "";
     case game::Decision::DEFENSIVE_SUPPORT:
-      return "support MARKER [chit CHIT] | support chit CHIT | nosupport";
+      return d.candidates_size() ? "support MARKER [chit CHIT] | support chit CHIT | nosupport" : "support chit CHIT | nosupport";
     case game::Decision::MODEL_REROLL:
       return "reroll | noreroll";
     case game::Decision::ATTACKER_LOSSES:

@@ -483,7 +483,10 @@ Decision Rules::decision() const {
       case CombatStage::DefensiveSupport:
         d.kind = game::Decision::DEFENSIVE_SUPPORT;
         d.side = defender;
-        d.prompt = where + " is attacked: commit tactical support (artillery or Stuka, -1 to the die) or a chit, or none.";
+        // Stukas are the German's only (10). The prompt reaches both players: whether a
+        // marker may support is told by the candidates, which only the defender reads.
+        d.prompt = where + " is attacked: commit tactical support (" + std::string(defender == Side::German ? "artillery or Stuka" : "artillery") +
+                   ", -1 to the die) or a chit, or none.";
         for (int m : defensive_markers()) d.candidates.push_back(-1 - m);
         break;
       case CombatStage::ModelReroll:

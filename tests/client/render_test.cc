@@ -240,6 +240,22 @@ TEST(Render, DecisionShowsCandidatesAndTheNotationToAnswer) {
   EXPECT_NE(render_decision(v, plain()).find("Waiting for the Soviet player"), std::string::npos);
 }
 
+TEST(Render, ADefenseWithoutAMarkerIsAnsweredWithAChitOrNone) {
+  game::View v = german_view();
+  v.set_viewer(game::VIEWER_SOVIET);
+  auto* d = v.mutable_decision();
+  d->set_kind(game::Decision::DEFENSIVE_SUPPORT);
+  d->set_side(game::SOVIET);
+  d->set_prompt("3343 is attacked: commit tactical support (artillery, -1 to the die) or a chit, or none.");
+  std::string text = render_decision(v, plain());
+  EXPECT_NE(text.find("Answer: support chit CHIT | nosupport"), std::string::npos) << text;
+  EXPECT_EQ(text.find("support MARKER"), std::string::npos) << text;
+  d->add_candidates("3TC-ART");
+  text = render_decision(v, plain());
+  EXPECT_NE(text.find("Markers that may support: 3TC-ART"), std::string::npos) << text;
+  EXPECT_NE(text.find("support MARKER [chit CHIT]"), std::string::npos) << text;
+}
+
 TEST(Render, TheBarrageStepListsTheMarkersThatMayFire) {
   game::View v = german_view();
   auto* d = v.mutable_decision();

@@ -500,6 +500,32 @@ TEST_F(CombatWorkedExample, Rule9_DesperateDefenseExample_A1D1r1BecomesTwoStepsA
   EXPECT_EQ(t.decision().kind, game::Decision::ADVANCE);  // no retreat asked: the hex is empty
 }
 
+// The question names only the support the defender's side has: Stukas are German (10).
+TEST_F(CombatWorkedExample, Rule10_TheDefenderIsAskedForTheSupportTheirSideHas) {
+  soviet_phase("3TC");
+  t.put("3TC/50", "3623");
+  t.put("3TC/51", "3724");
+  t.put("HG/II-1", "3624");
+  to(Side::Soviet, game::Decision::COMBAT);
+  t.rng = dice({6});
+  ASSERT_TRUE(Ok(Side::Soviet, attack_order({"3TC/50", "3TC/51"}, "3624")));
+  ASSERT_EQ(t.decision().kind, game::Decision::DEFENSIVE_SUPPORT);
+  EXPECT_NE(t.decision().prompt.find("(artillery or Stuka, -1 to the die)"), std::string::npos) << t.decision().prompt;
+  EXPECT_FALSE(t.decision().candidates.empty());
+
+  use(Table(default_scenario()));
+  german_phase();
+  t.put("19Pz/I-27", "3817");
+  t.put("5SS/I-5", "3918");
+  t.put("3TC/57", "3818");
+  to(Side::German, game::Decision::COMBAT);
+  t.rng = dice({4});
+  ASSERT_TRUE(Ok(Side::German, attack_order({"19Pz/I-27", "5SS/I-5"}, "3818")));
+  ASSERT_EQ(t.decision().kind, game::Decision::DEFENSIVE_SUPPORT);
+  EXPECT_NE(t.decision().prompt.find("(artillery, -1 to the die)"), std::string::npos) << t.decision().prompt;
+  EXPECT_EQ(t.decision().prompt.find("Stuka"), std::string::npos) << t.decision().prompt;
+}
+
 // Elastic defense: the German defender turns D2r2 into D1r3.
 TEST_F(CombatWorkedExample, Rule9_ElasticDefenseExample_D2r2BecomesD1r3) {
   soviet_phase("3TC");
@@ -2194,6 +2220,10 @@ TEST_F(CombatChits, Rule20_ACombatChitInDefenseTakesFromTheDie) {
   to(Side::German, game::Decision::COMBAT);
   ASSERT_TRUE(Ok(Side::German, attack_order({"PzA/2"}, "0606")));
   ASSERT_EQ(t.decision().kind, game::Decision::DEFENSIVE_SUPPORT);
+  // Asked for a chit alone: no marker is offered, and the question, which the attacker
+  // reads too, is worded as when one is.
+  EXPECT_NE(t.decision().prompt.find("(artillery, -1 to the die) or a chit, or none."), std::string::npos) << t.decision().prompt;
+  EXPECT_TRUE(t.decision().candidates.empty());
   ASSERT_TRUE(Ok(Side::Soviet, support_order("", "SOV-KATYUSHA")));
   EXPECT_EQ(modifier(), -2);
 }
