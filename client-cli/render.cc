@@ -546,7 +546,14 @@ std::string render_tracks(const Scenario& sc, const game::View& v, const RenderO
 std::string render_hands(const Scenario& sc, const game::View& v, const RenderOptions& o) {
   const game::Side me = viewer_side(v);
   std::string out;
+  // The player's own hand first, whichever side they play.
+  std::vector<const game::HandView*> order;
   for (const auto& hand : v.hands()) {
+    if (hand.side() == me) order.insert(order.begin(), &hand);
+    else order.push_back(&hand);
+  }
+  for (const game::HandView* h : order) {
+    const auto& hand = *h;
     if (hand.side() == me || (me == game::SIDE_UNSPECIFIED && hand.chits_size())) {
       out += std::string(me == hand.side() ? "Your" : side_word(hand.side())) + " event chits (" +
              std::to_string(hand.held()) + "):";

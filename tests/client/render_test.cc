@@ -192,6 +192,19 @@ TEST(Render, Screen) {
   check_golden("screen_german", render_screen(sc(), german_view(), some_events(), o));
 }
 
+TEST(Render, EitherSideReadsItsOwnChitsFirst) {
+  game::View german = german_view();
+  const std::string g = render_hands(sc(), german, plain());
+  ASSERT_NE(g.find("Your event chits"), std::string::npos) << g;
+  EXPECT_LT(g.find("Your event chits"), g.find("Soviet player holds")) << g;
+  game::View soviet = german_view();
+  soviet.set_viewer(game::VIEWER_SOVIET);
+  soviet.mutable_hands(1)->clear_chits();
+  const std::string s = render_hands(sc(), soviet, plain());
+  ASSERT_NE(s.find("Your event chits"), std::string::npos) << s;
+  EXPECT_LT(s.find("Your event chits"), s.find("German player holds")) << s;
+}
+
 TEST(Render, TheOpponentSeesOnlyTheTopCounterAndTheHeight) {
   // The Soviet side of the same position: a German stack seen from afar.
   game::View v = german_view();
