@@ -251,7 +251,8 @@ int main(int argc, char** argv) {
       "  overrun UNIT... HEX | barrage MARKER HEX | attack UNIT... HEX [with MARKER] [chit CHIT]\n"
       "  support MARKER [chit CHIT] | support chit CHIT | nosupport | losses [elastic N | desperate N] UNIT...\n"
       "  retreat UNIT HEX... | advance [UNIT... HEX...]\n"
-      "  model reroll | model reactivate UNIT... | model noncontiguous | model division\n"
+      "  model reactivate UNIT... | model noncontiguous | model division\n"
+      "  reroll | noreroll            at FM Model's re-roll decision (or: model reroll | model noreroll)\n"
       "  undo                         take back your last order\n"
       "Exit status: 0 accepted, 3 refused by the rules (the reason is printed), 2 not understood, 1 refused "
       "before the rules (no such game, not yours, over) or no answer.");

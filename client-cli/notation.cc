@@ -48,9 +48,9 @@ const std::vector<Usage>& usages() {
       {"losses", "losses [elastic N | desperate N] UNIT... (one unit per step still lost, in order; elastic N alone when it takes every step)"},
       {"retreat", "retreat UNIT HEX... [UNIT HEX...] (the retreat path of each unit)"},
       {"advance", "advance [UNIT... HEX...] (advance after combat; nothing: stay)"},
-      {"model", "model reroll | model reactivate UNIT... | model noncontiguous | model division"},
-      {"reroll", "reroll (FM Model re-rolls this combat's die)"},
-      {"noreroll", "noreroll (keep the die)"},
+      {"model", "model reactivate UNIT... | model noncontiguous | model division | model reroll | model noreroll"},
+      {"reroll", "reroll (FM Model re-rolls this combat's die; also: model reroll)"},
+      {"noreroll", "noreroll (keep the die; also: model noreroll)"},
       {"undo", "undo (take back your last order, while it revealed nothing)"},
   };
   return u;
@@ -116,7 +116,7 @@ class Parser {
     else if (word_ == "advance")
       ok = advance(*o.mutable_advance());
     else if (word_ == "model")
-      ok = model(*o.mutable_use_model());
+      ok = model(o);
     else if (word_ == "reroll" || word_ == "noreroll") {
       o.mutable_reroll()->set_reroll(word_ == "reroll");
       ok = end();
@@ -477,14 +477,17 @@ class Parser {
     if (!location_list(*a.mutable_path(), true)) return false;
     return end();
   }
-  bool model(game::UseModel& m) {
+  // The re-roll is answered at its own decision: `model reroll` and `model noreroll` are that
+  // answer, not a UseModel order (which the rules refuse for the re-roll).
+  bool model(game::Order& o) {
     if (at_end()) return fail("Name the effect.");
     const std::string t = lower(peek());
     ++pos_;
-    if (t == "reroll") {
-      m.set_effect(game::UseModel::REROLL);
+    if (t == "reroll" || t == "noreroll") {
+      o.mutable_reroll()->set_reroll(t == "reroll");
       return end();
     }
+    auto& m = *o.mutable_use_model();
     if (t == "noncontiguous") {
       m.set_effect(game::UseModel::NON_ADJACENT_ATTACK);
       return end();

@@ -184,7 +184,7 @@ TEST_F(TwoPlayers, PlayAWholeGameToTheEnd) {
     } else if (kind == "DEFENSIVE_SUPPORT") {
       line = "nosupport";
     } else if (kind == "MODEL_REROLL") {
-      line = "noreroll";
+      line = "model noreroll";  // as README and `order --help` write it
     } else if (kind == "BARRAGE_LOSS" && !cand.empty()) {
       line = "choose " + cand.front();
     } else if (kind == "ADVANCE") {

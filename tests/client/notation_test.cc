@@ -208,7 +208,6 @@ TEST(Notation, Advance) {
 }
 
 TEST(Notation, Model) {
-  EXPECT_EQ(parsed("model reroll"), "use_model { effect: REROLL }");
   EXPECT_EQ(parsed("model reactivate 19Pz/I-27 19Pz/II-27"),
             R"(use_model { effect: REACTIVATE units: "19Pz/I-27" units: "19Pz/II-27" })");
   EXPECT_EQ(parsed("model noncontiguous"), "use_model { effect: NON_ADJACENT_ATTACK }");
@@ -222,6 +221,16 @@ TEST(Notation, RerollAnswer) {
   EXPECT_EQ(parsed("reroll"), "reroll { reroll: true }");
   EXPECT_EQ(parsed("noreroll"), "reroll { }");
   EXPECT_TRUE(mentions(error_of("reroll 3"), "Unexpected '3'"));
+}
+
+// README and `order --help` name FM Model's re-roll with the other effects: it is the same
+// answer to the re-roll decision, not an effect the rules refuse.
+TEST(Notation, ModelRerollAndModelNorerollAnswerTheRerollDecision) {
+  EXPECT_EQ(parsed("model reroll"), parsed("reroll"));
+  EXPECT_EQ(parsed("model noreroll"), parsed("noreroll"));
+  EXPECT_EQ(parsed("MODEL ReRoll"), "reroll { reroll: true }");
+  EXPECT_TRUE(mentions(error_of("model reroll 3"), "Unexpected '3'"));
+  EXPECT_TRUE(mentions(order_usage("reroll"), "model reroll")) << order_usage("reroll");
 }
 
 TEST(Notation, Undo) {
@@ -265,6 +274,7 @@ TEST(Notation, EveryOrderWritesBackToTheSameOrder) {
                            "advance 3TC/50 1816",
                            "advance",
                            "model reroll",
+                           "model noreroll",
                            "model reactivate 19Pz/I-27",
                            "model noncontiguous",
                            "model division",
