@@ -466,7 +466,7 @@ std::optional<wire::ClientMessage> email_request(const std::vector<std::string>&
   return m;
 }
 
-std::string describe_account(const wire::Account& a, bool turn_mail_set) {
+std::string describe_account(const wire::Account& a, bool turn_mail_set, const std::string& command) {
   if (!a.mail_enabled()) return "This server sends no e-mail: turn notices reach you only while you are connected.";
   const std::string hours = std::to_string(a.digest_hours()) + (a.digest_hours() == 1 ? " hour" : " hours");
   if (a.email().empty() || !a.email_confirmed()) {
@@ -475,21 +475,22 @@ std::string describe_account(const wire::Account& a, bool turn_mail_set) {
                              : a.turn_mail() == wire::TURN_MAIL_OFF  ? "off (other mail still comes)"
                                                                      : "a mail per game";
     const std::string address = a.email().empty()
-                                    ? "No e-mail address: `email ADDRESS` sets one for turn notices while you are away."
-                                    : "A code was mailed to " + a.email() + ": `email confirm CODE` confirms it.";
+                                    ? "No e-mail address: `" + command + "email ADDRESS` sets one for turn notices while you are away."
+                                    : "A code was mailed to " + a.email() + ": `" + command + "email confirm CODE` confirms it.";
     if (turn_mail_set) return "Stored; it applies once an address is confirmed. Turn notices: " + mode + ". " + address;
     return address + " Turn notices, once it is confirmed: " + mode + ".";
   }
   switch (a.turn_mail()) {
     case wire::TURN_MAIL_DIGEST:
       return "Turn notices go to " + a.email() + " as a digest, at most one every " + hours +
-             ", of the games that wait for you while you are away (`email --turns each` for a mail per game).";
+             ", of the games that wait for you while you are away (`" + command + "email --turns each` for a mail per game).";
     case wire::TURN_MAIL_OFF:
       return "No turn notices are mailed to " + a.email() +
-             "; other mail still goes there (`email --turns each` starts the notices again, `email off` removes the address).";
+             "; other mail still goes there (`" + command + "email --turns each` starts the notices again, `" + command +
+             "email off` removes the address).";
     default:
-      return "Turn notices go to " + a.email() + " while you are away, a mail per game (`email --turns digest` for one"
-             " digest a day, `email off` stops them).";
+      return "Turn notices go to " + a.email() + " while you are away, a mail per game (`" + command + "email --turns digest` for one"
+             " digest a day, `" + command + "email off` stops them).";
   }
 }
 
@@ -652,16 +653,16 @@ std::string describe_standing(const game::StandingOrders& s) {
   return "Standing orders (the server answers these decisions for you at once):" + set;
 }
 
-std::string describe_vacation(const wire::Vacation& v, std::int64_t now_unix) {
+std::string describe_vacation(const wire::Vacation& v, std::int64_t now_unix, const std::string& command) {
   if (v.days_per_year() <= 0) return "This server gives no vacation time.";
   if (now_unix == 0) now_unix = static_cast<std::int64_t>(std::time(nullptr));
   const std::string left = std::to_string(v.days_left()) + " of " + std::to_string(v.days_per_year()) +
                            " vacation days left (in any 365 days)";
   if (v.until_unix() > now_unix) {
     return "On vacation until " + utc_time(v.until_unix()) + " (" + format_duration(v.until_unix() - now_unix) +
-           " from now): your clocks in games with a time per move stand still. " + left + "; `vacation end` ends it now.";
+           " from now): your clocks in games with a time per move stand still. " + left + "; `" + command + "vacation end` ends it now.";
   }
-  return "Not on vacation; " + left + ". `vacation start DAYS` holds your clocks in games with a time per move.";
+  return "Not on vacation; " + left + ". `" + command + "vacation start DAYS` holds your clocks in games with a time per move.";
 }
 
 std::optional<wire::ClientMessage> tournament_request(const std::vector<std::string>& words, std::string* why) {
@@ -992,12 +993,13 @@ std::string tournament_line(const wire::Tournament& t) {
   return s;
 }
 
-std::string removed_from_tournament_text(const std::string& player, const wire::ServerMessage& reply) {
+std::string removed_from_tournament_text(const std::string& player, const wire::ServerMessage& reply,
+                                         const std::string& command) {
   const auto& t = reply.tournament();
   const bool under_way = t.started_unix() > 0;
   return (under_way ? player + " is withdrawn from the tournament: their games in it under way are resigned, and no later round pairs them.\n"
                     : player + " is struck off the tournament's entrants.\n") +
-         describe_tournament(t);
+         describe_tournament(t, command);
 }
 
 std::string adjudicated_text(const wire::AdjudicateGame& a) {
@@ -1007,13 +1009,13 @@ std::string adjudicated_text(const wire::AdjudicateGame& a) {
          ". Both players are told why; it counts in the standings and moves no rating.\n";
 }
 
-std::string left_tournament_text(const wire::ServerMessage& reply) {
+std::string left_tournament_text(const wire::ServerMessage& reply, const std::string& command) {
   if (!reply.has_tournament()) return "You have left the tournament.\n";
   return "You have withdrawn from the tournament: your games in it under way are resigned, and no later round pairs you.\n" +
-         describe_tournament(reply.tournament());
+         describe_tournament(reply.tournament(), command);
 }
 
-std::string describe_tournament(const wire::Tournament& t) {
+std::string describe_tournament(const wire::Tournament& t, const std::string& command) {
   std::string s = tournament_line(t) + "\n";
   if (t.options_size()) {
     s += "Optional rules:";
@@ -1040,7 +1042,7 @@ std::string describe_tournament(const wire::Tournament& t) {
       if (t.starts_unix() > 0) {
         s += " or at " + utc_time(t.starts_unix()) + ", when it is cancelled if fewer than two have entered.\n";
       } else {
-        s += " or when the organiser starts it (`tournament start " + t.tournament_id() + "`).\n";
+        s += " or when the organiser starts it (`" + command + "tournament start " + t.tournament_id() + "`).\n";
       }
     }
     return s;
@@ -1153,13 +1155,14 @@ std::optional<wire::ClientMessage> new_game_request(const std::vector<std::strin
       const auto side = side_of(words[++i]);
       if (!side) return refuse("--side takes soviet, german or random.");
       c->set_side(*side);
-    } else if (w == "--time" && has_value) {
-      const auto seconds = parse_duration(words[++i]);
-      if (!seconds) return refuse("--time takes a number and a unit: 3d, 12h, 90m or 45s.");
+    } else if ((w == "--time" && has_value) || w == "time") {
+      // The shell's words are the flags without their dashes, as for opponent.
+      const auto seconds = has_value ? parse_duration(words[++i]) : std::nullopt;
+      if (!seconds) return refuse(w + " takes a number and a unit: 3d, 12h, 90m or 45s.");
       c->set_move_seconds(*seconds);
-    } else if (w == "--clock" && has_value) {
-      const auto clock = parse_game_clock(words[++i]);
-      if (!clock) return refuse("--clock takes the time for each player and the increment: 15m+10s, 1h or 15+10.");
+    } else if ((w == "--clock" && has_value) || w == "clock") {
+      const auto clock = has_value ? parse_game_clock(words[++i]) : std::nullopt;
+      if (!clock) return refuse(w + " takes the time for each player and the increment: 15m+10s, 1h or 15+10.");
       c->set_clock_seconds(clock->first);
       c->set_increment_seconds(clock->second);
     } else if (w == "--option" && has_value) {
@@ -1175,6 +1178,10 @@ std::optional<wire::ClientMessage> new_game_request(const std::vector<std::strin
       c->set_side(*side);
     } else if (const auto seconds = parse_duration(w)) {
       c->set_move_seconds(*seconds);
+    } else if (const auto clock = w.find('+') != std::string::npos ? parse_game_clock(w) : std::nullopt) {
+      // 15m+10s alone is a game clock: a time per move has no increment.
+      c->set_clock_seconds(clock->first);
+      c->set_increment_seconds(clock->second);
     } else if (w.rfind("--", 0) == 0) {
       return refuse("Unknown or incomplete " + w + ".");
     } else {
@@ -1244,7 +1251,7 @@ static std::string terms_text(const wire::GameSummary& g) {
   return s;
 }
 
-std::string game_line(const wire::GameSummary& g) {
+std::string game_line(const wire::GameSummary& g, const std::string& command) {
   std::string s = g.game_id() + "  " + g.status();
   // Your game in play: whether it waits for you, and what has happened since you last looked.
   if (g.status() == "playing" && !g.your_side().empty()) {
@@ -1270,8 +1277,8 @@ std::string game_line(const wire::GameSummary& g) {
     // Your own seat empty: the challenge is made to you, by the one seated.
     const bool to_you = !g.your_side().empty() && (g.your_side() == "soviet" ? g.soviet() : g.german()).empty();
     if (to_you) {
-      s += "  challenge from " + (g.soviet().empty() ? g.german() : g.soviet()) + ": join " + g.game_id() +
-           " to accept it, or decline it with decline " + g.game_id();
+      s += "  challenge from " + (g.soviet().empty() ? g.german() : g.soviet()) + ": " + command + "join " + g.game_id() +
+           " to accept it, or decline it with " + command + "decline " + g.game_id();
     } else {
       s += "  challenge to " + g.reserved_for();
     }

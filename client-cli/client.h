@@ -141,8 +141,9 @@ std::string challenge_offer_notice(const wire::ChallengeOffered& o);
 // nothing, with the usage in `why`, for other words.
 std::optional<wire::ClientMessage> email_request(const std::vector<std::string>& words, std::string* why);
 // What an Account answer says about turn notices by mail; `turn_mail_set` when it answers
-// a choice of turn mail just stored.
-std::string describe_account(const wire::Account& a, bool turn_mail_set = false);
+// a choice of turn mail just stored. `command` begins the commands it names ("counterattack "
+// on the command line, "" in the shell).
+std::string describe_account(const wire::Account& a, bool turn_mail_set = false, const std::string& command = "");
 // The request for `vacation`, `vacation start DAYS` or `vacation end` (the
 // words after "vacation"); nothing, with the usage in `why`, for other words.
 std::optional<wire::ClientMessage> vacation_request(const std::vector<std::string>& words, std::string* why);
@@ -168,8 +169,9 @@ std::optional<game::StandingOrders> my_standing_orders(Session& s, const std::st
 std::string standing_words(const game::StandingOrders& s);
 // The standing orders set, one a line with what each answers; or that there are none.
 std::string describe_standing(const game::StandingOrders& s);
-// What an Account answer says about vacation. `now_unix` 0: the clock's.
-std::string describe_vacation(const wire::Vacation& v, std::int64_t now_unix = 0);
+// What an Account answer says about vacation. `now_unix` 0: the clock's; `command` as for
+// describe_account.
+std::string describe_vacation(const wire::Vacation& v, std::int64_t now_unix = 0, const std::string& command = "");
 // The request for `tournament WORDS...`: nothing or `list`, `new NAME... [--players N]
 // [--swiss ROUNDS] [--time 3d] [--starts WHEN] [--private] [--organise-only] [--option KEY]`, `show ID`, `join ID [CODE]`,
 // `leave ID`, `start ID`, `cancel ID`, `remove ID NAME REASON...`, `adjudicate GAME soviet|german|draw REASON...`.
@@ -186,11 +188,13 @@ std::string tournament_end_notice(const wire::Tournament& t);
 std::string tournament_cancelled_notice(const wire::TournamentCancelled& c);
 // A tournament with its standings, its cross-table (a round robin's grid, a Swiss's
 // rounds, a knock-out's bracket), why it was cut short, and its games.
-std::string describe_tournament(const wire::Tournament& t);
+// `command` as for describe_account.
+std::string describe_tournament(const wire::Tournament& t, const std::string& command = "");
 // The answer to LeaveTournament: left before the start (Ok), or withdrawn from one under way (its Tournament).
 // What the organiser is told after `tournament remove`.
-std::string removed_from_tournament_text(const std::string& player, const wire::ServerMessage& reply);
-std::string left_tournament_text(const wire::ServerMessage& reply);
+std::string removed_from_tournament_text(const std::string& player, const wire::ServerMessage& reply,
+                                         const std::string& command = "");
+std::string left_tournament_text(const wire::ServerMessage& reply, const std::string& command = "");
 // What the organiser is told after `tournament adjudicate`.
 std::string adjudicated_text(const wire::AdjudicateGame& a);
 // The request for `new WORDS...`: soviet|german|random, private, casual, a time
@@ -201,8 +205,8 @@ std::string adjudicated_text(const wire::AdjudicateGame& a);
 std::optional<wire::ClientMessage> new_game_request(const std::vector<std::string>& words, std::string* why);
 // One line for a game in a list: its players with their ratings, status, turn, clock, result;
 // your game in play also says YOUR MOVE when it waits for you, and "N new orders" when it
-// has moved since you last looked.
-std::string game_line(const wire::GameSummary& g);
+// has moved since you last looked. `command` as for describe_account.
+std::string game_line(const wire::GameSummary& g, const std::string& command = "");
 // Your game in play, and the decision is yours.
 bool waits_for_you(const wire::GameSummary& g);
 // A seated player as a list shows them: "alice (1523)", "bob (1500?)" while

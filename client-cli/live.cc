@@ -182,7 +182,8 @@ bool reconnect_session(Session& s, const std::function<void(const std::string&)>
   int wait_ms = 250;
   while (std::chrono::steady_clock::now() < until) {
     std::string why;
-    if (s.connect_and_resume(&why)) {
+    // Not logged in: a spectator of a public game, who needs no session.
+    if (s.logged_in() ? s.connect_and_resume(&why) : s.connect(&why)) {
       if (!then || then(&why)) return true;
       s.disconnect();  // logged in already: the next try resumes on a connection of its own
     }
@@ -346,7 +347,8 @@ std::string retime(const std::string& shown, const std::string& now) {
 int run_watch(Session& s, const Scenario& sc, const std::string& game_id, const RenderOptions& ro,
               bool json) {
   std::string why;
-  if (!s.connect_and_resume(&why)) {
+  // Anyone may watch a public game: without an account, without a session.
+  if (!(s.logged_in() ? s.connect_and_resume(&why) : s.connect(&why))) {
     say_err(why);
     return kFailed;
   }
@@ -938,7 +940,8 @@ class Shell {
          "  chat TEXT                        a message to your opponent\n"
          "  mute NAME | unmute NAME | muted   stop (or start again) reading a player's chat; the players muted\n"
          "  report NAME [--game GAME] REASON...   report a player's chat in the open game (or GAME) to the operator\n"
-         "  games | open GAME | join GAME [INVITE] | new soviet|german|random [private] [casual] [3d|12h|90m|--clock 15m+10s]\n"
+         "  games | open GAME | join GAME [INVITE] | new soviet|german|random [private] [casual] [time 3d | clock 15m+10s]\n"
+         "    [OPTION...]                    optional rules by key; 3d or 15m+10s alone does for time or clock\n"
          "  games open [scenario NAME] [rated|casual] [untimed|per-move|clock] [min-rating N] [max-rating N]\n"
          "    [player NAME] [page N] [per-page N] | games more   the open games waiting for an opponent, newest first, a page at a time\n"
          "  games playing|finished [scenario NAME] [rated|casual] [untimed|per-move|clock] [player NAME] [page N] [per-page N]\n"
@@ -1142,15 +1145,19 @@ class Shell {
   }
 
   void create(const std::vector<std::string>& w) {
+    static const std::string usage =
+        "new [soviet|german|random] [private] [casual] [time 3d|12h|90m | clock 15m+10s] [opponent NAME] [OPTION...]";
     std::string why;
     auto m = new_game_request({w.begin() + 1, w.end()}, &why);
     if (!m) {
-      out(why + "\nnew [soviet|german|random] [private] [casual] [3d|12h|90m | --clock 15m+10s] [opponent NAME] [OPTION...]");
+      out(why + "\n" + usage);
       return;
     }
     auto reply = s_.call(*m, &why);
     if (!reply) {
-      out(why);
+      // A word new does not know went as an optional rule: the server lists those, this the rest.
+      const bool unknown_word = m->create_game().options_size() > 0 && why.find("optional rule") != std::string::npos;
+      out(unknown_word ? why + "\n" + usage : why);
       return;
     }
     const auto& gc = reply->game_created();
@@ -1159,7 +1166,7 @@ class Shell {
       open_game(gc.game().game_id());
       return;
     }
-    out("Created game " + gc.game().game_id() +
+    out("Created game " + gc.game().game_id() + (gc.game().your_side().empty() ? "" : "; you play " + gc.game().your_side()) +
         (gc.invite_code().empty() ? "" : " (invite code " + gc.invite_code() + ")") +
         ". Your opponent joins with: counterattack join " + gc.game().game_id() +
         (gc.invite_code().empty() ? "" : " --invite " + gc.invite_code()));
@@ -1193,6 +1200,10 @@ class Shell {
       return;
     }
     if (!need_game()) return;
+    if (const auto& o = *parsed.order; o.has_move() && o.move().units_size() > 0) {
+      const auto hint = path_start_hint(o, location_in_view(game_->view(), o.move().units(0)));
+      if (!hint.empty()) return out(hint + " (not sent)");
+    }
     const std::string key = new_idempotency_key();
     for (int attempt = 0; attempt < 3; ++attempt) {
       auto r = submit_order(s_, game_->id(), *parsed.order, key);

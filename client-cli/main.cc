@@ -67,10 +67,22 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
+// Words left over by the parse that begin with an order word: an order typed as a command.
+bool order_as_command(const CLI::App& app) {
+  const auto left = app.remaining();
+  const auto& orders = cli::order_words();
+  return !left.empty() && std::find(orders.begin(), orders.end(), left.front()) != orders.end();
+}
+
 // For words left over by the parse: the command the first was likely meant to be.
 std::string command_hint(const CLI::App& app) {
   const auto left = app.remaining();
   const std::string word = left.empty() ? "" : left.front();
+  if (order_as_command(app)) {
+    std::string line;
+    for (const auto& w : left) line += " " + w;
+    return "Orders go through `counterattack order GAME" + line + "`.";
+  }
   std::string best;
   std::size_t best_distance = 3;  // two edits at most
   for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
@@ -262,8 +274,8 @@ int main(int argc, char** argv) {
   std::string draw_answer;
   auto* draw = app.add_subcommand("draw", "Offer a draw, or accept or decline your opponent's offer");
   draw->add_option("GAME", game_id, "Game id")->required();
-  draw->add_option("ANSWER", draw_answer, "offer, accept or decline")
-      ->required()
+  // Checked after the parse, so that a missing answer is told the three it may be.
+  draw->add_option("ANSWER", draw_answer, "offer, accept or decline (required)")
       ->check(CLI::IsMember({"offer", "accept", "decline"}));
   auto* chat = app.add_subcommand("chat", "Send a chat message to a game");
   chat->add_option("GAME", game_id, "Game id")->required();
@@ -370,7 +382,8 @@ int main(int argc, char** argv) {
       std::cout << app.help();  // `counterattack help`, as a shell's `help`
       return cli::kOk;
     }
-    if (app.exit(e) == 0) return cli::kOk;
+    // An order word: the hint alone says what to type, in place of CLI11's "not expected".
+    if (!(extras && order_as_command(app)) && app.exit(e) == 0) return cli::kOk;
     if (const auto hint = extras ? command_hint(app) : ""; !hint.empty()) std::cerr << hint << std::endl;
     return cli::kUsage;
   }
@@ -508,7 +521,7 @@ int main(int argc, char** argv) {
                                   {"digest_hours", a.digest_hours()}}.dump()
                 << std::endl;
     else
-      std::cout << cli::describe_account(a, m->has_set_turn_mail()) << std::endl;
+      std::cout << cli::describe_account(a, m->has_set_turn_mail(), "counterattack ") << std::endl;
     return cli::kOk;
   }
 
@@ -522,7 +535,7 @@ int main(int argc, char** argv) {
     if (g.json)
       std::cout << cli::to_json(v) << std::endl;
     else
-      std::cout << cli::describe_vacation(v) << std::endl;
+      std::cout << cli::describe_vacation(v, 0, "counterattack ") << std::endl;
     return cli::kOk;
   }
 
@@ -553,14 +566,14 @@ int main(int argc, char** argv) {
       }
     } else if (reply->has_tournament()) {
       std::cout << (g.json ? cli::to_json(reply->tournament()) + "\n"
-                    : m->has_withdraw_entrant() ? cli::removed_from_tournament_text(m->withdraw_entrant().player(), *reply)
-                    : m->has_leave_tournament() ? cli::left_tournament_text(*reply)
-                                                : cli::describe_tournament(reply->tournament()))
+                    : m->has_withdraw_entrant() ? cli::removed_from_tournament_text(m->withdraw_entrant().player(), *reply, "counterattack ")
+                    : m->has_leave_tournament() ? cli::left_tournament_text(*reply, "counterattack ")
+                                                : cli::describe_tournament(reply->tournament(), "counterattack "))
                 << std::flush;
     } else if (g.json) {
       std::cout << "{\"ok\":true}" << std::endl;
     } else {
-      std::cout << (m->has_leave_tournament()     ? cli::left_tournament_text(*reply)
+      std::cout << (m->has_leave_tournament()     ? cli::left_tournament_text(*reply, "counterattack ")
                     : m->has_adjudicate_game() ? cli::adjudicated_text(m->adjudicate_game())
                                                : "The tournament is cancelled.\n")
                 << std::flush;
@@ -724,6 +737,13 @@ int main(int argc, char** argv) {
     create_message = cli::new_game_request(words, &why);
     if (!create_message) return fail(g, why, cli::kUsage);
   }
+  if (*chat && !s.logged_in()) {
+    return fail(g, "Writing in a game's chat, the spectators' channel too, needs an account (watching a public game needs none): "
+                   "run `counterattack register NAME` or `counterattack login NAME` first.");
+  }
+  if (*draw && draw_answer.empty()) {
+    return fail(g, "draw GAME offer | accept | decline: offer a draw, or answer your opponent's offer.", cli::kUsage);
+  }
   if (*stack && !sc->parse_location(where)) {
     return fail(g, "'" + where + "' is not a location: a hex of the map (2021), WARSAW or an entry point.", cli::kUsage);
   }
@@ -837,7 +857,7 @@ int main(int argc, char** argv) {
     if (!open_only) {
       std::cout << (my_turn ? "Your games that wait for your move:\n" : "Your games:\n");
       if (mine.games().empty()) std::cout << "  none\n";
-      for (const auto& x : mine.games()) std::cout << "  " << cli::game_line(x) << "\n";
+      for (const auto& x : mine.games()) std::cout << "  " << cli::game_line(x, "counterattack ") << "\n";
     }
     if (my_turn) return cli::kOk;
     const std::string filters = cli::open_games_flags(query.filter);
@@ -846,7 +866,7 @@ int main(int argc, char** argv) {
     if (open.games().empty() && games_page == 1) {
       std::cout << (filters.empty() ? "  none" : "  none such") << " (counterattack new --side soviet creates one)\n";
     }
-    for (const auto& x : open.games()) std::cout << "  " << cli::game_line(x) << "\n";
+    for (const auto& x : open.games()) std::cout << "  " << cli::game_line(x, "counterattack ") << "\n";
     if (more) {
       std::cout << "More: counterattack games --open" << filters << " --after " << open.next_after() << "\n";
     }
@@ -1020,6 +1040,13 @@ int main(int argc, char** argv) {
     if (!r.answered)
       return fail(g, "The order got no answer; `counterattack show " + game_id +
                          "` tells whether it was applied.");
+    // The rules name the off-map chart for a path that begins where its units are off the map
+    // ("no route from WARSAW to WARSAW"): said as they say it for a hex.
+    std::string hint;
+    if (!r.accepted && r.by_rules && parsed->has_move() && !parsed->move().path().empty()) {
+      const std::string& first = parsed->move().path(0);
+      if (r.reason.find("from " + first + " to " + first + " ") != std::string::npos) hint = cli::path_start_hint(*parsed, first);
+    }
     if (g.json) {
       nlohmann::json j{{"accepted", r.accepted}, {"order", cli::format_order(*parsed)}};
       if (r.accepted)
@@ -1027,12 +1054,13 @@ int main(int argc, char** argv) {
       else {
         j["code"] = r.code;
         j["reason"] = r.reason;
+        if (!hint.empty()) j["hint"] = hint;
       }
       std::cout << j.dump() << std::endl;
     } else if (r.accepted) {
       std::cout << "accepted (version " << r.version << ")" << std::endl;
     } else {
-      std::cout << "rejected: " << r.reason
+      std::cout << "rejected: " << r.reason << (hint.empty() ? "" : " " + hint)
                 << (r.code == "WRONG_ORDER_KIND" ? " `counterattack show " + game_id + "` gives the decision and the notation that answers it."
                                                  : std::string())
                 << std::endl;
@@ -1044,16 +1072,23 @@ int main(int argc, char** argv) {
   if (*resign) {
     // A game no one has joined yet is withdrawn, not resigned: said as such.
     bool waiting = false;
+    std::string challenged;  // a challenge's: the player it waited for
     wire::ClientMessage mine;
     mine.mutable_my_games();
     if (const auto list = s.call(mine, &why); list && list->has_game_list()) {
-      for (const auto& x : list->game_list().games()) waiting |= x.game_id() == game_id && x.status() == "open";
+      for (const auto& x : list->game_list().games()) {
+        if (x.game_id() != game_id || x.status() != "open") continue;
+        waiting = true;
+        if (x.rematch_of().empty()) challenged = x.reserved_for();
+      }
     }
     wire::ClientMessage m;
     m.mutable_resign()->set_game_id(game_id);
     if (!s.call(m, &why)) return fail(g, why);
     if (g.json)
       std::cout << "{\"resigned\":true}" << std::endl;
+    else if (!challenged.empty())
+      std::cout << "You withdrew your challenge to " << challenged << " (game " << game_id << ")." << std::endl;
     else if (waiting)
       std::cout << "You withdrew game " << game_id << ": no one had joined it." << std::endl;
     else

@@ -688,4 +688,19 @@ std::string format_order(const game::Order& o) {
   return s;
 }
 
+std::string path_start_hint(const game::Order& order, const std::string& units_at) {
+  if (!order.has_move() || order.move().path().empty() || units_at.empty()) return "";
+  if (order.move().path(0) != units_at || parse_hex(units_at)) return "";
+  return units_at + " is named where the units already are: a path lists only the locations entered.";
+}
+
+std::string location_in_view(const game::View& view, const std::string& unit) {
+  for (const auto& st : view.stacks()) {
+    for (const auto& u : st.units()) {
+      if (u.id() == unit) return st.location();
+    }
+  }
+  return "";
+}
+
 }  // namespace counterattack::cli

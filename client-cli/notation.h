@@ -30,6 +30,13 @@ std::string order_usage(const std::string& word);
 // The notation of an order (the inverse of parse_order).
 std::string format_order(const game::Order& order);
 
+// A move whose path begins off the map where its units already stand (WARSAW, an entry
+// point): the rules refuse it naming the off-map chart, so this says, as they do for a hex,
+// that a path lists only the locations entered. Empty for any other order.
+std::string path_start_hint(const game::Order& order, const std::string& units_at);
+// Where the view shows a unit ("" when it does not).
+std::string location_in_view(const game::View& view, const std::string& unit);
+
 // The event chit a word names, in the scenario's spelling, typed in any case.
 std::optional<std::string> chit_named(const std::string& typed, const Scenario& sc);
 

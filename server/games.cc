@@ -1316,7 +1316,7 @@ void GameService::chat(const Caller& c, const wire::SendChat& req) {
   if (!g->visible_to(c.user_id)) return no_such_game(c, req.game_id());
   const bool finished = g->status == Game::Status::Finished;
   if (channel == wire::PLAYERS && side < 0) {
-    return c.error(wire::FORBIDDEN, "Only the players write in the players' channel.");
+    return c.error(wire::FORBIDDEN, "Only the players write in the players' channel; spectators write in the spectators' channel.");
   }
   if (channel == wire::SPECTATORS && side >= 0 && !finished) {
     return c.error(wire::FORBIDDEN, "Players join the spectators' channel when the game is over.");

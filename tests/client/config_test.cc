@@ -313,6 +313,12 @@ TEST(Challenge, TheShellAndTheCommandLineTakeAnOpponentAndTheGamesListSaysWhoseC
   EXPECT_NE(game_line(*g).find("  challenge from alice: join new7654321 to accept it, or decline it with decline new7654321"),
             std::string::npos)
       << game_line(*g);
+  // The command line's `games` names the commands as typed there.
+  EXPECT_NE(game_line(*g, "counterattack ")
+                .find("  challenge from alice: counterattack join new7654321 to accept it, or decline it with counterattack "
+                      "decline new7654321"),
+            std::string::npos)
+      << game_line(*g, "counterattack ");
   g->set_your_side("german");  // the maker's own line
   EXPECT_NE(game_line(*g).find("  challenge to bob"), std::string::npos) << game_line(*g);
   EXPECT_EQ(game_line(*g).find("challenge from"), std::string::npos) << game_line(*g);
@@ -638,6 +644,12 @@ TEST(Vacation, TypedAndShownAsPeopleWriteIt) {
   EXPECT_EQ(describe_vacation(v, 1000000 + 3600),
             "On vacation until 1970-01-17 13:46 UTC (4d 23h from now): your clocks in games with a time per move stand still. 25 of 30 "
             "vacation days left (in any 365 days); `vacation end` ends it now.");
+  // On the command line the hint is the command to type there.
+  EXPECT_NE(describe_vacation(v, 1000000 + 3600, "counterattack ").find("; `counterattack vacation end` ends it now."),
+            std::string::npos);
+  v.set_until_unix(0);
+  EXPECT_NE(describe_vacation(v, 1000000, "counterattack ").find("`counterattack vacation start DAYS` holds your clocks"),
+            std::string::npos);
 
   wire::GameSummary g;
   g.set_soviet("alice");

@@ -424,6 +424,47 @@ TEST_F(TwoPlayers, AWatcherFollowsOnAfterTheServerIsRestoredFromABackup) {
   watcher.stop();
 }
 
+// `games --playing` offers anyone `counterattack watch GAME`: it works without an account, the
+// board drawn and redrawn as the game moves; only writing in the spectators' chat needs one.
+TEST_F(TwoPlayers, APublicGameInPlayIsWatchedWithoutAnAccount) {
+  const std::string game = started_game("1d");
+  ASSERT_FALSE(game.empty());
+  const Player carol{"carol", temp_dir("carol"), ""};  // never registered
+  const auto listed = cli(carol, {"games", "--playing"});
+  ASSERT_NE(listed.out.find("watch: counterattack watch " + game), std::string::npos) << listed.out << listed.err;
+
+  Background watcher;
+  watcher.start(command({"watch", game}), env(carol), carol.config + "/watch.log");
+  auto wait_for = [&](const std::string& text, std::size_t from) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (watcher.output().find(text, from) == std::string::npos && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return watcher.output().find(text, from) != std::string::npos;
+  };
+  ASSERT_TRUE(wait_for("Waiting for", 0)) << watcher.output();
+  EXPECT_EQ(watcher.output().find("not logged in"), std::string::npos) << watcher.output();
+  const std::string first = watcher.output();
+  EXPECT_NE(first.find("Soviet"), std::string::npos) << first;
+
+  // The Soviet player activates a corps: the watcher's board is drawn again with it.
+  const json v = view_of(alice_, game);
+  ASSERT_EQ(v["decision"].value("kind", ""), "CHOOSE_CORPS") << v.dump();
+  const auto cand = candidates(v);
+  ASSERT_FALSE(cand.empty());
+  ASSERT_EQ(cli(alice_, {"order", game, "corps", cand.front()}).code, 0);
+  EXPECT_TRUE(wait_for("Waiting for", first.size())) << watcher.output().substr(first.size());
+  EXPECT_NE(watcher.output().find(cand.front(), first.size()), std::string::npos) << watcher.output().substr(first.size());
+  watcher.stop();
+
+  const auto chat = cli(carol, {"chat", "--spectators", game, "hello"});
+  EXPECT_EQ(chat.code, 1);
+  EXPECT_NE(chat.err.find("Writing in a game's chat, the spectators' channel too, needs an account"), std::string::npos)
+      << chat.err;
+  std::error_code ec;
+  std::filesystem::remove_all(carol.config, ec);
+}
+
 // The email command against a server without a mail server: it shows what is
 // set, says plainly that nothing can be mailed, and explains its own words.
 // A server started with --plain (loopback only) is reached with a ws:// URL; the
@@ -615,13 +656,13 @@ TEST_F(TwoPlayers, TurnMailChosenBeforeAnAddressIsShownAndSaidToWaitForOne) {
       << chosen.out;
   auto shown = cli(alice_, {"email"});
   ASSERT_EQ(shown.code, 0) << shown.err;
-  EXPECT_NE(shown.out.find("No e-mail address: `email ADDRESS` sets one for turn notices while you are away. Turn notices, once "
+  EXPECT_NE(shown.out.find("No e-mail address: `counterattack email ADDRESS` sets one for turn notices while you are away. Turn notices, once "
                            "it is confirmed: a digest, at most one every 12 hours."),
             std::string::npos)
       << shown.out;
   auto set = cli(alice_, {"email", "alice@example.org"});
   ASSERT_EQ(set.code, 0) << set.err;
-  EXPECT_NE(set.out.find("A code was mailed to alice@example.org: `email confirm CODE` confirms it. Turn notices, once it is "
+  EXPECT_NE(set.out.find("A code was mailed to alice@example.org: `counterattack email confirm CODE` confirms it. Turn notices, once it is "
                          "confirmed: a digest, at most one every 12 hours."),
             std::string::npos)
       << set.out;
@@ -912,7 +953,7 @@ TEST_F(TwoPlayers, AChallengeIsMadeShownAndDeclinedFromTheCommandLine) {
             std::string::npos)
       << made.err;
   const auto his = cli(bob_, {"games"});
-  EXPECT_NE(his.out.find("challenge from alice: join " + id + " to accept it, or decline it with decline " + id),
+  EXPECT_NE(his.out.find("challenge from alice: counterattack join " + id + " to accept it, or decline it with counterattack decline " + id),
             std::string::npos)
       << his.out;
   const auto open = cli(bob_, {"games", "--open"});
@@ -925,6 +966,87 @@ TEST_F(TwoPlayers, AChallengeIsMadeShownAndDeclinedFromTheCommandLine) {
   EXPECT_NE(declined.out.find("Declined the challenge of game " + id + "."), std::string::npos) << declined.out;
   EXPECT_NE(cli(alice_, {"games"}).out.find("Declined (bob declined the challenge.)"), std::string::npos);
   EXPECT_EQ(cli(bob_, {"join", id}).code, 1) << "declined for good";
+}
+
+// HG/II-1 arrives in Warsaw on turn 1: `move HG/II-1 WARSAW 1225` names where it stands. The
+// rules refuse it by the off-map chart ("no route from WARSAW to WARSAW"); the command line adds
+// what they say for a hex, and the shell says it without sending the order.
+TEST_F(TwoPlayers, APathNamingWarsawWhereItsUnitsStandIsToldThatAPathListsTheLocationsEntered) {
+  const std::string game = started_game("1d");
+  ASSERT_FALSE(game.empty());
+  json v;
+  for (int step = 0; step < 12; ++step) {
+    v = view_of(alice_, game);
+    const std::string kind = v["decision"].value("kind", "");
+    if (v["decision"].value("side", "") == "GERMAN") break;
+    const auto cand = candidates(v);
+    std::vector<std::string> args = {"order", game, "done"};
+    if (kind == "CHOOSE_CORPS" && !cand.empty()) args = {"order", game, "corps", cand.front()};
+    ASSERT_EQ(cli(alice_, args).code, 0) << kind;
+  }
+  v = view_of(bob_, game);
+  ASSERT_EQ(v["decision"].value("kind", ""), "MOVEMENT") << v["decision"].dump();
+  bool in_warsaw = false;
+  for (const auto& st : v.value("stacks", json::array())) {
+    for (const auto& u : st.value("units", json::array())) in_warsaw |= st.value("location", "") == "WARSAW" && u.value("id", "") == "HG/II-1";
+  }
+  ASSERT_TRUE(in_warsaw) << v.dump();
+
+  const std::string hint = "WARSAW is named where the units already are: a path lists only the locations entered.";
+  const auto sent = cli(bob_, {"order", game, "move", "HG/II-1", "WARSAW", "1225"});
+  EXPECT_EQ(sent.code, 3) << sent.out << sent.err;
+  EXPECT_NE(sent.out.find("rejected: The off-map movement chart has no route from WARSAW to WARSAW (rule 6). " + hint),
+            std::string::npos)
+      << sent.out;
+  const auto as_json = json::parse(cli(bob_, {"--json", "order", game, "move", "HG/II-1", "WARSAW", "1225"}).out);
+  EXPECT_EQ(as_json.value("hint", ""), hint) << as_json.dump();
+  const auto shell = cli(bob_, {"play", game}, "move HG/II-1 WARSAW 1225\nquit\n");
+  ASSERT_EQ(shell.code, 0) << shell.err;
+  EXPECT_NE(shell.out.find(hint + " (not sent)"), std::string::npos) << shell.out;
+  EXPECT_EQ(shell.out.find("Rejected:"), std::string::npos) << shell.out;
+  EXPECT_EQ(view_of(bob_, game).value("header", json::object()).dump(), v.value("header", json::object()).dump())
+      << "nothing changed";
+}
+
+// A newcomer's slips on the command line are answered with what to type there: an order given
+// as a command, a draw without its answer, a spectator in the players' chat; the hints name the
+// command line's own commands, and a challenge withdrawn is called one.
+TEST_F(TwoPlayers, TheCommandLineAnswersANewcomersSlipsWithWhatToTypeThere) {
+  const std::string game = started_game("2d");
+  ASSERT_FALSE(game.empty());
+  const auto advance = cli(alice_, {"advance", "3TC/50", "1816"});
+  EXPECT_EQ(advance.code, 2);
+  EXPECT_NE(advance.err.find("Orders go through `counterattack order GAME advance 3TC/50 1816`."), std::string::npos)
+      << advance.err;
+  EXPECT_EQ(advance.err.find("not expected"), std::string::npos) << advance.err;
+  const auto typo = cli(alice_, {"shw", game});
+  EXPECT_NE(typo.err.find("Did you mean `counterattack show`?"), std::string::npos) << "other words as before: " << typo.err;
+
+  const auto draw = cli(alice_, {"draw", game});
+  EXPECT_EQ(draw.code, 2);
+  EXPECT_NE(draw.err.find("offer | accept | decline"), std::string::npos) << draw.err;
+
+  const Player carol{"carol", temp_dir("carol"), ""};
+  ASSERT_EQ(cli(carol, {"register", "carol"}, "password-of-carol\n").code, 0);
+  const auto spectator = cli(carol, {"chat", game, "hello"});
+  EXPECT_EQ(spectator.code, 1);
+  EXPECT_NE(spectator.err.find("Only the players write in the players' channel; spectators write in the spectators' channel."),
+            std::string::npos)
+      << spectator.err;
+  EXPECT_EQ(cli(carol, {"chat", "--spectators", game, "hello"}).code, 0);
+
+  const auto vacation = cli(alice_, {"vacation"});
+  ASSERT_EQ(vacation.code, 0) << vacation.err;
+  EXPECT_NE(vacation.out.find("`counterattack vacation start DAYS` holds your clocks"), std::string::npos) << vacation.out;
+
+  const auto made = cli(alice_, {"new", "--opponent", "bob"});
+  ASSERT_EQ(made.code, 0) << made.err;
+  const std::string id = made.out.substr(0, made.out.find('\n'));
+  const auto withdrawn = cli(alice_, {"resign", id, "--yes"});
+  ASSERT_EQ(withdrawn.code, 0) << withdrawn.err;
+  EXPECT_NE(withdrawn.out.find("You withdrew your challenge to bob (game " + id + ")."), std::string::npos) << withdrawn.out;
+  std::error_code ec;
+  std::filesystem::remove_all(carol.config, ec);
 }
 
 // Standing orders from the command line: set, shown to their player alone, cleared; a word the

@@ -233,6 +233,30 @@ TEST(Notation, ModelRerollAndModelNorerollAnswerTheRerollDecision) {
   EXPECT_TRUE(mentions(order_usage("reroll"), "model reroll")) << order_usage("reroll");
 }
 
+// `move HG/II-Pz HG/I-2 WARSAW 1225` from Warsaw: the rules' refusal names the off-map chart
+// ("no route from WARSAW to WARSAW"), so the client says what it says for a hex.
+TEST(Notation, APathBeginningOffTheMapWhereItsUnitsStandIsToldAsForAHex) {
+  game::View v;
+  auto* st = v.add_stacks();
+  st->set_location("WARSAW");
+  st->set_side(game::GERMAN);
+  st->add_units()->set_id("HG/II-Pz");
+  st->add_units()->set_id("HG/I-2");
+  auto* hex = v.add_stacks();
+  hex->set_location("1225");
+  hex->add_units()->set_id("HG/I-1");
+  const auto from_warsaw = parse_order("move HG/II-Pz HG/I-2 WARSAW 1225", sc());
+  ASSERT_TRUE(from_warsaw.ok()) << from_warsaw.error;
+  EXPECT_EQ(location_in_view(v, "HG/I-2"), "WARSAW");
+  EXPECT_EQ(path_start_hint(*from_warsaw.order, location_in_view(v, "HG/II-Pz")),
+            "WARSAW is named where the units already are: a path lists only the locations entered.");
+  // Leaving Warsaw as written, a hex (the rules' own words), another order: nothing to add.
+  EXPECT_EQ(path_start_hint(*parse_order("move HG/II-Pz 1225", sc()).order, "WARSAW"), "");
+  EXPECT_EQ(path_start_hint(*parse_order("move HG/I-1 1225 1226", sc()).order, location_in_view(v, "HG/I-1")), "");
+  EXPECT_EQ(path_start_hint(*parse_order("recover HG/I-1 WARSAW", sc()).order, "WARSAW"), "");
+  EXPECT_EQ(location_in_view(v, "3TC/50"), "");
+}
+
 TEST(Notation, Undo) {
   EXPECT_EQ(parsed("undo"), "undo { }");
   EXPECT_TRUE(mentions(error_of("undo 2"), "Unexpected '2'"));

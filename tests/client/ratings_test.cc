@@ -488,5 +488,28 @@ TEST(NewGameWords, TheSubcommandsFlagsGiveTheSameGame) {
   EXPECT_NE(why.find("--casaul"), std::string::npos) << why;
 }
 
+// The shell types the time control as it types the rest: `clock 15m+10s`, `time 3d`, or the
+// value alone; none of them goes to the server as an optional rule.
+TEST(NewGameWords, TheShellTakesTheTimeControlAsWords) {
+  std::string why;
+  for (const auto& words : {std::vector<std::string>{"soviet", "clock", "15m+10s"}, {"soviet", "15m+10s"}, {"15+10", "soviet"}}) {
+    auto m = new_game_request(words, &why);
+    ASSERT_TRUE(m) << why;
+    EXPECT_EQ(m->create_game().clock_seconds(), 900) << words[1];
+    EXPECT_EQ(m->create_game().increment_seconds(), 10) << words[1];
+    EXPECT_EQ(m->create_game().options_size(), 0) << words[1];
+    EXPECT_EQ(m->create_game().side(), wire::CHOOSE_SOVIET);
+  }
+  auto per_move = new_game_request({"german", "time", "3d", "casual"}, &why);
+  ASSERT_TRUE(per_move) << why;
+  EXPECT_EQ(per_move->create_game().move_seconds(), 3 * 86400);
+  EXPECT_EQ(per_move->create_game().options_size(), 0);
+  EXPECT_TRUE(per_move->create_game().casual());
+  EXPECT_FALSE(new_game_request({"soviet", "clock"}, &why));
+  EXPECT_EQ(why, "clock takes the time for each player and the increment: 15m+10s, 1h or 15+10.");
+  EXPECT_FALSE(new_game_request({"time", "soon"}, &why));
+  EXPECT_EQ(why, "time takes a number and a unit: 3d, 12h, 90m or 45s.");
+}
+
 }  // namespace
 }  // namespace counterattack::cli

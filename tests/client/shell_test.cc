@@ -488,6 +488,26 @@ TEST_F(Shell, ResignEndsTheGameAndBothShellsSaySo) {
   EXPECT_EQ(alice_shell_.exit_code(), 0) << alice_shell_.output();
 }
 
+// `new soviet clock 15m+10s` makes a game with a clock, as `new --clock 15m+10s` does; a word
+// `new` does not know is refused with the optional rules and the words it takes.
+TEST_F(Shell, NewTakesTheClockAsAWordAndAnUnknownWordIsAnsweredWithTheWordsItKnows) {
+  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
+  open(alice_shell_, alice_);
+  alice_shell_.type("new soviet clock 15m+10s");
+  ASSERT_TRUE(alice_shell_.expect("Created game "));
+  const std::string created = alice_shell_.printed_until("; you play soviet. Your opponent joins with");
+  const std::string game = created.substr(0, created.find(';'));
+  ASSERT_EQ(game.size(), 10u) << created;
+  alice_shell_.type("new soviet clok 15m+10s");
+  EXPECT_TRUE(alice_shell_.expect("Unknown optional rule 'clok' (known: limited_german_activation"));
+  EXPECT_TRUE(alice_shell_.expect("new [soviet|german|random] [private] [casual] [time 3d|12h|90m | clock 15m+10s] [opponent NAME]"));
+  alice_shell_.type("quit");
+  EXPECT_EQ(alice_shell_.exit_code(), 0) << alice_shell_.output();
+  const auto listed = cli(alice_, {"games"});
+  EXPECT_NE(listed.out.find(game + "  open"), std::string::npos) << listed.out;
+  EXPECT_NE(listed.out.find("clock 15m+10s"), std::string::npos) << listed.out;
+}
+
 TEST_F(Shell, AGameMadeInOneShellIsJoinedFromTheOther) {
   ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
   ASSERT_EQ(cli(bob_, {"register", "bob"}, "password-of-bob\n").code, 0);
@@ -497,8 +517,9 @@ TEST_F(Shell, AGameMadeInOneShellIsJoinedFromTheOther) {
   ASSERT_TRUE(alice_shell_.expect("Created game "));
   const std::string created =
       alice_shell_.printed_until(". Your opponent joins with: counterattack join ");
-  const std::string game = created.substr(0, created.find('.'));
+  const std::string game = created.substr(0, created.find_first_of(";."));
   ASSERT_EQ(game.size(), 10u) << created;
+  EXPECT_EQ(created.find("; you play soviet. "), game.size()) << "the side, as the command line says it: " << created;
   // The new game is open in the creator's shell; orders wait for an opponent.
   EXPECT_TRUE(alice_shell_.expect("Not started: the game waits for a second player to join it"));
   alice_shell_.type("corps 3TC");
