@@ -1322,7 +1322,8 @@ std::string listed_game_line(const wire::GameSummary& g, const std::string& comm
   s += "  " + (g.scenario().empty() ? std::string("counterattack") : g.scenario());
   if (g.status() == "finished") {
     s += "  " + g.result() + (g.result_reason().empty() ? "" : " (" + g.result_reason() + ")");
-    s += ", version " + std::to_string(g.version());
+    // The turn it ended on; none for a game that ended before the server stored it.
+    s += (g.turn() > 0 ? ", turn " + std::to_string(g.turn()) : "") + ", version " + std::to_string(g.version());
   } else {
     s += "  " + (g.turn() > 0 ? "turn " + std::to_string(g.turn()) + ", " : "") + "version " + std::to_string(g.version());
     if (g.to_decide() == game::SOVIET || g.to_decide() == game::GERMAN) {

@@ -239,7 +239,8 @@ std::optional<OpenGamesQuery> open_games_query(const std::vector<std::string>& w
 std::string listed_games_name(wire::GameListKind kind);
 // One line for a game in the list of games in play or of finished ones, as a
 // stranger reads it: its players with their ratings (a finished game's changes),
-// scenario, turn and version or its result, and the command that watches it (in
+// scenario, turn and version or its result, the turn it ended on (when the server
+// has it) and version, and the command that watches it (in
 // play) or replays it (over); `command` begins that command ("counterattack " on
 // the command line, "" in the shell).
 std::string listed_game_line(const wire::GameSummary& g, const std::string& command);

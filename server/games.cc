@@ -1111,10 +1111,11 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
     struct Row {
       std::string entry, state, dice, result, reason;
       std::int64_t hash;
+      int turn;
     };
     auto row = std::make_shared<Row>(Row{entry.SerializeAsString(), snapshot ? g->match->encode_state() : "",
                                          snapshot ? g->match->encode_dice() : "", g->result, g->reason,
-                                         static_cast<std::int64_t>(g->match->state_hash())});
+                                         static_cast<std::int64_t>(g->match->state_hash()), g->match->turn()});
     const game::Side decider = g->match->decider();
     const int turn = g->match->turn();
     // The time per move starts afresh for a player each time the decision passes
@@ -1155,7 +1156,7 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
               db.prepare("INSERT OR REPLACE INTO snapshots (game_id, version, state, dice) VALUES (?, ?, ?, ?)")
                   .run(g->id, v, Blob{row->state}, Blob{row->dice});
             }
-            if (finished) *rating = store_end(db, g->id, row->result, row->reason);
+            if (finished) *rating = store_end(db, g->id, row->result, row->reason, row->turn);
             if (offer_lapsed) db.prepare("UPDATE games SET draw_offer = -1 WHERE id = ?").run(g->id);
             if (new_deadline > 0) {
               db.prepare("UPDATE games SET deadline_unix = ?, held_until = ?, soviet_left = ?, german_left = ? WHERE id = ?")

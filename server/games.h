@@ -338,6 +338,7 @@ class GameService {
     std::int64_t version, user[2], move_seconds, clock_seconds, increment_seconds;
     int round, change[2];
     bool rated, counted;
+    int turn;  // a finished game's last turn; 0: not known (ended before it was stored)
   };
   void add_stored(wire::GameSummary& s, const StoredGame& r) const;
   void push_summary(Game& g);
@@ -369,8 +370,9 @@ class GameService {
   void end_game(Game& g, const std::string& result, const std::string& reason);
   // The operator's end of a game whose log cannot be read: in its row alone.
   OperatorEndOutcome end_unloadable(const std::string& game_id, const std::string& why);
-  // Within a write: stores the game's end, and its players' new ratings when it is rated.
-  static Ratings::Outcome store_end(Db& db, const std::string& id, const std::string& result, const std::string& reason);
+  // Within a write: stores the game's end on `turn` (0: not known), and its players' new ratings when it is rated.
+  static Ratings::Outcome store_end(Db& db, const std::string& id, const std::string& result, const std::string& reason,
+                                    int turn);
   // Once that write is durable: the new ratings are read from now on, the
   // game shows its changes, and its tournament, if any, looks whether it is over.
   void ended_durably(Game& g, const Ratings::Outcome& rating);

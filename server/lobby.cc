@@ -88,6 +88,7 @@ void GameService::add_stored(wire::GameSummary& s, const StoredGame& r) const {
   s.set_tournament_round(r.round);
   add_ratings(s, r.scenario, r.user, r.rated, r.change, r.counted);
   s.set_unrated_reason(r.unrated_reason);
+  s.set_turn(r.turn);
 }
 
 void GameService::get_scenario(const Caller& c, const wire::GetScenario& req) {
@@ -482,7 +483,7 @@ GameService::OperatorEndOutcome GameService::end_unloadable(const std::string& g
         }
         if (status != "open" && status != "playing") return;
         const bool open = status == "open";
-        store_end(db, game_id, open ? "Cancelled" : "Aborted", operator_end_text(open, why));
+        store_end(db, game_id, open ? "Cancelled" : "Aborted", operator_end_text(open, why), 0);  // its turn unread
         *ended_in = tournament_id;
       },
       [this, ended_in](bool ok) {
@@ -670,10 +671,10 @@ void GameService::list_games(const Caller& c, const wire::ListGames& req) {
     static const std::string in_play = listed_games_sql("g.id", "g.status = 'playing' AND g.private = 0", "g.created_unix");
     static const std::string in_play_of = listed_games_sql(
         "g.id", "+g.status = 'playing' AND +g.private = 0 AND (g.soviet_id = ?7 OR g.german_id = ?7)", "g.created_unix");
-    static const std::string finished = listed_games_sql(std::string(kFinishedColumns) + kRatingChangeColumns,
+    static const std::string finished = listed_games_sql(std::string(kFinishedColumns) + kRatingChangeColumns + ", g.end_turn",
                                                          "g.status = 'finished' AND g.private = 0", "g.updated_unix");
     static const std::string finished_of = listed_games_sql(
-        std::string(kFinishedColumns) + kRatingChangeColumns,
+        std::string(kFinishedColumns) + kRatingChangeColumns + ", g.end_turn",
         "+g.status = 'finished' AND +g.private = 0 AND (g.soviet_id = ?7 OR g.german_id = ?7)", "g.updated_unix");
     const bool over = kind == wire::FINISHED_GAMES;
     auto& q = db.prepare((over ? (player ? finished_of : finished) : (player ? in_play_of : in_play)).c_str());
@@ -689,7 +690,7 @@ void GameService::list_games(const Caller& c, const wire::ListGames& req) {
           {q.text(0), q.text(1), q.text(2), q.text(3), q.text(4), q.text(5), q.text(6), q.text(7), q.text(9), q.text(17),
            q.integer(8), {q.integer(12), q.integer(13)}, q.integer(14), q.integer(15), q.integer(16),
            static_cast<int>(q.integer(10)), {static_cast<int>(q.integer(19)), static_cast<int>(q.integer(20))},
-           q.integer(11) != 0, q.integer(21) != 0},
+           q.integer(11) != 0, q.integer(21) != 0, static_cast<int>(q.integer(22))},
           q.text(18)});
     }
     return out;
@@ -755,7 +756,7 @@ void GameService::my_games(const Caller& c) {
         " COALESCE((SELECT o.version FROM orders o WHERE o.game_id = g.id AND +o.side = (CASE WHEN g.soviet_id = ?1"
         " THEN " + std::to_string(game::SOVIET) + " ELSE " + std::to_string(game::GERMAN) + " END)"
         " AND o.idempotency_key NOT GLOB 'standing:*' ORDER BY o.version DESC LIMIT 1), 0)),"
-        " g.unrated_reason FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id"
+        " g.unrated_reason, g.end_turn FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id"
         " WHERE g.soviet_id = ?1 OR g.german_id = ?1 OR (g.reserved_for = ?1 AND g.status = 'open')"
         // The games in play first, so that the newest 200 never crowd out one that waits for a move.
         " ORDER BY CASE g.status WHEN 'playing' THEN 0 WHEN 'open' THEN 1 ELSE 2 END, g.updated_unix DESC LIMIT 200";
@@ -765,7 +766,7 @@ void GameService::my_games(const Caller& c) {
       out.push_back(Row{{q.text(0), q.text(1), q.text(2), q.text(3), q.text(4), q.text(6), q.text(19), q.text(7), q.text(11),
                          q.text(24), q.integer(9), {q.integer(13), q.integer(14)}, q.integer(20), q.integer(21), q.integer(22),
                          static_cast<int>(q.integer(18)), {static_cast<int>(q.integer(15)), static_cast<int>(q.integer(16))},
-                         q.integer(12) != 0, q.integer(17) != 0},
+                         q.integer(12) != 0, q.integer(17) != 0, static_cast<int>(q.integer(25))},
                         q.text(5), q.integer(8) != 0, static_cast<int>(q.integer(10)), q.integer(23)});
     }
     return out;
@@ -905,9 +906,9 @@ void GameService::finish(const std::shared_ptr<Game>& g, const std::optional<Cal
   ++g->pending;
   auto rating = std::make_shared<Ratings::Outcome>();
   storage_.write(
-      [g, result, reason, rating, unrated](Db& db) {
+      [g, result, reason, rating, unrated, turn = g->match->turn()](Db& db) {
         if (unrated) db.prepare("UPDATE games SET rated = 0 WHERE id = ?").run(g->id);
-        *rating = store_end(db, g->id, result, reason);
+        *rating = store_end(db, g->id, result, reason, turn);
       },
       [this, g, c, actor, before, offer, what, rating, was_rated](bool ok) {
         std::lock_guard l(g->mu);
@@ -931,9 +932,10 @@ void GameService::finish(const std::shared_ptr<Game>& g, const std::optional<Cal
 }
 
 Ratings::Outcome GameService::store_end(Db& db, const std::string& id, const std::string& result,
-                                        const std::string& reason) {
-  db.prepare("UPDATE games SET status = 'finished', result = ?, result_reason = ?, deadline_unix = 0, draw_offer = -1, updated_unix = ? WHERE id = ?")
-      .run(result, reason, unix_now(), id);
+                                        const std::string& reason, int turn) {
+  db.prepare("UPDATE games SET status = 'finished', result = ?, result_reason = ?, end_turn = ?, deadline_unix = 0,"
+             " draw_offer = -1, updated_unix = ? WHERE id = ?")
+      .run(result, reason, turn, unix_now(), id);
   return Ratings::record(db, id);
 }
 

@@ -863,7 +863,7 @@ TEST_F(TwoPlayers, GamesInPlayAndFinishedAreListedWithTheCommandThatWatchesOrRep
   const auto first = cli(stranger, {"games", "--finished", "--player", "bob", "--per-page", "1"});
   ASSERT_EQ(first.code, 0) << first.err;
   EXPECT_NE(first.out.find("Finished games, newest ended first (--player bob --per-page 1), page 1:\n  " + ended[1] +
-                           "  Soviet: alice  German: bob  counterattack  Soviet victory (The German player resigned.), version 0"),
+                           "  Soviet: alice  German: bob  counterattack  Soviet victory (The German player resigned.), turn 1, version 0"),
             std::string::npos)
       << first.out;
   EXPECT_NE(first.out.find("  replay: counterattack replay " + ended[1] + "\n"), std::string::npos) << first.out;

@@ -73,6 +73,25 @@ TEST(GameList, ShowsWhatAFinishedRatedGameChangedForEachPlayer) {
       << "today's ratings are not the game's: only what it changed";
 }
 
+// A finished game shows the turn it ended on; one that ended before the server
+// stored it has none (turn 0), and shows no turn rather than "turn 0".
+TEST(GameList, AFinishedGameShowsTheTurnItEndedOnAndNoTurnWhenTheServerHasNone) {
+  auto g = rated_game();
+  g.set_status("finished");
+  g.set_result("Soviet victory");
+  g.set_result_reason("The German player resigned.");
+  g.set_version(41);
+  const std::string listed = listed_game_line(g, "counterattack ");
+  EXPECT_NE(listed.find("  Soviet victory (The German player resigned.), turn 3, version 41"), std::string::npos) << listed;
+  EXPECT_NE(game_line(g).find("  turn 3  "), std::string::npos) << game_line(g);
+  g.set_turn(0);
+  for (const auto& line : {listed_game_line(g, "counterattack "), game_line(g)}) {
+    EXPECT_EQ(line.find("turn"), std::string::npos) << line;
+  }
+  EXPECT_NE(listed_game_line(g, "").find("  Soviet victory (The German player resigned.), version 41"), std::string::npos)
+      << listed_game_line(g, "");
+}
+
 TEST(GameList, ShowsAChangeOfNothingAfterAnEvenDraw) {
   auto g = rated_game();
   g.set_status("finished");
@@ -209,7 +228,8 @@ TEST(GameList, AGameToWatchShowsItsPlayersScenarioProgressAndTheCommandThatWatch
   g.set_soviet_rating_change(9);
   g.set_german_rating_change(-14);
   EXPECT_EQ(listed_game_line(g, ""),
-            "g7k2  Soviet: alice (+9)  German: bob (-14)  counterattack  Soviet victory (The German player resigned.), version 17"
+            "g7k2  Soviet: alice (+9)  German: bob (-14)  counterattack  Soviet victory (The German player resigned.), turn 3,"
+            " version 17"
             "  replay: replay g7k2");
   // The shell's words for the lists, with a player; a maker's rating bounds open games alone.
   std::string why;

@@ -422,7 +422,7 @@ TEST_F(Shell, GamesPlayingAndFinishedListOthersGamesWithTheCommandsThatWatchOrRe
   shell.type("games finished per-page 1");
   const std::string first = shell.printed_until("More: games more");
   EXPECT_NE(first.find("Finished games, newest ended first (per-page 1):\n  " + ended[1]), std::string::npos) << first;
-  EXPECT_NE(first.find("German victory (The Soviet player resigned.), version 0  not rated: neither side ever moved"
+  EXPECT_NE(first.find("German victory (The Soviet player resigned.), turn 1, version 0  not rated: neither side ever moved"
                        "  replay: replay " + ended[1] + "\n"),
             std::string::npos)
       << first;

@@ -646,8 +646,8 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
     // The database as a release before the last migrations left it (schema 29: 030's
     // rules revision, which the game below is checked for, 031's seen versions,
     // 032's end reasons, 033's chat moderation, 034's turn mail settings,
-    // 035's unrated reasons, 036's rounds reasons, 037's record for --status and
-    // 038's index of finished games undone, so that all are applied again).
+    // 035's unrated reasons, 036's rounds reasons, 037's record for --status,
+    // 038's index of finished games and 039's end turns undone, so that all are applied again).
     std::string err;
     Db db(db_path, false, err);
     ASSERT_TRUE(db.ok()) << err;
@@ -655,6 +655,7 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
                                "games_in_memory", "mail_dropped"}) {
       db.exec(std::string("ALTER TABLE server_state DROP COLUMN ") + column);
     }
+    db.exec("ALTER TABLE games DROP COLUMN end_turn");
     db.exec("DROP INDEX games_finished_by_end");
     db.exec("DROP TABLE mutes");
     db.exec("DROP TABLE chat_reports");
@@ -714,6 +715,7 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
   const auto over = bob->request(finished);
   ASSERT_EQ(over.game_list().games_size(), 1) << over.DebugString();
   EXPECT_EQ(over.game_list().games(0).game_id(), id) << "the finished games listed by the new index";
+  EXPECT_GT(over.game_list().games(0).turn(), 0) << "the turn it ended on, stored in the new column: " << over.DebugString();
   wire::ClientMessage get;
   get.mutable_get_log()->set_game_id(id);
   const auto log = alice->request(get);

@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 #include <thread>
 
 #include "fixture.h"
+#include "storage.h"
 
 namespace counterattack::server::testing {
 namespace {
@@ -238,6 +240,59 @@ TEST_F(ServerWatchList, PagesListEachGameOnceWithoutGapsWhileGamesStartAndEnd) {
   EXPECT_EQ(over, all_over) << "games that end meanwhile go before the first page, not into the walk";
   const auto fresh = listed(*reader, of_kind(wire::FINISHED_GAMES));
   for (const auto& id : ended_meanwhile) EXPECT_EQ(fresh.count(id), 1u) << id;
+}
+
+// A finished game read from its row (after a restart nothing is held in memory)
+// shows the turn it ended on, as the game itself did, whether it ended by an
+// order or by a resignation; one that ended before the server stored that shows none.
+TEST_F(ServerWatchList, AFinishedGameListedAfterARestartShowsTheTurnItEndedOn) {
+  auto alice = user("alice"), bob = user("bob");
+  const std::string played_out = start_game(*alice, *bob);
+  const std::string resigned = start_game(*alice, *bob);
+  {
+    auto [soviet, german] = watch_as_players(*alice, *bob, played_out);
+    ASSERT_TRUE(play(soviet, german, nullptr, 20000, "out-").over);
+  }
+  {
+    auto [soviet, german] = watch_as_players(*alice, *bob, resigned);
+    EXPECT_EQ(play(soviet, german, nullptr, 80, "r-").accepted, 80);
+  }
+  ASSERT_TRUE(resign(*bob, resigned).has_ok());
+  std::map<std::string, int> ended_on;
+  auto watcher = user("zed");
+  for (const auto& id : {played_out, resigned}) {
+    const auto watched = watcher->watch(id);
+    ASSERT_TRUE(watched.has_game()) << watched.DebugString();
+    ASSERT_EQ(watched.game().status(), "finished");
+    ended_on[id] = watched.game().turn();
+    EXPECT_GT(ended_on[id], 1) << id;
+  }
+
+  restart();
+  alice = login_as("alice");
+  auto stranger = connect();
+  const auto over = list(*stranger, of_kind(wire::FINISHED_GAMES));
+  ASSERT_EQ(over.game_list().games_size(), 2) << over.DebugString();
+  for (const auto& g : over.game_list().games()) EXPECT_EQ(g.turn(), ended_on[g.game_id()]) << g.DebugString();
+  for (const auto& id : {played_out, resigned}) {
+    EXPECT_EQ(summary_in_my_games(*alice, id).turn(), ended_on[id]) << "her own list, read from the row too";
+  }
+
+  // A game that ended before the turn was stored: none, not a turn made up.
+  server_->terminate();
+  {
+    std::string err;
+    Db db(server_->data_dir() + "/counterattack.db", false, err);
+    ASSERT_TRUE(db.ok()) << err;
+    db.prepare("UPDATE games SET end_turn = 0 WHERE id = ?").run(resigned);
+  }
+  restart();
+  stranger = connect();
+  const auto read_again = list(*stranger, of_kind(wire::FINISHED_GAMES));
+  ASSERT_EQ(read_again.game_list().games_size(), 2) << read_again.DebugString();
+  for (const auto& g : read_again.game_list().games()) {
+    EXPECT_EQ(g.turn(), g.game_id() == resigned ? 0 : ended_on[played_out]) << g.DebugString();
+  }
 }
 
 TEST_F(ServerWatchList, BadListRequestsAreRefusedWithASentenceAndChangeNothing) {
