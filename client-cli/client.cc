@@ -1440,6 +1440,47 @@ std::string open_games_flags(const wire::ListGames& f) {
   return s;
 }
 
+std::optional<PlayerGames> player_games(Session& s, const wire::ListGames& filter, std::string* why) {
+  PlayerGames out;
+  out.filter = filter;
+  out.filter.clear_kind();
+  out.filter.clear_after();
+  // Asked in the order a game moves on (open, in play, finished): one that moves on
+  // between the requests may be in two lists, never in none; it is kept in the later.
+  for (auto* list : {&out.open, &out.playing, &out.finished}) {
+    auto asked = out.filter;
+    asked.set_kind(list == &out.open ? wire::OPEN_GAMES : list == &out.playing ? wire::GAMES_IN_PLAY : wire::FINISHED_GAMES);
+    auto page = open_games_page(s, asked, 1, why);
+    if (!page) return std::nullopt;
+    *list = std::move(*page);
+  }
+  std::set<std::string> later;
+  for (auto* list : {&out.finished, &out.playing, &out.open}) {
+    auto* games = list->mutable_games();
+    games->erase(std::remove_if(games->begin(), games->end(), [&](const auto& g) { return later.count(g.game_id()) > 0; }),
+                 games->end());
+    for (const auto& g : list->games()) later.insert(g.game_id());
+  }
+  return out;
+}
+
+std::string player_games_text(const PlayerGames& games, const std::string& filters, const std::string& command,
+                              const std::function<std::string(wire::GameListKind, const std::string&)>& more) {
+  const std::string& name = games.filter.player();
+  const std::string shown = filters.empty() ? "" : " (" + filters + ")";
+  std::string t;
+  for (const auto kind : {wire::OPEN_GAMES, wire::GAMES_IN_PLAY, wire::FINISHED_GAMES}) {
+    const auto& list = kind == wire::OPEN_GAMES ? games.open : kind == wire::GAMES_IN_PLAY ? games.playing : games.finished;
+    t += kind == wire::OPEN_GAMES     ? "Open games of " + name + shown + ":\n"
+         : kind == wire::GAMES_IN_PLAY ? "Games in play of " + name + shown + ":\n"
+                                       : "Finished games of " + name + shown + ", newest ended first:\n";
+    if (list.games().empty()) t += filters.empty() ? "  none\n" : "  none such\n";
+    for (const auto& g : list.games()) t += "  " + (kind == wire::OPEN_GAMES ? game_line(g) : listed_game_line(g, command)) + "\n";
+    if (!list.next_after().empty()) t += more(kind, list.next_after()) + "\n";
+  }
+  return t;
+}
+
 std::optional<wire::ClientMessage> ratings_request(const std::vector<std::string>& words, std::string* why) {
   if (!words.empty()) {
     if (why) *why = "ratings: the rated players, best first";

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -250,6 +251,21 @@ std::string listed_game_line(const wire::GameSummary& g, const std::string& comm
 std::optional<wire::GameList> open_games_page(Session& s, wire::ListGames filter, int page, std::string* why);
 // The filters (and a page size asked for) as the subcommand's flags: " --player alice --scenario counterattack --casual --timing clock"; "" for none.
 std::string open_games_flags(const wire::ListGames& filter);
+// One player's public games of every kind (`games --player NAME`, the shell's
+// `games player NAME`): the first page of each list, with the filters asked for.
+struct PlayerGames {
+  wire::ListGames filter;  // the filters, kind and cursor unset
+  wire::GameList open, playing, finished;
+};
+// Asks for the three lists with `filter` (its player set); nothing, with the
+// server's sentence in `why`, when it refuses one. A game that moved on between
+// the requests (joined, or ended) is in its later list alone.
+std::optional<PlayerGames> player_games(Session& s, const wire::ListGames& filter, std::string* why);
+// The three lists as text: a heading each (with `filters`, "" for none), the open
+// games as `games` shows them, the others as listed_game_line with `command`,
+// and after each that has more the line `more(kind, next_after)` gives.
+std::string player_games_text(const PlayerGames& games, const std::string& filters, const std::string& command,
+                              const std::function<std::string(wire::GameListKind, const std::string&)>& more);
 // The request for `ratings` (the words after it: none).
 std::optional<wire::ClientMessage> ratings_request(const std::vector<std::string>& words, std::string* why);
 // A player's rating, record, rank and last rated game, a few lines.

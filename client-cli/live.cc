@@ -946,6 +946,7 @@ class Shell {
          "    [player NAME] [page N] [per-page N] | games more   the open games waiting for an opponent, newest first, a page at a time\n"
          "  games playing|finished [scenario NAME] [rated|casual] [untimed|per-move|clock] [player NAME] [page N] [per-page N]\n"
          "                                   anyone's public games in play (watch GAME) or finished (replay GAME), newest first\n"
+         "  games player NAME [FILTERS]      a player's public games: open, in play and finished (games more: more finished)\n"
          "  new ... opponent NAME | decline GAME   challenge a player to the game (they `join` or `decline` it)\n"
          "  rematch [GAME] [decline]         after a game: another with the sides swapped, or accept (or decline) one offered\n"
          "  draw offer|accept|decline | resign yes | refresh | quit\n"
@@ -1045,8 +1046,10 @@ class Shell {
       auto q = open_games_query(std::vector<std::string>(words.begin() + 1, words.end()), &why, kind);
       if (!q) return out(why);
       query = *q;
+    } else if (words[0] == "player") {
+      return list_player_games(words);
     } else {
-      return out("games | games open|playing|finished [FILTERS] | games more");
+      return out("games | games open|playing|finished [FILTERS] | games player NAME [FILTERS] | games more");
     }
     auto page = open_games_page(s_, query.filter, query.page, &why);
     if (!page) return out(why);
@@ -1068,6 +1071,42 @@ class Shell {
     }
     for (const auto& g : page->games()) t += "  " + (kind == wire::OPEN_GAMES ? game_line(g) : listed_game_line(g, "")) + "\n";
     t += open_next_.empty() ? "No more." : "More: games more";
+    out(t);
+  }
+
+  // `games player NAME [FILTERS]`: that player's public games, open, in play and
+  // finished; `games more` goes on with the finished ones.
+  void list_player_games(const std::vector<std::string>& words) {
+    std::string why;
+    const std::string usage =
+        "games player NAME [scenario NAME] [rated|casual] [untimed|per-move|clock] [per-page N]: a player's public games, "
+        "open, in play and finished";
+    for (const auto& w : words) {
+      if (w == "page" || w == "--page") return out("games player shows the first page of each list. " + usage);
+    }
+    auto q = open_games_query(words, &why, wire::GAMES_IN_PLAY);
+    if (!q) return out(why.substr(0, why.find("games playing [")) + usage);  // its reason, with this usage
+    const auto found = player_games(s_, q->filter, &why);
+    if (!found) return out(why);
+    open_filter_ = found->filter;
+    open_filter_.set_kind(wire::FINISHED_GAMES);
+    open_next_ = found->finished.next_after();
+    // The filters as the shell's words, the player's apart: "casual clock".
+    auto others = found->filter;
+    others.clear_player();
+    std::string filters, all;
+    for (const auto& word : split_words(open_games_flags(others))) {
+      if (word != "--timing") filters += (filters.empty() ? "" : " ") + (word.starts_with("--") ? word.substr(2) : word);
+    }
+    for (const auto& word : split_words(open_games_flags(found->filter))) {
+      if (word != "--timing") all += " " + (word.starts_with("--") ? word.substr(2) : word);
+    }
+    auto t = player_games_text(*found, filters, "", [&](wire::GameListKind kind, const std::string&) {
+      return kind == wire::FINISHED_GAMES ? std::string("More: games more")
+                                          : "More: games " + std::string(kind == wire::OPEN_GAMES ? "open" : "playing") + all +
+                                                " page 2";
+    });
+    if (!t.empty() && t.back() == '\n') t.pop_back();
     out(t);
   }
 

@@ -155,7 +155,8 @@ int main(int argc, char** argv) {
   password->add_option("--reset", reset_name, "NAME: set a new password with the mailed code")->excludes("--forgot");
   password->add_option("CODE", reset_code, "With --reset: the code from the mail");
   auto* games = app.add_subcommand(
-      "games", "Your games and the open games waiting for an opponent; or the public games in play, or finished, to watch");
+      "games",
+      "Your games and the open games waiting for an opponent; or the public games in play, or finished, to watch; or one player's");
   games->add_flag("--open", open_only, "Only the open games");
   bool my_turn = false, games_playing = false, games_finished = false;
   auto* my_turn_only = games->add_flag("--my-turn", my_turn, "Only your games that wait for your move")->excludes("--open");
@@ -168,7 +169,8 @@ int main(int argc, char** argv) {
       ->excludes(my_turn_only)
       ->excludes(playing_only);
   std::string games_player;
-  games->add_option("--player", games_player, "Only the games this player plays in (with --open, makes)")->excludes(my_turn_only);
+  games->add_option("--player", games_player,
+                    "This player's public games: open, in play and finished (with --open, --playing or --finished, that list alone)")->excludes(my_turn_only);
   // The open games a player looks for: filters, and a page at a time.
   std::string games_scenario, games_timing;
   bool games_rated = false, games_casual = false;
@@ -776,6 +778,47 @@ int main(int argc, char** argv) {
     return games_after.empty() ? (games_page > 1 || more ? ", page " + std::to_string(games_page) : std::string())
                                : ", after " + games_after;
   };
+
+  // One player's public games of every kind: the first page of each list, no login needed.
+  if (*games && !games_player.empty() && !open_only && !games_playing && !games_finished) {
+    if (games_min_rating != 0 || games_max_rating != 0) {
+      return fail(g, "Rating bounds choose among open games by their maker's rating: give --open with them.", cli::kUsage);
+    }
+    if (games->count("--page") > 0 || !games_after.empty()) {
+      return fail(g, "--page and --after walk one list: give --open, --playing or --finished with them.", cli::kUsage);
+    }
+    const auto query = games_query(wire::GAMES_IN_PLAY);
+    if (!query) return fail(g, why, cli::kUsage);
+    if (!(s.logged_in() ? s.connect_and_resume(&why) : s.connect(&why))) return fail(g, why);
+    const auto found = cli::player_games(s, query->filter, &why);
+    if (!found) return fail(g, why);
+    if (g.json) {
+      nlohmann::json j;
+      j["player"] = games_player;
+      for (const auto& [key, list] : {std::pair<std::string, const wire::GameList*>{"open", &found->open},
+                                      {"playing", &found->playing},
+                                      {"finished", &found->finished}}) {
+        j[key] = nlohmann::json::array();
+        for (const auto& x : list->games()) j[key].push_back(nlohmann::json::parse(cli::to_json(x)));
+        j[key + "_next_after"] = list->next_after().empty() ? nlohmann::json(nullptr) : nlohmann::json(list->next_after());
+      }
+      std::cout << j.dump() << std::endl;
+      return cli::kOk;
+    }
+    const std::string flags = cli::open_games_flags(found->filter);
+    auto others = found->filter;
+    others.clear_player();
+    const std::string filters = cli::open_games_flags(others);
+    std::cout << cli::player_games_text(*found, filters.empty() ? "" : filters.substr(1), "counterattack ",
+                                        [&](wire::GameListKind kind, const std::string& next) {
+                                          return "More: counterattack games " +
+                                                 std::string(kind == wire::OPEN_GAMES      ? "--open"
+                                                             : kind == wire::GAMES_IN_PLAY ? "--playing"
+                                                                                           : "--finished") +
+                                                 flags + " --after " + next;
+                                        });
+    return cli::kOk;
+  }
 
   if (*games && (games_playing || games_finished)) {
     const auto kind = games_playing ? wire::GAMES_IN_PLAY : wire::FINISHED_GAMES;

@@ -888,6 +888,82 @@ TEST_F(TwoPlayers, GamesInPlayAndFinishedAreListedWithTheCommandThatWatchesOrRep
   std::filesystem::remove_all(stranger.config, ec);
 }
 
+// Looking a player up: `games --player NAME` alone lists their public games of
+// every kind, open, in play and finished, without an account, and never a private
+// game or a challenge nobody accepted; the finished ones a page at a time.
+TEST_F(TwoPlayers, GamesWithOnlyAPlayerListsTheirPublicGamesOpenInPlayAndFinished) {
+  const std::string playing = started_game("2d");
+  ASSERT_FALSE(HasFailure());
+  std::vector<std::string> ended;
+  for (int i = 0; i < 2; ++i) {
+    const auto made = cli(alice_, {"--json", "new", "--side", "soviet"});
+    ASSERT_EQ(made.code, 0) << made.err;
+    ended.push_back(json::parse(made.out).value("game_id", ""));
+    ASSERT_EQ(cli(bob_, {"join", ended.back()}).code, 0);
+    ASSERT_EQ(cli(bob_, {"resign", ended.back(), "--yes"}).code, 0);
+  }
+  const std::string open = json::parse(cli(alice_, {"--json", "new", "--side", "german"}).out).value("game_id", "");
+  const auto hidden = json::parse(cli(alice_, {"--json", "new", "--side", "soviet", "--private"}).out);
+  const std::string secret = hidden.value("game_id", "");
+  ASSERT_EQ(cli(bob_, {"join", secret, "--invite", hidden.value("invite_code", "")}).code, 0);
+  const std::string hidden_open = json::parse(cli(alice_, {"--json", "new", "--private"}).out).value("game_id", "");
+  const std::string challenge = json::parse(cli(alice_, {"--json", "new", "--opponent", "bob"}).out).value("game_id", "");
+  ASSERT_FALSE(open.empty() || secret.empty() || hidden_open.empty() || challenge.empty());
+  const Player stranger{"carol", temp_dir("carol"), ""};
+
+  const auto all = cli(stranger, {"games", "--player", "alice"});
+  ASSERT_EQ(all.code, 0) << all.err;
+  EXPECT_EQ(all.out.rfind("Open games of alice:\n  " + open + "  open  Soviet: (open)  German: alice", 0), 0u) << all.out;
+  EXPECT_NE(all.out.find("Games in play of alice:\n  " + playing + "  Soviet: alice (1500?)  German: bob (1500?)"),
+            std::string::npos)
+      << all.out;
+  EXPECT_NE(all.out.find("Finished games of alice, newest ended first:\n  " + ended[1] + "  Soviet: alice  German: bob"
+                         "  counterattack  Soviet victory (The German player resigned.), turn 1, version 0"),
+            std::string::npos)
+      << all.out;
+  EXPECT_NE(all.out.find("  replay: counterattack replay " + ended[0] + "\n"), std::string::npos) << all.out;
+  for (const auto& id : {secret, hidden_open, challenge}) EXPECT_EQ(all.out.find(id), std::string::npos) << id << ": " << all.out;
+  EXPECT_EQ(all.out.find("Your games"), std::string::npos) << all.out;
+  EXPECT_EQ(all.out.find("More:"), std::string::npos) << all.out;
+  const auto bobs = cli(alice_, {"games", "--player", "bob"});
+  ASSERT_EQ(bobs.code, 0) << bobs.err;
+  EXPECT_EQ(bobs.out.rfind("Open games of bob:\n  none\nGames in play of bob:\n  " + playing, 0), 0u)
+      << "his games alone, not hers: " << bobs.out;
+
+  // The finished ones a page at a time, the rest by the More line's command.
+  const auto first = cli(stranger, {"games", "--player", "alice", "--per-page", "1"});
+  ASSERT_EQ(first.code, 0) << first.err;
+  EXPECT_NE(first.out.find("Finished games of alice (--per-page 1), newest ended first:\n  " + ended[1]), std::string::npos)
+      << first.out;
+  EXPECT_EQ(first.out.find(ended[0]), std::string::npos) << first.out;
+  const std::string more = "More: counterattack games --finished --player alice --per-page 1 --after " + ended[1] + "\n";
+  EXPECT_NE(first.out.find(more), std::string::npos) << first.out;
+  const auto rest = cli(stranger, {"games", "--finished", "--player", "alice", "--per-page", "1", "--after", ended[1]});
+  ASSERT_EQ(rest.code, 0) << rest.err;
+  EXPECT_NE(rest.out.find("  " + ended[0] + "  Soviet: alice"), std::string::npos) << rest.out;
+
+  const auto j = json::parse(cli(stranger, {"--json", "games", "--player", "alice", "--per-page", "1"}).out);
+  EXPECT_EQ(j.value("player", ""), "alice") << j.dump();
+  for (const auto& [key, id] : {std::pair<std::string, std::string>{"open", open}, {"playing", playing}, {"finished", ended[1]}}) {
+    ASSERT_EQ(j.value(key, json::array()).size(), 1u) << key << ": " << j.dump();
+    EXPECT_EQ(j[key][0].value("game_id", ""), id) << j.dump();
+  }
+  EXPECT_EQ(j["finished"][0].value("turn", 0), 1) << j.dump();
+  EXPECT_EQ(j.value("finished_next_after", ""), ended[1]) << j.dump();
+  EXPECT_TRUE(j["open_next_after"].is_null()) << j.dump();
+  EXPECT_TRUE(j["playing_next_after"].is_null()) << j.dump();
+
+  EXPECT_EQ(cli(stranger, {"games", "--player", "alice", "--min-rating", "1400"}).code, 2) << "open games' bounds";
+  EXPECT_EQ(cli(stranger, {"games", "--player", "alice", "--page", "2"}).code, 2) << "a page of which list";
+  const auto nobody = cli(stranger, {"games", "--player", "nobody"});
+  EXPECT_EQ(nobody.code, 1);
+  EXPECT_NE(nobody.err.find("There is no player 'nobody'."), std::string::npos) << nobody.err;
+  // Without --player, your games as before.
+  EXPECT_NE(cli(alice_, {"games"}).out.find("Your games:\n"), std::string::npos);
+  std::error_code ec;
+  std::filesystem::remove_all(stranger.config, ec);
+}
+
 TEST_F(TwoPlayers, ARematchIsOfferedAcceptedAndDeclinedFromTheCommandLine) {
   const std::string game = started_game("2d");
   ASSERT_FALSE(HasFailure());

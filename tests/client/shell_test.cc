@@ -435,6 +435,23 @@ TEST_F(Shell, GamesPlayingAndFinishedListOthersGamesWithTheCommandsThatWatchOrRe
   EXPECT_TRUE(shell.expect("There is no player 'nobody'."));
   shell.type("games playing max-rating 1400");
   EXPECT_TRUE(shell.expect("Rating bounds choose among open games by their maker's rating. games playing ["));
+  // One player's games of every kind; `games more` goes on with the finished ones.
+  shell.type("games player alice per-page 1");
+  const std::string hers = shell.printed_until("More: games more");
+  EXPECT_NE(hers.find("Open games of alice (per-page 1):\n  none such\nGames in play of alice (per-page 1):\n  " + game +
+                      "  Soviet: alice"),
+            std::string::npos)
+      << hers;
+  EXPECT_NE(hers.find("Finished games of alice (per-page 1), newest ended first:\n  " + ended[1]), std::string::npos) << hers;
+  EXPECT_EQ(hers.find(ended[0]), std::string::npos) << hers;
+  shell.type("games more");
+  const std::string older = shell.printed_until("No more.");
+  EXPECT_NE(older.find("Finished games, newest ended first (player alice per-page 1):\n  " + ended[0]), std::string::npos)
+      << older;
+  shell.type("games player");
+  EXPECT_TRUE(shell.expect("A player needs their name. games player NAME ["));
+  shell.type("games player alice min-rating 1400");
+  EXPECT_TRUE(shell.expect("Rating bounds choose among open games by their maker's rating. games player NAME ["));
   shell.type("quit");
   EXPECT_EQ(shell.exit_code(), 0) << shell.output();
 }

@@ -242,6 +242,54 @@ TEST_F(ServerWatchList, PagesListEachGameOnceWithoutGapsWhileGamesStartAndEnd) {
   for (const auto& id : ended_meanwhile) EXPECT_EQ(fresh.count(id), 1u) << id;
 }
 
+// Looking a player up: their games in the three lists (open, in play, finished),
+// as a stranger, the player or their opponent asks. Never a private game, open, in
+// play or over, nor a challenge nobody accepted, waiting or declined.
+TEST_F(ServerWatchList, APlayersGamesOfEveryKindHoldNoPrivateGameNorAChallengeNobodyAccepted) {
+  auto alice = user("alice"), bob = user("bob"), carol = user("carol"), dave = user("dave");
+  const std::string open = alice->create_game(wire::CHOOSE_SOVIET).game_created().game().game_id();
+  const std::string playing = start_game(*alice, *bob);
+  const std::string over = start_game(*bob, *alice);
+  ASSERT_TRUE(resign(*bob, over).has_ok());
+  const std::string hidden_open = alice->create_game(wire::CHOOSE_SOVIET, true).game_created().game().game_id();
+  const std::string hidden_playing = private_game(*alice, *bob);
+  const std::string hidden_over = private_game(*carol, *alice);
+  ASSERT_TRUE(resign(*alice, hidden_over).has_ok());
+  wire::ClientMessage challenge;
+  challenge.mutable_create_game()->set_opponent("bob");
+  const auto waiting = alice->request(challenge);
+  ASSERT_TRUE(waiting.has_game_created()) << waiting.DebugString();
+  challenge.mutable_create_game()->set_opponent("carol");
+  const auto declined = alice->request(challenge);
+  ASSERT_TRUE(declined.has_game_created()) << declined.DebugString();
+  wire::ClientMessage decline;
+  decline.mutable_decline_challenge()->set_game_id(declined.game_created().game().game_id());
+  ASSERT_TRUE(carol->request(decline).has_ok());
+  challenge.mutable_create_game()->set_opponent("dave");
+  const auto accepted = alice->request(challenge);
+  ASSERT_TRUE(accepted.has_game_created()) << accepted.DebugString();
+  const std::string started = accepted.game_created().game().game_id();
+  ASSERT_TRUE(dave->join(started).has_game()) << "a challenge accepted is a game like any other";
+  const std::string withdrawn = alice->create_game(wire::CHOOSE_GERMAN).game_created().game().game_id();
+  ASSERT_TRUE(resign(*alice, withdrawn).has_ok());
+
+  using Ids = std::set<std::string>;
+  auto stranger = connect();
+  for (Client* reader : {stranger.get(), alice.get(), bob.get(), carol.get(), dave.get()}) {
+    EXPECT_EQ(listed(*reader, of_kind(wire::OPEN_GAMES, "alice")), Ids{open});
+    EXPECT_EQ(listed(*reader, of_kind(wire::GAMES_IN_PLAY, "alice")), (Ids{playing, started}));
+    EXPECT_EQ(listed(*reader, of_kind(wire::FINISHED_GAMES, "alice")), Ids{over});
+  }
+  EXPECT_EQ(listed(*stranger, of_kind(wire::OPEN_GAMES, "bob")), Ids{}) << "the challenge kept for him is not his to list";
+  EXPECT_EQ(listed(*stranger, of_kind(wire::FINISHED_GAMES, "carol")), Ids{}) << "her declined challenge and private game";
+  for (const auto& id : {hidden_open, hidden_playing, hidden_over, waiting.game_created().game().game_id(),
+                         declined.game_created().game().game_id(), withdrawn}) {
+    for (auto kind : {wire::OPEN_GAMES, wire::GAMES_IN_PLAY, wire::FINISHED_GAMES}) {
+      for (const char* name : {"alice", "bob", "carol"}) EXPECT_EQ(listed(*alice, of_kind(kind, name)).count(id), 0u) << id;
+    }
+  }
+}
+
 // A finished game read from its row (after a restart nothing is held in memory)
 // shows the turn it ended on, as the game itself did, whether it ended by an
 // order or by a resignation; one that ended before the server stored that shows none.
