@@ -10,6 +10,7 @@
 #include "notation.h"
 #include "terminal_text.h"
 #include "verify.h"
+#include "view_delta.h"
 
 namespace counterattack::cli {
 namespace {
@@ -61,9 +62,25 @@ std::optional<Replay> Replay::of(const std::shared_ptr<const Scenario>& sc, cons
   Replay r;
   r.engine_ = std::make_shared<const Engine>(sc);
   r.log_ = log;
-  const Audit a = replay_log(sc, log, [&](std::int64_t, const GameState& state, const std::vector<game::Event>& made) {
+  std::vector<std::int64_t> kept;  // the versions whose orders an undo may still take back, oldest first
+  const Audit a = replay_log(sc, log, [&](std::int64_t v, const GameState& state, const std::vector<game::Event>& made) {
     r.states_.push_back(state);
-    r.events_.push_back(made);
+    // The full view's reader: each event once, in the wording that hides nothing.
+    r.events_.push_back(events_for(made, Viewer::Omniscient));
+    r.taken_back_by_.push_back(0);
+    r.takes_back_.push_back(0);
+    if (v < 1) return;
+    if (log.orders(static_cast<int>(v - 1)).order().has_undo()) {
+      if (kept.empty()) return;
+      r.taken_back_by_[static_cast<std::size_t>(kept.back())] = v;
+      r.takes_back_[static_cast<std::size_t>(v)] = kept.back();
+      kept.pop_back();
+    } else if (state.takeback.empty()) {
+      kept.clear();  // an order that fixes everything before it
+    } else {
+      kept.push_back(v);
+      while (kept.size() > state.takeback.before.size()) kept.erase(kept.begin());  // the oldest beyond the rules' limit
+    }
   });
   if (!a.verified) {
     *why = "The log of game " + shown(log.game_id()) + " does not replay with the rules here: " + a.mismatch;
@@ -103,6 +120,12 @@ std::string Replay::json(std::int64_t version) const {
   }
   j["events"] = nlohmann::json::array();
   for (const auto& e : events(version)) j["events"].push_back(nlohmann::json::parse(to_json(e)));
+  if (taken_back_by(version) > 0) j["taken_back_by_version"] = taken_back_by(version);
+  if (takes_back(version) > 0) j["takes_back_version"] = takes_back(version);
+  if (version == last() && !result().empty()) {
+    j["result"] = result();
+    j["result_reason"] = result_reason();
+  }
   j["view"] = nlohmann::json::parse(to_json(view(version)));
   return json_shown(j.dump());
 }
@@ -132,10 +155,31 @@ std::string render_replay(const Scenario& sc, const Replay& r, std::int64_t vers
   all.new_from = -1;
   all.event_versions.clear();
   all.event_times.clear();
-  out += r.events(version).empty() ? "  none\n" : render_events(r.events(version), all);
+  // The one event the rules word for its owner ("You draw the event X."), named for a reader of both sides.
+  std::vector<game::Event> events = r.events(version);
+  for (auto& e : events) {
+    const bool own = e.audience() == game::AUDIENCE_SOVIET || e.audience() == game::AUDIENCE_GERMAN;
+    if (own && e.text().rfind("You draw ", 0) == 0) {
+      e.set_text(side_name(e.audience() == game::AUDIENCE_SOVIET ? game::SOVIET : game::GERMAN) + " draws " + e.text().substr(9));
+    }
+  }
+  out += events.empty() ? "  none\n" : render_events(events, all);
+  // What an undo did, and which order one later took back: the position went back before it.
+  const auto side_of = [&](std::int64_t at) { return r.order(at) ? side_name(r.order(at)->side()) : side_name(game::SIDE_UNSPECIFIED); };
+  if (const std::int64_t back = r.takes_back(version); back > 0) {
+    out += "This undo takes back the order of version " + std::to_string(back) + " (" +
+           shown(format_order(r.order(back)->order())) + "): the position is again the one before it.\n";
+  }
+  if (const std::int64_t by = r.taken_back_by(version); by > 0) {
+    out += "The " + side_of(version) + " player took this order back at version " + std::to_string(by) + ".\n";
+  }
   const auto& d = v.decision();
   if (d.kind() == game::Decision::GAME_OVER) {
     out += render_decision(v, ro);
+  } else if (version == r.last() && !r.result().empty()) {
+    out += bold("The log ends here, and the game ended without another order. " + result_with_reason(r.result(), r.result_reason()) + ".",
+                ro.colour) +
+           "\n";
   } else if (version == r.last()) {
     out += "The log ends here: the game ended without another order (a resignation, a draw agreed, the time or the operator).\n";
   } else {

@@ -36,13 +36,22 @@ class Replay {
   bool has(std::int64_t version, std::string* why) const;
   // The full view of the position after `version` (0: the setup).
   game::View view(std::int64_t version) const;
-  // The events of the order that made `version` (0: the setup's).
+  // The events of the order that made `version` (0: the setup's), each once, in
+  // the full wording (the log also holds each side's and the spectators' forms).
   const std::vector<game::Event>& events(std::int64_t version) const { return events_[static_cast<std::size_t>(version)]; }
+  // The version whose undo took back the order that made `version`; 0 when none did.
+  std::int64_t taken_back_by(std::int64_t version) const { return taken_back_by_[static_cast<std::size_t>(version)]; }
+  // For an undo, the version whose order it took back; 0 otherwise.
+  std::int64_t takes_back(std::int64_t version) const { return takes_back_[static_cast<std::size_t>(version)]; }
+  // How the game ended, as the server's log says ("" from a server that does not say).
+  const std::string& result() const { return log_.result(); }
+  const std::string& result_reason() const { return log_.result_reason(); }
   // When that order was played (0: the game was made); 0 when the server did not say.
   std::int64_t time(std::int64_t version) const;
   // The order that made `version`: nothing for the setup.
   const wire::LoggedOrder* order(std::int64_t version) const;
-  // A version for scripts: its time, order, events and full view, as JSON.
+  // A version for scripts: its time, order, events and full view, whether it was
+  // taken back or takes one back, and at the last version the result, as JSON.
   std::string json(std::int64_t version) const;
 
  private:
@@ -50,6 +59,7 @@ class Replay {
   wire::GameLog log_;
   std::vector<GameState> states_;
   std::vector<std::vector<game::Event>> events_;
+  std::vector<std::int64_t> taken_back_by_, takes_back_;
 };
 
 // The screen of a version: which it is and by whose order, when, the tracks, the

@@ -1441,6 +1441,8 @@ void GameService::send_log(Game& g, const Caller& c) {
   *lg->mutable_omniscient() = g.match->view(game::VIEWER_OMNISCIENT);
   lg->set_state_hash(hash_hex(g.match->state_hash()));
   lg->set_created_unix(g.created_unix);
+  lg->set_result(g.result);
+  lg->set_result_reason(g.reason);
   post_([this, id = g.id, base, c] {
     try {
       storage_.read([&](Db& db) {

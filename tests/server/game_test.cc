@@ -201,6 +201,9 @@ TEST_F(ServerGame, TheLogSaysWhenEachOrderWasPlayedAndTellsNothingMoreOfTheOther
   const auto full = alice->request(whole);
   ASSERT_TRUE(full.has_game_log()) << full.DebugString();
   const auto& fl = full.game_log();
+  // How it ended, though the resignation added no order: a replay names it.
+  EXPECT_EQ(fl.result(), "Soviet victory");
+  EXPECT_EQ(fl.result_reason(), "The German player resigned.");
   EXPECT_GE(fl.created_unix(), before);
   std::int64_t last = fl.created_unix();
   for (const auto& o : fl.orders()) {

@@ -1,0 +1,100 @@
+// What the client shows of a game, as a player reads it: a finished game's
+// replay, a player's units after the end, the end of a watched game, and what
+// a one-shot order did. Skipped when the server has not been built.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+#include "harness.h"
+
+namespace counterattack::cli {
+namespace {
+
+using namespace cli::testing;
+namespace fs = std::filesystem;
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+// The lines under a replay's "The events of this order:" (or the setup's) heading.
+std::string events_part(const std::string& screen) {
+  auto at = screen.find("The events of this order:");
+  if (at == std::string::npos) at = screen.find("The setup's events:");
+  return at == std::string::npos ? "" : screen.substr(at);
+}
+
+// Each event of a finished game's replay is listed once, in the wording that
+// hides nothing: not again as the other side or a spectator read it. An order
+// taken back and the undo that took it are said; the last version names how
+// the game ended, here a resignation, which added no order.
+TEST_F(TwoPlayers, AReplayListsEachEventOnceInTheFullWordingAndSaysHowTheGameEnded) {
+  const std::string game = started_game("3d");
+  ASSERT_FALSE(game.empty());
+  for (const std::vector<std::string>& o : {std::vector<std::string>{"corps", "3TC"}, {"undo"}, {"corps", "3TC"}, {"done"}}) {
+    std::vector<std::string> args{"order", game};
+    args.insert(args.end(), o.begin(), o.end());
+    auto r = cli(alice_, args);
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+  }
+  ASSERT_EQ(cli(bob_, {"resign", game, "--yes"}).code, 0);
+  auto exported = cli(alice_, {"export", game});
+  ASSERT_EQ(exported.code, 0) << exported.err;
+  const json log = json::parse(exported.out);
+  EXPECT_EQ(log.value("result", ""), "Soviet victory") << "the log says how it ended";
+  EXPECT_EQ(log.value("result_reason", ""), "The German player resigned.");
+  const auto& orders = log.at("orders");
+  ASSERT_EQ(orders.size(), 4u) << exported.out;
+
+  Player carol{"carol", temp_dir("carol"), ""};  // a third party: a public game's replay needs no account
+  // The setup: each side's draws once, named for the side, never as "You draw" nor as the other side saw them.
+  auto setup = cli(carol, {"replay", game, "--at", "0"});
+  ASSERT_EQ(setup.code, 0) << setup.err;
+  const std::string drawn = events_part(setup.out);
+  EXPECT_EQ(drawn.find("You draw"), std::string::npos) << drawn;
+  EXPECT_EQ(drawn.find("draws an event chit."), std::string::npos) << "the hidden form as well: " << drawn;
+  EXPECT_GT(count_of(drawn, "Soviet draws the event "), 0u) << drawn;
+  EXPECT_GT(count_of(drawn, "German draws the event "), 0u) << drawn;
+
+  for (std::size_t v = 1; v <= orders.size(); ++v) {
+    auto at = cli(carol, {"replay", game, "--at", std::to_string(v)});
+    ASSERT_EQ(at.code, 0) << at.err;
+    const std::string events = events_part(at.out);
+    for (const auto& e : orders[v - 1].at("events")) {
+      const std::string audience = e.value("audience", "AUDIENCE_ALL");
+      const std::size_t times = count_of(events, e.value("text", "?"));
+      if (audience.rfind("AUDIENCE_ALL_BUT_", 0) == 0)
+        EXPECT_EQ(times, 0u) << "the others' form of an event listed in full: " << e.dump() << "\n" << events;
+      else
+        EXPECT_EQ(times, 1u) << e.dump() << "\n" << events;
+    }
+  }
+  auto first = cli(carol, {"replay", game, "--at", "1"});
+  EXPECT_NE(first.out.find("The Soviet player took this order back at version 2."), std::string::npos) << first.out;
+  auto undo = cli(carol, {"replay", game, "--at", "2"});
+  EXPECT_NE(undo.out.find("This undo takes back the order of version 1 (corps 3TC)"), std::string::npos) << undo.out;
+  auto again = cli(carol, {"replay", game, "--at", "3"});
+  EXPECT_EQ(again.out.find("took this order back"), std::string::npos) << "kept: " << again.out;
+  auto undo_json = json::parse(cli(carol, {"--json", "replay", game, "--at", "2"}).out);
+  EXPECT_EQ(undo_json.value("takes_back_version", 0), 1) << undo_json.dump();
+
+  auto last = cli(carol, {"replay", game, "--at", "4"});
+  ASSERT_EQ(last.code, 0) << last.err;
+  EXPECT_NE(last.out.find("the game ended without another order. Soviet victory: The German player resigned."), std::string::npos)
+      << last.out;
+  EXPECT_EQ(last.out.find("(a resignation, a draw agreed, the time or the operator)"), std::string::npos) << last.out;
+  auto last_json = json::parse(cli(carol, {"--json", "replay", game, "--at", "4"}).out);
+  EXPECT_EQ(last_json.value("result", ""), "Soviet victory") << last_json.dump();
+  std::error_code ec;
+  fs::remove_all(carol.config, ec);
+}
+
+}  // namespace
+}  // namespace counterattack::cli
