@@ -339,6 +339,12 @@ std::string standing_line(const LiveGame& g) {
   return set.empty() ? "" : "Standing orders: " + set + " (answered for you at once; `standing` to change)\n";
 }
 
+game::Side player_side(const LiveGame& g) {
+  if (const game::Side s = viewer_side(g.view()); s != game::SIDE_UNSPECIFIED) return s;
+  const std::string mine = g.summary() ? g.summary()->your_side() : "";
+  return mine == "soviet" ? game::SOVIET : mine == "german" ? game::GERMAN : game::SIDE_UNSPECIFIED;
+}
+
 std::string retime(const std::string& shown, const std::string& now) {
   if (shown.empty() || now.empty() || shown == now) return "";
   return "\033[1A\r\033[2K" + now;  // up a line, to its start, cleared
@@ -995,7 +1001,7 @@ class Shell {
     out(text ? *text : "'" + where + "' is not a location.");
   }
 
-  void units() { out(render_units(sc_, game_->view())); }
+  void units() { out(render_units(sc_, game_->view(), player_side(*game_))); }
 
   void chat(const std::string& text) {
     if (text.empty()) {

@@ -85,6 +85,10 @@ class LiveGame {
   std::vector<std::string> notices_;
 };
 
+// The side the reader plays: their view's, or once the game is over (whose full
+// view names no side) the one its summary gives; SIDE_UNSPECIFIED for a spectator.
+game::Side player_side(const LiveGame& g);
+
 // "Time: 3d per move, 1d 2h left" or "Time: clock 15m+10s: Soviet 12:47 (running), German 15:00",
 // with a newline, for a timed game in play, as of `now_unix` (0: now); empty otherwise.
 std::string time_line(const LiveGame& g, std::int64_t now_unix = 0);

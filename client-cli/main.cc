@@ -1054,7 +1054,7 @@ int main(int argc, char** argv) {
       auto j = nlohmann::json::array();
       const std::string there = *stack ? sc->location_name(*sc->parse_location(where)) : "";
       for (const auto& st : v.stacks()) {
-        if ((*units && st.side() == cli::viewer_side(v)) || (*stack && st.location() == there)) {
+        if ((*units && st.side() == cli::player_side(lg)) || (*stack && st.location() == there)) {
           j.push_back(nlohmann::json::parse(cli::to_json(st)));
         }
       }
@@ -1064,7 +1064,7 @@ int main(int argc, char** argv) {
       std::cout << (*decision ? cli::to_json(v.decision()) : j.dump()) << std::endl;
       return cli::kOk;
     }
-    std::cout << (*units ? cli::render_units(*sc, v)
+    std::cout << (*units ? cli::render_units(*sc, v, cli::player_side(lg))
                   : *stack ? *cli::render_stack_at(*sc, v, where, ro)
                   : *hand  ? cli::render_hands(*sc, v, ro)
                            : cli::render_decision(v, ro))

@@ -772,10 +772,11 @@ std::optional<std::string> render_stack_at(const Scenario& sc, const game::View&
   return text.empty() ? "Nothing seen at " + name + ".\n" : text;
 }
 
-std::string render_units(const Scenario& sc, const game::View& v) {
+std::string render_units(const Scenario& sc, const game::View& v, game::Side side) {
+  if (side == game::SIDE_UNSPECIFIED) return "You play neither side of this game: no units are yours.\n";
   std::string t;
   for (const auto& st : v.stacks()) {
-    if (st.side() != viewer_side(v)) continue;
+    if (st.side() != side) continue;
     for (const auto& u : st.units()) {
       // Its state, as the counter and its markers show it on the table.
       std::string state;

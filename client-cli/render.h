@@ -56,8 +56,9 @@ std::string render_events(const std::vector<game::Event>& events, const RenderOp
 // "Nothing seen at X." when nothing is; nothing when `where` names no location.
 std::optional<std::string> render_stack_at(const Scenario& sc, const game::View& v, const std::string& where,
                                            const RenderOptions& o);
-// The viewer's own units on the board, one a line, with their state (reduced, activated this turn, reserve...).
-std::string render_units(const Scenario& sc, const game::View& v);
+// A side's units on the board (`side`: the player's, which a finished game's full
+// view does not name), one a line, with their state (reduced, activated this turn, reserve...).
+std::string render_units(const Scenario& sc, const game::View& v, game::Side side);
 // Everything above, as one screen.
 std::string render_screen(const Scenario& sc, const game::View& v,
                           const std::vector<game::Event>& events, const RenderOptions& o);

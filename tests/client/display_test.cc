@@ -96,5 +96,28 @@ TEST_F(TwoPlayers, AReplayListsEachEventOnceInTheFullWordingAndSaysHowTheGameEnd
   fs::remove_all(carol.config, ec);
 }
 
+// Once a game is over its view is the full one, both sides' units: `units`
+// lists the player's own, as in play, not "none".
+TEST_F(TwoPlayers, UnitsOfAFinishedGameAreThePlayersOwn) {
+  const std::string game = started_game("3d");
+  ASSERT_FALSE(game.empty());
+  auto in_play = cli(bob_, {"units", game});
+  ASSERT_EQ(in_play.code, 0) << in_play.err;
+  ASSERT_EQ(cli(bob_, {"resign", game, "--yes"}).code, 0);
+
+  auto units = cli(bob_, {"units", game});
+  ASSERT_EQ(units.code, 0) << units.err;
+  EXPECT_EQ(units.out.find("None of your units"), std::string::npos) << units.out;
+  EXPECT_EQ(units.out, in_play.out) << "the same German units, none moved";
+  auto as_json = cli(bob_, {"--json", "units", game});
+  ASSERT_EQ(as_json.code, 0) << as_json.err;
+  const json stacks = json::parse(as_json.out);
+  ASSERT_FALSE(stacks.empty()) << as_json.out;
+  for (const auto& st : stacks) EXPECT_EQ(st.value("side", ""), "GERMAN") << st.dump();
+  auto shell = cli(alice_, {"play", game}, "units\nquit\n");
+  EXPECT_EQ(shell.out.find("None of your units"), std::string::npos) << shell.out;
+  EXPECT_NE(shell.out.find("  3TC/50 at S3\n"), std::string::npos) << "alice's Soviet units, at their entry point: " << shell.out;
+}
+
 }  // namespace
 }  // namespace counterattack::cli
