@@ -365,15 +365,27 @@ int run_watch(Session& s, const Scenario& sc, const std::string& game_id, const 
   }
   // The running clock ticks on a terminal: its line, while it is the last printed, is rewritten.
   const bool ticks = !json && ro.colour && ::isatty(STDOUT_FILENO);
-  std::string shown_time;
+  std::string shown_time, shown_screen;
   auto draw = [&] {
     if (json) return;
-    shown_time = time_line(g);
-    std::cout << clear_screen(ro.colour) << render_screen(sc, g.view(), g.log(), ro) << game_lines(g) << shown_time
-              << std::flush;
+    // The same screen is not drawn twice: an end comes as a summary and as GameEnded.
+    const std::string screen = render_screen(sc, g.view(), g.log(), ro) + game_lines(g);
+    const std::string now = time_line(g);
+    if (screen == shown_screen && now == shown_time) return;
+    shown_screen = screen;
+    shown_time = now;
+    std::cout << clear_screen(ro.colour) << screen << shown_time << std::flush;
   };
   auto notices = [&] {
-    for (const auto& n : g.take_notices()) {
+    for (auto n : g.take_notices()) {
+      // The end the screen shows already: only what it adds (ratings, the dice seed).
+      const auto& h = g.view().header();
+      const std::string end = "The game is over. " + result_with_reason(h.result(), h.result_reason());
+      if (!json && g.view().decision().kind() == game::Decision::GAME_OVER && n.rfind(end, 0) == 0) {
+        n.erase(0, end.size());
+        while (!n.empty() && (n.front() == '.' || n.front() == ' ')) n.erase(0, 1);
+        if (n.empty()) continue;
+      }
       shown_time.clear();
       if (json)
         std::cerr << n << std::endl;

@@ -119,5 +119,32 @@ TEST_F(TwoPlayers, UnitsOfAFinishedGameAreThePlayersOwn) {
   EXPECT_NE(shell.out.find("  3TC/50 at S3\n"), std::string::npos) << "alice's Soviet units, at their entry point: " << shell.out;
 }
 
+// A game clock that runs out ends the game with no order: `watch` shows the
+// end once, the board drawn once more and the dice seed once.
+TEST_F(TwoPlayers, AWatcherOfAGameThatRunsOutOfTimeSeesItsEndOnce) {
+  server_.stop();
+  const std::string conf = data_ + "/short-clocks.conf";
+  std::ofstream(conf) << "min_clock_seconds = 1\n";
+  ASSERT_EQ(start_server(server_, data_, addr_, {"--config", conf}), addr_) << server_.output();
+  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
+  ASSERT_EQ(cli(bob_, {"register", "bob"}, "password-of-bob\n").code, 0);
+  auto created = cli(alice_, {"--json", "new", "--side", "soviet", "--clock", "3s"});
+  ASSERT_EQ(created.code, 0) << created.err;
+  const std::string game = json::parse(created.out).value("game_id", "");
+  Background watcher;
+  watcher.start({CA_CLIENT_BIN, "--server", url(), "--insecure", "watch", game}, env(alice_), alice_.config + "/watch.log");
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_EQ(cli(bob_, {"join", game}).code, 0);
+  // The Soviet player never moves: the game is aborted when their clock runs out.
+  ASSERT_EQ(watcher.wait(60), 0) << watcher.output();
+  const std::string out = watcher.output();
+  const auto end = out.find("The game is over. ");
+  ASSERT_NE(end, std::string::npos) << out;
+  EXPECT_EQ(count_of(out, "The game is over. "), 1u) << out;
+  EXPECT_EQ(count_of(out, "Dice seed: "), 1u) << out;
+  EXPECT_EQ(count_of(out.substr(end), "Turn 1/10"), 0u) << "the board is not drawn again after the end: " << out;
+  EXPECT_NE(out.find("Aborted", end), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace counterattack::cli
