@@ -122,5 +122,9 @@ struct OrderOutcome {
 };
 OrderOutcome submit_order(Session& s, const std::string& game_id, const game::Order& order,
                           const std::string& key);
+// The events of the accepted order that made `version`, as the player's view reads
+// them: from the delta the server sends a watcher from the version before (as the
+// shell prints them), else from the log as read. Empty when neither came.
+std::vector<game::Event> order_events(Session& s, const std::string& game_id, std::int64_t version);
 
 }  // namespace counterattack::cli

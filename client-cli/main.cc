@@ -1090,18 +1090,24 @@ int main(int argc, char** argv) {
       const std::string& first = parsed->move().path(0);
       if (r.reason.find("from " + first + " to " + first + " ") != std::string::npos) hint = cli::path_start_hint(*parsed, first);
     }
+    // What the order did, as your view reads it: the die and result of a barrage or an attack.
+    const auto events = r.accepted ? cli::order_events(s, game_id, r.version) : std::vector<game::Event>{};
     if (g.json) {
       nlohmann::json j{{"accepted", r.accepted}, {"order", cli::format_order(*parsed)}};
-      if (r.accepted)
+      if (r.accepted) {
         j["version"] = r.version;
-      else {
+        j["events"] = nlohmann::json::array();
+        for (const auto& e : events) j["events"].push_back(nlohmann::json::parse(cli::to_json(e)));
+      } else {
         j["code"] = r.code;
         j["reason"] = r.reason;
         if (!hint.empty()) j["hint"] = hint;
       }
-      std::cout << j.dump() << std::endl;
+      std::cout << cli::json_shown(j.dump()) << std::endl;
     } else if (r.accepted) {
       std::cout << "accepted (version " << r.version << ")" << std::endl;
+      for (const auto& e : events) std::cout << "  " << e.text() << "\n";
+      std::cout << std::flush;
     } else {
       std::cout << "rejected: " << r.reason << (hint.empty() ? "" : " " + hint)
                 << (r.code == "WRONG_ORDER_KIND" ? " `counterattack show " + game_id + "` gives the decision and the notation that answers it."

@@ -146,5 +146,36 @@ TEST_F(TwoPlayers, AWatcherOfAGameThatRunsOutOfTimeSeesItsEndOnce) {
   EXPECT_NE(out.find("Aborted", end), std::string::npos) << out;
 }
 
+// A one-shot order prints what it did as the player's view reads it, as the
+// shell does: the events after "accepted", and in --json an `events` array,
+// the same as that version's in the player's log; never the other side's hidden forms.
+TEST_F(TwoPlayers, AnOrderFromTheCommandLinePrintsWhatItDid) {
+  const std::string game = started_game("3d");
+  ASSERT_FALSE(game.empty());
+  auto corps = cli(alice_, {"order", game, "corps", "3TC"});
+  ASSERT_EQ(corps.code, 0) << corps.err;
+  EXPECT_NE(corps.out.find("accepted (version 1)\n  3TC activates.\n"), std::string::npos) << corps.out;
+  auto done = cli(alice_, {"--json", "order", game, "done"});
+  ASSERT_EQ(done.code, 0) << done.err;
+  const json j = json::parse(done.out);
+  ASSERT_TRUE(j.contains("events")) << done.out;
+  auto logged = cli(alice_, {"--json", "show", game, "--log", "0"});
+  ASSERT_EQ(logged.code, 0) << logged.err;
+  json mine = json::array();
+  const json whole = json::parse(logged.out);
+  for (const auto& e : whole.at("log")) {
+    if (e.value("version", 0) == 2) mine.push_back(e.at("event"));
+  }
+  EXPECT_EQ(j.at("events"), mine) << "as alice's log reads version 2: " << logged.out;
+  for (const auto& e : j.at("events")) {
+    const std::string audience = e.value("audience", "AUDIENCE_ALL");
+    EXPECT_NE(audience, "AUDIENCE_GERMAN") << e.dump();
+    EXPECT_NE(audience, "AUDIENCE_ALL_BUT_SOVIET") << e.dump();
+  }
+  auto refused = cli(bob_, {"--json", "order", game, "corps", "3TC"});
+  EXPECT_EQ(refused.code, 3) << refused.out;
+  EXPECT_FALSE(json::parse(refused.out).contains("events")) << refused.out;
+}
+
 }  // namespace
 }  // namespace counterattack::cli

@@ -103,7 +103,7 @@ TEST_F(TwoPlayers, PlayAWholeGameToTheEnd) {
     EXPECT_EQ(nonsense.code, 2);
   }
 
-  int accepted = 0, moves = 0, rejected_moves = 0, shell_orders = 0;
+  int accepted = 0, moves = 0, rejected_moves = 0, shell_orders = 0, own_hidden = 0;
   bool restarted = false, game_over = false, taken_back = false;
   std::string last_decision;
   for (int step = 0; step < 4000 && !game_over; ++step) {
@@ -213,7 +213,15 @@ TEST_F(TwoPlayers, PlayAWholeGameToTheEnd) {
     auto r = cli(me, args);
     ASSERT_EQ(r.code, 0) << me.name << " " << line << " at " << v["decision"].dump() << ":\n"
                          << r.out << r.err;
-    EXPECT_TRUE(json::parse(r.out).value("accepted", false)) << r.out;
+    const json answer = json::parse(r.out);
+    EXPECT_TRUE(answer.value("accepted", false)) << r.out;
+    // What the order did, as the player's view reads it: never the other side's hidden forms.
+    for (const auto& e : answer.value("events", json::array())) {
+      const std::string audience = e.value("audience", "AUDIENCE_ALL");
+      EXPECT_NE(audience, &me == &alice_ ? "AUDIENCE_GERMAN" : "AUDIENCE_SOVIET") << e.dump();
+      EXPECT_NE(audience, &me == &alice_ ? "AUDIENCE_ALL_BUT_SOVIET" : "AUDIENCE_ALL_BUT_GERMAN") << e.dump();
+      own_hidden += audience == (&me == &alice_ ? "AUDIENCE_SOVIET" : "AUDIENCE_GERMAN") ? 1 : 0;
+    }
     ++accepted;
 
     // Halfway, the server stops and starts again on the same port: the watcher must resume by
@@ -232,6 +240,7 @@ TEST_F(TwoPlayers, PlayAWholeGameToTheEnd) {
   EXPECT_GE(moves, 3) << "too few real moves were accepted";
   EXPECT_TRUE(taken_back) << "no move could be taken back";
   EXPECT_GE(shell_orders, 1);
+  EXPECT_GT(own_hidden, 0) << "no order printed an event only its player reads (an event chit drawn, a step lost)";
 
   // The end, as each player sees it.
   auto final_text = cli(alice_, {"show", game});
