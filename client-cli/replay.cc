@@ -165,19 +165,19 @@ std::string render_replay(const Scenario& sc, const Replay& r, std::int64_t vers
   }
   out += events.empty() ? "  none\n" : render_events(events, all);
   // What an undo did, and which order one later took back: the position went back before it.
-  const auto side_of = [&](std::int64_t at) { return r.order(at) ? side_name(r.order(at)->side()) : side_name(game::SIDE_UNSPECIFIED); };
   if (const std::int64_t back = r.takes_back(version); back > 0) {
     out += "This undo takes back the order of version " + std::to_string(back) + " (" +
            shown(format_order(r.order(back)->order())) + "): the position is again the one before it.\n";
   }
   if (const std::int64_t by = r.taken_back_by(version); by > 0) {
-    out += "The " + side_of(version) + " player took this order back at version " + std::to_string(by) + ".\n";
+    out += "The " + side_name(r.order(version)->side()) + " player took this order back at version " + std::to_string(by) + ".\n";
   }
   const auto& d = v.decision();
   if (d.kind() == game::Decision::GAME_OVER) {
     out += render_decision(v, ro);
   } else if (version == r.last() && !r.result().empty()) {
-    out += bold("The log ends here, and the game ended without another order. " + result_with_reason(r.result(), r.result_reason()) + ".",
+    // The log is kept as the server sent it: the operator's reason is escaped here.
+    out += bold("The log ends here, and the game ended without another order. " + shown(result_with_reason(r.result(), r.result_reason())) + ".",
                 ro.colour) +
            "\n";
   } else if (version == r.last()) {
