@@ -64,11 +64,15 @@ void GameService::create(const Caller& c, const wire::CreateGame& req) {
   const auto opponent = player_named(req.opponent());
   if (opponent.id == 0) return c.error(wire::NOT_FOUND, "There is no player '" + as_given(req.opponent()) + "'.");
   if (opponent.id == c.user_id) return c.error(wire::BAD_REQUEST, "You cannot challenge yourself.");
-  if (!challenges_by_user_.take(std::to_string(c.user_id))) {
+  // Only a challenge made counts: a place is held now and given back if it is refused (make_game's answer).
+  const auto key = std::to_string(c.user_id);
+  if (!challenges_by_user_.begin(key)) {
     return c.error(wire::RATE_LIMITED, "You have challenged players too often; wait an hour.");
   }
   // Made as any other, so that the challenger cannot tell that they are muted.
-  make_game(c, req, {"", opponent.id, opponent.name, moderation_.muted(opponent.id, c.user_id)});
+  if (!make_game(c, req, {"", opponent.id, opponent.name, moderation_.muted(opponent.id, c.user_id)})) {
+    challenges_by_user_.end(key, false);
+  }
 }
 
 void GameService::add_stored(wire::GameSummary& s, const StoredGame& r) const {
@@ -220,6 +224,7 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
       [this, g, c, side, refusal, quiet = r.quiet](bool ok) {
         std::lock_guard l(g->mu);
         --g->pending;
+        if (g->challenge()) challenges_by_user_.end(std::to_string(g->creator), ok);
         if (!ok) {
           forget(g);
           if (!g->rematch_of.empty()) {

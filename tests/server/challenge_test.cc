@@ -261,5 +261,34 @@ TEST_F(ServerChallenge, ChallengesThatCannotBeMadeAreRefusedWithASentenceAndStor
   EXPECT_TRUE(alice->request(challenge_to("carol")).has_game_created());
 }
 
+TEST_F(ServerChallenge, OnlyChallengesMadeCountAgainstTheHourlyLimitOf30) {
+  auto alice = user("alice"), bob = user("bob"), carol = user("carol"), dave = user("dave"), erin = user("erin");
+  ASSERT_FALSE(challenge(*alice, "bob").empty());  // made: 1
+  const std::string declined = challenge(*alice, "carol");  // made: 2
+  ASSERT_FALSE(HasFailure());
+  ASSERT_TRUE(decline(*carol, declined).has_ok());
+  // 30 refused: to a player her challenge waits for, to one who declined hers today, on
+  // terms the server refuses, to herself, to nobody.
+  for (int i = 0; i < 30; ++i) {
+    wire::ClientMessage m = challenge_to(i % 5 == 0 ? "bob" : i % 5 == 1 ? "carol" : i % 5 == 2 ? "dave" : i % 5 == 3 ? "alice" : "nobody");
+    if (i % 5 == 2) m.mutable_create_game()->add_options("no_such_rule");
+    const auto refused = alice->request(m);
+    ASSERT_TRUE(refused.has_error()) << i << ": " << refused.DebugString();
+    EXPECT_NE(refused.error().code(), wire::RATE_LIMITED) << i << ": " << refused.error().message();
+  }
+  const auto made = alice->request(challenge_to("dave"));  // made: 3
+  ASSERT_TRUE(made.has_game_created()) << "30 refused attempts use up nothing: " << made.DebugString();
+
+  // Those made count: 27 more, each withdrawn to make room, reach the limit.
+  for (int i = 0; i < 27; ++i) {
+    const auto another = alice->request(challenge_to("erin"));
+    ASSERT_TRUE(another.has_game_created()) << i << ": " << another.DebugString();
+    ASSERT_TRUE(resign(*alice, another.game_created().game().game_id()).has_ok());
+  }
+  const auto limited = alice->request(challenge_to("erin"));
+  EXPECT_EQ(limited.error().code(), wire::RATE_LIMITED) << limited.DebugString();
+  EXPECT_EQ(limited.error().message(), "You have challenged players too often; wait an hour.");
+}
+
 }  // namespace
 }  // namespace counterattack::server::testing
