@@ -417,6 +417,12 @@ std::string challenge_offer_notice(const wire::ChallengeOffered& o) {
          g.game_id() + "` declines it (`counterattack join|decline " + g.game_id() + "`).";
 }
 
+std::string challenge_withdrawn_notice(const wire::ChallengeWithdrawn& w) {
+  const std::string what = w.of_game_id().empty() ? "The challenge from " + w.by()
+                                                  : "The rematch of game " + w.of_game_id() + " offered by " + w.by();
+  return what + " (game " + w.game_id() + ") no longer waits for you: " + w.reason() + ".";
+}
+
 std::optional<wire::ClientMessage> email_request(const std::vector<std::string>& words, std::string* why) {
   static const char* kUsage =
       "email | email ADDRESS | email confirm CODE | email off | email --turns each|digest|off [--digest-hours N]";

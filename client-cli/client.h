@@ -136,6 +136,8 @@ std::string rematch_offer_notice(const wire::RematchOffered& o);
 std::string challenge_made_text(const wire::GameSummary& g, bool cli);
 // The notice of a challenge another player makes you.
 std::string challenge_offer_notice(const wire::ChallengeOffered& o);
+// The notice that a challenge (or rematch) kept for you was withdrawn by its maker, or lapsed.
+std::string challenge_withdrawn_notice(const wire::ChallengeWithdrawn& w);
 
 // The request for `email`, `email ADDRESS`, `email off`, `email confirm CODE` or
 // `email --turns each|digest|off [--digest-hours N]` (the words after "email");

@@ -666,6 +666,7 @@ class Shell {
       if (m->has_game_started()) out(describe_start(m->game_started()));
       if (m->has_rematch_offered()) out(rematch_offer_notice(m->rematch_offered()));
       if (m->has_challenge_offered()) out(challenge_offer_notice(m->challenge_offered()));
+      if (m->has_challenge_withdrawn()) out(challenge_withdrawn_notice(m->challenge_withdrawn()));
       if (m->has_tournament_started()) out(tournament_start_notice(m->tournament_started(), s_.user()));
       if (m->has_tournament_finished()) out(tournament_end_notice(m->tournament_finished()));
       if (m->has_tournament_cancelled()) out(tournament_cancelled_notice(m->tournament_cancelled()));

@@ -59,6 +59,9 @@ struct Game {
   std::string rematch_of;         // a rematch: the finished game it follows
   std::int64_t reserved_for = 0;  // a rematch or a challenge: the only user who may join it (0: anyone)
   std::string reserved_name;
+  // A challenge not told to its player (they muted its maker), whose withdrawal goes
+  // untold too. Unset for one read from the database: the mutes decide then.
+  std::optional<bool> quiet_offer;
   bool loaded_finished = false;   // read from the database already over: held only for readers
 
   // Seats: [0] Soviet, [1] German; 0 while open.
@@ -386,8 +389,12 @@ class GameService {
   // Ends a game for a reason outside the rules; `c`, when given, is answered.
   // `actor` ended it (0: nobody): everyone else is told.
   // `unrated`: the game is stored as no longer rated, so that its end moves no rating.
+  // `withdrawn`: an open game kept for a player, withdrawn or lapsed: they are told so in these words.
   void finish(const std::shared_ptr<Game>& g, const std::optional<Caller>& c, std::int64_t actor,
-              const std::string& result, const std::string& reason, const std::string& what, bool unrated = false);
+              const std::string& result, const std::string& reason, const std::string& what, bool unrated = false,
+              const std::string& withdrawn = "");
+  // Pushes ChallengeWithdrawn to the player a challenge or rematch was kept for, when its offer was told.
+  void tell_withdrawn(const Game& g, const std::string& why);
   // Stores a draw offer made or declined (`before`: the offer it replaced); `tell` runs once it is durable.
   void store_draw_offer(const std::shared_ptr<Game>& g, const Caller& c, int before, std::function<void(bool stored)> tell);
   // A vacation starting or ending: `begin` puts it in memory; then each of the

@@ -142,6 +142,7 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
   g->rematch_of = r.rematch_of;
   g->reserved_for = r.user;
   g->reserved_name = r.name;
+  g->quiet_offer = r.quiet;
   randombytes_buf(g->seed.data(), g->seed.size());
   g->commitment = Accounts::sha256_hex(std::string_view(reinterpret_cast<const char*>(g->seed.data()), g->seed.size()));
   g->is_private = req.private_();
@@ -892,7 +893,8 @@ void GameService::resign(const Caller& c, const wire::Resign& req) {
   if (side < 0) return;
   if (g->status == Game::Status::Finished) return c.error(wire::CONFLICT, "The game is over.");
   if (g->status == Game::Status::Open) {
-    finish(g, c, c.user_id, "Cancelled", "The game was withdrawn before anyone joined.", "resignation");
+    finish(g, c, c.user_id, "Cancelled", "The game was withdrawn before anyone joined.", "resignation", false,
+           "withdrawn by its maker");
   } else {
     finish(g, c, c.user_id, side == 0 ? "German victory" : "Soviet victory",
                       side == 0 ? "The Soviet player resigned." : "The German player resigned.", "resignation");
@@ -902,7 +904,8 @@ void GameService::resign(const Caller& c, const wire::Resign& req) {
 // Called with g->mu held. The end is announced once it is durable; if it cannot
 // be stored, the game goes on as it was.
 void GameService::finish(const std::shared_ptr<Game>& g, const std::optional<Caller>& c, std::int64_t actor,
-                         const std::string& result, const std::string& reason, const std::string& what, bool unrated) {
+                         const std::string& result, const std::string& reason, const std::string& what, bool unrated,
+                         const std::string& withdrawn) {
   const auto before = g->status;
   const int offer = g->draw_offer;
   const bool was_rated = g->rated;
@@ -915,7 +918,7 @@ void GameService::finish(const std::shared_ptr<Game>& g, const std::optional<Cal
         if (unrated) db.prepare("UPDATE games SET rated = 0 WHERE id = ?").run(g->id);
         *rating = store_end(db, g->id, result, reason, turn);
       },
-      [this, g, c, actor, before, offer, what, rating, was_rated](bool ok) {
+      [this, g, c, actor, before, offer, what, rating, was_rated, withdrawn](bool ok) {
         std::lock_guard l(g->mu);
         --g->pending;
         if (!ok) {
@@ -933,7 +936,22 @@ void GameService::finish(const std::shared_ptr<Game>& g, const std::optional<Cal
         if (c) c->ok();
         tell_game_over(*g, actor);
         broadcast(*g, game_ended_frame(*g));
+        if (!withdrawn.empty() && before == Game::Status::Open) tell_withdrawn(*g, withdrawn);
       });
+}
+
+void GameService::tell_withdrawn(const Game& g, const std::string& why) {
+  if (g.reserved_for == 0) return;
+  // A challenge from a player its player muted was never told; its end is not either.
+  if (g.challenge() && g.quiet_offer.value_or(moderation_.muted(g.reserved_for, g.creator))) return;
+  const int seat = g.side_of(g.creator);
+  wire::ServerMessage m;
+  auto* w = m.mutable_challenge_withdrawn();
+  w->set_game_id(g.id);
+  w->set_by(seat >= 0 ? g.name[seat] : "");
+  w->set_reason(why);
+  w->set_of_game_id(g.rematch_of);
+  tell_followers(g.reserved_for, encode(m));  // no mail: nothing waits for them any more
 }
 
 Ratings::Outcome GameService::store_end(Db& db, const std::string& id, const std::string& result,
@@ -1056,7 +1074,7 @@ void GameService::expire_overdue(bool sweep) {
            g->challenge()         ? g->reserved_name + " did not answer the challenge within " + within + ": the server withdrew it."
            : g->reserved_for != 0 ? g->reserved_name + " did not take up the rematch within " + within + ": the server withdrew it."
                                   : "Nobody joined within " + within + ": the server withdrew the game.",
-           "withdrawal");
+           "withdrawal", false, "lapsed unanswered");
   }
   if (sweep) {
     const auto overdue = storage_.read([](Db& db) {

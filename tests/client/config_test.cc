@@ -322,6 +322,16 @@ TEST(Challenge, TheShellAndTheCommandLineTakeAnOpponentAndTheGamesListSaysWhoseC
   g->set_your_side("german");  // the maker's own line
   EXPECT_NE(game_line(*g).find("  challenge to bob"), std::string::npos) << game_line(*g);
   EXPECT_EQ(game_line(*g).find("challenge from"), std::string::npos) << game_line(*g);
+
+  wire::ChallengeWithdrawn w;
+  w.set_game_id("new7654321");
+  w.set_by("alice");
+  w.set_reason("lapsed unanswered");
+  EXPECT_EQ(challenge_withdrawn_notice(w), "The challenge from alice (game new7654321) no longer waits for you: lapsed unanswered.");
+  w.set_of_game_id("old1234567");
+  w.set_reason("withdrawn by its maker");
+  EXPECT_EQ(challenge_withdrawn_notice(w),
+            "The rematch of game old1234567 offered by alice (game new7654321) no longer waits for you: withdrawn by its maker.");
 }
 
 // `watch` on a terminal rewrites the time line in place as a running game clock's seconds pass.

@@ -665,6 +665,20 @@ TEST_F(Shell, AChallengeMadeInOneShellIsToldInTheOtherDeclinedAndThenAccepted) {
   EXPECT_TRUE(bob_shell_.expect("alice joined game " + next + ": it has started, you play german."));
 }
 
+TEST_F(Shell, AChallengeItsMakerWithdrawsIsToldInTheChallengedPlayersShell) {
+  ASSERT_FALSE(started_game("2d").empty());  // both registered
+  open(alice_shell_, alice_);
+  open(bob_shell_, bob_);
+  alice_shell_.type("new german private casual --clock 15m+10s opponent bob");
+  ASSERT_TRUE(alice_shell_.expect("Challenged bob: game "));
+  const std::string first = alice_shell_.printed_until(", you play german");
+  const std::string id = first.substr(0, first.find(','));
+  ASSERT_EQ(id.size(), 10u) << first;
+  ASSERT_TRUE(bob_shell_.expect("alice challenges you: game " + id));
+  alice_shell_.type("resign yes");
+  EXPECT_TRUE(bob_shell_.expect("The challenge from alice (game " + id + ") no longer waits for you: withdrawn by its maker."));
+}
+
 // The operator's words reach a suspended player's shell, whether or not a game is open in it.
 TEST_F(Shell, ASuspendedPlayersShellShowsTheOperatorsReason) {
   const std::string game = started_game("2d");

@@ -168,8 +168,12 @@ TEST_F(ServerChallenge, ADeclinedChallengeIsFinalAndItsMakerIsToldWhy) {
   EXPECT_EQ(summary_in_my_games(*alice, id).result(), "Declined");
 }
 
-TEST_F(ServerChallenge, TheChallengerWithdrawsAChallengeByResigningIt) {
-  auto alice = user("alice"), bob = user("bob");
+bool is_withdrawal(const wire::ServerMessage& m) { return m.has_challenge_withdrawn(); }
+
+TEST_F(ServerChallenge, TheChallengerWithdrawsAChallengeByResigningItAndTheChallengedPlayerIsTold) {
+  auto alice = user("alice"), bob = user("bob"), carol = user("carol");
+  ASSERT_TRUE(bob->follow_turns().has_ok());
+  ASSERT_TRUE(carol->follow_turns().has_ok());
   const std::string id = challenge(*alice, "bob");
   ASSERT_FALSE(HasFailure());
   ASSERT_TRUE(in_my_games(*bob, id));
@@ -178,11 +182,69 @@ TEST_F(ServerChallenge, TheChallengerWithdrawsAChallengeByResigningIt) {
   EXPECT_FALSE(in_my_games(*bob, id)) << "no longer waits for bob";
   EXPECT_EQ(bob->join(id).error().code(), wire::CONFLICT);
   EXPECT_EQ(decline(*bob, id).error().code(), wire::CONFLICT);
+
+  auto told = bob->wait_for(is_withdrawal);
+  ASSERT_TRUE(told) << "the challenged player is told it no longer waits";
+  EXPECT_EQ(told->challenge_withdrawn().game_id(), id);
+  EXPECT_EQ(told->challenge_withdrawn().by(), "alice");
+  EXPECT_EQ(told->challenge_withdrawn().reason(), "withdrawn by its maker");
+  EXPECT_EQ(told->challenge_withdrawn().of_game_id(), "") << "a challenge, not a rematch";
+  ASSERT_TRUE(carol->ping().has_pong());
+  EXPECT_TRUE(carol->take_all(is_withdrawal).empty()) << "nobody else hears of it";
+
+  // Declined, it is over for bob: nothing more comes of it.
+  const std::string next = challenge(*alice, "bob");
+  ASSERT_FALSE(HasFailure());
+  ASSERT_TRUE(decline(*bob, next).has_ok());
+  ASSERT_TRUE(bob->ping().has_pong());
+  EXPECT_TRUE(bob->take_all(is_withdrawal).empty()) << "his own decline is not told back to him";
+}
+
+TEST_F(ServerChallenge, AChallengeFromAMutedPlayerIsWithdrawnAsQuietlyAsItCame) {
+  auto alice = user("alice"), bob = user("bob");
+  ASSERT_TRUE(bob->follow_turns().has_ok());
+  wire::ClientMessage mute;
+  mute.mutable_mute()->set_name("alice");
+  ASSERT_TRUE(bob->request(mute).has_muted_players());
+  const std::string quiet = challenge(*alice, "bob");
+  ASSERT_FALSE(HasFailure());
+  ASSERT_TRUE(resign(*alice, quiet).has_ok());
+  ASSERT_TRUE(bob->ping().has_pong());
+  EXPECT_TRUE(bob->take_all([](const wire::ServerMessage& x) { return x.has_challenge_offered() || x.has_challenge_withdrawn(); })
+                  .empty())
+      << "told neither of the challenge nor of its end";
+
+  // Nor after a restart, which reads the challenge back from the database.
+  const std::string again = challenge(*alice, "bob");
+  ASSERT_FALSE(HasFailure());
+  restart();
+  alice = login_as("alice");
+  bob = login_as("bob");
+  ASSERT_TRUE(bob->follow_turns().has_ok());
+  ASSERT_TRUE(resign(*alice, again).has_ok());
+  ASSERT_TRUE(bob->ping().has_pong());
+  EXPECT_TRUE(bob->take_all(is_withdrawal).empty());
+
+  // One he was told of is withdrawn aloud after a restart too.
+  auto carol = user("carol");
+  ASSERT_TRUE(carol->follow_turns().has_ok());
+  const std::string told_of = challenge(*alice, "carol");
+  ASSERT_FALSE(HasFailure());
+  ASSERT_TRUE(carol->wait_for([](const wire::ServerMessage& x) { return x.has_challenge_offered(); }));
+  restart();
+  alice = login_as("alice");
+  carol = login_as("carol");
+  ASSERT_TRUE(carol->follow_turns().has_ok());
+  ASSERT_TRUE(resign(*alice, told_of).has_ok());
+  auto told = carol->wait_for(is_withdrawal);
+  ASSERT_TRUE(told);
+  EXPECT_EQ(told->challenge_withdrawn().game_id(), told_of);
 }
 
 TEST_F(ServerChallenge, AnUnansweredChallengeLapsesLikeAnyOpenGame) {
   restart({}, "open_game_expiry_seconds = 2\n");
   auto alice = user("alice"), bob = user("bob");
+  ASSERT_TRUE(bob->follow_turns().has_ok());
   const std::string id = challenge(*alice, "bob");
   ASSERT_FALSE(HasFailure());
   EXPECT_GT(summary_in_my_games(*bob, id).expires_unix(), 0) << "he sees until when it waits";
@@ -194,6 +256,12 @@ TEST_F(ServerChallenge, AnUnansweredChallengeLapsesLikeAnyOpenGame) {
   }
   EXPECT_EQ(s.result(), "Cancelled");
   EXPECT_EQ(s.result_reason(), "bob did not answer the challenge within 2 seconds: the server withdrew it.");
+  // Told once the end is stored, which his games then show.
+  auto told = bob->wait_for(is_withdrawal);
+  ASSERT_TRUE(told) << "the challenged player is told it lapsed";
+  EXPECT_EQ(told->challenge_withdrawn().game_id(), id);
+  EXPECT_EQ(told->challenge_withdrawn().by(), "alice");
+  EXPECT_EQ(told->challenge_withdrawn().reason(), "lapsed unanswered");
   EXPECT_FALSE(in_my_games(*bob, id));
   EXPECT_EQ(bob->join(id).error().code(), wire::CONFLICT);
 }

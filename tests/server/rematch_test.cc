@@ -89,15 +89,23 @@ TEST_F(ServerRematch, ARematchSwapsTheSidesKeepsTheTermsAndWaitsForTheOpponentAl
   EXPECT_EQ(ask_rematch(*alice, id).error().code(), wire::CONFLICT) << "the rematch itself is not over";
 }
 
-TEST_F(ServerRematch, AWithdrawnRematchMayBeOfferedAgainByEitherPlayer) {
+TEST_F(ServerRematch, AWithdrawnRematchIsToldToTheOpponentAndMayBeOfferedAgainByEitherPlayer) {
   auto alice = user("alice"), bob = user("bob");
+  ASSERT_TRUE(bob->follow_turns().has_ok());
   const std::string old = finished_game(*alice, *bob);
   ASSERT_FALSE(HasFailure());
   auto first = ask_rematch(*alice, old);
   ASSERT_TRUE(first.has_game_created()) << first.DebugString();
+  ASSERT_TRUE(bob->wait_for([](const wire::ServerMessage& m) { return m.has_rematch_offered(); }));
   wire::ClientMessage withdraw;
   withdraw.mutable_resign()->set_game_id(first.game_created().game().game_id());
   ASSERT_FALSE(alice->request(withdraw).has_error());
+  auto told = bob->wait_for([](const wire::ServerMessage& m) { return m.has_challenge_withdrawn(); });
+  ASSERT_TRUE(told) << "told as the offer was";
+  EXPECT_EQ(told->challenge_withdrawn().game_id(), first.game_created().game().game_id());
+  EXPECT_EQ(told->challenge_withdrawn().of_game_id(), old);
+  EXPECT_EQ(told->challenge_withdrawn().by(), "alice");
+  EXPECT_EQ(told->challenge_withdrawn().reason(), "withdrawn by its maker");
   auto second = ask_rematch(*bob, old);
   ASSERT_TRUE(second.has_game_created()) << second.DebugString();
   EXPECT_NE(second.game_created().game().game_id(), first.game_created().game().game_id());
