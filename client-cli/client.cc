@@ -400,13 +400,35 @@ std::string rematch_offer_notice(const wire::RematchOffered& o) {
          o.of_game_id() + " decline` declines it (`counterattack rematch " + o.of_game_id() + " [--decline]`).";
 }
 
+// The game's terms as a line of games shows them: its tournament, casual, its clock, its options.
+static std::vector<std::string> terms_of(const wire::GameSummary& g) {
+  std::vector<std::string> out;
+  if (!g.tournament_id().empty()) {
+    out.push_back("tournament " + g.tournament_id() +
+                  (g.tournament_round() > 0 ? ", round " + std::to_string(g.tournament_round()) : ""));
+  }
+  // A server that sends no ratings has no rated games either: nothing to tell apart.
+  if (!g.rated() && (g.has_soviet_rating() || g.has_german_rating())) out.push_back("casual");
+  if (auto clock = describe_clock(g); !clock.empty()) out.push_back(std::move(clock));
+  if (g.options_size()) {
+    std::string options = "options:";
+    for (const auto& o : g.options()) options += " " + o;
+    out.push_back(std::move(options));
+  }
+  return out;
+}
+
 std::string challenge_made_text(const wire::GameSummary& g, bool cli) {
-  const std::string terms = describe_clock(g);
+  // Every term the challenged player is shown, so that the maker sees what they offered.
+  std::string terms = "you play " + g.your_side();
+  if (g.rated()) terms += ", rated";
+  if (g.move_seconds() <= 0 && g.clock_seconds() <= 0) terms += ", untimed";
+  if (g.private_()) terms += ", private";
+  for (const auto& t : terms_of(g)) terms += ", " + t;
   const std::string run = cli ? "counterattack " : "";
-  return "Challenged " + g.reserved_for() + ": game " + g.game_id() + ", you play " + g.your_side() +
-         (terms.empty() ? "" : ", " + terms) + ". It waits for " + g.reserved_for() + ", who accepts with `" + run + "join " +
-         g.game_id() + "` or declines with `" + run + "decline " + g.game_id() + "`; `" + run + "resign " + g.game_id() +
-         "` withdraws it.";
+  return "Challenged " + g.reserved_for() + ": game " + g.game_id() + ", " + terms + ". It waits for " + g.reserved_for() +
+         ", who accepts with `" + run + "join " + g.game_id() + "` or declines with `" + run + "decline " + g.game_id() +
+         "`; `" + run + "resign " + g.game_id() + "` withdraws it.";
 }
 
 std::string challenge_offer_notice(const wire::ChallengeOffered& o) {
@@ -1241,19 +1263,9 @@ bool waits_for_you(const wire::GameSummary& g) {
          g.to_decide() == (g.your_side() == "soviet" ? game::SOVIET : game::GERMAN);
 }
 
-// The game's terms as a line of games shows them: its tournament, casual, its clock, its options.
 static std::string terms_text(const wire::GameSummary& g) {
   std::string s;
-  if (!g.tournament_id().empty()) {
-    s += "  tournament " + g.tournament_id() + (g.tournament_round() > 0 ? ", round " + std::to_string(g.tournament_round()) : "");
-  }
-  // A server that sends no ratings has no rated games either: nothing to tell apart.
-  if (!g.rated() && (g.has_soviet_rating() || g.has_german_rating())) s += "  casual";
-  if (const auto clock = describe_clock(g); !clock.empty()) s += "  " + clock;
-  if (g.options_size()) {
-    s += "  options:";
-    for (const auto& o : g.options()) s += " " + o;
-  }
+  for (const auto& t : terms_of(g)) s += "  " + t;
   return s;
 }
 

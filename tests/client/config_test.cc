@@ -323,6 +323,23 @@ TEST(Challenge, TheShellAndTheCommandLineTakeAnOpponentAndTheGamesListSaysWhoseC
   EXPECT_NE(game_line(*g).find("  challenge to bob"), std::string::npos) << game_line(*g);
   EXPECT_EQ(game_line(*g).find("challenge from"), std::string::npos) << game_line(*g);
 
+  // The maker's confirmation names each term bob is offered.
+  EXPECT_EQ(challenge_made_text(*g, false),
+            "Challenged bob: game new7654321, you play german, rated, clock 15m+10s. It waits for bob, who accepts with "
+            "`join new7654321` or declines with `decline new7654321`; `resign new7654321` withdraws it.");
+  g->set_rated(false);
+  g->mutable_german_rating()->set_rating(1500);  // a server that rates games
+  g->set_clock_seconds(0);
+  g->set_increment_seconds(0);
+  g->set_private_(true);
+  g->add_options("limited_bonus");
+  g->add_options("red_army_flexibility");
+  EXPECT_EQ(challenge_made_text(*g, true).rfind("Challenged bob: game new7654321, you play german, untimed, private, casual, "
+                                                "options: limited_bonus red_army_flexibility. It waits for bob",
+                                                0),
+            0u)
+      << challenge_made_text(*g, true);
+
   wire::ChallengeWithdrawn w;
   w.set_game_id("new7654321");
   w.set_by("alice");

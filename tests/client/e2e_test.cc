@@ -1033,7 +1033,7 @@ TEST_F(TwoPlayers, AChallengeIsMadeShownAndDeclinedFromTheCommandLine) {
   ASSERT_EQ(made.code, 0) << made.err;
   const std::string id = made.out.substr(0, made.out.find('\n'));
   ASSERT_EQ(id.size(), 10u) << made.out;
-  EXPECT_NE(made.err.find("Challenged bob: game " + id + ", you play german, 2d per move. It waits for bob, who accepts "
+  EXPECT_NE(made.err.find("Challenged bob: game " + id + ", you play german, casual, 2d per move. It waits for bob, who accepts "
                           "with `counterattack join " + id + "` or declines with `counterattack decline " + id + "`"),
             std::string::npos)
       << made.err;
@@ -1132,6 +1132,31 @@ TEST_F(TwoPlayers, TheCommandLineAnswersANewcomersSlipsWithWhatToTypeThere) {
   EXPECT_NE(withdrawn.out.find("You withdrew your challenge to bob (game " + id + ")."), std::string::npos) << withdrawn.out;
   std::error_code ec;
   std::filesystem::remove_all(carol.config, ec);
+}
+
+TEST_F(TwoPlayers, AChallengesConfirmationNamesTheTermsTheChallengedPlayerIsShown) {
+  ASSERT_FALSE(started_game("2d").empty());  // both registered
+  const auto made = cli(alice_, {"new", "--opponent", "bob", "--side", "soviet", "--clock", "15m+10s", "--private",
+                                 "--option", "limited_bonus"});
+  ASSERT_EQ(made.code, 0) << made.err;
+  const std::string id = made.out.substr(0, made.out.find('\n'));
+  EXPECT_NE(made.err.find("Challenged bob: game " + id +
+                          ", you play soviet, rated, private, clock 15m+10s, options: limited_bonus. It waits for bob"),
+            std::string::npos)
+      << made.err;
+  const auto his = cli(bob_, {"games"});
+  EXPECT_NE(his.out.find("private"), std::string::npos) << "as bob's line of it shows: " << his.out;
+  EXPECT_NE(his.out.find("clock 15m+10s  options: limited_bonus"), std::string::npos) << his.out;
+  ASSERT_EQ(cli(alice_, {"resign", id, "--yes"}).code, 0);
+
+  // --json says what it said before: the game, the code, the side and whom it waits for.
+  const auto json_made = cli(alice_, {"new", "--opponent", "bob", "--side", "german", "--json"});
+  ASSERT_EQ(json_made.code, 0) << json_made.err;
+  const auto j = json::parse(json_made.out);
+  EXPECT_EQ(j.at("your_side"), "german");
+  EXPECT_EQ(j.at("opponent"), "bob");
+  EXPECT_EQ(j.at("game_id").get<std::string>().size(), 10u);
+  EXPECT_EQ(j.size(), 3u) << j.dump();
 }
 
 // Standing orders from the command line: set, shown to their player alone, cleared; a word the

@@ -674,6 +674,8 @@ TEST_F(Shell, AChallengeItsMakerWithdrawsIsToldInTheChallengedPlayersShell) {
   const std::string first = alice_shell_.printed_until(", you play german");
   const std::string id = first.substr(0, first.find(','));
   ASSERT_EQ(id.size(), 10u) << first;
+  EXPECT_TRUE(alice_shell_.expect(", private, casual, clock 15m+10s. It waits for bob, who accepts with `join " + id + "`"))
+      << "the maker sees the terms bob is offered";
   ASSERT_TRUE(bob_shell_.expect("alice challenges you: game " + id));
   alice_shell_.type("resign yes");
   EXPECT_TRUE(bob_shell_.expect("The challenge from alice (game " + id + ") no longer waits for you: withdrawn by its maker."));
