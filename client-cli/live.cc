@@ -292,7 +292,8 @@ OrderOutcome submit_order(Session& s, const std::string& game_id, const game::Or
   return out;
 }
 
-std::vector<game::Event> order_events(Session& s, const std::string& game_id, std::int64_t version) {
+std::vector<VersionEvents> order_events(Session& s, const std::string& game_id, std::int64_t version) {
+  std::vector<VersionEvents> out;
   wire::ClientMessage m;
   m.mutable_watch()->set_game_id(game_id);
   m.mutable_watch()->set_from_version(version - 1);
@@ -300,27 +301,33 @@ std::vector<game::Event> order_events(Session& s, const std::string& game_id, st
   if (auto reply = s.call(m, nullptr); reply && !reply->has_snapshot()) {
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(3);
     while (std::chrono::steady_clock::now() < until) {
-      auto push = s.conn().next_push(std::chrono::milliseconds(200));
+      // Once the order's own delta is in, the rest of the catch-up is already queued.
+      const auto wait = out.empty() ? std::chrono::milliseconds(200) : std::chrono::milliseconds(20);
+      auto push = s.conn().next_push(wait);
       if (!push) {
-        if (!s.conn().is_open()) break;
+        if (!out.empty() || !s.conn().is_open()) break;
         continue;
       }
       if (push->has_snapshot() && push->snapshot().game_id() == game_id) break;
       if (!push->has_delta() || push->delta().game_id() != game_id) continue;
       const auto& d = push->delta().delta();
-      if (d.from_version() == version - 1) return {d.events().begin(), d.events().end()};
+      if (d.to_version() < version || (out.empty() && d.from_version() != version - 1)) continue;
+      out.push_back({d.to_version(), {d.events().begin(), d.events().end()}});
     }
+    if (!out.empty()) return out;
   }
   wire::ClientMessage log;
   log.mutable_get_log()->set_game_id(game_id);
   log.mutable_get_log()->set_as_seen(true);
-  std::vector<game::Event> out;
   const auto reply = s.call(log, nullptr);
   if (!reply || !reply->has_game_log()) return out;
   const auto& gl = reply->game_log();
   if (gl.event_versions_size() != gl.events_size()) return out;  // a server that does not say which order made them
   for (int i = 0; i < gl.events_size(); ++i) {
-    if (gl.event_versions(i) == version) out.push_back(gl.events(i));
+    const std::int64_t v = gl.event_versions(i);
+    if (v < version) continue;
+    if (out.empty() || out.back().version != v) out.push_back({v, {}});
+    out.back().events.push_back(gl.events(i));
   }
   return out;
 }

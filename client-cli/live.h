@@ -122,9 +122,15 @@ struct OrderOutcome {
 };
 OrderOutcome submit_order(Session& s, const std::string& game_id, const game::Order& order,
                           const std::string& key);
-// The events of the accepted order that made `version`, as the player's view reads
-// them: from the delta the server sends a watcher from the version before (as the
-// shell prints them), else from the log as read. Empty when neither came.
-std::vector<game::Event> order_events(Session& s, const std::string& game_id, std::int64_t version);
+// The events of the accepted order that made `version` and of every version after
+// it the server holds (the opponent's standing answers, say), as the player's view
+// reads them: from the deltas the server sends a watcher from the version before
+// (as the shell prints them), else from the log as read. Reading either marks the
+// game seen to its last version, so none of those versions goes unprinted.
+struct VersionEvents {
+  std::int64_t version = 0;
+  std::vector<game::Event> events;
+};
+std::vector<VersionEvents> order_events(Session& s, const std::string& game_id, std::int64_t version);
 
 }  // namespace counterattack::cli

@@ -1091,13 +1091,23 @@ int main(int argc, char** argv) {
       if (r.reason.find("from " + first + " to " + first + " ") != std::string::npos) hint = cli::path_start_hint(*parsed, first);
     }
     // What the order did, as your view reads it: the die and result of a barrage or an attack.
-    const auto events = r.accepted ? cli::order_events(s, game_id, r.version) : std::vector<game::Event>{};
+    // Then what came of it at once (the opponent's standing answers): the game reads as seen to its end.
+    const auto versions = r.accepted ? cli::order_events(s, game_id, r.version) : std::vector<cli::VersionEvents>{};
+    auto events_json = [](const std::vector<game::Event>& events) {
+      auto a = nlohmann::json::array();
+      for (const auto& e : events) a.push_back(nlohmann::json::parse(cli::to_json(e)));
+      return a;
+    };
     if (g.json) {
       nlohmann::json j{{"accepted", r.accepted}, {"order", cli::format_order(*parsed)}};
       if (r.accepted) {
         j["version"] = r.version;
         j["events"] = nlohmann::json::array();
-        for (const auto& e : events) j["events"].push_back(nlohmann::json::parse(cli::to_json(e)));
+        j["then"] = nlohmann::json::array();
+        for (const auto& ve : versions) {
+          if (ve.version == r.version) j["events"] = events_json(ve.events);
+          else j["then"].push_back({{"version", ve.version}, {"events", events_json(ve.events)}});
+        }
       } else {
         j["code"] = r.code;
         j["reason"] = r.reason;
@@ -1106,7 +1116,10 @@ int main(int argc, char** argv) {
       std::cout << cli::json_shown(j.dump()) << std::endl;
     } else if (r.accepted) {
       std::cout << "accepted (version " << r.version << ")" << std::endl;
-      for (const auto& e : events) std::cout << "  " << e.text() << "\n";
+      for (const auto& ve : versions) {
+        if (ve.version != r.version) std::cout << "then version " << ve.version << ":\n";
+        for (const auto& e : ve.events) std::cout << "  " << e.text() << "\n";
+      }
       std::cout << std::flush;
     } else {
       std::cout << "rejected: " << r.reason << (hint.empty() ? "" : " " + hint)

@@ -60,7 +60,7 @@ struct Game {
   std::int64_t reserved_for = 0;  // a rematch or a challenge: the only user who may join it (0: anyone)
   std::string reserved_name;
   // A challenge not told to its player (they muted its maker), whose withdrawal goes
-  // untold too. Unset for one read from the database: the mutes decide then.
+  // untold too. Unset for one stored before this was (schema 40): the mutes decide then.
   std::optional<bool> quiet_offer;
   bool loaded_finished = false;   // read from the database already over: held only for readers
 

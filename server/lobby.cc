@@ -215,12 +215,13 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
         db.prepare(
               "INSERT INTO games (id, scenario, options, seed, seed_commitment, creator_id, soviet_id, german_id, private,"
               " invite_code, status, created_unix, updated_unix, move_seconds, rated, clock_seconds, increment_seconds,"
-              " soviet_left, german_left, rematch_of, reserved_for, rules_revision)"
-              " VALUES (?, ?, ?, ?, ?, ?, NULLIF(?, 0), NULLIF(?, 0), ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+              " soviet_left, german_left, rematch_of, reserved_for, rules_revision, offer_quiet)"
+              " VALUES (?, ?, ?, ?, ?, ?, NULLIF(?, 0), NULLIF(?, 0), ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
             .run(g->id, g->scenario, opts, Blob{std::string_view(reinterpret_cast<const char*>(g->seed.data()), g->seed.size())},
                  g->commitment, g->creator, g->user[0], g->user[1], g->is_private ? 1 : 0, g->invite, g->created_unix,
                  g->created_unix, g->move_seconds, g->rated ? 1 : 0, g->clock_seconds, g->increment_seconds,
-                 g->clock_seconds, g->clock_seconds, g->rematch_of, g->reserved_for, g->rules_revision);
+                 g->clock_seconds, g->clock_seconds, g->rematch_of, g->reserved_for, g->rules_revision,
+                 g->quiet_offer.value_or(false) ? 1 : 0);
       },
       [this, g, c, side, refusal, quiet = r.quiet](bool ok) {
         std::lock_guard l(g->mu);
@@ -914,7 +915,7 @@ void GameService::finish(const std::shared_ptr<Game>& g, const std::optional<Cal
   ++g->pending;
   auto rating = std::make_shared<Ratings::Outcome>();
   storage_.write(
-      [g, result, reason, rating, unrated, turn = g->match->turn()](Db& db) {
+      [g, result, reason, rating, unrated, turn = before == Game::Status::Open ? 0 : g->match->turn()](Db& db) {  // never begun: no turn
         if (unrated) db.prepare("UPDATE games SET rated = 0 WHERE id = ?").run(g->id);
         *rating = store_end(db, g->id, result, reason, turn);
       },

@@ -167,6 +167,7 @@ TEST_F(TwoPlayers, AnOrderFromTheCommandLinePrintsWhatItDid) {
     if (e.value("version", 0) == 2) mine.push_back(e.at("event"));
   }
   EXPECT_EQ(j.at("events"), mine) << "as alice's log reads version 2: " << logged.out;
+  EXPECT_EQ(j.at("then"), json::array()) << "no version came after hers: " << done.out;
   for (const auto& e : j.at("events")) {
     const std::string audience = e.value("audience", "AUDIENCE_ALL");
     EXPECT_NE(audience, "AUDIENCE_GERMAN") << e.dump();

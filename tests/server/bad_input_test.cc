@@ -647,7 +647,8 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
     // rules revision, which the game below is checked for, 031's seen versions,
     // 032's end reasons, 033's chat moderation, 034's turn mail settings,
     // 035's unrated reasons, 036's rounds reasons, 037's record for --status,
-    // 038's index of finished games and 039's end turns undone, so that all are applied again).
+    // 038's index of finished games, 039's end turns and 040's quiet challenges undone, so that all
+    // are applied again).
     std::string err;
     Db db(db_path, false, err);
     ASSERT_TRUE(db.ok()) << err;
@@ -656,6 +657,7 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
       db.exec(std::string("ALTER TABLE server_state DROP COLUMN ") + column);
     }
     db.exec("ALTER TABLE games DROP COLUMN end_turn");
+    db.exec("ALTER TABLE games DROP COLUMN offer_quiet");
     db.exec("DROP INDEX games_finished_by_end");
     db.exec("DROP TABLE mutes");
     db.exec("DROP TABLE chat_reports");

@@ -214,13 +214,17 @@ TEST_F(ServerChallenge, AChallengeFromAMutedPlayerIsWithdrawnAsQuietlyAsItCame) 
                   .empty())
       << "told neither of the challenge nor of its end";
 
-  // Nor after a restart, which reads the challenge back from the database.
+  // Nor after a restart, which reads the challenge back from the database, even once he
+  // has unmuted her: it was made quietly, and that is stored with it.
   const std::string again = challenge(*alice, "bob");
   ASSERT_FALSE(HasFailure());
   restart();
   alice = login_as("alice");
   bob = login_as("bob");
   ASSERT_TRUE(bob->follow_turns().has_ok());
+  wire::ClientMessage unmute;
+  unmute.mutable_unmute()->set_name("alice");
+  ASSERT_TRUE(bob->request(unmute).has_muted_players());
   ASSERT_TRUE(resign(*alice, again).has_ok());
   ASSERT_TRUE(bob->ping().has_pong());
   EXPECT_TRUE(bob->take_all(is_withdrawal).empty());
