@@ -847,14 +847,8 @@ TEST_F(TwoPlayers, OpenGamesAreListedAPageAtATimeAndFilteredFromTheCommandLine) 
 TEST_F(TwoPlayers, GamesInPlayAndFinishedAreListedWithTheCommandThatWatchesOrReplaysThem) {
   const std::string playing = started_game("2d");
   ASSERT_FALSE(HasFailure());
-  std::vector<std::string> ended;
-  for (int i = 0; i < 2; ++i) {
-    const auto made = cli(alice_, {"--json", "new", "--side", "soviet"});
-    ASSERT_EQ(made.code, 0) << made.err;
-    ended.push_back(json::parse(made.out).value("game_id", ""));
-    ASSERT_EQ(cli(bob_, {"join", ended.back()}).code, 0);
-    ASSERT_EQ(cli(bob_, {"resign", ended.back(), "--yes"}).code, 0);
-  }
+  const std::vector<std::string> ended = resigned_games(2);
+  ASSERT_FALSE(HasFailure());
   const auto hidden = json::parse(cli(alice_, {"--json", "new", "--side", "soviet", "--private"}).out);
   const std::string secret = hidden.value("game_id", "");
   ASSERT_EQ(cli(bob_, {"join", secret, "--invite", hidden.value("invite_code", "")}).code, 0);
@@ -903,14 +897,8 @@ TEST_F(TwoPlayers, GamesInPlayAndFinishedAreListedWithTheCommandThatWatchesOrRep
 TEST_F(TwoPlayers, GamesWithOnlyAPlayerListsTheirPublicGamesOpenInPlayAndFinished) {
   const std::string playing = started_game("2d");
   ASSERT_FALSE(HasFailure());
-  std::vector<std::string> ended;
-  for (int i = 0; i < 2; ++i) {
-    const auto made = cli(alice_, {"--json", "new", "--side", "soviet"});
-    ASSERT_EQ(made.code, 0) << made.err;
-    ended.push_back(json::parse(made.out).value("game_id", ""));
-    ASSERT_EQ(cli(bob_, {"join", ended.back()}).code, 0);
-    ASSERT_EQ(cli(bob_, {"resign", ended.back(), "--yes"}).code, 0);
-  }
+  const std::vector<std::string> ended = resigned_games(2);
+  ASSERT_FALSE(HasFailure());
   const std::string open = json::parse(cli(alice_, {"--json", "new", "--side", "german"}).out).value("game_id", "");
   const auto hidden = json::parse(cli(alice_, {"--json", "new", "--side", "soviet", "--private"}).out);
   const std::string secret = hidden.value("game_id", "");

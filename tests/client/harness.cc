@@ -230,6 +230,19 @@ std::string TwoPlayers::started_game(const std::string& time) {
   return game;
 }
 
+std::vector<std::string> TwoPlayers::resigned_games(int n) {
+  std::vector<std::string> ended;
+  for (int i = 0; i < n; ++i) {
+    const auto made = cli(alice_, {"--json", "new", "--side", "soviet"});
+    EXPECT_EQ(made.code, 0) << made.err;
+    if (made.code != 0) break;
+    ended.push_back(json::parse(made.out).value("game_id", ""));
+    EXPECT_EQ(cli(bob_, {"join", ended.back()}).code, 0);
+    EXPECT_EQ(cli(bob_, {"resign", ended.back(), "--yes"}).code, 0);
+  }
+  return ended;
+}
+
 std::map<std::string, std::string> TwoPlayers::env(const Player& p) const {
   return {{"XDG_CONFIG_HOME", p.config}, {"NO_COLOR", "1"}};
 }

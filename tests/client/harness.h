@@ -67,6 +67,8 @@ class TwoPlayers : public ::testing::Test {
   // alice and bob registered, and a game of alice's (Soviet) with `time` per move that bob has
   // joined: its id (empty, with a test failure, when that went wrong).
   std::string started_game(const std::string& time);
+  // `n` games of alice's (Soviet) that bob joined and resigned, oldest first.
+  std::vector<std::string> resigned_games(int n);
   std::map<std::string, std::string> env(const Player& p) const;
   // The client's command line for `p`, its arguments after the server's.
   std::vector<std::string> command(const std::vector<std::string>& args) const;
