@@ -1112,11 +1112,10 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
     struct Row {
       std::string entry, state, dice, result, reason;
       std::int64_t hash;
-      int turn;
     };
     auto row = std::make_shared<Row>(Row{entry.SerializeAsString(), snapshot ? g->match->encode_state() : "",
                                          snapshot ? g->match->encode_dice() : "", g->result, g->reason,
-                                         static_cast<std::int64_t>(g->match->state_hash()), g->match->turn()});
+                                         static_cast<std::int64_t>(g->match->state_hash())});
     const game::Side decider = g->match->decider();
     const int turn = g->match->turn();
     // The time per move starts afresh for a player each time the decision passes
@@ -1146,7 +1145,7 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
     ++g->pending;
     auto rating = std::make_shared<Ratings::Outcome>();
     storage_.write(
-        [g, v, side, k, row, snapshot, finished, new_deadline, held_until, clock_left, rating, offer_lapsed](Db& db) {
+        [g, v, side, k, row, snapshot, finished, turn, new_deadline, held_until, clock_left, rating, offer_lapsed](Db& db) {
           if (g->broken) throw std::runtime_error("game " + g->id + " is being reloaded");
           try {
             db.prepare(
@@ -1157,7 +1156,7 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
               db.prepare("INSERT OR REPLACE INTO snapshots (game_id, version, state, dice) VALUES (?, ?, ?, ?)")
                   .run(g->id, v, Blob{row->state}, Blob{row->dice});
             }
-            if (finished) *rating = store_end(db, g->id, row->result, row->reason, row->turn);
+            if (finished) *rating = store_end(db, g->id, row->result, row->reason, turn);
             if (offer_lapsed) db.prepare("UPDATE games SET draw_offer = -1 WHERE id = ?").run(g->id);
             if (new_deadline > 0) {
               db.prepare("UPDATE games SET deadline_unix = ?, held_until = ?, soviet_left = ?, german_left = ? WHERE id = ?")

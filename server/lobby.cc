@@ -223,7 +223,7 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
                  g->clock_seconds, g->clock_seconds, g->rematch_of, g->reserved_for, g->rules_revision,
                  g->quiet_offer.value_or(false) ? 1 : 0);
       },
-      [this, g, c, side, refusal, quiet = r.quiet](bool ok) {
+      [this, g, c, side, refusal](bool ok) {
         std::lock_guard l(g->mu);
         --g->pending;
         if (g->challenge()) challenges_by_user_.end(std::to_string(g->creator), ok);
@@ -247,7 +247,7 @@ bool GameService::make_game(const Caller& c, const wire::CreateGame& req, const 
         *gc->mutable_game() = summary(*g, side);
         gc->set_invite_code(g->invite);
         c.reply(std::move(m));
-        if (g->challenge() && !quiet) {
+        if (g->challenge() && !g->quiet_offer.value_or(false)) {
           wire::ServerMessage offer;
           auto* o = offer.mutable_challenge_offered();
           *o->mutable_game() = summary(*g, 1 - side);
