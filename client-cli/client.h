@@ -50,6 +50,9 @@ class Session {
   bool forget_certificate(std::string* forgotten, std::string* error);
   // connect() and Resume with the stored token; then FollowTurns when asked for.
   bool connect_and_resume(std::string* error);
+  // connect_and_resume() when logged in, else connect(): what needs no account
+  // (watching, listing, replaying a public game) works either way.
+  bool connect_as_known(std::string* error) { return logged_in() ? connect_and_resume(error) : connect(error); }
   // Whether each resumed connection asks for the notices of the player's turns.
   void follow_turns(bool on) { follow_turns_ = on; }
   // After connect_and_resume() failed: the server no longer knows the session,

@@ -183,7 +183,7 @@ bool reconnect_session(Session& s, const std::function<void(const std::string&)>
   while (std::chrono::steady_clock::now() < until) {
     std::string why;
     // Not logged in: a spectator of a public game, who needs no session.
-    if (s.logged_in() ? s.connect_and_resume(&why) : s.connect(&why)) {
+    if (s.connect_as_known(&why)) {
       if (!then || then(&why)) return true;
       s.disconnect();  // logged in already: the next try resumes on a connection of its own
     }
@@ -394,7 +394,7 @@ int run_watch(Session& s, const Scenario& sc, const std::string& game_id, const 
               bool json) {
   std::string why;
   // Anyone may watch a public game: without an account, without a session.
-  if (!(s.logged_in() ? s.connect_and_resume(&why) : s.connect(&why))) {
+  if (!s.connect_as_known(&why)) {
     say_err(why);
     return kFailed;
   }

@@ -643,7 +643,7 @@ int main(int argc, char** argv) {
 
   if (*verify) {
     // Public games are open to everyone once over: an account is not needed.
-    if (!(s.logged_in() ? s.connect_and_resume(&why) : s.connect(&why))) return fail(g, why);
+    if (!s.connect_as_known(&why)) return fail(g, why);
     cli::LiveGame lg(s, game_id);  // its summary holds the commitment published at the start
     if (!lg.subscribe(&why)) return fail(g, why);
     if (!lg.summary()) return fail(g, "The server sent no summary of game " + game_id + ".");
@@ -687,7 +687,7 @@ int main(int argc, char** argv) {
       return fail(g, "replay --json prints one version: give it with --at N.", cli::kUsage);
     }
     // Public games are open to everyone once over: an account is not needed.
-    if (!(s.logged_in() ? s.connect_and_resume(&why) : s.connect(&why))) return fail(g, why);
+    if (!s.connect_as_known(&why)) return fail(g, why);
     auto r = cli::Replay::fetch(s, sc, game_id, &why);
     if (!r) return fail(g, why);
     if (at_version) {
@@ -789,7 +789,7 @@ int main(int argc, char** argv) {
     }
     const auto query = games_query(wire::GAMES_IN_PLAY);
     if (!query) return fail(g, why, cli::kUsage);
-    if (!(s.logged_in() ? s.connect_and_resume(&why) : s.connect(&why))) return fail(g, why);
+    if (!s.connect_as_known(&why)) return fail(g, why);
     const auto found = cli::player_games(s, query->filter, &why);
     if (!found) return fail(g, why);
     if (g.json) {
@@ -825,7 +825,7 @@ int main(int argc, char** argv) {
     const auto query = games_query(kind);
     if (!query) return fail(g, why, cli::kUsage);
     // Anyone may list them, as anyone may watch them: an account is not needed.
-    if (!(s.logged_in() ? s.connect_and_resume(&why) : s.connect(&why))) return fail(g, why);
+    if (!s.connect_as_known(&why)) return fail(g, why);
     auto page = cli::open_games_page(s, query->filter, games_page, &why);
     if (!page) return fail(g, why);
     const bool more = !page->next_after().empty();
