@@ -430,7 +430,8 @@ bool GameService::set_aside(const std::string& game_id, std::int64_t user_id, co
     // player may come back, and the rematch may then be offered again.
     finish(g, std::nullopt, user_id, suspended ? "Cancelled" : "Declined", why, "decline");
   } else if (g->status == Game::Status::Open && g->creator == user_id) {
-    finish(g, std::nullopt, user_id, "Cancelled", why, "withdrawal");
+    finish(g, std::nullopt, user_id, "Cancelled", why, "withdrawal", false,
+           suspended ? "its maker's account is suspended" : "its maker closed their account");
   } else if (g->status == Game::Status::Playing && suspended && g->side_of(user_id) >= 0) {
     finish(g, std::nullopt, user_id, g->side_of(user_id) == 0 ? "German victory" : "Soviet victory", why, "resignation");
   } else {
@@ -450,7 +451,8 @@ GameService::OperatorEndOutcome GameService::end_by_operator(const std::string& 
   std::lock_guard lock(g->mu);
   if (g->pending > 0 || g->broken) return OperatorEndOutcome::Later;  // the next poll comes back to it
   if (g->status == Game::Status::Open) {
-    finish(g, std::nullopt, 0, "Cancelled", operator_end_text(true, why), "cancellation");
+    finish(g, std::nullopt, 0, "Cancelled", operator_end_text(true, why), "cancellation", false,
+           "cancelled by the server's operator");
   } else if (g->status == Game::Status::Playing) {
     finish(g, std::nullopt, 0, "Aborted", operator_end_text(false, why), "abort");
   } else {

@@ -270,6 +270,54 @@ TEST_F(ServerChallenge, AnUnansweredChallengeLapsesLikeAnyOpenGame) {
   EXPECT_EQ(bob->join(id).error().code(), wire::CONFLICT);
 }
 
+// Whether `id` leaves `c`'s games within about ten seconds: the server reads the
+// operator's requests and the suspensions every two seconds.
+bool leaves_my_games(Client& c, const std::string& id) {
+  for (int i = 0; i < 200; ++i) {
+    if (!in_my_games(c, id)) return true;
+    std::this_thread::sleep_for(50ms);
+  }
+  return !in_my_games(c, id);
+}
+
+// A challenge that ends because its maker is suspended, or because the operator
+// ends it, no longer waits either: its player is told why, unless it came quietly.
+TEST_F(ServerChallenge, AChallengeEndedByItsMakersSuspensionOrTheOperatorIsToldUnlessItCameQuietly) {
+  auto alice = user("alice"), bob = user("bob"), dave = user("dave"), erin = user("erin"), frank = user("frank");
+  ASSERT_TRUE(bob->follow_turns().has_ok());
+  for (const char* muted : {"erin", "frank"}) {
+    wire::ClientMessage mute;
+    mute.mutable_mute()->set_name(muted);
+    ASSERT_TRUE(bob->request(mute).has_muted_players());
+  }
+  const std::string quiet_suspended = challenge(*erin, "bob"), quiet_ended = challenge(*frank, "bob");
+  const std::string suspended = challenge(*alice, "bob"), ended = challenge(*dave, "bob");
+  ASSERT_FALSE(HasFailure());
+
+  // The quiet ones end first: anything said of them would come before what follows.
+  ASSERT_EQ(operator_command("--suspend erin --days 3 --reason 'Several accounts.'").status, 0);
+  ASSERT_EQ(operator_command("--end-game " + quiet_ended + " --reason 'Test game.'").status, 0);
+  ASSERT_TRUE(leaves_my_games(*bob, quiet_suspended));
+  ASSERT_TRUE(leaves_my_games(*bob, quiet_ended));
+
+  ASSERT_EQ(operator_command("--suspend alice --days 3 --reason 'Several accounts.'").status, 0);
+  auto told = bob->wait_for(is_withdrawal);
+  ASSERT_TRUE(told) << "the challenged player is told it no longer waits";
+  EXPECT_EQ(told->challenge_withdrawn().game_id(), suspended) << "nothing of the quiet ones";
+  EXPECT_EQ(told->challenge_withdrawn().by(), "alice");
+  EXPECT_EQ(told->challenge_withdrawn().reason(), "its maker's account is suspended");
+
+  ASSERT_EQ(operator_command("--end-game " + ended + " --reason 'Test game.'").status, 0);
+  told = bob->wait_for(is_withdrawal);
+  ASSERT_TRUE(told);
+  EXPECT_EQ(told->challenge_withdrawn().game_id(), ended);
+  EXPECT_EQ(told->challenge_withdrawn().by(), "dave");
+  EXPECT_EQ(told->challenge_withdrawn().reason(), "cancelled by the server's operator");
+  EXPECT_EQ(summary_in_my_games(*dave, ended).result_reason(), "Cancelled by the server's operator: Test game.");
+  ASSERT_TRUE(bob->ping().has_pong());
+  EXPECT_TRUE(bob->take_all(is_withdrawal).empty()) << "each told once";
+}
+
 TEST_F(ServerChallenge, ChallengesThatCannotBeMadeAreRefusedWithASentenceAndStoreNothing) {
   auto alice = user("alice"), bob = user("bob"), carol = user("carol"), dave = user("dave"), erin = user("erin");
   ASSERT_TRUE(bob->follow_turns().has_ok());
