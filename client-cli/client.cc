@@ -400,6 +400,13 @@ std::string rematch_offer_notice(const wire::RematchOffered& o) {
          o.of_game_id() + " decline` declines it (`counterattack rematch " + o.of_game_id() + " [--decline]`).";
 }
 
+// "options: limited_bonus red_army_flexibility", as games shows them; empty without any.
+static std::string options_text(const wire::GameSummary& g) {
+  std::string options;
+  for (const auto& o : g.options()) options += " " + o;
+  return options.empty() ? "" : "options:" + options;
+}
+
 // The game's terms as a line of games shows them: its tournament, casual, its clock, its options.
 static std::vector<std::string> terms_of(const wire::GameSummary& g) {
   std::vector<std::string> out;
@@ -410,11 +417,7 @@ static std::vector<std::string> terms_of(const wire::GameSummary& g) {
   // A server that sends no ratings has no rated games either: nothing to tell apart.
   if (!g.rated() && (g.has_soviet_rating() || g.has_german_rating())) out.push_back("casual");
   if (auto clock = describe_clock(g); !clock.empty()) out.push_back(std::move(clock));
-  if (g.options_size()) {
-    std::string options = "options:";
-    for (const auto& o : g.options()) options += " " + o;
-    out.push_back(std::move(options));
-  }
+  if (auto options = options_text(g); !options.empty()) out.push_back(std::move(options));
   return out;
 }
 
@@ -433,16 +436,25 @@ std::string challenge_made_text(const wire::GameSummary& g, bool cli) {
 
 std::string challenge_offer_notice(const wire::ChallengeOffered& o) {
   const auto& g = o.game();
-  const std::string terms = describe_clock(g);
-  return o.by() + " challenges you: game " + g.game_id() + ", " + (g.rated() ? "rated" : "casual") + ", you would play " +
-         g.your_side() + (terms.empty() ? "" : ", " + terms) + ". `join " + g.game_id() + "` accepts it, `decline " +
-         g.game_id() + "` declines it (`counterattack join|decline " + g.game_id() + "`).";
+  std::string terms = describe_clock(g);
+  if (auto options = options_text(g); !options.empty()) terms += (terms.empty() ? "" : ", ") + options;
+  return o.by() + " challenges you: game " + g.game_id() + ", " + (g.rated() ? "rated" : "casual") +
+         (g.private_() ? ", private" : "") + ", you would play " + g.your_side() + (terms.empty() ? "" : ", " + terms) +
+         ". `join " + g.game_id() + "` accepts it, `decline " + g.game_id() + "` declines it (`counterattack join|decline " +
+         g.game_id() + "`).";
 }
 
 std::string challenge_withdrawn_notice(const wire::ChallengeWithdrawn& w) {
   const std::string what = w.of_game_id().empty() ? "The challenge from " + w.by()
                                                   : "The rematch of game " + w.of_game_id() + " offered by " + w.by();
   return what + " (game " + w.game_id() + ") no longer waits for you: " + w.reason() + ".";
+}
+
+std::string withdrawn_text(const wire::GameSummary& g) {
+  if (!g.reserved_for().empty() && g.rematch_of().empty()) {
+    return "You withdrew your challenge to " + g.reserved_for() + " (game " + g.game_id() + ").";
+  }
+  return "You withdrew game " + g.game_id() + ": no one had joined it.";
 }
 
 std::optional<wire::ClientMessage> email_request(const std::vector<std::string>& words, std::string* why) {

@@ -137,10 +137,13 @@ std::string rematch_offer_notice(const wire::RematchOffered& o);
 // What the answer to a `new` with an opponent says: the challenge made, how it is
 // answered (`cli`: with the one-shot commands, else the shell's) and withdrawn.
 std::string challenge_made_text(const wire::GameSummary& g, bool cli);
-// The notice of a challenge another player makes you.
+// The notice of a challenge another player makes you, with its terms as `games` names them.
 std::string challenge_offer_notice(const wire::ChallengeOffered& o);
-// The notice that a challenge (or rematch) kept for you was withdrawn by its maker, or lapsed.
+// The notice that a challenge (or rematch) kept for you no longer waits, and why.
 std::string challenge_withdrawn_notice(const wire::ChallengeWithdrawn& w);
+// What `resign` did to a game of yours nobody had joined (`g` as it was): a challenge
+// withdrawn from the player it waited for, or a game withdrawn.
+std::string withdrawn_text(const wire::GameSummary& g);
 
 // The request for `email`, `email ADDRESS`, `email off`, `email confirm CODE` or
 // `email --turns each|digest|off [--digest-hours N]` (the words after "email");

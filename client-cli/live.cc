@@ -1272,13 +1272,16 @@ class Shell {
   }
 
   void resign() {
+    // A game nobody has joined is withdrawn, not resigned: said as the one-shot resign says it.
+    std::optional<wire::GameSummary> waiting;
+    if (const auto& g = game_->summary(); g && g->status() == "open") waiting = *g;
     wire::ClientMessage m;
     m.mutable_resign()->set_game_id(game_->id());
     std::string why;
     if (!s_.call(m, &why))
       out(why);
     else
-      out("You resigned.");
+      out(waiting ? withdrawn_text(*waiting) : "You resigned.");
   }
 
   void answer_draw(const std::string& what) {

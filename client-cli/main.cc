@@ -1133,15 +1133,12 @@ int main(int argc, char** argv) {
 
   if (*resign) {
     // A game no one has joined yet is withdrawn, not resigned: said as such.
-    bool waiting = false;
-    std::string challenged;  // a challenge's: the player it waited for
+    std::optional<wire::GameSummary> waiting;
     wire::ClientMessage mine;
     mine.mutable_my_games();
     if (const auto list = s.call(mine, &why); list && list->has_game_list()) {
       for (const auto& x : list->game_list().games()) {
-        if (x.game_id() != game_id || x.status() != "open") continue;
-        waiting = true;
-        if (x.rematch_of().empty()) challenged = x.reserved_for();
+        if (x.game_id() == game_id && x.status() == "open") waiting = x;
       }
     }
     wire::ClientMessage m;
@@ -1149,10 +1146,8 @@ int main(int argc, char** argv) {
     if (!s.call(m, &why)) return fail(g, why);
     if (g.json)
       std::cout << "{\"resigned\":true}" << std::endl;
-    else if (!challenged.empty())
-      std::cout << "You withdrew your challenge to " << challenged << " (game " << game_id << ")." << std::endl;
     else if (waiting)
-      std::cout << "You withdrew game " << game_id << ": no one had joined it." << std::endl;
+      std::cout << cli::withdrawn_text(*waiting) << std::endl;
     else
       std::cout << "You resigned game " << game_id << "." << std::endl;
     return cli::kOk;

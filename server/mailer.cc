@@ -481,12 +481,13 @@ void Mailer::challenge_offered(std::int64_t user_id, const wire::ChallengeOffere
   const auto& g = offer.game();
   std::string terms = time_words(g.move_seconds(), g.clock_seconds(), g.increment_seconds());
   if (!terms.empty()) terms = ", " + terms;
+  // The terms in the words the player's `games` uses for them.
   std::string options;
-  for (const auto& o : g.options()) options += (options.empty() ? ", with the optional rules " : ", ") + o;
+  for (const auto& o : g.options()) options += (options.empty() ? ", options: " : " ") + o;
   const std::string& id = g.game_id();
   queue(user_id, to, offer.by() + " challenges you to a game",
         "Hello " + g.reserved_for() + ",\n\n" + offer.by() + " challenges you to a game of " + g.scenario() + ": game " + id +
-            ", " + (g.rated() ? "rated" : "casual") + ", in which you would play the " +
+            ", " + (g.rated() ? "rated" : "casual") + (g.private_() ? ", private" : "") + ", in which you would play the " +
             (g.your_side() == "soviet" ? "Soviet" : "German") + " side" + terms + options + ".\n\nTo accept it, run " +
             command("join " + id) + "; to decline it, " + command("decline " + id) +
             ". In the counterattack shell: `join " + id + "` or `decline " + id + "`.\n" + kFooter);

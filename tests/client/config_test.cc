@@ -339,6 +339,15 @@ TEST(Challenge, TheShellAndTheCommandLineTakeAnOpponentAndTheGamesListSaysWhoseC
                                                 0),
             0u)
       << challenge_made_text(*g, true);
+  // The challenged player's notice names the same terms, as his games does.
+  g->set_your_side("soviet");
+  EXPECT_EQ(challenge_offer_notice(o).rfind("alice challenges you: game new7654321, casual, private, you would play soviet, "
+                                            "options: limited_bonus red_army_flexibility. `join new7654321` accepts it",
+                                            0),
+            0u)
+      << challenge_offer_notice(o);
+  EXPECT_NE(game_line(*g).find("  private  challenge from alice"), std::string::npos) << game_line(*g);
+  EXPECT_NE(game_line(*g).find("  options: limited_bonus red_army_flexibility"), std::string::npos) << game_line(*g);
 
   wire::ChallengeWithdrawn w;
   w.set_game_id("new7654321");

@@ -669,16 +669,29 @@ TEST_F(Shell, AChallengeItsMakerWithdrawsIsToldInTheChallengedPlayersShell) {
   ASSERT_FALSE(started_game("2d").empty());  // both registered
   open(alice_shell_, alice_);
   open(bob_shell_, bob_);
-  alice_shell_.type("new german private casual --clock 15m+10s opponent bob");
+  alice_shell_.type("new german private casual --clock 15m+10s limited_bonus opponent bob");
   ASSERT_TRUE(alice_shell_.expect("Challenged bob: game "));
   const std::string first = alice_shell_.printed_until(", you play german");
   const std::string id = first.substr(0, first.find(','));
   ASSERT_EQ(id.size(), 10u) << first;
-  EXPECT_TRUE(alice_shell_.expect(", private, casual, clock 15m+10s. It waits for bob, who accepts with `join " + id + "`"))
+  EXPECT_TRUE(alice_shell_.expect(", private, casual, clock 15m+10s, options: limited_bonus. It waits for bob, who accepts with `join " +
+                                  id + "`"))
       << "the maker sees the terms bob is offered";
-  ASSERT_TRUE(bob_shell_.expect("alice challenges you: game " + id));
+  EXPECT_TRUE(bob_shell_.expect("alice challenges you: game " + id +
+                                ", casual, private, you would play soviet, clock 15m+10s, options: limited_bonus. `join " + id +
+                                "` accepts it"))
+      << "bob is told every term, in the words his games uses";
   alice_shell_.type("resign yes");
+  EXPECT_TRUE(alice_shell_.expect("You withdrew your challenge to bob (game " + id + ").")) << "withdrawn, not resigned";
   EXPECT_TRUE(bob_shell_.expect("The challenge from alice (game " + id + ") no longer waits for you: withdrawn by its maker."));
+  // So is any game of hers nobody has joined.
+  alice_shell_.type("new soviet");
+  ASSERT_TRUE(alice_shell_.expect("Created game "));
+  const std::string created = alice_shell_.printed_until("; you play soviet.");
+  const std::string game = created.substr(0, created.find(';'));
+  ASSERT_EQ(game.size(), 10u) << created;
+  alice_shell_.type("resign yes");
+  EXPECT_TRUE(alice_shell_.expect("You withdrew game " + game + ": no one had joined it."));
 }
 
 // The operator's words reach a suspended player's shell, whether or not a game is open in it.

@@ -1087,8 +1087,8 @@ TEST_F(ServerMail, APlayerWhoTurnedTurnMailOffIsNotMailedWhenTheDecisionPasses) 
   EXPECT_EQ(all.back().header("Subject").rfind("Your move in game " + next + " (turn ", 0), 0u) << all.back().data;
 }
 
-// A challenge comes from anyone: a player away is mailed it with how to answer it,
-// unless they have turned turn mail off.
+// A challenge comes from anyone: a player away is mailed it with its terms (as his
+// games names them) and how to answer it, unless they have turned turn mail off.
 TEST_F(ServerMail, AChallengedPlayerAwayIsMailedTheChallengeUnlessTheirTurnMailIsOff) {
   auto alice = user("alice"), bob = user("bob"), carol = user("carol");
   std::size_t mails = confirm_address(*bob, sink_, "bob@example.org");
@@ -1098,6 +1098,9 @@ TEST_F(ServerMail, AChallengedPlayerAwayIsMailedTheChallengeUnlessTheirTurnMailI
   challenge.mutable_create_game()->set_side(wire::CHOOSE_SOVIET);
   challenge.mutable_create_game()->set_clock_seconds(900);
   challenge.mutable_create_game()->set_increment_seconds(10);
+  challenge.mutable_create_game()->set_private_(true);
+  challenge.mutable_create_game()->add_options("limited_bonus");
+  challenge.mutable_create_game()->add_options("red_army_flexibility");
   auto made = alice->request(challenge);
   ASSERT_TRUE(made.has_game_created()) << made.DebugString();
   const std::string id = made.game_created().game().game_id();
@@ -1110,12 +1113,15 @@ TEST_F(ServerMail, AChallengedPlayerAwayIsMailedTheChallengeUnlessTheirTurnMailI
   EXPECT_EQ(told.header("Subject"), "alice challenges you to a game");
   const std::string body = body_of(told);
   for (const std::string& said :
-       std::vector<std::string>{"Hello bob,", "game " + id + ", rated, in which you would play the German side",
-                                "a game clock of 15 minutes for each player and 10 seconds more at each move",
+       std::vector<std::string>{"Hello bob,", "game " + id + ", rated, private, in which you would play the German side",
+                                "a game clock of 15 minutes for each player and 10 seconds more at each move, "
+                                "options: limited_bonus red_army_flexibility.",
                                 "`counterattack --server wss://club.test:8443 join " + id + "`",
                                 "`counterattack --server wss://club.test:8443 decline " + id + "`"}) {
     EXPECT_NE(body.find(said), std::string::npos) << said << " in\n" << body;
   }
+  const std::string code = made.game_created().invite_code();
+  EXPECT_TRUE(code.empty() || body.find(code) == std::string::npos) << "he joins it without the code: " << body;
 
   ASSERT_EQ(bob->request(set_turn_mail(wire::TURN_MAIL_OFF)).account().turn_mail(), wire::TURN_MAIL_OFF);
   wire::ClientMessage withdraw;  // one challenge to a player at a time
