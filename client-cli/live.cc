@@ -138,7 +138,8 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
       if (const auto changes = rating_changes_text(m.game_ended()); !changes.empty()) text += ". " + changes;
       if (!m.game_ended().seed_hex().empty())
         text +=
-            ". Dice seed: " + m.game_ended().seed_hex() + " (`counterattack verify " + id_ + "` checks every die).";
+            ". Dice seed: " + m.game_ended().seed_hex() + " (`" + (in_shell_ ? "verify" : "counterattack verify " + id_) +
+            "` checks every die).";
       notices_.push_back(text);
       return true;
     }
@@ -379,6 +380,20 @@ std::string standing_line(const LiveGame& g) {
   return set.empty() ? "" : "Standing orders: " + set + " (answered for you at once; `standing` to change)\n";
 }
 
+std::optional<Audit> audit_finished(Session& s, const std::shared_ptr<const Scenario>& sc, const std::string& game_id,
+                                    const std::string& commitment, std::string* why) {
+  wire::ClientMessage m;
+  m.mutable_get_log()->set_game_id(game_id);
+  // As the server sent it: the audit compares it byte for byte, and prints what differs escaped.
+  auto reply = s.call(m, why, std::chrono::seconds(60), Connection::Text::as_sent);
+  if (!reply) return std::nullopt;
+  if (!reply->has_game_log()) {
+    *why = "The server sent no log.";
+    return std::nullopt;
+  }
+  return audit_game(sc, reply->game_log(), commitment);
+}
+
 game::Side player_side(const LiveGame& g) {
   if (const game::Side s = viewer_side(g.view()); s != game::SIDE_UNSPECIFIED) return s;
   const std::string mine = g.summary() ? g.summary()->your_side() : "";
@@ -502,7 +517,7 @@ namespace {
 const std::vector<std::string>& shell_words() {
   static const std::vector<std::string> w = {
       "help",     "show", "map",   "at",   "full", "stack", "log",    "hand",    "units",
-      "decision", "chat", "mute", "unmute", "muted", "report", "games", "open", "join", "new",   "decline", "rematch", "resign", "draw", "standing", "email", "vacation", "tournament", "rating", "ratings", "refresh", "replay", "quit"};
+      "decision", "chat", "mute", "unmute", "muted", "report", "games", "open", "join", "new",   "decline", "rematch", "resign", "draw", "standing", "email", "vacation", "tournament", "rating", "ratings", "refresh", "replay", "verify", "quit"};
   return w;
 }
 
@@ -960,10 +975,15 @@ class Shell {
         out("replay GAME: step through a finished game.");
       else
         start_replay(w[1]);
+    } else if (cmd == "verify") {
+      if (w.size() > 1 && !(game_ && w[1] == game_->id()))
+        out("verify audits the game open: `open " + w[1] + "`, then `verify`.");
+      else if (need_game())
+        verify();
     } else if (cmd == "refresh") {
       if (need_game()) {
         std::string why;
-        game_ = std::make_unique<LiveGame>(s_, game_->id());
+        game_ = std::make_unique<LiveGame>(s_, game_->id(), true);
         if (!game_->subscribe(&why)) {
           out(why);
         } else {
@@ -1011,6 +1031,7 @@ class Shell {
          "  draw offer|accept|decline | resign yes | refresh | quit\n"
          "  replay GAME                      step through a finished game, the full map after each order: next (or\n"
          "                                   ENTER), prev, goto N, first, last; quit leaves the replay\n"
+         "  verify                           once the open game is over: check its dice seed, every die and event\n"
          "  standing [none | ORDER...]       decisions answered for you at once: stand-fast no-support keep-die\n"
          "                                   take-losses retreat (nothing: the ones set)\n"
          "  email [ADDRESS | confirm CODE | off]   turn notices by mail while you are away\n"
@@ -1027,11 +1048,24 @@ class Shell {
     out(t);
   }
 
+  // `verify`: the open game's audit, as `counterattack verify` gives it.
+  void verify() {
+    const auto& g = game_->summary();
+    if (!g || (!game_->ended() && g->status() != "finished")) {
+      return out("Game " + game_->id() + " is not over: a game is verified once it is over, when the server reveals its log "
+                 "and its dice seed.");
+    }
+    std::string why;
+    const auto audit = audit_finished(s_, std::shared_ptr<const Scenario>(std::shared_ptr<const Scenario>(), &sc_), game_->id(),
+                                      g->seed_commitment(), &why);
+    out(audit ? describe_audit(*audit) : why);
+  }
+
   // `replay GAME`: the shell steps through it, from the setup, until quit.
   void start_replay(const std::string& id) {
     std::string why;
     // Not owned: the shell's scenario outlives the replay.
-    auto r = Replay::fetch(s_, std::shared_ptr<const Scenario>(std::shared_ptr<const Scenario>(), &sc_), id, &why);
+    auto r = Replay::fetch(s_, std::shared_ptr<const Scenario>(std::shared_ptr<const Scenario>(), &sc_), id, &why, true);
     if (!r) return out(why);
     replay_ = std::make_unique<Replay>(std::move(*r));
     cursor_ = {};
@@ -1170,7 +1204,7 @@ class Shell {
   }
 
   void open_game(const std::string& id) {
-    auto g = std::make_unique<LiveGame>(s_, id);
+    auto g = std::make_unique<LiveGame>(s_, id, true);
     std::string why;
     if (!g->subscribe(&why)) {
       out(why);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "game.pb.h"
 #include "render.h"
 #include "scenario.h"
+#include "verify.h"
 #include "wire.pb.h"
 
 namespace counterattack::cli {
@@ -29,7 +31,8 @@ bool reconnect_session(Session& s, const std::function<void(const std::string&)>
 
 class LiveGame {
  public:
-  LiveGame(Session& s, std::string game_id) : s_(s), id_(std::move(game_id)) {}
+  // `in_shell`: its notices name the shell's commands, else the one-shot ones.
+  LiveGame(Session& s, std::string game_id, bool in_shell = false) : s_(s), id_(std::move(game_id)), in_shell_(in_shell) {}
 
   // Watch from the last version applied (0 at first: a full view).
   bool subscribe(std::string* error);
@@ -69,6 +72,7 @@ class LiveGame {
  private:
   Session& s_;
   std::string id_;
+  bool in_shell_ = false;
   game::View view_;
   bool has_view_ = false;
   std::int64_t version_ = 0;
@@ -84,6 +88,11 @@ class LiveGame {
   void show_over();
   std::vector<std::string> notices_;
 };
+
+// The audit of finished game `game_id` (see verify.h), its log asked of the server:
+// nothing, with why, when the server sends none.
+std::optional<Audit> audit_finished(Session& s, const std::shared_ptr<const Scenario>& sc, const std::string& game_id,
+                                    const std::string& commitment, std::string* why);
 
 // The side the reader plays: their view's, or once the game is over (whose full
 // view names no side) the one its summary gives; SIDE_UNSPECIFIED for a spectator.

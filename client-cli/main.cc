@@ -651,15 +651,9 @@ int main(int argc, char** argv) {
       return fail(g, "Game " + game_id + " is " + (lg.summary()->status() == "open" ? "waiting for a second player" : "under way") +
                          ": a game is verified once it is over, when the server reveals its log and its dice seed.");
     }
-    wire::ClientMessage m;
-    m.mutable_get_log()->set_game_id(game_id);
-    // As the server sent it: the audit compares it byte for byte, and prints what differs escaped.
-    auto reply = s.call(m, &why, std::chrono::seconds(60), cli::Connection::Text::as_sent);
-    if (!reply) {
-      return fail(g, why);
-    }
-    if (!reply->has_game_log()) return fail(g, "The server sent no log.");
-    const auto audit = cli::audit_game(sc, reply->game_log(), lg.summary()->seed_commitment());
+    const auto found = cli::audit_finished(s, sc, game_id, lg.summary()->seed_commitment(), &why);
+    if (!found) return fail(g, why);
+    const auto& audit = *found;
     if (g.json) {
       nlohmann::json j{{"verified", audit.verified},
                        {"seed_matches_commitment", audit.seed_matches},

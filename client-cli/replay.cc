@@ -37,7 +37,7 @@ std::optional<std::int64_t> parse_version(const std::string& text) {
 }  // namespace
 
 std::optional<Replay> Replay::fetch(Session& s, const std::shared_ptr<const Scenario>& sc, const std::string& game_id,
-                                    std::string* why) {
+                                    std::string* why, bool in_shell) {
   wire::ClientMessage m;
   m.mutable_get_log()->set_game_id(game_id);
   // As the server sent it: the replay compares each order's events with the rules' byte for byte.
@@ -45,8 +45,10 @@ std::optional<Replay> Replay::fetch(Session& s, const std::shared_ptr<const Scen
   if (!reply) {
     if (s.last_error() == wire::FORBIDDEN) {
       *why = "Game " + shown(game_id) +
-             " is not over: its whole log opens when it ends, and a replay steps through a finished game. `counterattack show " +
-             shown(game_id) + " --log 0` shows the log as you may read it now.";
+             " is not over: its whole log opens when it ends, and a replay steps through a finished game. " +
+             (in_shell ? "`open " + shown(game_id) + "`, then `log`, shows"
+                       : "`counterattack show " + shown(game_id) + " --log 0` shows") +
+             " the log as you may read it now.";
     }
     return std::nullopt;
   }

@@ -23,9 +23,9 @@ class Replay {
  public:
   // Asks the server for the game's log and replays it. Nothing, with a sentence in
   // *why, for an unknown game, one not over (its log is not open yet), or a log
-  // the rules here do not replay.
+  // the rules here do not replay; `in_shell`: the sentence names the shell's commands.
   static std::optional<Replay> fetch(Session& s, const std::shared_ptr<const Scenario>& sc, const std::string& game_id,
-                                     std::string* why);
+                                     std::string* why, bool in_shell = false);
   // A log as the server sent it (GetLog, after the end), replayed.
   static std::optional<Replay> of(const std::shared_ptr<const Scenario>& sc, const wire::GameLog& log, std::string* why);
 

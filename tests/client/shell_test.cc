@@ -482,9 +482,15 @@ TEST_F(Shell, GamesListsTheGameAndOpenShowsIt) {
   EXPECT_EQ(shell.exit_code(), 0) << shell.output();
 }
 
+// The shell's hints name its own commands: `log` for the log in play, `verify` for the audit.
 TEST_F(Shell, ResignEndsTheGameAndBothShellsSaySo) {
   const std::string game = both_in_a_game();
   ASSERT_FALSE(game.empty());
+  alice_shell_.type("replay " + game);
+  EXPECT_TRUE(alice_shell_.expect("a replay steps through a finished game. `open " + game +
+                                  "`, then `log`, shows the log as you may read it now."));
+  alice_shell_.type("verify");
+  EXPECT_TRUE(alice_shell_.expect("Game " + game + " is not over: a game is verified once it is over"));
   bob_shell_.type("resign");
   EXPECT_TRUE(bob_shell_.expect("Type `resign yes` to resign game " + game + "."));
   bob_shell_.type("resign yes");
@@ -493,6 +499,9 @@ TEST_F(Shell, ResignEndsTheGameAndBothShellsSaySo) {
   EXPECT_TRUE(bob_shell_.expect(over));
   EXPECT_TRUE(alice_shell_.expect(over));
   EXPECT_TRUE(alice_shell_.expect(". Dice seed: "));
+  EXPECT_TRUE(alice_shell_.expect(" (`verify` checks every die)."));
+  alice_shell_.type("verify");
+  EXPECT_TRUE(alice_shell_.expect("Verified: "));
   alice_shell_.type("decision");
   EXPECT_TRUE(alice_shell_.expect("The game is over. Soviet victory: The German player resigned"))
       << "drawn over, not waiting for a move";
