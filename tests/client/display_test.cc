@@ -178,5 +178,51 @@ TEST_F(TwoPlayers, AnOrderFromTheCommandLinePrintsWhatItDid) {
   EXPECT_FALSE(json::parse(refused.out).contains("events")) << refused.out;
 }
 
+// What follows an order at once is printed with it: the opponent's standing
+// answer under "then version N:", and in --json `then`, as the player's log
+// reads those versions; never the other side's hidden forms.
+TEST_F(TwoPlayers, AnOrderFromTheCommandLinePrintsTheStandingAnswerThatFollowsIt) {
+  const std::string game = started_game("3d");
+  ASSERT_FALSE(game.empty());
+  ASSERT_EQ(cli(bob_, {"standing", game, "stand-fast"}).code, 0) << "bob's units never break contact";
+  ASSERT_EQ(cli(alice_, {"order", game, "corps", "3TC"}).code, 0);
+  // Into the zone of control of the armored train at 3330, which could break contact.
+  const std::vector<std::string> path = {"4639", "4539", "4439", "4339", "4238", "4138", "4137", "4036", "3936",
+                                         "3835", "3735", "3634", "3534", "3533", "3432", "3431", "3331"};
+  std::vector<std::string> move = {"order", game, "move", "3TC/50"};
+  move.insert(move.end(), path.begin(), path.end());
+  const auto first = cli(alice_, move);
+  ASSERT_EQ(first.code, 0) << first.out << first.err;
+  EXPECT_EQ(first.out.rfind("accepted (version 2)\n", 0), 0u) << first.out;
+  const auto then = first.out.find("\nthen version 3:\n  ");
+  ASSERT_NE(then, std::string::npos) << "bob's standing answer follows her move: " << first.out;
+
+  move[3] = "3TC/51";
+  move.push_back("--json");
+  const auto moved = cli(alice_, move);
+  ASSERT_EQ(moved.code, 0) << moved.out << moved.err;
+  const json j = json::parse(moved.out);
+  EXPECT_EQ(j.value("version", 0), 4) << moved.out;
+  ASSERT_EQ(j.at("then").size(), 1u) << moved.out;
+  EXPECT_EQ(j.at("then")[0].value("version", 0), 5) << moved.out;
+  auto logged = cli(alice_, {"--json", "show", game, "--log", "0"});
+  ASSERT_EQ(logged.code, 0) << logged.err;
+  json answered = json::array();
+  std::string said;  // version 3's lines, as the first move printed them
+  const json whole = json::parse(logged.out);
+  for (const auto& e : whole.at("log")) {
+    if (e.value("version", 0) == 5) answered.push_back(e.at("event"));
+    if (e.value("version", 0) == 3) said += "  " + e.at("event").value("text", "") + "\n";
+  }
+  EXPECT_EQ(first.out.substr(then + 1), "then version 3:\n" + said) << first.out;
+  EXPECT_FALSE(answered.empty()) << logged.out;
+  EXPECT_EQ(j.at("then")[0].at("events"), answered) << "as alice's log reads version 5: " << logged.out;
+  for (const auto& e : j.at("then")[0].at("events")) {
+    const std::string audience = e.value("audience", "AUDIENCE_ALL");
+    EXPECT_NE(audience, "AUDIENCE_GERMAN") << e.dump();
+    EXPECT_NE(audience, "AUDIENCE_ALL_BUT_SOVIET") << e.dump();
+  }
+}
+
 }  // namespace
 }  // namespace counterattack::cli
