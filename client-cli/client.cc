@@ -392,19 +392,27 @@ std::string rematch_answer(const wire::ServerMessage& reply) {
          g.game_id() + "` (or `open " + g.game_id() + "` in the shell).";
 }
 
-std::string rematch_offer_notice(const wire::RematchOffered& o) {
-  const auto& g = o.game();
-  const std::string terms = describe_clock(g);
-  return o.by() + " offers a rematch of game " + o.of_game_id() + ": game " + g.game_id() + ", you would play " +
-         g.your_side() + (terms.empty() ? "" : ", " + terms) + ". `rematch " + o.of_game_id() + "` accepts it, `rematch " +
-         o.of_game_id() + " decline` declines it (`counterattack rematch " + o.of_game_id() + " [--decline]`).";
-}
-
 // "options: limited_bonus red_army_flexibility", as games shows them; empty without any.
 static std::string options_text(const wire::GameSummary& g) {
   std::string options;
   for (const auto& o : g.options()) options += " " + o;
   return options.empty() ? "" : "options:" + options;
+}
+
+// An offer's clock and optional rules, as games shows them: ", clock 15m+10s, options: ..." or "".
+static std::string offered_clock_and_options(const wire::GameSummary& g) {
+  std::string terms;
+  if (auto clock = describe_clock(g); !clock.empty()) terms += ", " + clock;
+  if (auto options = options_text(g); !options.empty()) terms += ", " + options;
+  return terms;
+}
+
+std::string rematch_offer_notice(const wire::RematchOffered& o) {
+  const auto& g = o.game();
+  return o.by() + " offers a rematch of game " + o.of_game_id() + ": game " + g.game_id() + ", you would play " +
+         g.your_side() + (g.private_() ? ", private" : "") + offered_clock_and_options(g) + ". `rematch " +
+         o.of_game_id() + "` accepts it, `rematch " + o.of_game_id() + " decline` declines it (`counterattack rematch " +
+         o.of_game_id() + " [--decline]`).";
 }
 
 // The game's terms as a line of games shows them: its tournament, casual, its clock, its options.
@@ -436,10 +444,8 @@ std::string challenge_made_text(const wire::GameSummary& g, bool cli) {
 
 std::string challenge_offer_notice(const wire::ChallengeOffered& o) {
   const auto& g = o.game();
-  std::string terms = describe_clock(g);
-  if (auto options = options_text(g); !options.empty()) terms += (terms.empty() ? "" : ", ") + options;
   return o.by() + " challenges you: game " + g.game_id() + ", " + (g.rated() ? "rated" : "casual") +
-         (g.private_() ? ", private" : "") + ", you would play " + g.your_side() + (terms.empty() ? "" : ", " + terms) +
+         (g.private_() ? ", private" : "") + ", you would play " + g.your_side() + offered_clock_and_options(g) +
          ". `join " + g.game_id() + "` accepts it, `decline " + g.game_id() + "` declines it (`counterattack join|decline " +
          g.game_id() + "`).";
 }

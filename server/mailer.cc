@@ -460,17 +460,26 @@ void Mailer::tournament_cancelled(std::int64_t user_id, const std::string& playe
             "\n\nOpen tournaments to enter: " + command("tournament list") + ".\n" + kFooter);
 }
 
+// The terms of a game offered to one player, the optional rules in the words their `games` uses:
+// "rated, private, in which you would play the Soviet side, <time>, options: limited_bonus".
+static std::string offered_terms(const wire::GameSummary& g) {
+  std::string terms = std::string(g.rated() ? "rated" : "casual") + (g.private_() ? ", private" : "") +
+                      ", in which you would play the " + (g.your_side() == "soviet" ? "Soviet" : "German") + " side";
+  if (auto time = time_words(g.move_seconds(), g.clock_seconds(), g.increment_seconds()); !time.empty()) terms += ", " + time;
+  std::string options;
+  for (const auto& o : g.options()) options += " " + o;
+  if (!options.empty()) terms += ", options:" + options;
+  return terms;
+}
+
 void Mailer::rematch_offered(std::int64_t user_id, const wire::RematchOffered& offer) {
   const std::string to = address_of(user_id);
   if (to.empty()) return;
   const auto& g = offer.game();
-  std::string terms = time_words(g.move_seconds(), g.clock_seconds(), g.increment_seconds());
-  if (!terms.empty()) terms = ", " + terms;
   const std::string& of = offer.of_game_id();
   queue(user_id, to, offer.by() + " offers you a rematch of game " + of,
         "Hello " + g.reserved_for() + ",\n\n" + offer.by() + " offers you a rematch of game " + of + ": game " +
-            g.game_id() + ", " + (g.rated() ? "rated" : "casual") + ", in which you would play the " +
-            (g.your_side() == "soviet" ? "Soviet" : "German") + " side" + terms + ".\n\nTo accept it, run " +
+            g.game_id() + ", " + offered_terms(g) + ".\n\nTo accept it, run " +
             command("rematch " + of) + "; to decline it, " + command("rematch " + of + " --decline") +
             ". In the counterattack shell: `rematch " + of + "` or `rematch " + of + " decline`.\n" + kFooter);
 }
@@ -479,16 +488,10 @@ void Mailer::challenge_offered(std::int64_t user_id, const wire::ChallengeOffere
   const std::string to = address_of(user_id);
   if (to.empty()) return;
   const auto& g = offer.game();
-  std::string terms = time_words(g.move_seconds(), g.clock_seconds(), g.increment_seconds());
-  if (!terms.empty()) terms = ", " + terms;
-  // The terms in the words the player's `games` uses for them.
-  std::string options;
-  for (const auto& o : g.options()) options += (options.empty() ? ", options: " : " ") + o;
   const std::string& id = g.game_id();
   queue(user_id, to, offer.by() + " challenges you to a game",
         "Hello " + g.reserved_for() + ",\n\n" + offer.by() + " challenges you to a game of " + g.scenario() + ": game " + id +
-            ", " + (g.rated() ? "rated" : "casual") + (g.private_() ? ", private" : "") + ", in which you would play the " +
-            (g.your_side() == "soviet" ? "Soviet" : "German") + " side" + terms + options + ".\n\nTo accept it, run " +
+            ", " + offered_terms(g) + ".\n\nTo accept it, run " +
             command("join " + id) + "; to decline it, " + command("decline " + id) +
             ". In the counterattack shell: `join " + id + "` or `decline " + id + "`.\n" + kFooter);
 }

@@ -266,6 +266,13 @@ TEST(Rematch, OfferedAndAcceptedInWordsThatSayWhatToTypeNext) {
   EXPECT_EQ(rematch_offer_notice(o),
             "alice offers a rematch of game old1234567: game new7654321, you would play soviet, clock 15m+10s. "
             "`rematch old1234567` accepts it, `rematch old1234567 decline` declines it (`counterattack rematch old1234567 [--decline]`).");
+  o.mutable_game()->set_private_(true);
+  o.mutable_game()->add_options("limited_bonus");
+  EXPECT_EQ(rematch_offer_notice(o),
+            "alice offers a rematch of game old1234567: game new7654321, you would play soviet, private, clock 15m+10s, "
+            "options: limited_bonus. `rematch old1234567` accepts it, `rematch old1234567 decline` declines it "
+            "(`counterattack rematch old1234567 [--decline]`).")
+      << "the same terms as a challenge's notice names";
   wire::ServerMessage made;
   auto* g = made.mutable_game_created()->mutable_game();
   g->set_game_id("new7654321");

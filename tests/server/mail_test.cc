@@ -902,6 +902,7 @@ TEST_F(ServerMail, AnOpponentAwayIsMailedARematchOfferWithHowToAcceptOrDeclineIt
   create.mutable_create_game()->set_side(wire::CHOOSE_SOVIET);
   create.mutable_create_game()->set_clock_seconds(900);
   create.mutable_create_game()->set_increment_seconds(10);
+  create.mutable_create_game()->add_options("limited_bonus");
   auto made = alice->request(create);
   ASSERT_TRUE(made.has_game_created()) << made.DebugString();
   const std::string old = made.game_created().game().game_id();
@@ -926,7 +927,7 @@ TEST_F(ServerMail, AnOpponentAwayIsMailedARematchOfferWithHowToAcceptOrDeclineIt
   const std::string body = body_of(*told);
   for (const std::string& said :
        std::vector<std::string>{"Hello bob,", "game " + id + ", rated, in which you would play the Soviet side",
-                                "a game clock of 15 minutes for each player and 10 seconds more at each move",
+                                "a game clock of 15 minutes for each player and 10 seconds more at each move, options: limited_bonus.",
                                 "`counterattack --server wss://club.test:8443 rematch " + old + "`",
                                 "`counterattack --server wss://club.test:8443 rematch " + old + " --decline`"}) {
     EXPECT_NE(body.find(said), std::string::npos) << said << " in\n" << body;
