@@ -399,20 +399,25 @@ static std::string options_text(const wire::GameSummary& g) {
   return options.empty() ? "" : "options:" + options;
 }
 
-// An offer's clock and optional rules, as games shows them: ", clock 15m+10s, options: ..." or "".
-static std::string offered_clock_and_options(const wire::GameSummary& g) {
-  std::string terms;
-  if (auto clock = describe_clock(g); !clock.empty()) terms += ", " + clock;
+// The terms of a game offered to one player, as games shows them:
+// "rated, private, you would play soviet, clock 15m+10s, options: limited_bonus".
+static std::string offered_terms(const wire::GameSummary& g) {
+  std::string terms = std::string(g.rated() ? "rated" : "casual") + (g.private_() ? ", private" : "") +
+                      ", you would play " + g.your_side();
+  if (auto clock = describe_clock(g); !clock.empty()) {
+    terms += ", " + clock;
+  } else {
+    terms += ", untimed";
+  }
   if (auto options = options_text(g); !options.empty()) terms += ", " + options;
   return terms;
 }
 
 std::string rematch_offer_notice(const wire::RematchOffered& o) {
   const auto& g = o.game();
-  return o.by() + " offers a rematch of game " + o.of_game_id() + ": game " + g.game_id() + ", you would play " +
-         g.your_side() + (g.private_() ? ", private" : "") + offered_clock_and_options(g) + ". `rematch " +
-         o.of_game_id() + "` accepts it, `rematch " + o.of_game_id() + " decline` declines it (`counterattack rematch " +
-         o.of_game_id() + " [--decline]`).";
+  return o.by() + " offers a rematch of game " + o.of_game_id() + ": game " + g.game_id() + ", " + offered_terms(g) +
+         ". `rematch " + o.of_game_id() + "` accepts it, `rematch " + o.of_game_id() +
+         " decline` declines it (`counterattack rematch " + o.of_game_id() + " [--decline]`).";
 }
 
 // The game's terms as a line of games shows them: its tournament, casual, its clock, its options.
@@ -444,9 +449,7 @@ std::string challenge_made_text(const wire::GameSummary& g, bool cli) {
 
 std::string challenge_offer_notice(const wire::ChallengeOffered& o) {
   const auto& g = o.game();
-  return o.by() + " challenges you: game " + g.game_id() + ", " + (g.rated() ? "rated" : "casual") +
-         (g.private_() ? ", private" : "") + ", you would play " + g.your_side() + offered_clock_and_options(g) +
-         ". `join " + g.game_id() + "` accepts it, `decline " + g.game_id() + "` declines it (`counterattack join|decline " +
+  return o.by() + " challenges you: game " + g.game_id() + ", " + offered_terms(g) + ". `join " + g.game_id() + "` accepts it, `decline " + g.game_id() + "` declines it (`counterattack join|decline " +
          g.game_id() + "`).";
 }
 
@@ -461,6 +464,20 @@ std::string withdrawn_text(const wire::GameSummary& g) {
     return "You withdrew your challenge to " + g.reserved_for() + " (game " + g.game_id() + ").";
   }
   return "You withdrew game " + g.game_id() + ": no one had joined it.";
+}
+
+std::string resign_outcome(Session& s, const std::string& game_id, const std::optional<wire::GameSummary>& before,
+                           const std::string& resigned) {
+  wire::ClientMessage mine;
+  mine.mutable_my_games();
+  std::string why;
+  if (const auto list = s.call(mine, &why); list && list->has_game_list()) {
+    for (const auto& g : list->game_list().games()) {
+      if (g.game_id() != game_id || g.result() != "Cancelled") continue;
+      return withdrawn_text(before ? *before : g);  // once over, the server no longer says whom it waited for
+    }
+  }
+  return resigned;
 }
 
 std::optional<wire::ClientMessage> email_request(const std::vector<std::string>& words, std::string* why) {

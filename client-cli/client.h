@@ -144,6 +144,11 @@ std::string challenge_withdrawn_notice(const wire::ChallengeWithdrawn& w);
 // What `resign` did to a game of yours nobody had joined (`g` as it was): a challenge
 // withdrawn from the player it waited for, or a game withdrawn.
 std::string withdrawn_text(const wire::GameSummary& g);
+// What a Resign the server took did, in words: withdrawn_text for a game nobody had joined,
+// else `resigned`. Read back from the server, as someone may have joined just before; `before`
+// is the game as listed before it (whom a challenge waited for), when known.
+std::string resign_outcome(Session& s, const std::string& game_id, const std::optional<wire::GameSummary>& before,
+                           const std::string& resigned);
 
 // The request for `email`, `email ADDRESS`, `email off`, `email confirm CODE` or
 // `email --turns each|digest|off [--digest-hours N]` (the words after "email");

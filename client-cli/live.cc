@@ -1048,24 +1048,28 @@ class Shell {
     out(t);
   }
 
+  // The shell's scenario for what takes it shared; not owned, as the shell outlives them.
+  std::shared_ptr<const Scenario> shared_scenario() const {
+    return std::shared_ptr<const Scenario>(std::shared_ptr<const Scenario>(), &sc_);
+  }
+
   // `verify`: the open game's audit, as `counterattack verify` gives it.
   void verify() {
     const auto& g = game_->summary();
-    if (!g || (!game_->ended() && g->status() != "finished")) {
+    if (!g) return out("The server sent no summary of game " + game_->id() + ", so its dice seed's commitment is unknown.");
+    if (!game_->ended() && g->status() != "finished") {
       return out("Game " + game_->id() + " is not over: a game is verified once it is over, when the server reveals its log "
                  "and its dice seed.");
     }
     std::string why;
-    const auto audit = audit_finished(s_, std::shared_ptr<const Scenario>(std::shared_ptr<const Scenario>(), &sc_), game_->id(),
-                                      g->seed_commitment(), &why);
+    const auto audit = audit_finished(s_, shared_scenario(), game_->id(), g->seed_commitment(), &why);
     out(audit ? describe_audit(*audit) : why);
   }
 
   // `replay GAME`: the shell steps through it, from the setup, until quit.
   void start_replay(const std::string& id) {
     std::string why;
-    // Not owned: the shell's scenario outlives the replay.
-    auto r = Replay::fetch(s_, std::shared_ptr<const Scenario>(std::shared_ptr<const Scenario>(), &sc_), id, &why, true);
+    auto r = Replay::fetch(s_, shared_scenario(), id, &why, true);
     if (!r) return out(why);
     replay_ = std::make_unique<Replay>(std::move(*r));
     cursor_ = {};
@@ -1306,16 +1310,13 @@ class Shell {
   }
 
   void resign() {
-    // A game nobody has joined is withdrawn, not resigned: said as the one-shot resign says it.
-    std::optional<wire::GameSummary> waiting;
-    if (const auto& g = game_->summary(); g && g->status() == "open") waiting = *g;
+    const auto before = game_->summary();
     wire::ClientMessage m;
     m.mutable_resign()->set_game_id(game_->id());
     std::string why;
-    if (!s_.call(m, &why))
-      out(why);
-    else
-      out(waiting ? withdrawn_text(*waiting) : "You resigned.");
+    if (!s_.call(m, &why)) return out(why);
+    // A game nobody has joined is withdrawn, not resigned: said as the one-shot resign says it.
+    out(resign_outcome(s_, game_->id(), before, "You resigned."));
   }
 
   void answer_draw(const std::string& what) {

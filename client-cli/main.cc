@@ -1126,13 +1126,13 @@ int main(int argc, char** argv) {
   }
 
   if (*resign) {
-    // A game no one has joined yet is withdrawn, not resigned: said as such.
-    std::optional<wire::GameSummary> waiting;
+    // Whom a challenge waits for, which the server says only while it waits.
+    std::optional<wire::GameSummary> before;
     wire::ClientMessage mine;
     mine.mutable_my_games();
     if (const auto list = s.call(mine, &why); list && list->has_game_list()) {
       for (const auto& x : list->game_list().games()) {
-        if (x.game_id() == game_id && x.status() == "open") waiting = x;
+        if (x.game_id() == game_id) before = x;
       }
     }
     wire::ClientMessage m;
@@ -1140,10 +1140,8 @@ int main(int argc, char** argv) {
     if (!s.call(m, &why)) return fail(g, why);
     if (g.json)
       std::cout << "{\"resigned\":true}" << std::endl;
-    else if (waiting)
-      std::cout << cli::withdrawn_text(*waiting) << std::endl;
     else
-      std::cout << "You resigned game " << game_id << "." << std::endl;
+      std::cout << cli::resign_outcome(s, game_id, before, "You resigned game " + game_id + ".") << std::endl;
     return cli::kOk;
   }
 

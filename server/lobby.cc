@@ -429,9 +429,9 @@ bool GameService::set_aside(const std::string& game_id, std::int64_t user_id, co
     // A closed account never answers: its rematch is declined for good. A suspended
     // player may come back, and the rematch may then be offered again.
     finish(g, std::nullopt, user_id, suspended ? "Cancelled" : "Declined", why, "decline");
-  } else if (g->status == Game::Status::Open && g->creator == user_id) {
-    finish(g, std::nullopt, user_id, "Cancelled", why, "withdrawal", false,
-           suspended ? "its maker's account is suspended" : "its maker closed their account");
+  } else if (g->status == Game::Status::Open && g->creator == user_id && suspended) {
+    // (An account is closed only once no game it made waits.)
+    finish(g, std::nullopt, user_id, "Cancelled", why, "withdrawal", false, "its maker's account is suspended");
   } else if (g->status == Game::Status::Playing && suspended && g->side_of(user_id) >= 0) {
     finish(g, std::nullopt, user_id, g->side_of(user_id) == 0 ? "German victory" : "Soviet victory", why, "resignation");
   } else {

@@ -264,12 +264,15 @@ TEST(Rematch, OfferedAndAcceptedInWordsThatSayWhatToTypeNext) {
   o.mutable_game()->set_clock_seconds(900);
   o.mutable_game()->set_increment_seconds(10);
   EXPECT_EQ(rematch_offer_notice(o),
-            "alice offers a rematch of game old1234567: game new7654321, you would play soviet, clock 15m+10s. "
+            "alice offers a rematch of game old1234567: game new7654321, casual, you would play soviet, clock 15m+10s. "
             "`rematch old1234567` accepts it, `rematch old1234567 decline` declines it (`counterattack rematch old1234567 [--decline]`).");
+  o.mutable_game()->set_rated(true);
   o.mutable_game()->set_private_(true);
+  o.mutable_game()->set_clock_seconds(0);
+  o.mutable_game()->set_increment_seconds(0);
   o.mutable_game()->add_options("limited_bonus");
   EXPECT_EQ(rematch_offer_notice(o),
-            "alice offers a rematch of game old1234567: game new7654321, you would play soviet, private, clock 15m+10s, "
+            "alice offers a rematch of game old1234567: game new7654321, rated, private, you would play soviet, untimed, "
             "options: limited_bonus. `rematch old1234567` accepts it, `rematch old1234567 decline` declines it "
             "(`counterattack rematch old1234567 [--decline]`).")
       << "the same terms as a challenge's notice names";
@@ -349,7 +352,7 @@ TEST(Challenge, TheShellAndTheCommandLineTakeAnOpponentAndTheGamesListSaysWhoseC
   // The challenged player's notice names the same terms, as his games does.
   g->set_your_side("soviet");
   EXPECT_EQ(challenge_offer_notice(o).rfind("alice challenges you: game new7654321, casual, private, you would play soviet, "
-                                            "options: limited_bonus red_army_flexibility. `join new7654321` accepts it",
+                                            "untimed, options: limited_bonus red_army_flexibility. `join new7654321` accepts it",
                                             0),
             0u)
       << challenge_offer_notice(o);
