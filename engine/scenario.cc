@@ -27,7 +27,12 @@ std::uint32_t option_bit(const std::string& key) {
   return 0;
 }
 
-std::uint32_t revision_bits(int revision) { return revision >= 2 ? kChaChaDice | kSupportAskedWhenChitsHeld : 0; }
+std::uint32_t revision_bits(int revision) {
+  std::uint32_t bits = 0;
+  if (revision >= 2) bits |= kChaChaDice | kSupportAskedWhenChitsHeld;
+  if (revision >= 3) bits |= kWholeCorpsSupplyCheck;
+  return bits;
+}
 
 Prng::Kind dice_kind(std::uint32_t options) {
   return (options & kChaChaDice) ? Prng::Kind::ChaCha20 : Prng::Kind::Xoshiro256;

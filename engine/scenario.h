@@ -168,8 +168,12 @@ enum Revision2 : std::uint32_t {
   kSupportAskedWhenChitsHeld = 1u << 17,  // 20: the defender is asked about support whenever they
                                           // hold a chit, so that the question tells nothing of which
 };
-constexpr int kLatestRevision = 2;
-// The option bits of an engine revision (1 or kLatestRevision); 0 for revision 1.
+enum Revision3 : std::uint32_t {
+  kWholeCorpsSupplyCheck = 1u << 18,  // 5: a Soviet phase checks the supply of every unit of the corps
+                                      // it activated (and of the 47th Army with it), moved or not
+};
+constexpr int kLatestRevision = 3;
+// The option bits of an engine revision (1 to kLatestRevision); 0 for revision 1.
 std::uint32_t revision_bits(int revision);
 // The generator a game of these option bits rolls its dice with.
 Prng::Kind dice_kind(std::uint32_t options);

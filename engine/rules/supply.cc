@@ -102,8 +102,17 @@ std::vector<Loc> Engine::supplied_hexes(const GameState& s, Side side) const {
 // 5 step 5: the units activated in this phase, or every unit of the side.
 void Rules::supply_check(bool whole_side) {
   const Side side = s_.phase_side();
+  // 5 (revision 3): a Soviet corps is activated whole, moved or not, and the 47th Army with it;
+  // games begun before check only the units that acted.
+  auto activated_whole = [&](size_t u) {
+    if (side != Side::Soviet || !option(kWholeCorpsSupplyCheck)) return false;
+    const int f = sc_.units[u].formation;
+    if (f == s_.active_corps || f == s_.extra_corps) return true;
+    return sc_.formations[static_cast<size_t>(f)].kind == data::ARMY && s_.forty_seventh_phase == s_.activation;
+  };
   auto checked = [&](size_t u) {
-    return sc_.units[u].side == side && sc_.on_board(s_.units[u].loc) && (whole_side || (s_.units[u].flags & kActedThisPhase));
+    return sc_.units[u].side == side && sc_.on_board(s_.units[u].loc) &&
+           (whole_side || (s_.units[u].flags & kActedThisPhase) || activated_whole(u));
   };
   bool any = false;
   for (size_t u = 0; u < s_.units.size() && !any; ++u) any = checked(u);

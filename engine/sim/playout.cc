@@ -361,6 +361,21 @@ void play_one(const Engine& engine, std::uint64_t game_seed, const PlayoutOption
     }
     check_state(engine, s, problems);
     // 15: right after a supply check, the markers match a trace made now.
+    // 5 (revision 3): after the first two Soviet phases, those of the corps activated.
+    if ((s.options & kWholeCorpsSupplyCheck) && (before.activation == 0 || before.activation == 2) &&
+        s.activation == before.activation + 1 && before.in_activation() && s.turn == before.turn) {
+      const auto supplied = engine.units_in_supply(s, Side::Soviet);
+      for (size_t u = 0; u < s.units.size(); ++u) {
+        const auto& def = engine.scenario().units[u];
+        const bool army = engine.scenario().formations[static_cast<size_t>(def.formation)].kind == data::ARMY;
+        const bool activated = def.formation == before.active_corps || def.formation == before.extra_corps ||
+                               (army && before.forty_seventh_phase == before.activation);
+        if (def.side != Side::Soviet || !activated || !engine.scenario().on_board(s.units[u].loc)) continue;
+        if (((s.units[u].flags & kOutOfSupply) != 0) == supplied[u]) {
+          problems.push_back("supply marker of " + def.id + " disagrees with its supply line after its corps' phase");
+        }
+      }
+    }
     if (before.activation == 4 && s.activation == 5 && before.in_activation()) {
       const auto supplied = engine.units_in_supply(s, Side::Soviet);
       for (size_t u = 0; u < s.units.size(); ++u) {

@@ -51,6 +51,14 @@ TEST(Playout, RandomGamesOfRevision1) {
   EXPECT_EQ(play_games(200, 202, opt).completed, 3);
 }
 
+// And those begun before revision 3 by revision 2's.
+TEST(Playout, RandomGamesOfRevision2) {
+  PlayoutOptions opt;
+  opt.revision = 2;
+  opt.view_check_every = 10;
+  EXPECT_EQ(play_games(300, 302, opt).completed, 3);
+}
+
 TEST(Playout, RandomGamesWithEveryOptionalRule) {
   PlayoutOptions opt;
   opt.options = kLimitedGermanActivation | kRedArmyFlexibility | kLimitedBonus | kRedArmyElasticDefense;

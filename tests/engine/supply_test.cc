@@ -168,6 +168,57 @@ TEST_F(Supply, Rule15_SovietUnitsNotActivatedAreNotCheckedInTheFirstPhases) {
   EXPECT_FALSE(marked("2TC/1"));
 }
 
+// 5: "When all the units of that corps have moved and/or fought and their
+// supply has been checked": the corps is activated whole (its units are all
+// marked Moved), so from revision 3 the check covers those that stood still,
+// and the 47th Army's units when it went with the corps.
+TEST(SupplyRevision3, Rule5_TheWholeActivatedCorpsIsCheckedMovedOrNot) {
+  Table t(road_scenario(), revision_bits(3));
+  t.put("1TC/1", "0105");
+  t.put("1TC/R", "0103");   // of the corps, out of supply, does not move
+  t.put("47A/1", "0203");   // the 47th Army, with the corps, does not move
+  t.put("2TC/1", "0107");   // another corps: not activated
+  t.put("2TA/1", "0101");   // an independent that does not act
+  t.begin_phase(0, "1TC");
+  t.s.forty_seventh_phase = 0;
+  ASSERT_TRUE(Accepted(t.move(Side::Soviet, {"1TC/1"}, {"0205"})));
+  end_phase(t, Side::Soviet);
+  auto marked = [&](const char* u) { return t.s.has(t.unit(u), kOutOfSupply); };
+  EXPECT_TRUE(marked("1TC/1"));
+  EXPECT_TRUE(marked("1TC/R"));
+  EXPECT_TRUE(marked("47A/1"));
+  EXPECT_FALSE(marked("2TC/1"));
+  EXPECT_FALSE(marked("2TA/1"));
+  // The German reads the marker on the unit that stood still too.
+  const auto v = t.engine.view(t.s, Viewer::German);
+  ASSERT_NE(find_unit(v, "1TC/R"), nullptr);
+  EXPECT_TRUE(find_unit(v, "1TC/R")->out_of_supply());
+}
+
+TEST(SupplyRevision3, Rule5_AUnitOfTheCorpsBackInSupplyLosesItsMarkerWithoutMoving) {
+  Table t(road_scenario(), revision_bits(3));
+  t.put("1TC/R", "1507");  // two hexes from the Soviet source
+  t.s.set(t.unit("1TC/R"), kOutOfSupply);
+  t.begin_phase(0, "1TC");
+  end_phase(t, Side::Soviet);
+  EXPECT_FALSE(t.s.has(t.unit("1TC/R"), kOutOfSupply));
+}
+
+// Games begun before revision 3 go on checking only the units that acted.
+TEST(SupplyRevision3, Rule5_InRevision2OnlyTheUnitsThatActedAreChecked) {
+  Table t(road_scenario(), revision_bits(2));
+  t.put("1TC/1", "0105");
+  t.put("1TC/R", "0103");
+  t.put("47A/1", "0203");
+  t.begin_phase(0, "1TC");
+  t.s.forty_seventh_phase = 0;
+  ASSERT_TRUE(Accepted(t.move(Side::Soviet, {"1TC/1"}, {"0205"})));
+  end_phase(t, Side::Soviet);
+  EXPECT_TRUE(t.s.has(t.unit("1TC/1"), kOutOfSupply));
+  EXPECT_FALSE(t.s.has(t.unit("1TC/R"), kOutOfSupply));
+  EXPECT_FALSE(t.s.has(t.unit("47A/1"), kOutOfSupply));
+}
+
 TEST_F(Supply, Rule15_OutOfSupplyArmorMovesAndFightsAtHalfRoundedUp) {
   const int armor = t.unit("1TC/1"), mech = t.unit("PzA/2"), slow = t.unit("1TC/3");
   t.put("1TC/1", "0105");
