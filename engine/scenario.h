@@ -139,6 +139,7 @@ struct EventChit {
   data::EventEffect effect = data::EVENT_EFFECT_UNSPECIFIED;
   int amount = 0;
   bool stays_in_play = false;
+  std::vector<UnitClass> classes;  // the units it is played on; empty: any
 };
 
 struct CombatResult {
@@ -171,6 +172,7 @@ enum Revision2 : std::uint32_t {
 enum Revision3 : std::uint32_t {
   kWholeCorpsSupplyCheck = 1u << 18,  // 5: a Soviet phase checks the supply of every unit of the corps
                                       // it activated (and of the 47th Army with it), moved or not
+  kChitUnitClasses = 1u << 19,        // 16, 20: a chit played on a unit takes only the classes it names
 };
 constexpr int kLatestRevision = 3;
 // The option bits of an engine revision (1 to kLatestRevision); 0 for revision 1.

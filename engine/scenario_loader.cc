@@ -525,9 +525,14 @@ class Builder {
       }
       if (c.side() == data::SIDE_UNSPECIFIED) fail(f.file, cat.line("side"), "event '" + c.id() + "' needs a side");
       if (c.effect() == data::EVENT_EFFECT_UNSPECIFIED) fail(f.file, cat.line("effect"), "event '" + c.id() + "' needs an effect");
+      std::vector<UnitClass> classes;
+      for (int k : c.unit_class()) {
+        if (k == data::UNIT_CLASS_UNSPECIFIED) fail(f.file, cat.line("unit_class"), "event '" + c.id() + "' names an unspecified unit_class");
+        classes.push_back(static_cast<UnitClass>(std::max(0, k - 1)));
+      }
       sc.event_by_id[c.id()] = static_cast<int>(sc.events.size());
       sc.events.push_back({c.id(), c.name(), c.text(), c.side() == data::SOVIET ? Side::Soviet : Side::German,
-                           c.effect(), c.amount(), c.stays_in_play()});
+                           c.effect(), c.amount(), c.stays_in_play(), std::move(classes)});
     }
     if (sc.events.size() > 200) fail(f.file, 0, "too many event chits");
     provenance("events", m.provenance(), f.file, at.line("provenance"));

@@ -1,9 +1,20 @@
 // 20 Events: chits drawn in secret and played at the owner's choice.
 #include <algorithm>
+#include <cctype>
 
 #include "rules/rules.h"
 
 namespace counterattack {
+namespace {
+
+// "armor", "antitank": a class as the refusals name it.
+std::string class_name(UnitClass c) {
+  std::string name = data::UnitClass_Name(static_cast<data::UnitClass>(static_cast<int>(c) + 1));
+  for (auto& ch : name) ch = ch == '_' ? ' ' : static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return name;
+}
+
+}  // namespace
 
 void Rules::draw_event(Side side) {
   auto& st = s_.sides[static_cast<int>(side)];
@@ -40,6 +51,20 @@ std::optional<Rejection> Rules::check_play_event(Side who, const Order& o) const
   if (s_.step != Step::Movement && !(chit.effect == data::EXTRA_STUKA && s_.step == Step::Barrage)) {
     return reject(game::NOT_ALLOWED, chit.name + " is played in your own movement step.");
   }
+  // 16, 20 (revision 3): a chit whose text names the classes it is played on takes no other.
+  auto of_its_classes = [&](int u) -> std::optional<Rejection> {
+    const auto& classes = chit.classes;
+    if (!option(kChitUnitClasses) || classes.empty() ||
+        std::find(classes.begin(), classes.end(), def(u).unit_class) != classes.end()) {
+      return std::nullopt;
+    }
+    std::string names;
+    for (size_t i = 0; i < classes.size(); ++i) {
+      names += (i == 0 ? "" : i + 1 == classes.size() ? " or " : ", ") + class_name(classes[i]);
+    }
+    return reject(game::NOT_ALLOWED, chit.name + " is played on " + names + " units only: " + unit_name(u) + " is " +
+                                         class_name(def(u).unit_class) + " (rule 20).");
+  };
   auto own_units_one_place = [&]() -> std::optional<Rejection> {
     if (o.units.empty()) return reject(game::MALFORMED, chit.name + " is played on units: name them.");
     for (auto u : o.units) {
@@ -80,12 +105,15 @@ std::optional<Rejection> Rules::check_play_event(Side who, const Order& o) const
       return own_units_one_place();
     case data::RECOVER_STEP: {
       if (o.units.size() != 1) return reject(game::MALFORMED, chit.name + " recovers one unit.");
+      if (side_of(o.units[0]) == who) {
+        if (auto why = of_its_classes(o.units[0])) return why;
+      }
       return check_recover(who, o.units[0], o.path.empty() ? Loc{-1} : o.path[0]);
     }
     case data::UNIT_BONUS:
       if (auto why = own_units_one_place()) return why;
       if (o.units.size() != 1) return reject(game::MALFORMED, chit.name + " is placed on one unit.");
-      return std::nullopt;
+      return of_its_classes(o.units[0]);
     case data::EXTRA_STUKA:
       if (who != Side::German) return reject(game::NOT_ALLOWED, "Stukas are German.");
       if (std::find(s_.stukas.begin(), s_.stukas.end(), MarkerState::Used) == s_.stukas.end()) {

@@ -309,6 +309,96 @@ TEST_F(Events, Rule16_FieldRepairsReturnsAnEliminatedUnitNextToItsFormation) {
   EXPECT_EQ(t.s.units[static_cast<size_t>(t.unit("1TC/3"))].hits, 1);
 }
 
+// The test scenario with chits whose text names the units they take: Field
+// Repairs for armor, and a Panzer Ace for German armor.
+std::shared_ptr<const Scenario> classed_chits_scenario() {
+  static const auto sc = [] {
+    auto files = test_scenario_files();
+    auto& ev = files["events"];
+    const std::string repair = R"(effect: RECOVER_STEP })";
+    ev.replace(ev.find(repair), repair.size(), R"(effect: RECOVER_STEP unit_class: ARMOR })");
+    ev += R"(chit { id: "GER-ACE" name: "Panzer Ace" side: GERMAN effect: UNIT_BONUS amount: 1 stays_in_play: true
+                    unit_class: ARMOR unit_class: MECHANIZED })";
+    auto r = load_scenario(files);
+    for (const auto& e : r.errors) ADD_FAILURE() << e.to_string();
+    return r.scenario;
+  }();
+  return sc;
+}
+
+// 16: "The Soviet player can also recover lost steps of armored or infantry;
+// however, to do so, they must play the appropriate events": from revision 3 a
+// chit takes only the classes of unit its text names.
+TEST(EventsRevision3, Rule16_FieldRepairsRecoversArmorOnly) {
+  Table t(classed_chits_scenario(), revision_bits(3));
+  give_chits(t, Side::Soviet, {"SOV-REPAIR"});
+  t.put("1TC/1", "0507");  // armor, next to the Soviet source at 0508
+  t.put("1TC/2", "0607");  // infantry
+  t.put("1TC/3", "eliminated");  // armor
+  t.s.units[static_cast<size_t>(t.unit("1TC/1"))].hits = 1;
+  t.s.units[static_cast<size_t>(t.unit("1TC/2"))].hits = 1;
+  ASSERT_TRUE(Accepted(t.order(Side::Soviet, corps_order("2TC"))));
+  const Outcome refused = t.order(Side::Soviet, event_order("SOV-REPAIR", {"1TC/2"}));
+  EXPECT_FALSE(refused.accepted);
+  EXPECT_NE(refused.rejection.reason.find("Field Repairs is played on armor units only: 1TC/2 is infantry"), std::string::npos)
+      << refused.rejection.reason;
+  EXPECT_TRUE(Rejected(t, Side::Soviet, event_order("SOV-REPAIR", {"1TC/2"}), game::NOT_ALLOWED));
+  {
+    Table back = t;  // an eliminated armor unit comes back
+    EXPECT_TRUE(Accepted(back.order(Side::Soviet, event_order("SOV-REPAIR", {"1TC/3"}, "", "0606"))));
+  }
+  ASSERT_TRUE(Accepted(t.order(Side::Soviet, event_order("SOV-REPAIR", {"1TC/1"}))));
+  EXPECT_EQ(t.s.units[static_cast<size_t>(t.unit("1TC/1"))].hits, 0);
+  EXPECT_EQ(t.s.units[static_cast<size_t>(t.unit("1TC/2"))].hits, 1);
+}
+
+// The list of legal orders offers the chit on the classes it takes only.
+TEST(EventsRevision3, Rule16_TheLegalOrdersOfferFieldRepairsOnArmorOnly) {
+  Table t(classed_chits_scenario(), revision_bits(3));
+  give_chits(t, Side::Soviet, {"SOV-REPAIR"});
+  t.put("1TC/2", "0607");
+  t.s.units[static_cast<size_t>(t.unit("1TC/2"))].hits = 1;
+  ASSERT_TRUE(Accepted(t.order(Side::Soviet, corps_order("2TC"))));
+  for (const auto& o : t.engine.legal_orders(t.s)) EXPECT_NE(o.kind, Order::Kind::PlayEvent);
+}
+
+TEST(EventsRevision3, Rule20_PanzerAceGoesOnArmoredUnitsOnly) {
+  Table t(classed_chits_scenario(), revision_bits(3));
+  give_chits(t, Side::German, {"GER-ACE"});
+  t.put("ID/1", "0905");
+  t.put("PzA/2", "0907");
+  t.begin_phase(1);
+  EXPECT_TRUE(Rejected(t, Side::German, event_order("GER-ACE", {"ID/1"}), game::NOT_ALLOWED));
+  ASSERT_TRUE(Accepted(t.order(Side::German, event_order("GER-ACE", {"PzA/2"}))));
+  EXPECT_EQ(t.s.units[static_cast<size_t>(t.unit("PzA/2"))].bonus, 1);
+}
+
+// Games begun before revision 3 play the chits on any class, as they did.
+TEST(EventsRevision3, Rule20_InRevision2AChitTakesAnyClass) {
+  Table t(classed_chits_scenario(), revision_bits(2));
+  give_chits(t, Side::Soviet, {"SOV-REPAIR"});
+  give_chits(t, Side::German, {"GER-ACE"});
+  t.put("1TC/2", "0607");
+  t.put("ID/1", "0905");
+  t.s.units[static_cast<size_t>(t.unit("1TC/2"))].hits = 1;
+  ASSERT_TRUE(Accepted(t.order(Side::Soviet, corps_order("2TC"))));
+  ASSERT_TRUE(Accepted(t.order(Side::Soviet, event_order("SOV-REPAIR", {"1TC/2"}))));
+  EXPECT_EQ(t.s.units[static_cast<size_t>(t.unit("1TC/2"))].hits, 0);
+  t.begin_phase(1);
+  ASSERT_TRUE(Accepted(t.order(Side::German, event_order("GER-ACE", {"ID/1"}))));
+  EXPECT_EQ(t.s.units[static_cast<size_t>(t.unit("ID/1"))].bonus, 1);
+}
+
+// The shipped chits name the classes their texts do.
+TEST(EventsRevision3, Rule16_TheShippedRecoveryAndAceChitsNameTheirClasses) {
+  const auto& sc = *default_scenario();
+  auto classes = [&](const char* id) { return sc.events[static_cast<size_t>(*sc.event_index(id))].classes; };
+  EXPECT_EQ(classes("SOV-REPAIR"), std::vector<UnitClass>{UnitClass::Armor});
+  EXPECT_EQ(classes("SOV-REPLACE"), (std::vector<UnitClass>{UnitClass::Infantry, UnitClass::Mechanized, UnitClass::Cavalry}));
+  EXPECT_EQ(classes("GER-ACE"), (std::vector<UnitClass>{UnitClass::Armor, UnitClass::Mechanized, UnitClass::AntiTank}));
+  EXPECT_TRUE(classes("SOV-GUARDS").empty());  // "Place on a Soviet unit"
+}
+
 TEST_F(Events, Rule5_CounterstrokeActivatesAGermanStackASecondTime) {
   t.put("PzA/1", "0907");
   t.begin_phase(1);

@@ -188,6 +188,15 @@ TEST(Scenario, EveryUnitIsSetUpOrArrives) {
   EXPECT_NE(r.errors[0].message.find("47A/1"), std::string::npos);
 }
 
+TEST(Scenario, AChitNamingAnUnspecifiedUnitClassIsRejected) {
+  auto files = test_scenario_files();
+  files["events"] += "\nchit { id: \"X-ACE\" name: \"Ace\" side: GERMAN effect: UNIT_BONUS unit_class: UNIT_CLASS_UNSPECIFIED }\n";
+  auto r = load_scenario(files);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.errors[0].file, "events.textproto");
+  EXPECT_NE(r.errors[0].message.find("X-ACE"), std::string::npos);
+}
+
 TEST(Scenario, TablesMissingProvenanceAreRejected) {
   auto files = test_scenario_files();
   const auto pos = files["tec"].find("provenance");
