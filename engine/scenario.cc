@@ -30,7 +30,7 @@ std::uint32_t option_bit(const std::string& key) {
 std::uint32_t revision_bits(int revision) {
   std::uint32_t bits = 0;
   if (revision >= 2) bits |= kChaChaDice | kSupportAskedWhenChitsHeld;
-  if (revision >= 3) bits |= kWholeCorpsSupplyCheck | kChitUnitClasses;
+  if (revision >= 3) bits |= kWholeCorpsSupplyCheck | kChitUnitClasses | kSurpriseAtPhaseStart;
   return bits;
 }
 

@@ -173,6 +173,7 @@ enum Revision3 : std::uint32_t {
   kWholeCorpsSupplyCheck = 1u << 18,  // 5: a Soviet phase checks the supply of every unit of the corps
                                       // it activated (and of the 47th Army with it), moved or not
   kChitUnitClasses = 1u << 19,        // 16, 20: a chit played on a unit takes only the classes it names
+  kSurpriseAtPhaseStart = 1u << 20,   // 20: Surprise Attack is played before any unit of the phase acts
 };
 constexpr int kLatestRevision = 3;
 // The option bits of an engine revision (1 to kLatestRevision); 0 for revision 1.

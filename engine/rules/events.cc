@@ -92,8 +92,17 @@ std::optional<Rejection> Rules::check_play_event(Side who, const Order& o) const
       if (!can_activate(o.units[0]) || (us(o.units[0]).flags & kMoving)) return reject(game::UNIT_NOT_ACTIVE, unit_name(o.units[0]) + " must be an active unit that has not moved.");
       return std::nullopt;
     case data::NO_BREAK_CONTACT:
+      // 20 (revision 3): "at the start of a Soviet activation phase": before any unit of the phase acts.
+      if (option(kSurpriseAtPhaseStart)) {
+        bool begun = !s_.mover.empty();
+        for (size_t u = 0; u < s_.units.size() && !begun; ++u) {
+          begun = sc_.units[u].side == who && (s_.units[u].flags & kActedThisPhase);
+        }
+        if (begun) return reject(game::NOT_ALLOWED, chit.name + " is played at the start of the phase, before any of your units acts (rule 20).");
+      }
+      return std::nullopt;
     case data::BRIDGE_REPAIR:
-      if (chit.effect == data::BRIDGE_REPAIR && s_.jozefow == 0) return reject(game::NOT_ALLOWED, "The Józefów bridge is intact.");
+      if (s_.jozefow == 0) return reject(game::NOT_ALLOWED, "The Józefów bridge is intact.");
       return std::nullopt;
     case data::REACTIVATE_STACK:
       if (auto why = own_units_one_place()) return why;

@@ -255,6 +255,56 @@ TEST_F(Events, Rule20_SurpriseAttackForbidsBreakingContactThisPhase) {
   EXPECT_TRUE(Rejected(t, Side::Soviet, move_order({"1TC/1"}, {"0604"}), game::MUST_STOP_IN_ZOC));
 }
 
+// Surprise Attack reads "Play at the start of a Soviet activation phase": from
+// revision 3 it is refused once a unit of the phase has acted, so that it cannot
+// wait to see which units the German lets break contact.
+TEST(EventsRevision3, Rule20_SurpriseAttackIsPlayedAtTheStartOfThePhase) {
+  Table t(test_scenario(), revision_bits(3));
+  give_chits(t, Side::Soviet, {"SOV-SURPRISE"});
+  t.put("PzB/1", "0603");
+  t.put("1TC/1", "0404");
+  t.put("1TC/2", "0407");
+  ASSERT_TRUE(Accepted(t.order(Side::Soviet, corps_order("1TC"))));
+  {
+    Table at_start = t;
+    EXPECT_TRUE(Accepted(at_start.order(Side::Soviet, event_order("SOV-SURPRISE"))));
+  }
+  ASSERT_TRUE(Accepted(t.move(Side::Soviet, {"1TC/2"}, {"0408"})));
+  const Outcome late = t.order(Side::Soviet, event_order("SOV-SURPRISE"));
+  EXPECT_FALSE(late.accepted);
+  EXPECT_NE(late.rejection.reason.find("at the start of the phase"), std::string::npos) << late.rejection.reason;
+  EXPECT_TRUE(Rejected(t, Side::Soviet, event_order("SOV-SURPRISE"), game::NOT_ALLOWED));
+}
+
+TEST(EventsRevision3, Rule20_SurpriseAttackIsNotPlayedAfterAPreparedDefenseOrAReserve) {
+  Table t(test_scenario(), revision_bits(3));
+  give_chits(t, Side::Soviet, {"SOV-SURPRISE"});
+  t.put("1TC/2", "0407");
+  ASSERT_TRUE(Accepted(t.order(Side::Soviet, corps_order("1TC"))));
+  {
+    Table prepared = t;
+    game::Order o;
+    o.mutable_prepared_defense()->add_units("1TC/2");
+    ASSERT_TRUE(Accepted(prepared.order(Side::Soviet, o)));
+    EXPECT_TRUE(Rejected(prepared, Side::Soviet, event_order("SOV-SURPRISE"), game::NOT_ALLOWED));
+  }
+  game::Order o;
+  o.mutable_place_reserve()->add_units("1TC/2");
+  ASSERT_TRUE(Accepted(t.order(Side::Soviet, o)));
+  EXPECT_TRUE(Rejected(t, Side::Soviet, event_order("SOV-SURPRISE"), game::NOT_ALLOWED));
+}
+
+// Games begun before revision 3 may play it later in the phase, as they did.
+TEST(EventsRevision3, Rule20_InRevision2SurpriseAttackIsPlayedAnyTimeInMovement) {
+  Table t(test_scenario(), revision_bits(2));
+  give_chits(t, Side::Soviet, {"SOV-SURPRISE"});
+  t.put("PzB/1", "0603");
+  t.put("1TC/2", "0407");
+  ASSERT_TRUE(Accepted(t.order(Side::Soviet, corps_order("1TC"))));
+  ASSERT_TRUE(Accepted(t.move(Side::Soviet, {"1TC/2"}, {"0408"})));
+  EXPECT_TRUE(Accepted(t.order(Side::Soviet, event_order("SOV-SURPRISE"))));
+}
+
 TEST_F(Events, Rule20_SurpriseAttackEndsWithThePhase) {
   t.put("PzB/1", "0603");
   t.put("2TC/1", "0404");
