@@ -178,49 +178,127 @@ TEST_F(TwoPlayers, AnOrderFromTheCommandLinePrintsWhatItDid) {
   EXPECT_FALSE(json::parse(refused.out).contains("events")) << refused.out;
 }
 
-// What follows an order at once is printed with it: the opponent's standing
-// answer under "then version N:", and in --json `then`, as the player's log
-// reads those versions; never the other side's hidden forms.
-TEST_F(TwoPlayers, AnOrderFromTheCommandLinePrintsTheStandingAnswerThatFollowsIt) {
-  const std::string game = started_game("3d");
-  ASSERT_FALSE(game.empty());
-  ASSERT_EQ(cli(bob_, {"standing", game, "stand-fast"}).code, 0) << "bob's units never break contact";
-  ASSERT_EQ(cli(alice_, {"order", game, "corps", "3TC"}).code, 0);
-  // Into the zone of control of the armored train at 3330, which could break contact.
-  const std::vector<std::string> path = {"4639", "4539", "4439", "4339", "4238", "4138", "4137", "4036", "3936",
-                                         "3835", "3735", "3634", "3534", "3533", "3432", "3431", "3331"};
-  std::vector<std::string> move = {"order", game, "move", "3TC/50"};
-  move.insert(move.end(), path.begin(), path.end());
-  const auto first = cli(alice_, move);
-  ASSERT_EQ(first.code, 0) << first.out << first.err;
-  EXPECT_EQ(first.out.rfind("accepted (version 2)\n", 0), 0u) << first.out;
-  const auto then = first.out.find("\nthen version 3:\n  ");
-  ASSERT_NE(then, std::string::npos) << "bob's standing answer follows her move: " << first.out;
-
-  move[3] = "3TC/51";
-  move.push_back("--json");
-  const auto moved = cli(alice_, move);
-  ASSERT_EQ(moved.code, 0) << moved.out << moved.err;
-  const json j = json::parse(moved.out);
-  EXPECT_EQ(j.value("version", 0), 4) << moved.out;
-  ASSERT_EQ(j.at("then").size(), 1u) << moved.out;
-  EXPECT_EQ(j.at("then")[0].value("version", 0), 5) << moved.out;
-  auto logged = cli(alice_, {"--json", "show", game, "--log", "0"});
-  ASSERT_EQ(logged.code, 0) << logged.err;
-  json answered = json::array();
-  std::string said;  // version 3's lines, as the first move printed them
-  const json whole = json::parse(logged.out);
-  for (const auto& e : whole.at("log")) {
-    if (e.value("version", 0) == 5) answered.push_back(e.at("event"));
-    if (e.value("version", 0) == 3) said += "  " + e.at("event").value("text", "") + "\n";
+// bob's standing answers to alice's attack on 3546, which follow her order at
+// once: whatever the die his units there lose a step and retreat, which the log
+// tells him by their names and everyone else as "A German unit".
+class TwoPlayersWithStandingAnswers : public TwoPlayers {
+ protected:
+  // A new game of alice's (Soviet) that bob joined.
+  std::string joined_game() {
+    auto created = cli(alice_, {"--json", "new", "--side", "soviet", "--time", "3d"});
+    EXPECT_EQ(created.code, 0) << created.err;
+    const std::string game = created.code == 0 ? json::parse(created.out).value("game_id", "") : "";
+    EXPECT_EQ(cli(bob_, {"join", game}).code, 0);
+    return game;
   }
-  EXPECT_EQ(first.out.substr(then + 1), "then version 3:\n" + said) << first.out;
-  EXPECT_FALSE(answered.empty()) << logged.out;
-  EXPECT_EQ(j.at("then")[0].at("events"), answered) << "as alice's log reads version 5: " << logged.out;
-  for (const auto& e : j.at("then")[0].at("events")) {
-    const std::string audience = e.value("audience", "AUDIENCE_ALL");
-    EXPECT_NE(audience, "AUDIENCE_GERMAN") << e.dump();
-    EXPECT_NE(audience, "AUDIENCE_ALL_BUT_SOVIET") << e.dump();
+  // bob answers support, losses and retreats in advance; alice brings four units
+  // of 8GTC next to 3546, where two German battalions stand, and attacks it: 17
+  // against 5, +6 on the die, D1r1 at the least. What her attack printed.
+  Result attack(const std::string& game, bool as_json) {
+    EXPECT_EQ(cli(bob_, {"standing", game, "no-support", "take-losses", "retreat"}).code, 0);
+    const std::vector<std::vector<std::string>> orders = {
+        {"corps", "8GTC"},
+        {"move", "8GTC/58G", "4153", "4152", "4051", "3951", "3950", "3849", "3848", "3748", "3647", "3548", "3447", "3446"},
+        {"move", "8GTC/59G", "4153", "4152", "4051", "3951", "3950", "3849", "3848", "3748", "3647", "3547"},
+        {"move", "8GTC/60G", "4153", "4152", "4051", "3951", "3950", "3849", "3848", "3847", "3846", "3845", "3844", "3745", "3645"},
+        {"move", "8GTC/1817", "4153", "4152", "4051", "3951", "3950", "3849", "3848", "3748", "3647", "3646"},
+        {"done"},  // to the barrage step
+        {"done"},  // to the combat step
+    };
+    for (const auto& o : orders) {
+      std::vector<std::string> args{"order", game};
+      args.insert(args.end(), o.begin(), o.end());
+      const auto r = cli(alice_, args);
+      EXPECT_EQ(r.code, 0) << r.out << r.err;
+    }
+    std::vector<std::string> args{"order", game, "attack", "8GTC/58G", "8GTC/59G", "8GTC/60G", "8GTC/1817", "3546"};
+    if (as_json) args.insert(args.begin(), "--json");
+    return cli(alice_, args);
+  }
+  // A player's log of the game: each entry's version and event.
+  json log_of(const Player& p, const std::string& game) {
+    auto logged = cli(p, {"--json", "show", game, "--log", "0"});
+    EXPECT_EQ(logged.code, 0) << logged.err;
+    return logged.code == 0 ? json::parse(logged.out).at("log") : json::array();
+  }
+  // The texts only bob may read (his units named) of the versions after `version`.
+  std::vector<std::string> bobs_own_texts(const std::string& game, int version) {
+    std::vector<std::string> texts;
+    for (const auto& e : log_of(bob_, game)) {
+      if (e.value("version", 0) > version && e.at("event").value("audience", "") == "AUDIENCE_GERMAN") {
+        texts.push_back(e.at("event").value("text", ""));
+      }
+    }
+    return texts;
+  }
+};
+
+// What follows an order at once is printed with it: the opponent's standing
+// answers under "then version N:", and in --json `then`, as the player's log
+// reads those versions; never the other side's hidden forms: alice reads that
+// a German unit lost a step and retreated, never which.
+TEST_F(TwoPlayersWithStandingAnswers, AnOrderFromTheCommandLinePrintsTheStandingAnswersThatFollowItInThePlayersOwnForms) {
+  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
+  ASSERT_EQ(cli(bob_, {"register", "bob"}, "password-of-bob\n").code, 0);
+  const std::string game = joined_game();
+  ASSERT_FALSE(game.empty());
+  const auto first = attack(game, false);
+  ASSERT_EQ(first.code, 0) << first.out << first.err;
+  ASSERT_EQ(first.out.rfind("accepted (version ", 0), 0u) << first.out;
+  const int version = std::stoi(first.out.substr(std::string("accepted (version ").size()));
+  const auto then = first.out.find("\nthen version " + std::to_string(version + 1) + ":\n  ");
+  ASSERT_NE(then, std::string::npos) << "bob's standing answers follow her attack: " << first.out;
+  std::string said;  // the versions after hers, as alice's log reads them
+  int last = 0;
+  for (const auto& e : log_of(alice_, game)) {
+    const int v = e.value("version", 0);
+    if (v <= version) continue;
+    if (v != last) said += "then version " + std::to_string(v) + ":\n";
+    last = v;
+    said += "  " + e.at("event").value("text", "") + "\n";
+  }
+  EXPECT_EQ(first.out.substr(then + 1), said) << first.out;
+  EXPECT_NE(first.out.find("\n  A German unit at 3546 loses a step (combat).\n"), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find("\n  A German unit retreats "), std::string::npos) << first.out;
+  const auto hidden = bobs_own_texts(game, version);
+  EXPECT_FALSE(hidden.empty()) << "bob's answers name his units to him";
+  for (const auto& text : hidden) EXPECT_EQ(first.out.find(text), std::string::npos) << "bob's own form: " << text << "\n" << first.out;
+
+  const std::string second = joined_game();
+  ASSERT_FALSE(second.empty());
+  const auto attacked = attack(second, true);
+  ASSERT_EQ(attacked.code, 0) << attacked.out << attacked.err;
+  const json j = json::parse(attacked.out);
+  ASSERT_TRUE(j.value("accepted", false)) << attacked.out;
+  ASSERT_FALSE(j.at("then").empty()) << attacked.out;
+  EXPECT_EQ(j.at("then")[0].value("version", 0), j.value("version", 0) + 1) << attacked.out;
+  const json alices = log_of(alice_, second);
+  bool lost = false, retreated = false;
+  for (const auto& answer : j.at("then")) {
+    const int v = answer.value("version", 0);
+    json logged = json::array();
+    for (const auto& e : alices) {
+      if (e.value("version", 0) == v) logged.push_back(e.at("event"));
+    }
+    EXPECT_FALSE(logged.empty()) << v;
+    EXPECT_EQ(answer.at("events"), logged) << "as alice's log reads version " << v;
+    for (const auto& e : answer.at("events")) {
+      const std::string audience = e.value("audience", "AUDIENCE_ALL"), text = e.value("text", "");
+      EXPECT_NE(audience, "AUDIENCE_GERMAN") << e.dump();
+      EXPECT_NE(audience, "AUDIENCE_ALL_BUT_SOVIET") << e.dump();
+      lost |= audience == "AUDIENCE_ALL_BUT_GERMAN" && text == "A German unit at 3546 loses a step (combat).";
+      retreated |= audience == "AUDIENCE_ALL_BUT_GERMAN" && text.rfind("A German unit retreats ", 0) == 0;
+    }
+  }
+  EXPECT_TRUE(lost) << attacked.out;
+  EXPECT_TRUE(retreated) << attacked.out;
+  const auto hidden_too = bobs_own_texts(second, j.value("version", 0));
+  EXPECT_FALSE(hidden_too.empty());
+  for (const auto& text : hidden_too) {
+    for (const auto& answer : j.at("then")) {
+      for (const auto& e : answer.at("events")) EXPECT_NE(e.value("text", ""), text) << "bob's own form";
+    }
+    EXPECT_EQ(attacked.out.find(text), std::string::npos) << "bob's own form: " << text;
   }
 }
 
