@@ -482,15 +482,9 @@ TEST_F(Shell, GamesListsTheGameAndOpenShowsIt) {
   EXPECT_EQ(shell.exit_code(), 0) << shell.output();
 }
 
-// The shell's hints name its own commands: `log` for the log in play, `verify` for the audit.
 TEST_F(Shell, ResignEndsTheGameAndBothShellsSaySo) {
   const std::string game = both_in_a_game();
   ASSERT_FALSE(game.empty());
-  alice_shell_.type("replay " + game);
-  EXPECT_TRUE(alice_shell_.expect("a replay steps through a finished game. `open " + game +
-                                  "`, then `log`, shows the log as you may read it now."));
-  alice_shell_.type("verify");
-  EXPECT_TRUE(alice_shell_.expect("Game " + game + " is not over: a game is verified once it is over"));
   bob_shell_.type("resign");
   EXPECT_TRUE(bob_shell_.expect("Type `resign yes` to resign game " + game + "."));
   bob_shell_.type("resign yes");
@@ -499,9 +493,6 @@ TEST_F(Shell, ResignEndsTheGameAndBothShellsSaySo) {
   EXPECT_TRUE(bob_shell_.expect(over));
   EXPECT_TRUE(alice_shell_.expect(over));
   EXPECT_TRUE(alice_shell_.expect(". Dice seed: "));
-  EXPECT_TRUE(alice_shell_.expect(" (`verify` checks every die)."));
-  alice_shell_.type("verify");
-  EXPECT_TRUE(alice_shell_.expect("Verified: "));
   alice_shell_.type("decision");
   EXPECT_TRUE(alice_shell_.expect("The game is over. Soviet victory: The German player resigned"))
       << "drawn over, not waiting for a move";
@@ -510,6 +501,28 @@ TEST_F(Shell, ResignEndsTheGameAndBothShellsSaySo) {
   EXPECT_TRUE(alice_shell_.expect("Rejected: "));
   alice_shell_.type("games");
   EXPECT_TRUE(alice_shell_.expect("  " + game + "  finished"));
+  alice_shell_.type("quit");
+  EXPECT_EQ(alice_shell_.exit_code(), 0) << alice_shell_.output();
+}
+
+// The shell's hints name its own commands: `replay` of a game in play points to
+// `open GAME`, then `log`; the game's end says `verify` checks every die, and
+// `verify` audits the open game once it is over, not before.
+TEST_F(Shell, TheShellsHintsNameItsOwnCommandsAndVerifyAuditsTheOpenGame) {
+  const std::string game = started_game("2d");
+  ASSERT_FALSE(game.empty());
+  open(alice_shell_, alice_, game);
+  alice_shell_.type("replay " + game);
+  EXPECT_TRUE(alice_shell_.expect("a replay steps through a finished game. `open " + game +
+                                  "`, then `log`, shows the log as you may read it now."));
+  alice_shell_.type("verify");
+  EXPECT_TRUE(alice_shell_.expect("Game " + game + " is not over: a game is verified once it is over"));
+  ASSERT_EQ(cli(bob_, {"resign", game, "--yes"}).code, 0);
+  EXPECT_TRUE(alice_shell_.expect("The game is over. Soviet victory: The German player resigned"));
+  EXPECT_TRUE(alice_shell_.expect(". Dice seed: "));
+  EXPECT_TRUE(alice_shell_.expect(" (`verify` checks every die)."));
+  alice_shell_.type("verify");
+  EXPECT_TRUE(alice_shell_.expect("Verified: "));
   alice_shell_.type("quit");
   EXPECT_EQ(alice_shell_.exit_code(), 0) << alice_shell_.output();
 }
@@ -674,7 +687,10 @@ TEST_F(Shell, AChallengeMadeInOneShellIsToldInTheOtherDeclinedAndThenAccepted) {
   EXPECT_TRUE(bob_shell_.expect("alice joined game " + next + ": it has started, you play german."));
 }
 
-TEST_F(Shell, AChallengeItsMakerWithdrawsIsToldInTheChallengedPlayersShell) {
+// A challenge names every term to both players, the challenged one in the words
+// his `games` uses; withdrawn with `resign yes`, its maker reads that it was
+// withdrawn, not resigned, and the challenged player's shell says so.
+TEST_F(Shell, AChallengeNamesEveryTermInBothShellsAndItsWithdrawalIsToldToTheChallengedPlayer) {
   ASSERT_FALSE(started_game("2d").empty());  // both registered
   open(alice_shell_, alice_);
   open(bob_shell_, bob_);
@@ -693,7 +709,12 @@ TEST_F(Shell, AChallengeItsMakerWithdrawsIsToldInTheChallengedPlayersShell) {
   alice_shell_.type("resign yes");
   EXPECT_TRUE(alice_shell_.expect("You withdrew your challenge to bob (game " + id + ").")) << "withdrawn, not resigned";
   EXPECT_TRUE(bob_shell_.expect("The challenge from alice (game " + id + ") no longer waits for you: withdrawn by its maker."));
-  // So is any game of hers nobody has joined.
+}
+
+// `resign yes` on a game of one's own that nobody has joined withdraws it, and says so.
+TEST_F(Shell, ResignYesOnAGameNobodyJoinedSaysItWasWithdrawn) {
+  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
+  open(alice_shell_, alice_);
   alice_shell_.type("new soviet");
   ASSERT_TRUE(alice_shell_.expect("Created game "));
   const std::string created = alice_shell_.printed_until("; you play soviet.");
