@@ -116,6 +116,38 @@ TEST_F(ServerRematch, AWithdrawnRematchIsToldToTheOpponentAndMayBeOfferedAgainBy
   EXPECT_EQ(accepted.game().status(), "playing");
 }
 
+// A rematch that ends because its maker is suspended, or because the operator
+// ends it, is told to the player it waited for as a challenge is, naming the game it follows.
+TEST_F(ServerRematch, ARematchEndedByItsMakersSuspensionOrTheOperatorIsToldWithTheGameItFollows) {
+  auto alice = user("alice"), bob = user("bob"), dave = user("dave");
+  ASSERT_TRUE(bob->follow_turns().has_ok());
+  const std::string first = finished_game(*alice, *bob), second = finished_game(*dave, *bob);
+  ASSERT_FALSE(HasFailure());
+  const auto by_alice = ask_rematch(*alice, first), by_dave = ask_rematch(*dave, second);
+  ASSERT_TRUE(by_alice.has_game_created()) << by_alice.DebugString();
+  ASSERT_TRUE(by_dave.has_game_created()) << by_dave.DebugString();
+  const auto is_withdrawal = [](const wire::ServerMessage& m) { return m.has_challenge_withdrawn(); };
+
+  ASSERT_EQ(operator_command("--suspend alice --days 3 --reason 'Several accounts.'").status, 0);
+  auto told = bob->wait_for(is_withdrawal);
+  ASSERT_TRUE(told) << "the player it waited for is told it no longer waits";
+  EXPECT_EQ(told->challenge_withdrawn().game_id(), by_alice.game_created().game().game_id());
+  EXPECT_EQ(told->challenge_withdrawn().of_game_id(), first);
+  EXPECT_EQ(told->challenge_withdrawn().by(), "alice");
+  EXPECT_EQ(told->challenge_withdrawn().reason(), "its maker's account is suspended");
+
+  const std::string ended = by_dave.game_created().game().game_id();
+  ASSERT_EQ(operator_command("--end-game " + ended + " --reason 'Test game.'").status, 0);
+  told = bob->wait_for(is_withdrawal);
+  ASSERT_TRUE(told);
+  EXPECT_EQ(told->challenge_withdrawn().game_id(), ended);
+  EXPECT_EQ(told->challenge_withdrawn().of_game_id(), second);
+  EXPECT_EQ(told->challenge_withdrawn().by(), "dave");
+  EXPECT_EQ(told->challenge_withdrawn().reason(), "cancelled by the server's operator");
+  ASSERT_TRUE(bob->ping().has_pong());
+  EXPECT_TRUE(bob->take_all(is_withdrawal).empty()) << "each told once";
+}
+
 TEST_F(ServerRematch, OfferingAndWithdrawingOverAndOverCannotFloodTheOpponent) {
   auto alice = user("alice"), bob = user("bob");
   ASSERT_TRUE(bob->follow_turns().has_ok());
