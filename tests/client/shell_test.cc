@@ -642,7 +642,7 @@ TEST_F(Shell, ARematchOfferedInOneShellIsAcceptedInTheOther) {
   const std::string next = offered.substr(0, offered.find(','));
   ASSERT_EQ(next.size(), 10u) << offered;
   EXPECT_TRUE(bob_shell_.expect("alice offers a rematch of game " + game + ": game " + next +
-                                ", rated, you would play soviet, untimed."));
+                                ", rated, you would play soviet, 2d per move."));
   bob_shell_.type("rematch");
   EXPECT_TRUE(
       bob_shell_.expect("Rematch accepted: game " + next + " has started, you play soviet."));
