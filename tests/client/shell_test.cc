@@ -104,6 +104,14 @@ class Shell : public TwoPlayers {
       ASSERT_TRUE(shell.expect_one_of({"Your decision (", "Waiting for the "}).first);
     }
   }
+  // The challenge `line` ("new german ... opponent NAME") makes in the maker's shell: the id its
+  // confirmation ("Challenged NAME: game GAME, you play german, ...") names; "" when none came.
+  static std::string challenge(LiveShell& maker, const std::string& line, const std::string& opponent) {
+    maker.type(line);
+    if (!maker.expect("Challenged " + opponent + ": game ")) return {};
+    const std::string made = maker.printed_until(", you play german");
+    return made.substr(0, made.find(','));
+  }
   // alice (Soviet) and bob (German) each in a shell on a new game of theirs: its id.
   std::string both_in_a_game() {
     const std::string game = started_game("2d");
@@ -661,11 +669,8 @@ TEST_F(Shell, AChallengeMadeInOneShellIsToldInTheOtherDeclinedAndThenAccepted) {
   ASSERT_FALSE(started_game("2d").empty());  // both registered
   open(alice_shell_, alice_);
   open(bob_shell_, bob_);
-  alice_shell_.type("new german 2d opponent bob");
-  ASSERT_TRUE(alice_shell_.expect("Challenged bob: game "));
-  const std::string first = alice_shell_.printed_until(", you play german");
-  const std::string id = first.substr(0, first.find(','));
-  ASSERT_EQ(id.size(), 10u) << first;
+  const std::string id = challenge(alice_shell_, "new german 2d opponent bob", "bob");
+  ASSERT_EQ(id.size(), 10u) << id;
   EXPECT_TRUE(bob_shell_.expect("alice challenges you: game " + id + ", rated, you would play soviet, 2d per move. `join " +
                                 id + "` accepts it, `decline " + id + "` declines it"));
   bob_shell_.type("decline " + id);
@@ -675,10 +680,8 @@ TEST_F(Shell, AChallengeMadeInOneShellIsToldInTheOtherDeclinedAndThenAccepted) {
   // Declined, bob is not challenged by alice again for a day; he may challenge her.
   alice_shell_.type("new soviet opponent bob");
   EXPECT_TRUE(alice_shell_.expect("bob declined your challenge less than a day ago: you may challenge them again from "));
-  bob_shell_.type("new german opponent alice");
-  ASSERT_TRUE(bob_shell_.expect("Challenged alice: game "));
-  const std::string second = bob_shell_.printed_until(", you play german");
-  const std::string next = second.substr(0, second.find(','));
+  const std::string next = challenge(bob_shell_, "new german opponent alice", "alice");
+  ASSERT_FALSE(next.empty());
   ASSERT_TRUE(alice_shell_.expect("bob challenges you: game " + next));
   alice_shell_.type("games");
   EXPECT_TRUE(alice_shell_.expect("challenge from bob: join " + next));
@@ -694,11 +697,8 @@ TEST_F(Shell, AChallengeNamesEveryTermInBothShellsAndItsWithdrawalIsToldToTheCha
   ASSERT_FALSE(started_game("2d").empty());  // both registered
   open(alice_shell_, alice_);
   open(bob_shell_, bob_);
-  alice_shell_.type("new german private casual --clock 15m+10s limited_bonus opponent bob");
-  ASSERT_TRUE(alice_shell_.expect("Challenged bob: game "));
-  const std::string first = alice_shell_.printed_until(", you play german");
-  const std::string id = first.substr(0, first.find(','));
-  ASSERT_EQ(id.size(), 10u) << first;
+  const std::string id = challenge(alice_shell_, "new german private casual --clock 15m+10s limited_bonus opponent bob", "bob");
+  ASSERT_EQ(id.size(), 10u) << id;
   EXPECT_TRUE(alice_shell_.expect(", private, casual, clock 15m+10s, options: limited_bonus. It waits for bob, who accepts with `join " +
                                   id + "`"))
       << "the maker sees the terms bob is offered";
