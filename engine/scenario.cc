@@ -31,6 +31,7 @@ std::uint32_t revision_bits(int revision) {
   std::uint32_t bits = 0;
   if (revision >= 2) bits |= kChaChaDice | kSupportAskedWhenChitsHeld;
   if (revision >= 3) bits |= kWholeCorpsSupplyCheck | kChitUnitClasses | kSurpriseAtPhaseStart;
+  if (revision >= 4) bits |= kClearerTexts;
   return bits;
 }
 

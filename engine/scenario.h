@@ -175,7 +175,10 @@ enum Revision3 : std::uint32_t {
   kChitUnitClasses = 1u << 19,        // 16, 20: a chit played on a unit takes only the classes it names
   kSurpriseAtPhaseStart = 1u << 20,   // 20: Surprise Attack is played before any unit of the phase acts
 };
-constexpr int kLatestRevision = 3;
+enum Revision4 : std::uint32_t {
+  kClearerTexts = 1u << 21,  // 9: the die line names each modifier with its source
+};
+constexpr int kLatestRevision = 4;
 // The option bits of an engine revision (1 to kLatestRevision); 0 for revision 1.
 std::uint32_t revision_bits(int revision);
 // The generator a game of these option bits rolls its dice with.

@@ -152,6 +152,10 @@ void write_state(Writer<Sink>& w, const GameState& s) {
   w.i(c.attacker_support);
   w.i(c.defender_support);
   w.i(c.chit_drm);
+  if (s.options & kClearerTexts) {
+    w.i(c.attacker_chit);
+    w.i(c.defender_chit);
+  }
   w.b(c.no_elastic);
   w.i(c.column);
   w.i(c.die);
@@ -250,6 +254,13 @@ bool read_state(Reader& r, const Scenario& sc, GameState& s) {
   c.attacker_support = static_cast<std::int8_t>(r.i());
   c.defender_support = static_cast<std::int8_t>(r.i());
   c.chit_drm = static_cast<std::int8_t>(r.i());
+  if (s.options & kClearerTexts) {
+    for (std::int16_t* chit : {&c.attacker_chit, &c.defender_chit}) {
+      const auto i = r.i();
+      if (i < -1 || i >= static_cast<std::int64_t>(sc.events.size())) return false;
+      *chit = static_cast<std::int16_t>(i);
+    }
+  }
   c.no_elastic = r.b();
   c.column = static_cast<std::int8_t>(r.i());
   c.die = static_cast<std::int8_t>(r.i());

@@ -68,6 +68,8 @@ struct CombatState {
   std::int8_t defender_support = -1;
   std::int8_t chit_drm = 0;            // 20: + for the attacker, - for the defender
   bool no_elastic = false;             // 20: the attacker's chit forbids elastic defense
+  // 20: the chits that change its die, each side's, for the die line to name (revision 4 only).
+  std::int16_t attacker_chit = -1, defender_chit = -1;
   std::int8_t column = 0;              // CRT column after shifts
   std::int8_t die = 0;
   std::int8_t modifier = 0;            // total die modifier, capped
@@ -174,7 +176,9 @@ struct GameState {
 
 // Canonical byte encoding: the same state always encodes to the same bytes.
 // The takeback states follow the position, only when there are any, so a
-// state without them encodes as it did before takebacks existed.
+// state without them encodes as it did before takebacks existed. A combat's
+// chits are written for games of revision 4 only, so that older games' states
+// (and their hashes) stay as they were.
 std::string encode_state(const GameState& s);
 // Decodes bytes made by encode_state; false if they are not a state of this scenario.
 bool decode_state(const Scenario& sc, const std::string& bytes, GameState& out);

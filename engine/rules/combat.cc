@@ -2,10 +2,14 @@
 // Every choice a defender makes is an out-of-turn decision: tactical support,
 // which unit takes a loss, elastic or desperate defense, the retreat path.
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <functional>
 #include <map>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "rules/rules.h"
 
@@ -21,7 +25,24 @@ std::string Rules::marker_name(int m) const {
   return sc_.stukas[static_cast<size_t>(m) - sc_.artillery.size()].id;
 }
 
+// 10: tactical support as the die line names it: "German artillery", "Stuka".
+std::string Rules::support_word(int m) const {
+  if (m < 0) return "";
+  if (m >= static_cast<int>(sc_.artillery.size())) return "Stuka";
+  const auto& art = sc_.artillery[static_cast<size_t>(m)];
+  return std::string(side_name(sc_.formations[static_cast<size_t>(art.formation)].side)) + " artillery";
+}
+
 namespace {
+// 9: the defender's terrain as the die line names it: "Village (...)" reads "village".
+std::string terrain_word(const std::string& name) {
+  std::string word = name.substr(0, name.find(" ("));
+  if (!word.empty()) word[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(word[0])));
+  return word;
+}
+
+std::string signed_number(int n) { return (n >= 0 ? "+" : "") + std::to_string(n); }
+
 MarkerState& marker_state(GameState& s, const Scenario& sc, int m) {
   if (m < static_cast<int>(sc.artillery.size())) return s.artillery[static_cast<size_t>(m)];
   return s.stukas[static_cast<size_t>(m) - sc.artillery.size()];
@@ -377,7 +398,10 @@ void Rules::do_attack(const Order& o) {
     st.hand.erase(std::find(st.hand.begin(), st.hand.end(), static_cast<std::uint8_t>(o.chit)));
     st.events_this_phase++;
     const auto& chit = sc_.events[static_cast<size_t>(o.chit)];
-    if (chit.effect == data::COMBAT_DRM) c.chit_drm = static_cast<std::int8_t>(c.chit_drm + chit.amount);
+    if (chit.effect == data::COMBAT_DRM) {
+      c.chit_drm = static_cast<std::int8_t>(c.chit_drm + chit.amount);
+      if (option(kClearerTexts)) c.attacker_chit = static_cast<std::int16_t>(o.chit);
+    }
     if (chit.effect == data::NO_ELASTIC_DEFENSE) c.no_elastic = true;
     extra += ", playing " + chit.name;
   }
@@ -432,6 +456,7 @@ void Rules::do_defensive_support(const Order& o) {
     st.events_this_phase++;
     const auto& chit = sc_.events[static_cast<size_t>(o.chit)];
     c.chit_drm = static_cast<std::int8_t>(c.chit_drm - chit.amount);
+    if (option(kClearerTexts)) c.defender_chit = static_cast<std::int16_t>(o.chit);
     log(game::Event::EVENT_PLAYED, std::string(side_name(chit.side)) + " plays " + chit.name + " in defense.");
   }
   roll_combat();
@@ -508,15 +533,36 @@ void Rules::roll_combat() {
     attack_bonus = best_attack;
     defense_bonus = best_defense;
   }
-  int modifier = attack_bonus - defense_bonus - terrain.defense_drm - (prepared ? 1 : 0) + c.chit_drm +
-                 (c.attacker_support >= 0 ? 1 : 0) - (c.defender_support >= 0 ? 1 : 0);
+  // Each modifier with its source, in the rulebook's words (8, 9, 10); the chits' (20) are in chit_drm.
+  using Source = std::pair<std::string, int>;
+  std::vector<Source> sources = {
+      {"attack bonus", attack_bonus},
+      {"defensive bonus", -defense_bonus},
+      {terrain_word(terrain.name), -terrain.defense_drm},
+      {"prepared defense", prepared ? -1 : 0},
+      {support_word(c.attacker_support), c.attacker_support >= 0 ? 1 : 0},
+      {support_word(c.defender_support), c.defender_support >= 0 ? -1 : 0},
+  };
+  int raw = c.chit_drm;
+  for (const auto& source : sources) raw += source.second;
   const int cap = rule(sc_.rules.max_modifier(), 6);
-  modifier = std::clamp(modifier, -cap, cap);
+  const int modifier = std::clamp(raw, -cap, cap);
   c.modifier = static_cast<std::int8_t>(modifier);
   c.die = static_cast<std::int8_t>(rng_->d6());
+  std::string named;  // revision 4: the modifiers by source, each known to both players
+  if (option(kClearerTexts)) {
+    for (const auto& [chit, sign] : {std::pair{c.attacker_chit, 1}, std::pair{c.defender_chit, -1}}) {
+      if (chit >= 0) sources.emplace_back(sc_.events[static_cast<size_t>(chit)].name, sign * sc_.events[static_cast<size_t>(chit)].amount);
+    }
+    for (const auto& [source, value] : sources) {
+      if (value) named += (named.empty() ? "" : ", ") + source + " " + signed_number(value);
+    }
+    if (raw != modifier) named += "; capped at " + signed_number(modifier);
+    if (!named.empty()) named = " (" + named + ")";
+  }
   log(game::Event::DIE_ROLLED, std::to_string(att) + " against " + std::to_string(def) + " (" + odds + ")" +
                                    (shift ? ", " + std::to_string(shift) + " column" + (shift > 1 ? "s" : "") + " to the defender" : "") +
-                                   ": die " + std::to_string(c.die) + (modifier >= 0 ? " +" : " ") + std::to_string(modifier) + ".");
+                                   ": die " + std::to_string(c.die) + (modifier >= 0 ? " +" : " ") + std::to_string(modifier) + named + ".");
   if (log_) log_->back().set_die(c.die);
   if (model_available() && (side_of(c.attackers[0]) == Side::German || combat_defender() == Side::German)) {
     c.stage = CombatStage::ModelReroll;  // 12: the German may re-roll

@@ -130,6 +130,7 @@ class Rules {
   std::vector<std::vector<Loc>> retreat_paths(int unit, int length) const;
   int max_advance() const;
   std::string marker_name(int marker) const;
+  std::string support_word(int marker) const;
   Side combat_defender() const;
   // Legal orders of the combat rules (combat_legal.cc).
   void legal_overruns(Side me, std::vector<Order>& out) const;

@@ -2458,5 +2458,132 @@ TEST_F(StandingOrders, Rule12_TheGermansOwnAttacksAreNeverAnsweredInAdvance) {
   EXPECT_FALSE(answer(all())) << "the German sees his own die";
 }
 
+
+// ===========================================================================
+// Rules revision 4: the die line names each modifier with its source (9); older
+// games keep their texts
+// ===========================================================================
+
+class Revision4 : public CombatTable {
+ protected:
+  void SetUp() override { reset(kAllD1, revision_bits(4)); }
+  // The die line's words after the die: "+6 (attack bonus +6, ...)." of "...: die 4 +6 (...).".
+  std::string after_die() const {
+    const std::string line = odds_line();
+    const auto at = line.find(": die ");
+    return at == std::string::npos ? line : line.substr(line.find(' ', at + 6) + 1);
+  }
+};
+
+// On the shipped map: two Panther battalions attack two reduced brigades in a
+// village, under prepared defense; each side's artillery supports, and the
+// defender plays Katyusha Salvo. Every source is named, the net after them, and
+// no unit: the line is the same for both players and the spectators.
+TEST_F(Revision4, Rule9_TheDieLineNamesEachModifierWithItsSource) {
+  use(Table(default_scenario(), revision_bits(4)));
+  const Scenario& sc = t.sc();
+  // A village with two clear neighbours, next to each other, and no hexside between them and it.
+  std::string village, west, east;
+  for (const auto& h : sc.hexes) {
+    if (sc.terrain[h.terrain].key != "village" || !village.empty()) continue;
+    for (size_t k = 0; k < kDirs && village.empty(); ++k) {
+      const size_t next = (k + 1) % kDirs;
+      const Loc a = h.nb[k], b = h.nb[next];
+      if (a < 0 || b < 0 || h.side[k] != kNone || h.side[next] != kNone) continue;
+      if (sc.terrain[sc.hexes[static_cast<size_t>(a)].terrain].key != "clear" ||
+          sc.terrain[sc.hexes[static_cast<size_t>(b)].terrain].key != "clear") {
+        continue;
+      }
+      village = format_hex(h.id), west = t.name(a), east = t.name(b);
+    }
+  }
+  ASSERT_FALSE(village.empty());
+  ASSERT_TRUE(adjacent(west, east));
+  german_phase();
+  t.put("19Pz/I-27", west);  // attack bonus 2
+  t.put("5SS/I-5", east);    // attack bonus 2
+  t.put("3TC/57", village);  // defensive bonus 1, reduced
+  t.put("8GTC/28G", village);
+  reduce("3TC/57");
+  reduce("8GTC/28G");
+  flag("3TC/57", kPreparedDefense);
+  for (size_t m = 0; m < sc.artillery.size(); ++m) {
+    if (sc.artillery[m].id == "ART-19Pz" || sc.artillery[m].id == "ART-3TC") t.s.artillery[m] = MarkerState::Ready;
+  }
+  give_chits(t, Side::Soviet, {"SOV-KATYUSHA"});
+  to(Side::German, game::Decision::COMBAT);
+  t.rng = dice({4});
+  ASSERT_TRUE(Ok(Side::German, attack_order({"19Pz/I-27", "5SS/I-5"}, village, "ART-19Pz")));
+  ASSERT_EQ(t.decision().kind, game::Decision::DEFENSIVE_SUPPORT);
+  ASSERT_TRUE(Ok(Side::Soviet, support_order("ART-3TC", "SOV-KATYUSHA")));
+  EXPECT_EQ(odds_line(), "12 against 4 (3:1), 1 column to the defender: die 4 -2 (attack bonus +4, defensive bonus -2, village -1, "
+                         "prepared defense -1, German artillery +1, Soviet artillery -1, Katyusha Salvo -2).");
+  EXPECT_EQ(total(), 2);
+  for (Viewer v : {Viewer::German, Viewer::Soviet, Viewer::Spectator}) {
+    EXPECT_NE(reads(v).find(odds_line()), std::string::npos) << reads(v);
+  }
+  for (const char* unit : {"19Pz/", "5SS/", "3TC/", "8GTC/"}) EXPECT_EQ(odds_line().find(unit), std::string::npos) << odds_line();
+}
+
+// The cap applies, either way, and the line says so; FM Model's question gives the
+// same net as the line.
+TEST_F(Revision4, Rule9_TheDieLineSaysWhenTheCapOfSixApplied) {
+  t.s.model_turn = 1;
+  german_phase();
+  t.put("GER/Tiger", "0605");  // +4
+  t.put("PzA/1", "0706");      // +2
+  t.put("1TC/2", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  t.rng = dice({3});
+  ASSERT_TRUE(Fight(Side::German, attack_order({"GER/Tiger", "PzA/1"}, "0606", "PzA-art")));  // +1
+  EXPECT_EQ(after_die(), "+6 (attack bonus +6, German artillery +1; capped at +6).");
+  ASSERT_EQ(t.decision().kind, game::Decision::MODEL_REROLL);
+  EXPECT_NE(t.decision().prompt.find("die 3 +6 on "), std::string::npos) << t.decision().prompt;
+
+  reset(kAllD1, revision_bits(4));
+  german_phase();
+  t.put("PzA/2", "0605");
+  t.put("2TA/G", "0606");  // -4
+  t.put("1TC/4", "0606");  // -1
+  flag("2TA/G", kPreparedDefense);
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Ok(Side::German, attack_order({"PzA/2"}, "0606")));
+  ASSERT_TRUE(Ok(Side::Soviet, support_order("1TC-art")));
+  EXPECT_EQ(after_die(), "-6 (defensive bonus -5, prepared defense -1, Soviet artillery -1; capped at -6).");
+  EXPECT_EQ(modifier(), -6);
+}
+
+// A chit played with the attack is named beside the other sources, and a die with no
+// modifier reads as before.
+TEST_F(Revision4, Rule20_TheDieLineNamesTheAttackersChit) {
+  give_chits(t, Side::German, {"GER-WERFER"});
+  german_phase();
+  t.put("PzA/1", "0605");  // +2
+  t.put("1TC/2", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1"}, "0606", "", "GER-WERFER")));
+  EXPECT_EQ(after_die(), "+4 (attack bonus +2, Nebelwerfer +2).");
+
+  reset(kAllD1, revision_bits(4));
+  german_phase();
+  t.put("PzA/2", "0605");
+  t.put("2TC/1", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/2"}, "0606")));
+  EXPECT_EQ(after_die(), "+0.");
+}
+
+// Games begun before revision 4 keep the line they were played with: the net alone.
+TEST_F(Revision4, Rule9_AGameOfRevision3KeepsTheDieLineWithTheNetAlone) {
+  reset(kAllD1, revision_bits(3));
+  german_phase();
+  t.put("GER/Tiger", "0605");
+  t.put("PzA/1", "0706");
+  t.put("1TC/2", "0606");
+  to(Side::German, game::Decision::COMBAT);
+  ASSERT_TRUE(Fight(Side::German, attack_order({"GER/Tiger", "PzA/1"}, "0606", "PzA-art")));
+  EXPECT_EQ(after_die(), "+6.");
+}
+
 }  // namespace
 }  // namespace counterattack::testing

@@ -59,6 +59,14 @@ TEST(Playout, RandomGamesOfRevision2) {
   EXPECT_EQ(play_games(300, 302, opt).completed, 3);
 }
 
+// And those begun before revision 4 by revision 3's.
+TEST(Playout, RandomGamesOfRevision3) {
+  PlayoutOptions opt;
+  opt.revision = 3;
+  opt.view_check_every = 10;
+  EXPECT_EQ(play_games(400, 402, opt).completed, 3);
+}
+
 TEST(Playout, RandomGamesWithEveryOptionalRule) {
   PlayoutOptions opt;
   opt.options = kLimitedGermanActivation | kRedArmyFlexibility | kLimitedBonus | kRedArmyElasticDefense;
