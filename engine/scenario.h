@@ -176,7 +176,7 @@ enum Revision3 : std::uint32_t {
   kSurpriseAtPhaseStart = 1u << 20,   // 20: Surprise Attack is played before any unit of the phase acts
 };
 enum Revision4 : std::uint32_t {
-  kClearerTexts = 1u << 21,  // 9: the die line names each modifier with its source
+  kClearerTexts = 1u << 21,  // 9: the die line names each modifier; texts built from counts agree in number
 };
 constexpr int kLatestRevision = 4;
 // The option bits of an engine revision (1 to kLatestRevision); 0 for revision 1.

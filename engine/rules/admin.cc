@@ -317,7 +317,7 @@ void Rules::do_choose_units(const Order& o) {
       // 7: the stack in Warsaw is not open to the Soviet: he learns how many, not which.
       if (!names.empty()) {
         log(game::Event::UPRISING, "Deployed against the uprising: " + names + ".", game::AUDIENCE_GERMAN);
-        log(game::Event::UPRISING, std::to_string(o.units.size()) + " German unit(s) deployed against the uprising.",
+        log(game::Event::UPRISING, std::to_string(o.units.size()) + in_number(o.units.size(), " German unit", " German units", " German unit(s)") + " deployed against the uprising.",
             game::AUDIENCE_ALL_BUT_GERMAN);
       }
       roll_uprising(static_cast<int>(o.units.size()));
@@ -335,7 +335,7 @@ void Rules::do_choose_units(const Order& o) {
         names += (names.empty() ? "" : ", ") + unit_name(u);
       }
       log(game::Event::UPRISING, "Pinned in Warsaw by the uprising: " + names + ".", game::AUDIENCE_GERMAN);
-      log(game::Event::UPRISING, std::to_string(o.units.size()) + " German unit(s) pinned in Warsaw by the uprising.",
+      log(game::Event::UPRISING, std::to_string(o.units.size()) + in_number(o.units.size(), " German unit", " German units", " German unit(s)") + " pinned in Warsaw by the uprising.",
           game::AUDIENCE_ALL_BUT_GERMAN);
       after_uprising();
       return;

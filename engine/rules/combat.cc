@@ -198,7 +198,8 @@ void Rules::do_overrun(const Order& o) {
   std::string names;
   for (auto u : o.units) names += (names.empty() ? "" : ", ") + unit_name(u);
   // 7: the others (the spectators above all) may not see below the top: they read where, not who.
-  log(game::Event::COMBAT, names + " overrun " + loc_name(target) + ".", owner_only(side_of(o.units[0])));
+  log(game::Event::COMBAT, names + in_number(o.units.size(), " overruns ", " overrun ", " overrun ") + loc_name(target) + ".",
+      owner_only(side_of(o.units[0])));
   log(game::Event::COMBAT, unnamed(o.units) + (o.units.size() == 1 ? " overruns " : " overrun ") + loc_name(target) + ".",
       all_but(side_of(o.units[0])));
   roll_combat();
@@ -407,7 +408,8 @@ void Rules::do_attack(const Order& o) {
   }
   if (who == Side::German) s_.model_noncontiguous = false;
   // 7: the others (the spectators above all) may not see below the top: they read where, not who.
-  log(game::Event::COMBAT, names + " attack " + loc_name(c.target) + extra + ".", owner_only(who));
+  log(game::Event::COMBAT, names + in_number(o.units.size(), " attacks ", " attack ", " attack ") + loc_name(c.target) + extra + ".",
+      owner_only(who));
   log(game::Event::COMBAT, unnamed(o.units) + (o.units.size() == 1 ? " attacks " : " attack ") + loc_name(c.target) + extra + ".",
       all_but(who));
   bool defender_chits = false;
@@ -742,8 +744,15 @@ void Rules::do_take_losses(const Order& o) {
   auto& c = s_.combat;
   const bool attacker = c.stage == CombatStage::AttackerLosses;
   if (!attacker) {
-    if (o.elastic) log(game::Event::COMBAT, "Elastic defense: " + std::to_string(o.elastic) + " step(s) fewer, " + std::to_string(o.elastic) + " hex(es) more retreat.");
-    if (o.desperate) log(game::Event::COMBAT, "Desperate defense: " + std::to_string(o.desperate) + " step(s) instead of retreating.");
+    const auto elastic = static_cast<size_t>(o.elastic), desperate = static_cast<size_t>(o.desperate);
+    if (o.elastic) {
+      log(game::Event::COMBAT, "Elastic defense: " + std::to_string(o.elastic) + in_number(elastic, " step", " steps", " step(s)") + " fewer, " +
+                                   std::to_string(o.elastic) + in_number(elastic, " hex", " hexes", " hex(es)") + " more retreat.");
+    }
+    if (o.desperate) {
+      log(game::Event::COMBAT, "Desperate defense: " + std::to_string(o.desperate) + in_number(desperate, " step", " steps", " step(s)") +
+                                   " instead of retreating.");
+    }
     c.retreat = static_cast<std::uint8_t>(c.retreat + o.elastic - o.desperate);
   }
   for (auto u : o.units) {
@@ -1036,7 +1045,8 @@ void Rules::do_advance(const Order& o) {
     for (auto u : o.units) names += (names.empty() ? "" : ", ") + unit_name(u);
     for (Loc l : o.path) route += (route.empty() ? "" : " → ") + loc_name(l);
     log_path(game::Event::ADVANCED, names + " advance" + (o.units.size() == 1 ? "s" : "") + ": " + route + ".", o.path, owner_only(side_of(o.units[0])));
-    log_path(game::Event::ADVANCED, std::string(side_name(side_of(o.units[0]))) + " units advance: " + route + ".", o.path,
+    const std::string side = side_name(side_of(o.units[0]));
+    log_path(game::Event::ADVANCED, in_number(o.units.size(), "A " + side + " unit advances: ", side + " units advance: ", side + " units advance: ") + route + ".", o.path,
              side_of(o.units[0]) == Side::Soviet ? game::AUDIENCE_ALL_BUT_SOVIET : game::AUDIENCE_ALL_BUT_GERMAN);
   }
   end_combat();

@@ -443,7 +443,8 @@ void Rules::do_move(const Order& o) {
   const auto kind = entering ? game::Event::ENTERED : game::Event::MOVED;
   std::string route;
   for (Loc l : path) route += (route.empty() ? "" : " → ") + loc_name(l);
-  log_path(kind, names + (entering ? " enter: " : " move ") + route + " (" + std::to_string(total / 2) + (total % 2 ? ".5" : "") + " MP).", path, owner_only(side));
+  const size_t n = o.units.size();
+  log_path(kind, names + (entering ? in_number(n, " enters: ", " enter: ", " enter: ") : in_number(n, " moves ", " move ", " move ")) + route + " (" + std::to_string(total / 2) + (total % 2 ? ".5" : "") + " MP).", path, owner_only(side));
   std::string seen = std::string(side_name(side)) + " " + (o.units.size() > 1 ? "stack (" + std::to_string(o.units.size()) + " units, top " + unit_name(o.units[0]) + ")" : unit_name(o.units[0]));
   log_path(kind, seen + (entering ? " enters: " : " moves ") + route + ".", path, all_but(side));
 

@@ -171,6 +171,10 @@ class Rules {
   std::string unnamed(const std::vector<std::int16_t>& units) const;
   std::string phase_name() const;
   bool option(std::uint32_t bit) const { return (s_.options & bit) != 0; }
+  // A word for `n` things: in number from revision 4; games begun before keep `before`, whatever n.
+  std::string in_number(size_t n, std::string one, std::string many, std::string before) const {
+    return !option(kClearerTexts) ? before : n == 1 ? one : many;
+  }
   int rule(int value, int fallback) const { return value > 0 ? value : fallback; }
 
   const Engine& e_;

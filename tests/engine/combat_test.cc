@@ -2460,8 +2460,8 @@ TEST_F(StandingOrders, Rule12_TheGermansOwnAttacksAreNeverAnsweredInAdvance) {
 
 
 // ===========================================================================
-// Rules revision 4: the die line names each modifier with its source (9); older
-// games keep their texts
+// Rules revision 4: the die line names each modifier with its source (9), and
+// texts built from counts agree in number; older games keep their texts
 // ===========================================================================
 
 class Revision4 : public CombatTable {
@@ -2583,6 +2583,40 @@ TEST_F(Revision4, Rule9_AGameOfRevision3KeepsTheDieLineWithTheNetAlone) {
   to(Side::German, game::Decision::COMBAT);
   ASSERT_TRUE(Fight(Side::German, attack_order({"GER/Tiger", "PzA/1"}, "0606", "PzA-art")));
   EXPECT_EQ(after_die(), "+6.");
+}
+
+// One unit moves, attacks and advances, and the defender's elastic defense trades one
+// step for one hex: in the singular from revision 4, where games of revision 3 keep
+// the plural they were played with.
+TEST_F(Revision4, Rule9_TextsOfOneUnitOrOneStepAreInTheSingular) {
+  for (const int revision : {3, 4}) {
+    SCOPED_TRACE("revision " + std::to_string(revision));
+    const bool now = revision == 4;
+    reset({{"1:1", "D2r2"}}, revision_bits(revision));
+    soviet_phase();
+    t.put("1TC/1", "0604");
+    t.put("ID/2", "0606");
+    ASSERT_TRUE(Ok(Side::Soviet, move_order({"1TC/1"}, {"0605"})));
+    to(Side::Soviet, game::Decision::COMBAT);
+    ASSERT_TRUE(Fight(Side::Soviet, attack_order({"1TC/1"}, "0606")));  // 6 against 4
+    ASSERT_EQ(result(), "D2r2");
+    ASSERT_TRUE(Ok(Side::German, losses_order({"ID/2"}, 1)));
+    ASSERT_TRUE(Ok(Side::German, retreat_order({{"ID/2", {"0607", "0608", "0708"}}})));
+    ASSERT_EQ(t.decision().kind, game::Decision::ADVANCE);
+    ASSERT_TRUE(Ok(Side::Soviet, advance_order({"1TC/1"}, {"0606"})));
+    const std::string soviet = reads(Viewer::Soviet), german = reads(Viewer::German), spectator = reads(Viewer::Spectator);
+    EXPECT_NE(soviet.find(now ? "1TC/1 moves 0604 → 0605" : "1TC/1 move 0604 → 0605"), std::string::npos) << soviet;
+    EXPECT_NE(soviet.find(now ? "1TC/1 attacks 0606." : "1TC/1 attack 0606."), std::string::npos) << soviet;
+    EXPECT_NE(soviet.find("1TC/1 advances: 0606."), std::string::npos) << soviet;
+    for (const auto& all : {soviet, german, spectator}) {
+      EXPECT_NE(all.find(now ? "Elastic defense: 1 step fewer, 1 hex more retreat." : "Elastic defense: 1 step(s) fewer, 1 hex(es) more retreat."),
+                std::string::npos) << all;
+    }
+    for (const auto& others : {german, spectator}) {
+      EXPECT_NE(others.find("A Soviet unit at 0605 attacks 0606."), std::string::npos) << others;
+      EXPECT_NE(others.find(now ? "A Soviet unit advances: 0606." : "Soviet units advance: 0606."), std::string::npos) << others;
+    }
+  }
 }
 
 }  // namespace
