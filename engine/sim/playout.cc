@@ -1,7 +1,9 @@
 #include "playout.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
+#include <string>
 
 namespace counterattack {
 namespace {
@@ -9,6 +11,32 @@ namespace {
 template <typename T>
 const T& pick(const std::vector<T>& v, Prng& rng) {
   return v[rng.below(static_cast<std::uint32_t>(v.size()))];
+}
+
+// 9 (revision 4): the modifiers a die line names add up to its net, or the net is
+// the cap the line names: "...: die 4 +1 (attack bonus +2, woods -1)." Empty when so.
+std::string die_line_problem(const std::string& line) {
+  const auto die = line.rfind(": die ");
+  const auto net_at = die == std::string::npos ? die : line.find(' ', die + 6);
+  if (net_at == std::string::npos) return "no die in the line";
+  const int net = std::stoi(line.substr(net_at + 1));
+  std::string list;
+  if (const auto open = line.find(" (", net_at); open != std::string::npos) list = line.substr(open + 2, line.size() - open - 4);
+  bool capped = false;
+  if (const auto semi = list.find("; capped at "); semi != std::string::npos) {
+    capped = true;
+    if (std::stoi(list.substr(semi + 12)) != net) return "the cap named is not the net";
+    list.resize(semi);
+  }
+  int sum = 0;
+  for (size_t at = 0; at < list.size();) {
+    const auto end = std::min(list.find(", ", at), list.size());
+    const std::string item = list.substr(at, end - at);
+    sum += std::stoi(item.substr(item.rfind(' ') + 1));
+    at = end + 2;
+  }
+  if (capped ? (std::abs(sum) <= std::abs(net) || (sum > 0) != (net > 0)) : sum != net) return "the modifiers named add up to " + std::to_string(sum);
+  return "";
 }
 
 }  // namespace
@@ -280,6 +308,10 @@ void play_one(const Engine& engine, std::uint64_t game_seed, const PlayoutOption
     for (const auto& e : out.events) {
       const bool redacted = e.audience() == game::AUDIENCE_ALL_BUT_SOVIET || e.audience() == game::AUDIENCE_ALL_BUT_GERMAN;
       if (redacted) continue;
+      if ((s.options & kClearerTexts) && e.kind() == game::Event::DIE_ROLLED && e.text().find(" against ") != std::string::npos) {
+        const auto why = die_line_problem(e.text());
+        if (!why.empty()) problems.push_back(why + ": " + e.text());
+      }
       switch (e.kind()) {
         case game::Event::COMBAT:
           if (!e.result().empty()) {
