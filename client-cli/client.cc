@@ -456,7 +456,9 @@ std::string challenge_offer_notice(const wire::ChallengeOffered& o) {
 std::string challenge_withdrawn_notice(const wire::ChallengeWithdrawn& w) {
   const std::string what = w.of_game_id().empty() ? "The challenge from " + w.by()
                                                   : "The rematch of game " + w.of_game_id() + " offered by " + w.by();
-  return what + " (game " + w.game_id() + ") no longer waits for you: " + w.reason() + ".";
+  std::string why = w.reason();
+  while (!why.empty() && why.back() == '.') why.pop_back();  // the operator's words may end a sentence already
+  return what + " (game " + w.game_id() + ") no longer waits for you: " + why + ".";
 }
 
 std::string withdrawn_text(const wire::GameSummary& g) {

@@ -452,7 +452,7 @@ GameService::OperatorEndOutcome GameService::end_by_operator(const std::string& 
   if (g->pending > 0 || g->broken) return OperatorEndOutcome::Later;  // the next poll comes back to it
   if (g->status == Game::Status::Open) {
     finish(g, std::nullopt, 0, "Cancelled", operator_end_text(true, why), "cancellation", false,
-           "cancelled by the server's operator");
+           operator_withdrawal_text(why));
   } else if (g->status == Game::Status::Playing) {
     finish(g, std::nullopt, 0, "Aborted", operator_end_text(false, why), "abort");
   } else {

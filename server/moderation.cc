@@ -109,6 +109,8 @@ std::string operator_end_text(bool waiting_for_opponent, const std::string& reas
          reason;
 }
 
+std::string operator_withdrawal_text(const std::string& reason) { return "cancelled by the server's operator: " + reason; }
+
 std::string suspension_text(std::int64_t until_unix, const std::string& reason) {
   const std::string when = until_unix >= kSuspendedIndefinitely ? "" : " until " + utc_minute(until_unix);
   return "This account is suspended" + when + " by the server's operator: " + reason;

@@ -65,6 +65,9 @@ std::string end_game_by_operator(const std::string& db_path, const std::string& 
 // What the players of a game the operator ends are told: a game waiting for an
 // opponent is cancelled, one in play aborted.
 std::string operator_end_text(bool waiting_for_opponent, const std::string& reason);
+// What the player a challenge or rematch the operator cancels waited for is told
+// (ChallengeWithdrawn's reason): the operator's words, checked as they were stored.
+std::string operator_withdrawal_text(const std::string& reason);
 
 // The server's side: the games the operator asked to end that are not over
 // yet, read on each poll; the requests of games now over are cleared.

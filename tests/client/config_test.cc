@@ -368,6 +368,11 @@ TEST(Challenge, TheShellAndTheCommandLineTakeAnOpponentAndTheGamesListSaysWhoseC
   w.set_reason("withdrawn by its maker");
   EXPECT_EQ(challenge_withdrawn_notice(w),
             "The rematch of game old1234567 offered by alice (game new7654321) no longer waits for you: withdrawn by its maker.");
+  w.set_reason("cancelled by the server's operator: Test game.");
+  EXPECT_EQ(challenge_withdrawn_notice(w),
+            "The rematch of game old1234567 offered by alice (game new7654321) no longer waits for you: cancelled by the "
+            "server's operator: Test game.")
+      << "the operator's sentence ends once";
 }
 
 // `watch` on a terminal rewrites the time line in place as a running game clock's seconds pass.

@@ -312,7 +312,7 @@ TEST_F(ServerChallenge, AChallengeEndedByItsMakersSuspensionOrTheOperatorIsToldU
   ASSERT_TRUE(told);
   EXPECT_EQ(told->challenge_withdrawn().game_id(), ended);
   EXPECT_EQ(told->challenge_withdrawn().by(), "dave");
-  EXPECT_EQ(told->challenge_withdrawn().reason(), "cancelled by the server's operator");
+  EXPECT_EQ(told->challenge_withdrawn().reason(), "cancelled by the server's operator: Test game.") << "in the operator's words";
   EXPECT_EQ(summary_in_my_games(*dave, ended).result_reason(), "Cancelled by the server's operator: Test game.");
   ASSERT_TRUE(bob->ping().has_pong());
   EXPECT_TRUE(bob->take_all(is_withdrawal).empty()) << "each told once";

@@ -143,7 +143,7 @@ TEST_F(ServerRematch, ARematchEndedByItsMakersSuspensionOrTheOperatorIsToldWithT
   EXPECT_EQ(told->challenge_withdrawn().game_id(), ended);
   EXPECT_EQ(told->challenge_withdrawn().of_game_id(), second);
   EXPECT_EQ(told->challenge_withdrawn().by(), "dave");
-  EXPECT_EQ(told->challenge_withdrawn().reason(), "cancelled by the server's operator");
+  EXPECT_EQ(told->challenge_withdrawn().reason(), "cancelled by the server's operator: Test game.") << "in the operator's words";
   ASSERT_TRUE(bob->ping().has_pong());
   EXPECT_TRUE(bob->take_all(is_withdrawal).empty()) << "each told once";
 }
