@@ -393,8 +393,15 @@ class GameService {
   void finish(const std::shared_ptr<Game>& g, const std::optional<Caller>& c, std::int64_t actor,
               const std::string& result, const std::string& reason, const std::string& what, bool unrated = false,
               const std::string& withdrawn = "");
+  // An open game kept for a player, as its withdrawal tells them of it.
+  struct WithdrawnOffer {
+    std::string game_id, by, of_game_id;  // `by`: its maker's name; `of_game_id`: a rematch's finished game
+    std::int64_t maker = 0, kept_for = 0;  // kept for nobody: 0
+    std::optional<bool> quiet;             // as Game::quiet_offer
+  };
   // Pushes ChallengeWithdrawn to the player a challenge or rematch was kept for, when its offer was told.
   void tell_withdrawn(const Game& g, const std::string& why);
+  void tell_withdrawn(const WithdrawnOffer& o, const std::string& why);
   // Stores a draw offer made or declined (`before`: the offer it replaced); `tell` runs once it is durable.
   void store_draw_offer(const std::shared_ptr<Game>& g, const Caller& c, int before, std::function<void(bool stored)> tell);
   // A vacation starting or ending: `begin` puts it in memory; then each of the

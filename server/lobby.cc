@@ -480,23 +480,32 @@ GameService::OperatorEndOutcome GameService::end_unloadable(const std::string& g
   // Nothing is replayed: the row alone says it is over, and its log stays as stored for
   // the operator. An abort moves no rating and scores nothing in a tournament. Read and
   // ended in one write, so that a repeat, or a game that moved on meanwhile, ends nothing.
+  // A challenge or rematch so cancelled is told to the player it waited for, as when loaded.
   auto ended_in = std::make_shared<std::optional<std::string>>();  // once ended: its tournament ("": none)
+  auto offer = std::make_shared<WithdrawnOffer>();
   storage_.write(
-      [game_id, why, ended_in](Db& db) {
-        auto& q = db.prepare("SELECT status, tournament_id FROM games WHERE id = ?");
+      [game_id, why, ended_in, offer](Db& db) {
+        auto& q = db.prepare(
+            "SELECT g.status, g.tournament_id, g.reserved_for, g.creator_id, COALESCE(u.name, ''), g.rematch_of, g.offer_quiet"
+            " FROM games g LEFT JOIN users u ON u.id = g.creator_id WHERE g.id = ?");
         q.bind_all(game_id);
         std::string status, tournament_id;
         while (q.step()) {
           status = q.text(0);
           tournament_id = q.text(1);
+          *offer = WithdrawnOffer{game_id, q.text(4), q.text(5), q.integer(3), q.integer(2), std::nullopt};
+          if (const auto quiet = q.integer(6); quiet >= 0) offer->quiet = quiet == 1;
         }
         if (status != "open" && status != "playing") return;
         const bool open = status == "open";
+        if (!open) offer->kept_for = 0;  // begun: nothing waits to be withdrawn
         store_end(db, game_id, open ? "Cancelled" : "Aborted", operator_end_text(open, why), 0);  // its turn unread
         *ended_in = tournament_id;
       },
-      [this, ended_in](bool ok) {
-        if (ok && *ended_in && !(*ended_in)->empty() && tournament_game_end_) tournament_game_end_(**ended_in);
+      [this, ended_in, offer, why](bool ok) {
+        if (!ok || !*ended_in) return;
+        if (!(*ended_in)->empty() && tournament_game_end_) tournament_game_end_(**ended_in);
+        tell_withdrawn(*offer, operator_withdrawal_text(why));
       });
   return OperatorEndOutcome::Unloadable;
 }
@@ -944,17 +953,21 @@ void GameService::finish(const std::shared_ptr<Game>& g, const std::optional<Cal
 }
 
 void GameService::tell_withdrawn(const Game& g, const std::string& why) {
-  if (g.reserved_for == 0) return;
-  // A challenge from a player its player muted was never told; its end is not either.
-  if (g.challenge() && g.quiet_offer.value_or(moderation_.muted(g.reserved_for, g.creator))) return;
   const int seat = g.side_of(g.creator);
+  tell_withdrawn(WithdrawnOffer{g.id, seat >= 0 ? g.name[seat] : "", g.rematch_of, g.creator, g.reserved_for, g.quiet_offer}, why);
+}
+
+void GameService::tell_withdrawn(const WithdrawnOffer& o, const std::string& why) {
+  if (o.kept_for == 0) return;
+  // A challenge from a player its player muted was never told; its end is not either.
+  if (o.of_game_id.empty() && o.quiet.value_or(moderation_.muted(o.kept_for, o.maker))) return;
   wire::ServerMessage m;
   auto* w = m.mutable_challenge_withdrawn();
-  w->set_game_id(g.id);
-  w->set_by(seat >= 0 ? g.name[seat] : "");
+  w->set_game_id(o.game_id);
+  w->set_by(o.by);
   w->set_reason(why);
-  w->set_of_game_id(g.rematch_of);
-  tell_followers(g.reserved_for, encode(m));  // no mail: nothing waits for them any more
+  w->set_of_game_id(o.of_game_id);
+  tell_followers(o.kept_for, encode(m));  // no mail: nothing waits for them any more
 }
 
 Ratings::Outcome GameService::store_end(Db& db, const std::string& id, const std::string& result,

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "fixture.h"
+#include "storage.h"
 
 namespace counterattack::server::testing {
 namespace {
@@ -316,6 +317,47 @@ TEST_F(ServerChallenge, AChallengeEndedByItsMakersSuspensionOrTheOperatorIsToldU
   EXPECT_EQ(summary_in_my_games(*dave, ended).result_reason(), "Cancelled by the server's operator: Test game.");
   ASSERT_TRUE(bob->ping().has_pong());
   EXPECT_TRUE(bob->take_all(is_withdrawal).empty()) << "each told once";
+}
+
+// A challenge whose stored log cannot be read, ended by the operator in its row
+// alone, is told to its player as any other, unless it came quietly.
+TEST_F(ServerChallenge, AChallengeThatCannotBeLoadedEndedByTheOperatorIsToldUnlessItCameQuietly) {
+  auto alice = user("alice"), bob = user("bob"), frank = user("frank");
+  wire::ClientMessage mute;
+  mute.mutable_mute()->set_name("frank");
+  ASSERT_TRUE(bob->request(mute).has_muted_players());
+  const std::string quiet = challenge(*frank, "bob"), told_of = challenge(*alice, "bob");
+  ASSERT_FALSE(HasFailure());
+  alice.reset();
+  bob.reset();
+  frank.reset();
+  server_->kill9();
+  {
+    std::string err;
+    Db db(server_->data_dir() + "/counterattack.db", false, err);
+    ASSERT_TRUE(db.ok()) << err;
+    db.exec("UPDATE games SET seed = x'00' WHERE id IN ('" + quiet + "', '" + told_of + "')");
+  }
+  restart();
+  bob = login_as("bob");
+  ASSERT_TRUE(bob);
+  ASSERT_TRUE(bob->follow_turns().has_ok());
+  ASSERT_TRUE(in_my_games(*bob, quiet));
+
+  // The quiet one ends first: anything said of it would come before what follows.
+  ASSERT_EQ(operator_command("--end-game " + quiet + " --reason 'Abandoned.'").status, 0);
+  ASSERT_TRUE(leaves_my_games(*bob, quiet));
+  ASSERT_EQ(operator_command("--end-game " + told_of + " --reason 'Abandoned.'").status, 0);
+  const auto told = bob->wait_for(is_withdrawal);
+  ASSERT_TRUE(told) << "the challenged player is told it no longer waits";
+  EXPECT_EQ(told->challenge_withdrawn().game_id(), told_of) << "nothing of the quiet one";
+  EXPECT_EQ(told->challenge_withdrawn().by(), "alice");
+  EXPECT_EQ(told->challenge_withdrawn().reason(), "cancelled by the server's operator: Abandoned.");
+  EXPECT_TRUE(told->challenge_withdrawn().of_game_id().empty());
+  EXPECT_FALSE(in_my_games(*bob, told_of));
+  std::this_thread::sleep_for(4500ms);  // two more polls
+  ASSERT_TRUE(bob->ping().has_pong());
+  EXPECT_TRUE(bob->take_all(is_withdrawal).empty()) << "told once";
 }
 
 TEST_F(ServerChallenge, ChallengesThatCannotBeMadeAreRefusedWithASentenceAndStoreNothing) {

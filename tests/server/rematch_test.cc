@@ -3,6 +3,7 @@
 // accepts by asking for the rematch too, or declines it. One rematch per game;
 // one withdrawn may be offered again, one declined may not.
 #include "fixture.h"
+#include "storage.h"
 
 namespace counterattack::server::testing {
 namespace {
@@ -146,6 +147,37 @@ TEST_F(ServerRematch, ARematchEndedByItsMakersSuspensionOrTheOperatorIsToldWithT
   EXPECT_EQ(told->challenge_withdrawn().reason(), "cancelled by the server's operator: Test game.") << "in the operator's words";
   ASSERT_TRUE(bob->ping().has_pong());
   EXPECT_TRUE(bob->take_all(is_withdrawal).empty()) << "each told once";
+}
+
+// A rematch whose stored log cannot be read, ended by the operator in its row
+// alone, is told to the player it waited for as one that can be.
+TEST_F(ServerRematch, ARematchThatCannotBeLoadedEndedByTheOperatorIsToldWithTheGameItFollows) {
+  auto alice = user("alice"), bob = user("bob");
+  const std::string first = finished_game(*alice, *bob);
+  ASSERT_FALSE(HasFailure());
+  const auto offered = ask_rematch(*alice, first);
+  ASSERT_TRUE(offered.has_game_created()) << offered.DebugString();
+  const std::string broken = offered.game_created().game().game_id();
+  alice.reset();
+  bob.reset();
+  server_->kill9();
+  {
+    std::string err;
+    Db db(server_->data_dir() + "/counterattack.db", false, err);
+    ASSERT_TRUE(db.ok()) << err;
+    db.exec("UPDATE games SET seed = x'00' WHERE id = '" + broken + "'");
+  }
+  restart();
+  bob = login_as("bob");
+  ASSERT_TRUE(bob);
+  ASSERT_TRUE(bob->follow_turns().has_ok());
+  ASSERT_EQ(operator_command("--end-game " + broken + " --reason 'Abandoned.'").status, 0);
+  const auto told = bob->wait_for([](const wire::ServerMessage& m) { return m.has_challenge_withdrawn(); });
+  ASSERT_TRUE(told) << "the player it waited for is told it no longer waits";
+  EXPECT_EQ(told->challenge_withdrawn().game_id(), broken);
+  EXPECT_EQ(told->challenge_withdrawn().of_game_id(), first);
+  EXPECT_EQ(told->challenge_withdrawn().by(), "alice");
+  EXPECT_EQ(told->challenge_withdrawn().reason(), "cancelled by the server's operator: Abandoned.");
 }
 
 TEST_F(ServerRematch, OfferingAndWithdrawingOverAndOverCannotFloodTheOpponent) {
