@@ -462,24 +462,31 @@ std::string challenge_withdrawn_notice(const wire::ChallengeWithdrawn& w) {
 }
 
 std::string withdrawn_text(const wire::GameSummary& g) {
-  if (!g.reserved_for().empty() && g.rematch_of().empty()) {
-    return "You withdrew your challenge to " + g.reserved_for() + " (game " + g.game_id() + ").";
+  if (!g.reserved_for().empty()) {
+    return "You withdrew your " + std::string(g.rematch_of().empty() ? "challenge" : "rematch offer") + " to " +
+           g.reserved_for() + " (game " + g.game_id() + ").";
   }
   return "You withdrew game " + g.game_id() + ": no one had joined it.";
 }
 
-std::string resign_outcome(Session& s, const std::string& game_id, const std::optional<wire::GameSummary>& before,
-                           const std::string& resigned) {
+std::optional<wire::GameSummary> withdrawn_game(Session& s, const std::string& game_id,
+                                                const std::optional<wire::GameSummary>& before) {
   wire::ClientMessage mine;
   mine.mutable_my_games();
   std::string why;
   if (const auto list = s.call(mine, &why); list && list->has_game_list()) {
     for (const auto& g : list->game_list().games()) {
       if (g.game_id() != game_id || g.result() != "Cancelled") continue;
-      return withdrawn_text(before ? *before : g);  // once over, the server no longer says whom it waited for
+      return before ? *before : g;  // once over, the server no longer says whom it waited for
     }
   }
-  return resigned;
+  return std::nullopt;
+}
+
+std::string resign_outcome(Session& s, const std::string& game_id, const std::optional<wire::GameSummary>& before,
+                           const std::string& resigned) {
+  const auto withdrawn = withdrawn_game(s, game_id, before);
+  return withdrawn ? withdrawn_text(*withdrawn) : resigned;
 }
 
 std::optional<wire::ClientMessage> email_request(const std::vector<std::string>& words, std::string* why) {

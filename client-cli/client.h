@@ -142,8 +142,13 @@ std::string challenge_offer_notice(const wire::ChallengeOffered& o);
 // The notice that a challenge (or rematch) kept for you no longer waits, and why.
 std::string challenge_withdrawn_notice(const wire::ChallengeWithdrawn& w);
 // What `resign` did to a game of yours nobody had joined (`g` as it was): a challenge
-// withdrawn from the player it waited for, or a game withdrawn.
+// or rematch offer withdrawn from the player it waited for, or a game withdrawn.
 std::string withdrawn_text(const wire::GameSummary& g);
+// The game a Resign the server took withdrew, nobody having joined it (`before` when known,
+// else as listed now); nothing when it was a resignation. Read back from the server, as
+// someone may have joined just before.
+std::optional<wire::GameSummary> withdrawn_game(Session& s, const std::string& game_id,
+                                                const std::optional<wire::GameSummary>& before);
 // What a Resign the server took did, in words: withdrawn_text for a game nobody had joined,
 // else `resigned`. Read back from the server, as someone may have joined just before; `before`
 // is the game as listed before it (whom a challenge waited for), when known.

@@ -1138,10 +1138,18 @@ int main(int argc, char** argv) {
     wire::ClientMessage m;
     m.mutable_resign()->set_game_id(game_id);
     if (!s.call(m, &why)) return fail(g, why);
-    if (g.json)
-      std::cout << "{\"resigned\":true}" << std::endl;
-    else
+    if (g.json) {
+      // A game nobody had joined is withdrawn, not resigned: scripts are told which.
+      nlohmann::json j{{"resigned", true}};
+      if (const auto w = cli::withdrawn_game(s, game_id, before)) {
+        j = {{"withdrawn", true}, {"game_id", game_id}};
+        if (!w->reserved_for().empty()) j["reserved_for"] = w->reserved_for();
+        if (!w->rematch_of().empty()) j["rematch_of"] = w->rematch_of();
+      }
+      std::cout << cli::json_shown(j.dump()) << std::endl;
+    } else {
       std::cout << cli::resign_outcome(s, game_id, before, "You resigned game " + game_id + ".") << std::endl;
+    }
     return cli::kOk;
   }
 

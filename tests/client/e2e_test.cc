@@ -961,7 +961,7 @@ TEST_F(TwoPlayers, GamesWithOnlyAPlayerListsTheirPublicGamesOpenInPlayAndFinishe
   std::filesystem::remove_all(stranger.config, ec);
 }
 
-TEST_F(TwoPlayers, ARematchIsOfferedAcceptedAndDeclinedFromTheCommandLine) {
+TEST_F(TwoPlayers, ARematchIsOfferedAcceptedWithdrawnAndDeclinedFromTheCommandLine) {
   const std::string game = started_game("2d");
   ASSERT_FALSE(HasFailure());
   EXPECT_EQ(cli(alice_, {"rematch", game}).code, 1) << "not over yet";
@@ -971,11 +971,20 @@ TEST_F(TwoPlayers, ARematchIsOfferedAcceptedAndDeclinedFromTheCommandLine) {
   const std::string unjoined = json::parse(waiting.out).value("game_id", "");
   const auto withdrawn = cli(alice_, {"resign", unjoined, "--yes"});
   EXPECT_NE(withdrawn.out.find("You withdrew game " + unjoined + ": no one had joined it."), std::string::npos) << withdrawn.out;
+  // Scripts are told a withdrawal from a resignation too.
+  const auto another = cli(alice_, {"--json", "new"});
+  ASSERT_EQ(another.code, 0) << another.err;
+  const std::string unjoined_too = json::parse(another.out).value("game_id", "");
+  const auto withdrawn_json = cli(alice_, {"--json", "resign", unjoined_too, "--yes"});
+  ASSERT_EQ(withdrawn_json.code, 0) << withdrawn_json.err;
+  EXPECT_EQ(json::parse(withdrawn_json.out), json({{"withdrawn", true}, {"game_id", unjoined_too}})) << withdrawn_json.out;
   // Chat from the command line, read by the one who plays day by day with `show`.
   const auto said = cli(alice_, {"chat", game, "good", "luck"});
   EXPECT_NE(said.out.find("Sent to the players' chat of game " + game), std::string::npos) << said.out << said.err;
   EXPECT_NE(cli(bob_, {"show", game}).out.find("[chat] alice: good luck"), std::string::npos);
-  ASSERT_EQ(cli(bob_, {"resign", game}).code, 0);
+  const auto resigned = cli(bob_, {"--json", "resign", game});
+  ASSERT_EQ(resigned.code, 0) << resigned.err;
+  EXPECT_EQ(json::parse(resigned.out), json({{"resigned", true}})) << resigned.out;
   // A resignation adds no order: the game is shown over all the same, not waiting for a move.
   const auto over = cli(alice_, {"show", game});
   EXPECT_NE(over.out.find("The game is over. Soviet victory: The German player resigned."), std::string::npos)
@@ -1002,6 +1011,17 @@ TEST_F(TwoPlayers, ARematchIsOfferedAcceptedAndDeclinedFromTheCommandLine) {
   const auto from = accepted.out.find("Rematch accepted: game ") + std::string("Rematch accepted: game ").size();
   const std::string second = accepted.out.substr(from, accepted.out.find(' ', from) - from);
   ASSERT_EQ(cli(alice_, {"resign", second, "--yes"}).code, 0);
+  // Withdrawn by its maker, who reads whom it waited for; then offered again.
+  const auto offer = cli(bob_, {"rematch", second});
+  ASSERT_EQ(offer.code, 0) << offer.err;
+  const auto offer_at = offer.out.find("Offered a rematch: game ");
+  ASSERT_NE(offer_at, std::string::npos) << offer.out;
+  const auto offer_from = offer_at + std::string("Offered a rematch: game ").size();
+  const std::string third = offer.out.substr(offer_from, offer.out.find(',', offer_from) - offer_from);
+  const auto withdrawn_offer = cli(bob_, {"resign", third, "--yes"});
+  ASSERT_EQ(withdrawn_offer.code, 0) << withdrawn_offer.err;
+  EXPECT_NE(withdrawn_offer.out.find("You withdrew your rematch offer to alice (game " + third + ")."), std::string::npos)
+      << withdrawn_offer.out;
   ASSERT_EQ(cli(bob_, {"rematch", second}).code, 0);
   auto declined = cli(alice_, {"rematch", second, "--decline"});
   ASSERT_EQ(declined.code, 0) << declined.err;
