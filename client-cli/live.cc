@@ -128,8 +128,18 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
       // Redrawn when the time shown or a draw offer changed.
       return offer_changed || summary_->clock_seconds() > 0 || summary_->move_seconds() > 0;
     }
+    case wire::ServerMessage::kChallengeWithdrawn: {
+      // Its end, told first (a server that sent them the other way round), said it already.
+      if (m.challenge_withdrawn().game_id() != id_ || ended_) return false;
+      withdrawn_ = ended_ = true;
+      over_result_ = "Cancelled";
+      over_reason_ = challenge_withdrawn_notice(m.challenge_withdrawn());
+      show_over();
+      return true;
+    }
     case wire::ServerMessage::kGameEnded: {
       if (m.game_ended().game_id() != id_) return false;
+      if (withdrawn_) return false;  // told as its withdrawal
       ended_ = true;
       over_result_ = m.game_ended().result();
       over_reason_ = m.game_ended().reason();
@@ -688,7 +698,9 @@ class Shell {
       if (m->has_game_started()) out(describe_start(m->game_started()));
       if (m->has_rematch_offered()) out(rematch_offer_notice(m->rematch_offered()));
       if (m->has_challenge_offered()) out(challenge_offer_notice(m->challenge_offered()));
-      if (m->has_challenge_withdrawn()) out(challenge_withdrawn_notice(m->challenge_withdrawn()));
+      if (m->has_challenge_withdrawn() && !(game_ && m->challenge_withdrawn().game_id() == game_->id())) {
+        out(challenge_withdrawn_notice(m->challenge_withdrawn()));  // the open game's is shown as its end
+      }
       if (m->has_tournament_started()) out(tournament_start_notice(m->tournament_started(), s_.user()));
       if (m->has_tournament_finished()) out(tournament_end_notice(m->tournament_finished()));
       if (m->has_tournament_cancelled()) out(tournament_cancelled_notice(m->tournament_cancelled()));

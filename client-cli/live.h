@@ -85,6 +85,8 @@ class LiveGame {
   // leaves the view's decision as it was: the view is shown over once the end is known.
   std::string over_result_, over_reason_;
   bool over_shown_ = false;
+  // An offer kept for this player, withdrawn: its end, which follows, is told in the withdrawal's words alone.
+  bool withdrawn_ = false;
   void show_over();
   std::vector<std::string> notices_;
 };

@@ -946,9 +946,10 @@ void GameService::finish(const std::shared_ptr<Game>& g, const std::optional<Cal
         forget_rematch(*g);
         log::info("game finished", {{"game", g->id}, {"result", g->result}, {"reason", g->reason}});
         if (c) c->ok();
+        // Before its end: a client that has the offer open tells the two as one, in the withdrawal's words.
+        if (!withdrawn.empty() && before == Game::Status::Open) tell_withdrawn(*g, withdrawn);
         tell_game_over(*g, actor);
         broadcast(*g, game_ended_frame(*g));
-        if (!withdrawn.empty() && before == Game::Status::Open) tell_withdrawn(*g, withdrawn);
       });
 }
 

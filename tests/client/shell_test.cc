@@ -711,6 +711,31 @@ TEST_F(Shell, AChallengeNamesEveryTermInBothShellsAndItsWithdrawalIsToldToTheCha
   EXPECT_TRUE(bob_shell_.expect("The challenge from alice (game " + id + ") no longer waits for you: withdrawn by its maker."));
 }
 
+// A challenge its player has open in the shell, withdrawn, is told to them once, in
+// the words of the withdrawal.
+TEST_F(Shell, AChallengeOpenInTheChallengedPlayersShellIsToldWithdrawnOnce) {
+  ASSERT_FALSE(started_game("2d").empty());  // both registered
+  open(alice_shell_, alice_);
+  open(bob_shell_, bob_);
+  const std::string id = challenge(alice_shell_, "new german opponent bob", "bob");
+  ASSERT_EQ(id.size(), 10u) << id;
+  ASSERT_TRUE(bob_shell_.expect("alice challenges you: game " + id));
+  bob_shell_.type("open " + id);
+  ASSERT_TRUE(bob_shell_.expect("Not started"));
+  alice_shell_.type("resign yes");
+  ASSERT_TRUE(alice_shell_.expect("You withdrew your challenge to bob (game " + id + ")."));
+  const std::string told = bob_shell_.printed_until("no longer waits for you: withdrawn by its maker.");
+  EXPECT_NE(told.find("The game is over. Cancelled: The challenge from alice (game " + id + ") no longer waits for you"),
+            std::string::npos)
+      << told;
+  bob_shell_.type("games");  // anything more said of it comes before the list
+  const std::string after = bob_shell_.printed_until("Your games:");
+  EXPECT_EQ(after.find("no longer waits"), std::string::npos) << "told once: " << after;
+  EXPECT_EQ(after.find("The game is over"), std::string::npos) << "told once: " << after;
+  EXPECT_EQ((told + after).find("The game was withdrawn before anyone joined"), std::string::npos)
+      << "in the withdrawal's words: " << told << after;
+}
+
 // `resign yes` on a game of one's own that nobody has joined withdraws it, and says so.
 TEST_F(Shell, ResignYesOnAGameNobodyJoinedSaysItWasWithdrawn) {
   ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
