@@ -112,6 +112,14 @@ class Shell : public TwoPlayers {
     const std::string made = maker.printed_until(", you play german");
     return made.substr(0, made.find(','));
   }
+  // The open game `line` ("new soviet ...") makes in the maker's shell: the id its confirmation
+  // ("Created game GAME; you play SIDE. ...") names; "" when none came.
+  static std::string created(LiveShell& maker, const std::string& line, const std::string& side) {
+    maker.type(line);
+    if (!maker.expect("Created game ")) return {};
+    const std::string made = maker.printed_until("; you play " + side + ".");
+    return made.substr(0, made.find(';'));
+  }
   // alice (Soviet) and bob (German) each in a shell on a new game of theirs: its id.
   std::string both_in_a_game() {
     const std::string game = started_game("2d");
@@ -540,11 +548,8 @@ TEST_F(Shell, TheShellsHintsNameItsOwnCommandsAndVerifyAuditsTheOpenGame) {
 TEST_F(Shell, NewTakesTheClockAsAWordAndAnUnknownWordIsAnsweredWithTheWordsItKnows) {
   ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
   open(alice_shell_, alice_);
-  alice_shell_.type("new soviet clock 15m+10s");
-  ASSERT_TRUE(alice_shell_.expect("Created game "));
-  const std::string created = alice_shell_.printed_until("; you play soviet. Your opponent joins with");
-  const std::string game = created.substr(0, created.find(';'));
-  ASSERT_EQ(game.size(), 10u) << created;
+  const std::string game = created(alice_shell_, "new soviet clock 15m+10s", "soviet");
+  ASSERT_EQ(game.size(), 10u) << game;
   alice_shell_.type("new soviet clok 15m+10s");
   EXPECT_TRUE(alice_shell_.expect("Unknown optional rule 'clok' (known: limited_german_activation"));
   EXPECT_TRUE(alice_shell_.expect("new [soviet|german|random] [private] [casual] [time 3d|12h|90m | clock 15m+10s] [opponent NAME]"));
@@ -740,11 +745,8 @@ TEST_F(Shell, AChallengeOpenInTheChallengedPlayersShellIsToldWithdrawnOnce) {
 TEST_F(Shell, ResignYesOnAGameNobodyJoinedSaysItWasWithdrawn) {
   ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
   open(alice_shell_, alice_);
-  alice_shell_.type("new soviet");
-  ASSERT_TRUE(alice_shell_.expect("Created game "));
-  const std::string created = alice_shell_.printed_until("; you play soviet.");
-  const std::string game = created.substr(0, created.find(';'));
-  ASSERT_EQ(game.size(), 10u) << created;
+  const std::string game = created(alice_shell_, "new soviet", "soviet");
+  ASSERT_EQ(game.size(), 10u) << game;
   alice_shell_.type("resign yes");
   EXPECT_TRUE(alice_shell_.expect("You withdrew game " + game + ": no one had joined it."));
 }
