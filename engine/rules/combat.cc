@@ -536,30 +536,40 @@ void Rules::roll_combat() {
     defense_bonus = best_defense;
   }
   // Each modifier with its source, in the rulebook's words (8, 9, 10); the chits' (20) are in chit_drm.
+  // The units' bonuses are one sum: a spectator sees only the top unit of a stack, and the sum is
+  // what the net told before, where the attackers' and the defenders' apart would tell more.
   using Source = std::pair<std::string, int>;
+  const int unit_bonuses = attack_bonus - defense_bonus;
   std::vector<Source> sources = {
-      {"attack bonus", attack_bonus},
-      {"defensive bonus", -defense_bonus},
       {terrain_word(terrain.name), -terrain.defense_drm},
       {"prepared defense", prepared ? -1 : 0},
       {support_word(c.attacker_support), c.attacker_support >= 0 ? 1 : 0},
       {support_word(c.defender_support), c.defender_support >= 0 ? -1 : 0},
   };
-  int raw = c.chit_drm;
-  for (const auto& source : sources) raw += source.second;
+  int told = c.chit_drm;  // the modifiers every viewer was told of
+  for (const auto& source : sources) told += source.second;
   const int cap = rule(sc_.rules.max_modifier(), 6);
-  const int modifier = std::clamp(raw, -cap, cap);
+  const int modifier = std::clamp(unit_bonuses + told, -cap, cap);
   c.modifier = static_cast<std::int8_t>(modifier);
   c.die = static_cast<std::int8_t>(rng_->d6());
   std::string named;  // revision 4: the modifiers by source, each known to both players
   if (option(kClearerTexts)) {
     for (const auto& [chit, sign] : {std::pair{c.attacker_chit, 1}, std::pair{c.defender_chit, -1}}) {
-      if (chit >= 0) sources.emplace_back(sc_.events[static_cast<size_t>(chit)].name, sign * sc_.events[static_cast<size_t>(chit)].amount);
+      if (chit < 0) continue;
+      const auto& event = sc_.events[static_cast<size_t>(chit)];
+      sources.emplace_back(event.name, sign * event.amount);
+    }
+    // 9, the limit: at it the net tells the units' bonuses only as a bound, and so does the line.
+    const bool limited = cap > 0 && (modifier == cap || modifier == -cap);
+    if (limited) {
+      named = "unit bonuses " + signed_number(modifier - told) + (modifier > 0 ? " or more" : " or less");
+    } else if (unit_bonuses) {
+      named = "unit bonuses " + signed_number(unit_bonuses);
     }
     for (const auto& [source, value] : sources) {
       if (value) named += (named.empty() ? "" : ", ") + source + " " + signed_number(value);
     }
-    if (raw != modifier) named += "; capped at " + signed_number(modifier);
+    if (limited) named += "; limited to " + signed_number(modifier);
     if (!named.empty()) named = " (" + named + ")";
   }
   log(game::Event::DIE_ROLLED, std::to_string(att) + " against " + std::to_string(def) + " (" + odds + ")" +

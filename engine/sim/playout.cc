@@ -13,33 +13,42 @@ const T& pick(const std::vector<T>& v, Prng& rng) {
   return v[rng.below(static_cast<std::uint32_t>(v.size()))];
 }
 
-// 9 (revision 4): the modifiers a die line names add up to its net, or the net is
-// the cap the line names: "...: die 4 +1 (attack bonus +2, woods -1)." Empty when so.
-std::string die_line_problem(const std::string& line) {
-  const auto die = line.rfind(": die ");
-  const auto net_at = die == std::string::npos ? die : line.find(' ', die + 6);
-  if (net_at == std::string::npos) return "no die in the line";
-  const int net = std::stoi(line.substr(net_at + 1));
-  std::string list;
-  if (const auto open = line.find(" (", net_at); open != std::string::npos) list = line.substr(open + 2, line.size() - open - 4);
-  bool capped = false;
-  if (const auto semi = list.find("; capped at "); semi != std::string::npos) {
-    capped = true;
-    if (std::stoi(list.substr(semi + 12)) != net) return "the cap named is not the net";
-    list.resize(semi);
-  }
-  int sum = 0;
-  for (size_t at = 0; at < list.size();) {
-    const auto end = std::min(list.find(", ", at), list.size());
-    const std::string item = list.substr(at, end - at);
-    sum += std::stoi(item.substr(item.rfind(' ') + 1));
-    at = end + 2;
-  }
-  if (capped ? (std::abs(sum) <= std::abs(net) || (sum > 0) != (net > 0)) : sum != net) return "the modifiers named add up to " + std::to_string(sum);
-  return "";
-}
-
 }  // namespace
+
+std::string die_line_problem(const std::string& line) {
+  try {
+    const auto die = line.rfind(": die ");
+    const auto net_at = die == std::string::npos ? die : line.find(' ', die + 6);
+    if (net_at == std::string::npos) return "no die in the line";
+    const int net = std::stoi(line.substr(net_at + 1));
+    std::string list;
+    if (const auto open = line.find(" (", net_at); open != std::string::npos) list = line.substr(open + 2, line.size() - open - 4);
+    bool limited = false, bound = false;
+    if (const auto semi = list.find("; limited to "); semi != std::string::npos) {
+      limited = true;
+      if (std::stoi(list.substr(semi + 13)) != net) return "the limit named is not the net";
+      list.resize(semi);
+    }
+    int sum = 0;
+    for (size_t at = 0; at < list.size();) {
+      const auto end = std::min(list.find(", ", at), list.size());
+      std::string item = list.substr(at, end - at);
+      for (const std::string way : {" or more", " or less"}) {
+        if (item.size() <= way.size() || item.compare(item.size() - way.size(), way.size(), way) != 0) continue;
+        if ((way == " or more") != (net > 0)) return "a bound away from the limit";
+        bound = true;
+        item.resize(item.size() - way.size());
+      }
+      sum += std::stoi(item.substr(item.rfind(' ') + 1));
+      at = end + 2;
+    }
+    if (bound != limited) return limited ? "the limit without the units' bound" : "a bound without the limit";
+    if (sum != net) return "the modifiers named add up to " + std::to_string(sum);
+    return "";
+  } catch (const std::exception&) {
+    return "a die line that does not read as one";
+  }
+}
 
 Order random_order(const Engine& engine, const GameState& s, Prng& rng) {
   using K = Order::Kind;

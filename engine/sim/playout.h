@@ -40,6 +40,12 @@ struct PlayoutOptions {
   long max_orders = 200000;       // a game that runs longer counts as not completed
 };
 
+// 9 (revision 4): what is wrong with a die line's list of modifiers, or "" when
+// they add up to its net: "...: die 4 +1 (unit bonuses +2, woods -1)."; at the
+// limit the units' bonuses are a bound, "...: die 3 +6 (unit bonuses +5 or more,
+// German artillery +1; limited to +6)."
+std::string die_line_problem(const std::string& line);
+
 // Every standing order set.
 game::StandingOrders every_standing_order();
 

@@ -2467,7 +2467,7 @@ TEST_F(StandingOrders, Rule12_TheGermansOwnAttacksAreNeverAnsweredInAdvance) {
 class Revision4 : public CombatTable {
  protected:
   void SetUp() override { reset(kAllD1, revision_bits(4)); }
-  // The die line's words after the die: "+6 (attack bonus +6, ...)." of "...: die 4 +6 (...).".
+  // The die line's words after the die: "+6 (unit bonuses +6 or more; ...)." of "...: die 4 +6 (...).".
   std::string after_die() const {
     const std::string line = odds_line();
     const auto at = line.find(": die ");
@@ -2478,7 +2478,9 @@ class Revision4 : public CombatTable {
 // On the shipped map: two Panther battalions attack two reduced brigades in a
 // village, under prepared defense; each side's artillery supports, and the
 // defender plays Katyusha Salvo. Every source is named, the net after them, and
-// no unit: the line is the same for both players and the spectators.
+// no unit: the line is the same for both players and the spectators. The units'
+// bonuses are one sum, attackers' less defenders', which the net told before: a
+// spectator, who sees only the top unit of a stack, learns no more of them.
 TEST_F(Revision4, Rule9_TheDieLineNamesEachModifierWithItsSource) {
   use(Table(default_scenario(), revision_bits(4)));
   const Scenario& sc = t.sc();
@@ -2516,7 +2518,7 @@ TEST_F(Revision4, Rule9_TheDieLineNamesEachModifierWithItsSource) {
   ASSERT_TRUE(Ok(Side::German, attack_order({"19Pz/I-27", "5SS/I-5"}, village, "ART-19Pz")));
   ASSERT_EQ(t.decision().kind, game::Decision::DEFENSIVE_SUPPORT);
   ASSERT_TRUE(Ok(Side::Soviet, support_order("ART-3TC", "SOV-KATYUSHA")));
-  EXPECT_EQ(odds_line(), "12 against 4 (3:1), 1 column to the defender: die 4 -2 (attack bonus +4, defensive bonus -2, village -1, "
+  EXPECT_EQ(odds_line(), "12 against 4 (3:1), 1 column to the defender: die 4 -2 (unit bonuses +2, village -1, "
                          "prepared defense -1, German artillery +1, Soviet artillery -1, Katyusha Salvo -2).");
   EXPECT_EQ(total(), 2);
   for (Viewer v : {Viewer::German, Viewer::Soviet, Viewer::Spectator}) {
@@ -2525,9 +2527,9 @@ TEST_F(Revision4, Rule9_TheDieLineNamesEachModifierWithItsSource) {
   for (const char* unit : {"19Pz/", "5SS/", "3TC/", "8GTC/"}) EXPECT_EQ(odds_line().find(unit), std::string::npos) << odds_line();
 }
 
-// The cap applies, either way, and the line says so; FM Model's question gives the
+// The limit applies, either way, and the line says so; FM Model's question gives the
 // same net as the line.
-TEST_F(Revision4, Rule9_TheDieLineSaysWhenTheCapOfSixApplied) {
+TEST_F(Revision4, Rule9_TheDieLineSaysWhenTheLimitOfSixApplied) {
   t.s.model_turn = 1;
   german_phase();
   t.put("GER/Tiger", "0605");  // +4
@@ -2536,7 +2538,7 @@ TEST_F(Revision4, Rule9_TheDieLineSaysWhenTheCapOfSixApplied) {
   to(Side::German, game::Decision::COMBAT);
   t.rng = dice({3});
   ASSERT_TRUE(Fight(Side::German, attack_order({"GER/Tiger", "PzA/1"}, "0606", "PzA-art")));  // +1
-  EXPECT_EQ(after_die(), "+6 (attack bonus +6, German artillery +1; capped at +6).");
+  EXPECT_EQ(after_die(), "+6 (unit bonuses +5 or more, German artillery +1; limited to +6).");
   ASSERT_EQ(t.decision().kind, game::Decision::MODEL_REROLL);
   EXPECT_NE(t.decision().prompt.find("die 3 +6 on "), std::string::npos) << t.decision().prompt;
 
@@ -2549,8 +2551,34 @@ TEST_F(Revision4, Rule9_TheDieLineSaysWhenTheCapOfSixApplied) {
   to(Side::German, game::Decision::COMBAT);
   ASSERT_TRUE(Ok(Side::German, attack_order({"PzA/2"}, "0606")));
   ASSERT_TRUE(Ok(Side::Soviet, support_order("1TC-art")));
-  EXPECT_EQ(after_die(), "-6 (defensive bonus -5, prepared defense -1, Soviet artillery -1; capped at -6).");
+  EXPECT_EQ(after_die(), "-6 (unit bonuses -4 or less, prepared defense -1, Soviet artillery -1; limited to -6).");
   EXPECT_EQ(modifier(), -6);
+}
+
+// At the limit the net tells the units' bonuses only as a bound, and so does the
+// line: +6 of bonuses against none, and +6 against 1, read alike, so that what
+// the line says of the units depends on nothing a spectator cannot see.
+TEST_F(Revision4, Rule9_AtTheLimitTheDieLineTellsTheUnitBonusesAsABound) {
+  std::vector<std::string> lines;
+  for (const bool defense_bonus : {false, true}) {
+    reset(kAllD1, revision_bits(4));
+    german_phase();
+    t.put("GER/Tiger", "0605");  // +4
+    t.put("PzA/1", "0706");      // +2
+    if (defense_bonus) {
+      t.put("1TC/4", "0606");  // 2, defensive bonus 1
+      t.put("1TC/R", "0606");  // 2
+    } else {
+      t.put("1TC/2", "0606");  // 4
+    }
+    to(Side::German, game::Decision::COMBAT);
+    ASSERT_TRUE(Fight(Side::German, attack_order({"GER/Tiger", "PzA/1"}, "0606", "PzA-art")));  // +1
+    EXPECT_EQ(modifier(), 6);
+    EXPECT_EQ(odds_line().substr(0, odds_line().find(':')), "12 against 4 (3");
+    lines.push_back(after_die());
+  }
+  EXPECT_EQ(lines[0], "+6 (unit bonuses +5 or more, German artillery +1; limited to +6).");
+  EXPECT_EQ(lines[1], lines[0]);
 }
 
 // A chit played with the attack is named beside the other sources, and a die with no
@@ -2562,7 +2590,7 @@ TEST_F(Revision4, Rule20_TheDieLineNamesTheAttackersChit) {
   t.put("1TC/2", "0606");
   to(Side::German, game::Decision::COMBAT);
   ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/1"}, "0606", "", "GER-WERFER")));
-  EXPECT_EQ(after_die(), "+4 (attack bonus +2, Nebelwerfer +2).");
+  EXPECT_EQ(after_die(), "+4 (unit bonuses +2, Nebelwerfer +2).");
 
   reset(kAllD1, revision_bits(4));
   german_phase();

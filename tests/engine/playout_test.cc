@@ -1,6 +1,8 @@
 // Random complete games: every order checked against the invariants.
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include "playout.h"
 
 namespace counterattack {
@@ -65,6 +67,74 @@ TEST(Playout, RandomGamesOfRevision3) {
   opt.revision = 3;
   opt.view_check_every = 10;
   EXPECT_EQ(play_games(400, 402, opt).completed, 3);
+}
+
+// 9: the playouts' check of revision 4's die lines finds a list that does not add
+// up to the net, a limit misnamed or unbounded, and a line that does not read.
+TEST(Playout, Rule9_TheDieLineCheckFindsWhatDoesNotAddUp) {
+  const std::string head = "12 against 4 (3:1), 1 column to the defender: die ";
+  EXPECT_EQ(die_line_problem(head + "4 +1 (unit bonuses +2, woods -1)."), "");
+  EXPECT_EQ(die_line_problem(head + "4 +0."), "");
+  EXPECT_EQ(die_line_problem(head + "3 +6 (unit bonuses +5 or more, German artillery +1; limited to +6)."), "");
+  EXPECT_EQ(die_line_problem(head + "3 -6 (unit bonuses -4 or less, prepared defense -1, Soviet artillery -1; limited to -6)."), "");
+  EXPECT_EQ(die_line_problem(head + "4 +2 (unit bonuses +2, woods -1)."), "the modifiers named add up to 1");
+  EXPECT_EQ(die_line_problem(head + "3 +6 (unit bonuses +5 or more, German artillery +1; limited to +5)."), "the limit named is not the net");
+  EXPECT_EQ(die_line_problem(head + "3 +6 (unit bonuses +5, German artillery +1; limited to +6)."), "the limit without the units' bound");
+  EXPECT_EQ(die_line_problem(head + "3 +6 (unit bonuses +5 or more, German artillery +1)."), "a bound without the limit");
+  EXPECT_EQ(die_line_problem(head + "3 -6 (unit bonuses -4 or more, Soviet artillery -2; limited to -6)."), "a bound away from the limit");
+  EXPECT_EQ(die_line_problem("12 against 4 (3:1)."), "no die in the line");
+  EXPECT_EQ(die_line_problem(head + "4 +1 (unit bonuses +x)."), "a die line that does not read as one");
+}
+
+// Games begun under an earlier revision replay as they were played, byte for
+// byte: four random games of each earlier revision keep every event's audience
+// and text, and their final state hash, as the engine before revision 4 gave them.
+// A change here means stored games would no longer replay: it needs a revision.
+struct Fingerprint {
+  int revision = 0;
+  std::uint64_t seed = 0;
+  long orders = 0;
+  std::uint64_t texts = 0, state = 0;
+  bool operator==(const Fingerprint&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& os, const Fingerprint& f) {
+  return os << "{" << f.revision << ", " << f.seed << ", " << f.orders << ", 0x" << std::hex << f.texts << "ull, 0x" << f.state << "ull}"
+            << std::dec;
+}
+
+// One random game, played as the playouts play it: every event's audience and
+// text folded into one number (FNV-1a), and the last state's hash.
+Fingerprint fingerprint(int revision, std::uint64_t seed) {
+  const std::uint32_t bits = revision_bits(revision);
+  Prng dice(Prng::from_seed(seed).state(), dice_kind(bits));
+  Prng choices = Prng::from_seed(seed ^ 0x5DEECE66Dull);
+  GameState s = engine().new_game(bits, dice);
+  Fingerprint f{revision, seed, 0, 1469598103934665603ull, 0};
+  auto fold = [&](const std::string& bytes) {
+    for (const unsigned char ch : bytes) f.texts = (f.texts ^ ch) * 1099511628211ull;
+  };
+  while (s.step != Step::GameOver && f.orders < 200000) {
+    const Decision d = engine().decision(s);
+    Outcome out = engine().apply(s, d.side, random_order(engine(), s, choices), dice);
+    if (!out.accepted) out = engine().apply(s, d.side, Order::done(), dice);
+    ++f.orders;
+    for (const auto& e : out.events) fold(std::to_string(e.audience()) + ":" + e.text() + "\n");
+  }
+  f.state = state_hash(s);
+  return f;
+}
+
+TEST(Playout, GamesOfEarlierRevisionsReplayWithTheirTextsAndStateHashes) {
+  const Fingerprint pinned[] = {
+      {1, 11, 681, 0x1d1dd6d720da6f87ull, 0x6aba51591b5281eeull}, {1, 12, 724, 0x7d75a746d6c34ea8ull, 0x7c7d9968dc86c610ull},
+      {1, 13, 696, 0xf51702819e8de51bull, 0xaa7a08a0e32fbc60ull}, {1, 14, 697, 0x5d86a77174fd97eeull, 0xd4a38295c1b802aaull},
+      {2, 11, 644, 0x4b278ca9cded925dull, 0x567267da6e7477f7ull}, {2, 12, 648, 0x536a789b0baf8fb7ull, 0x2fdabc4a947615dfull},
+      {2, 13, 661, 0xbf3df5d0a07f3ac6ull, 0x2f012fb9c8855e4cull}, {2, 14, 705, 0x67be1f62b3858652ull, 0x2119bde802fc849eull},
+      {3, 11, 647, 0xfc1bffe6307d6714ull, 0xc911170d2da55efaull}, {3, 12, 631, 0x29500268eeae68caull, 0x67d540bdc5ab5170ull},
+      {3, 13, 663, 0x77d40046fa885e48ull, 0xbce64f7fe59d81fbull}, {3, 14, 682, 0xb375b91d70b6f384ull, 0xc11b4ec1a82c2e0cull},
+  };
+  for (const auto& f : pinned) EXPECT_EQ(fingerprint(f.revision, f.seed), f);
 }
 
 TEST(Playout, RandomGamesWithEveryOptionalRule) {
