@@ -91,6 +91,67 @@ class LiveShell {
   size_t mark_ = 0;
 };
 
+// A shell on a pseudo-terminal, as a player has it: the editor, colour and the
+// redraws that clear the screen. What it prints is read as the terminal gets it.
+class TerminalShell {
+ public:
+  ~TerminalShell() { stop(); }
+  bool start(const std::vector<std::string>& command, const std::string& config) {
+    std::vector<std::string> args = command;
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::vector<std::string> env_text = {"XDG_CONFIG_HOME=" + config, "TERM=xterm", "HOME=" + config};
+    std::vector<char*> envp;
+    for (auto& e : env_text) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    winsize size{};
+    size.ws_row = 50;
+    size.ws_col = 140;
+    pid_ = ::forkpty(&master_, nullptr, nullptr, &size);
+    if (pid_ < 0) return false;
+    if (pid_ == 0) {
+      ::execve(argv[0], argv.data(), envp.data());
+      ::_exit(127);
+    }
+    ::fcntl(master_, F_SETFL, ::fcntl(master_, F_GETFL) | O_NONBLOCK);
+    return true;
+  }
+  void read_for(std::chrono::milliseconds span) {
+    const auto until = std::chrono::steady_clock::now() + span;
+    char buf[4096];
+    while (std::chrono::steady_clock::now() < until) {
+      const auto n = ::read(master_, buf, sizeof buf);
+      if (n > 0) {
+        out_.append(buf, static_cast<size_t>(n));
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    }
+  }
+  // Waits for `text` printed at or after `from`.
+  bool wait_for(const std::string& text, size_t from) {
+    for (int i = 0; i < kWaitSeconds * 10 && out_.find(text, from) == std::string::npos; ++i) read_for(std::chrono::milliseconds(100));
+    return out_.find(text, from) != std::string::npos;
+  }
+  bool write(const std::string& keys) { return ::write(master_, keys.data(), keys.size()) == static_cast<ssize_t>(keys.size()); }
+  void stop() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGTERM);
+      ::waitpid(pid_, nullptr, 0);
+      pid_ = -1;
+    }
+    if (master_ >= 0) ::close(master_);
+    master_ = -1;
+  }
+  const std::string& output() const { return out_; }
+
+ private:
+  pid_t pid_ = -1;
+  int master_ = -1;
+  std::string out_;
+};
+
 class Shell : public TwoPlayers {
  protected:
   // `counterattack play [GAME]` for the player, its output in the player's config directory.
@@ -772,62 +833,27 @@ TEST_F(Shell, OnATerminalTheClockTicksInThePromptAndTypingStaysWhole) {
   const std::string game = json::parse(created.out).value("game_id", "");
   ASSERT_EQ(cli(bob_, {"join", game}).code, 0);
 
-  std::vector<std::string> args = command({"play", game});
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env_text = {"XDG_CONFIG_HOME=" + alice_.config, "TERM=xterm", "HOME=" + alice_.config};
-  std::vector<char*> envp;
-  for (auto& e : env_text) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  winsize size{};
-  size.ws_row = 50;
-  size.ws_col = 140;
-  int master = -1;
-  const pid_t pid = ::forkpty(&master, nullptr, nullptr, &size);
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    ::execve(argv[0], argv.data(), envp.data());
-    ::_exit(127);
-  }
-  ::fcntl(master, F_SETFL, ::fcntl(master, F_GETFL) | O_NONBLOCK);
-  std::string out;
-  auto read_for = [&](std::chrono::milliseconds span) {
-    const auto until = std::chrono::steady_clock::now() + span;
-    char buf[4096];
-    while (std::chrono::steady_clock::now() < until) {
-      const auto n = ::read(master, buf, sizeof buf);
-      if (n > 0) {
-        out.append(buf, static_cast<size_t>(n));
-      } else {
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      }
-    }
-  };
-  auto wait_for = [&](const std::string& text, size_t from) {
-    for (int i = 0; i < kWaitSeconds * 10 && out.find(text, from) == std::string::npos; ++i) read_for(std::chrono::milliseconds(100));
-    return out.find(text, from) != std::string::npos;
-  };
+  TerminalShell term;
+  ASSERT_TRUE(term.start(command({"play", game}), alice_.config));
+  const std::string& out = term.output();
   auto type_slowly = [&](const std::string& text) {  // a key at a time, across the clock's ticks
     for (char ch : text) {
-      ASSERT_EQ(::write(master, &ch, 1), 1);
-      read_for(std::chrono::milliseconds(350));
+      ASSERT_TRUE(term.write(std::string(1, ch)));
+      term.read_for(std::chrono::milliseconds(350));
     }
-    ASSERT_EQ(::write(master, "\r", 1), 1);
+    ASSERT_TRUE(term.write("\r"));
   };
-  ASSERT_TRUE(wait_for(" (you) [S ", 0)) << out;
+  ASSERT_TRUE(term.wait_for(" (you) [S ", 0)) << out;
   const size_t typed_from = out.size();
   type_slowly("decision");
-  ASSERT_TRUE(wait_for("Your decision (Soviet):", typed_from)) << "the typed command ran whole: " << out.substr(typed_from);
+  ASSERT_TRUE(term.wait_for("Your decision (Soviet):", typed_from)) << "the typed command ran whole: " << out.substr(typed_from);
   const size_t next_from = out.size();
   type_slowly("units");
-  ASSERT_TRUE(wait_for("3TC/50 at S3", next_from)) << out.substr(next_from);
-  read_for(std::chrono::milliseconds(1200));  // a tick after the command
-  ASSERT_EQ(::write(master, "quit\r", 5), 5);
-  read_for(std::chrono::milliseconds(500));
-  ::kill(pid, SIGTERM);
-  ::waitpid(pid, nullptr, 0);
-  ::close(master);
+  ASSERT_TRUE(term.wait_for("3TC/50 at S3", next_from)) << out.substr(next_from);
+  term.read_for(std::chrono::milliseconds(1200));  // a tick after the command
+  ASSERT_TRUE(term.write("quit\r"));
+  term.read_for(std::chrono::milliseconds(500));
+  term.stop();
 
   const std::string typed = out.substr(typed_from);
   // Each redraw starts the line afresh: no line of the terminal holds two prompts.
