@@ -357,6 +357,21 @@ void say_err(const std::string& s) {
   std::cerr << s << std::endl;
 }
 
+// Whether notice `n` is the end of the game the view `v` shows over ("The game is over. ...").
+bool is_end_notice(const game::View& v, const std::string& n) {
+  const auto& h = v.header();
+  return v.decision().kind() == game::Decision::GAME_OVER &&
+         n.rfind("The game is over. " + result_with_reason(h.result(), h.result_reason()), 0) == 0;
+}
+
+// Of the end's notice, what it adds to the end shown already (the ratings, the dice seed); empty: nothing.
+std::string beyond_end(const game::View& v, std::string n) {
+  const auto& h = v.header();
+  n.erase(0, ("The game is over. " + result_with_reason(h.result(), h.result_reason())).size());
+  while (!n.empty() && (n.front() == '.' || n.front() == ' ')) n.erase(0, 1);
+  return n;
+}
+
 }  // namespace
 
 std::string time_line(const LiveGame& g, std::int64_t now_unix) {
@@ -444,11 +459,8 @@ int run_watch(Session& s, const Scenario& sc, const std::string& game_id, const 
   auto notices = [&] {
     for (auto n : g.take_notices()) {
       // The end the screen shows already: only what it adds (ratings, the dice seed).
-      const auto& h = g.view().header();
-      const std::string end = "The game is over. " + result_with_reason(h.result(), h.result_reason());
-      if (!json && g.view().decision().kind() == game::Decision::GAME_OVER && n.rfind(end, 0) == 0) {
-        n.erase(0, end.size());
-        while (!n.empty() && (n.front() == '.' || n.front() == ' ')) n.erase(0, 1);
+      if (!json && is_end_notice(g.view(), n)) {
+        n = beyond_end(g.view(), n);
         if (n.empty()) continue;
       }
       shown_time.clear();
@@ -602,6 +614,10 @@ class Shell {
  private:
   // --- output that keeps the input line intact ---
   void out(const std::string& text) {
+    if (hold_) {
+      held_.push_back(text);
+      return;
+    }
     if (tty_ && g_shell) {
       std::cout << "\r\033[K" << text;
       if (!text.empty() && text.back() != '\n') std::cout << "\n";
@@ -614,6 +630,16 @@ class Shell {
     }
   }
   void say_err(const std::string& text) { out(text); }
+
+  // A notice of the open game: its end, when shown already, only for what it adds
+  // (the ratings, the dice seed), so that the end is told once.
+  void tell(const std::string& n) {
+    if (!game_ || !is_end_notice(game_->view(), n)) return out(n);
+    const bool shown = end_shown_;
+    end_shown_ = true;
+    if (!shown) return out(n);
+    if (const auto more = beyond_end(game_->view(), n); !more.empty()) out(more);
+  }
 
   std::string prompt() const {
     if (replay_) return replay_prompt(*replay_, cursor_);
@@ -663,31 +689,39 @@ class Shell {
     else
       out(screen);
     last_decision_ = game_->view().decision().SerializeAsString();
+    end_shown_ = game_->view().decision().kind() == game::Decision::GAME_OVER;
   }
 
-  // What changed, in a few lines (for scripts reading standard output).
-  void report_changes() {
+  // What changed, in a few lines (for scripts reading standard output); `said`,
+  // the notices to follow them.
+  void report_changes(const std::vector<std::string>& said) {
     if (!game_ || !game_->has_view()) return;
     for (const auto& e : game_->take_new_events()) out("  " + e.text());
     const std::string d = game_->view().decision().SerializeAsString();
     if (d != last_decision_) {
       last_decision_ = d;
-      out(render_decision(game_->view(), ro_));
+      const auto& v = game_->view();
+      // The end's notice to follow says it all: the end, the ratings, the dice seed.
+      if (std::any_of(said.begin(), said.end(), [&](const std::string& n) { return is_end_notice(v, n); })) return;
+      out(render_decision(v, ro_));
+      end_shown_ = v.decision().kind() == game::Decision::GAME_OVER;
     }
   }
 
-  void changed() {
+  void changed(const std::vector<std::string>& said = {}) {
     update_prompt();
     if (replay_) return;  // the open game is drawn again when the replay is left
     if (tty_)
       draw();
     else
-      report_changes();
+      report_changes(said);
   }
 
-  // Handles every message waiting.
+  // Handles every message waiting. What it says is held until the changes are shown:
+  // on a terminal the redraw clears the screen, which would take the notices with it.
   void pump() {
     bool any = false;
+    hold_ = true;
     // What came before a close is read too: a server that ends the session says why first.
     while (s_.has_connection()) {
       auto m = s_.conn().next_push(std::chrono::milliseconds(0));
@@ -716,7 +750,11 @@ class Shell {
         }
       }
     }
-    if (any) changed();
+    hold_ = false;
+    const auto said = std::move(held_);
+    held_.clear();
+    if (any) changed(said);
+    for (const auto& n : said) tell(n);
   }
 
   void recover_connection() {
@@ -1248,7 +1286,7 @@ class Shell {
   // The chat kept while the player was away arrives with the view; what came
   // behind it is still queued, and no new message may come to wake the shell.
   void caught_up() {
-    for (const auto& n : game_->take_notices()) out(n);
+    for (const auto& n : game_->take_notices()) tell(n);
     pump();
   }
 
@@ -1388,6 +1426,11 @@ class Shell {
   std::string open_next_;
   std::string pending_, last_decision_, history_path_, shown_prompt_;
   bool in_line_ = false, line_taken_ = false;
+  // What is said while server messages are handled, held to follow the changes they make.
+  bool hold_ = false;
+  std::vector<std::string> held_;
+  // The open game's end has been printed (drawn, or its decision or notice told).
+  bool end_shown_ = false;
 };
 
 }  // namespace

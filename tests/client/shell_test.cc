@@ -582,6 +582,51 @@ TEST_F(Shell, ResignEndsTheGameAndBothShellsSaySo) {
   EXPECT_EQ(alice_shell_.exit_code(), 0) << alice_shell_.output();
 }
 
+// A game's end is told once in a shell read by a script: one line with the result,
+// the ratings and the dice seed, in both players' shells, and no second line after it.
+TEST_F(Shell, AGamesEndIsToldOnceWithItsDiceSeedInEachShell) {
+  const std::string game = both_in_a_game();
+  ASSERT_FALSE(game.empty());
+  bob_shell_.type("resign yes");
+  ASSERT_TRUE(bob_shell_.expect("You resigned."));
+  for (LiveShell* shell : {&alice_shell_, &bob_shell_}) {
+    const std::string told = shell->printed_until(" (`verify` checks every die).");
+    EXPECT_EQ(told.find("The game is over. "), told.rfind("The game is over. ")) << "told once: " << told;
+    const auto end = told.rfind("The game is over. Soviet victory: The German player resigned. ");
+    ASSERT_NE(end, std::string::npos) << told;
+    EXPECT_NE(told.find("Dice seed: ", end), std::string::npos) << "on the end's line: " << told;
+    EXPECT_EQ(told.find('\n', end), std::string::npos) << "on the end's line: " << told;
+    shell->type("games");  // anything more said of it comes before the list
+    const std::string after = shell->printed_until("Your games:");
+    EXPECT_EQ(after.find("The game is over"), std::string::npos) << "told once: " << after;
+  }
+}
+
+// On a terminal the redraw that shows a game's end clears the screen: the notice
+// of the end (its ratings and dice seed) is printed under the redrawn screen, not
+// before it, and the end itself is read there once.
+TEST_F(Shell, OnATerminalTheEndsDiceSeedStaysOnTheScreenAfterTheRedraw) {
+  const std::string game = started_game("2d");
+  ASSERT_FALSE(game.empty());
+  TerminalShell term;
+  ASSERT_TRUE(term.start(command({"play", game}), alice_.config));
+  const std::string& out = term.output();
+  ASSERT_TRUE(term.wait_for(" (you)> ", 0)) << out;
+  const size_t from = out.size();
+  ASSERT_EQ(cli(bob_, {"resign", game, "--yes"}).code, 0);
+  ASSERT_TRUE(term.wait_for(" (`verify` checks every die).", from)) << out.substr(from);
+  term.read_for(std::chrono::milliseconds(500));  // anything the shell prints after it
+  term.stop();
+  const std::string clear = "\033[H\033[2J";
+  const auto cleared = out.rfind(clear);
+  ASSERT_NE(cleared, std::string::npos) << out.substr(from);
+  ASSERT_GT(cleared, from) << "the end is drawn: " << out.substr(from);
+  const std::string screen = out.substr(cleared);
+  EXPECT_NE(screen.find("Dice seed: "), std::string::npos) << "on the screen as the redraw leaves it: " << screen;
+  EXPECT_NE(screen.find("The game is over. Soviet victory: The German player resigned."), std::string::npos) << screen;
+  EXPECT_EQ(screen.find("The game is over. "), screen.rfind("The game is over. ")) << "the end read once: " << screen;
+}
+
 // The shell's hints name its own commands: `replay` of a game in play points to
 // `open GAME`, then `log`; the game's end says `verify` checks every die, and
 // `verify` audits the open game once it is over, not before.
