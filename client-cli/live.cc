@@ -719,7 +719,10 @@ class Shell {
 
   // Handles every message waiting. What it says is held until the changes are shown:
   // on a terminal the redraw clears the screen, which would take the notices with it.
-  void pump() {
+  void pump() { show_changes(handle_waiting()); }
+
+  // Handles every message waiting, holding what it says; true when the open game changed.
+  bool handle_waiting() {
     bool any = false;
     hold_ = true;
     // What came before a close is read too: a server that ends the session says why first.
@@ -750,6 +753,11 @@ class Shell {
         }
       }
     }
+    return any;
+  }
+
+  // The changes handled (`any`: the open game's), then what was held to follow them.
+  void show_changes(bool any) {
     hold_ = false;
     const auto said = std::move(held_);
     held_.clear();
@@ -1394,12 +1402,23 @@ class Shell {
     for (int attempt = 0; attempt < 3; ++attempt) {
       auto r = submit_order(s_, game_->id(), *parsed.order, key);
       if (r.answered) {
-        if (r.accepted)
-          out("Accepted: " + format_order(*parsed.order) + " (version " +
-              std::to_string(r.version) + ").");
-        else
+        if (!r.accepted) {
           out("Rejected: " + r.reason + (r.code.empty() ? "" : " [" + r.code + "]"));
-        pump();
+          pump();
+          return;
+        }
+        // On a terminal the order's delta, sent just behind the answer, redraws the screen:
+        // the line waits for it (a moment at most), to be shown under the redraw.
+        hold_ = tty_;
+        out("Accepted: " + format_order(*parsed.order) + " (version " + std::to_string(r.version) + ").");
+        bool any = handle_waiting();
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+        while (tty_ && game_->version() < r.version && s_.connected() && std::chrono::steady_clock::now() < until) {
+          pollfd fd = {s_.conn().notify_fd(), POLLIN, 0};
+          if (::poll(&fd, 1, 100) > 0) s_.conn().drain_notify();
+          any = handle_waiting() || any;
+        }
+        show_changes(any);
         return;
       }
       // No answer: reconnect and send the same order again; its key keeps it from being applied

@@ -627,6 +627,27 @@ TEST_F(Shell, OnATerminalTheEndsDiceSeedStaysOnTheScreenAfterTheRedraw) {
   EXPECT_EQ(screen.find("The game is over. "), screen.rfind("The game is over. ")) << "the end read once: " << screen;
 }
 
+// On a terminal an order's answer stays on the screen: the redraw that its change brings
+// comes first, and the line that says it was accepted under it.
+TEST_F(Shell, OnATerminalAnAcceptedOrdersLineStaysUnderTheRedraw) {
+  const std::string game = started_game("2d");
+  ASSERT_FALSE(game.empty());
+  TerminalShell term;
+  ASSERT_TRUE(term.start(command({"play", game}), alice_.config));
+  const std::string& out = term.output();
+  ASSERT_TRUE(term.wait_for(" (you)> ", 0)) << out;
+  const size_t from = out.size();
+  ASSERT_TRUE(term.write("corps 3TC\r"));
+  ASSERT_TRUE(term.wait_for("Accepted: corps 3TC (version 1).", from)) << out.substr(from);
+  term.read_for(std::chrono::milliseconds(700));  // the order's redraw, however late it comes
+  term.stop();
+  const auto cleared = out.rfind("\033[H\033[2J");
+  ASSERT_NE(cleared, std::string::npos) << out.substr(from);
+  ASSERT_GT(cleared, from) << "the order's change is drawn: " << out.substr(from);
+  EXPECT_NE(out.find("Accepted: corps 3TC (version 1).", cleared), std::string::npos)
+      << "on the screen as the redraw leaves it: " << out.substr(cleared);
+}
+
 // The shell's hints name its own commands: `replay` of a game in play points to
 // `open GAME`, then `log`; the game's end says `verify` checks every die, and
 // `verify` audits the open game once it is over, not before.
