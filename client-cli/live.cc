@@ -719,7 +719,34 @@ class Shell {
 
   // Handles every message waiting. What it says is held until the changes are shown:
   // on a terminal the redraw clears the screen, which would take the notices with it.
-  void pump() { show_changes(handle_waiting()); }
+  void pump() {
+    const bool was_over = shows_over();
+    const bool any = handle_waiting();
+    show_changes(await_end(was_over) || any);
+  }
+
+  bool shows_over() const {
+    return game_ && game_->has_view() && game_->view().decision().kind() == game::Decision::GAME_OVER;
+  }
+  // A game the rules just ended (it was not over before, `was_over`): its end's notice (the
+  // ratings, the dice seed) comes just behind the last delta, and is waited for a moment so
+  // that the end is told as one. True when the open game changed meanwhile.
+  bool await_end(bool was_over) {
+    if (was_over || !shows_over()) return false;
+    return handle_until([this] { return !game_ || game_->end_heard(); }, 1);
+  }
+
+  // Handles the messages that come until `done` holds, for `seconds` at most; true when the open game changed.
+  bool handle_until(const std::function<bool()>& done, int seconds) {
+    bool any = false;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    while (!done() && s_.connected() && std::chrono::steady_clock::now() < until) {
+      pollfd fd = {s_.conn().notify_fd(), POLLIN, 0};
+      if (::poll(&fd, 1, 100) > 0) s_.conn().drain_notify();
+      any = handle_waiting() || any;
+    }
+    return any;
+  }
 
   // Handles every message waiting, holding what it says; true when the open game changed.
   bool handle_waiting() {
@@ -1411,14 +1438,10 @@ class Shell {
         // the line waits for it (a moment at most), to be shown under the redraw.
         hold_ = tty_;
         out("Accepted: " + format_order(*parsed.order) + " (version " + std::to_string(r.version) + ").");
+        const bool was_over = shows_over();
         bool any = handle_waiting();
-        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-        while (tty_ && game_->version() < r.version && s_.connected() && std::chrono::steady_clock::now() < until) {
-          pollfd fd = {s_.conn().notify_fd(), POLLIN, 0};
-          if (::poll(&fd, 1, 100) > 0) s_.conn().drain_notify();
-          any = handle_waiting() || any;
-        }
-        show_changes(any);
+        if (tty_) any = handle_until([&] { return !game_ || game_->version() >= r.version; }, 2) || any;
+        show_changes(await_end(was_over) || any);
         return;
       }
       // No answer: reconnect and send the same order again; its key keeps it from being applied

@@ -64,6 +64,8 @@ class LiveGame {
     return ended_ || (has_view_ && view_.decision().kind() == game::Decision::GAME_OVER);
   }
   bool needs_resync() const { return resync_; }
+  // The server has told the end (GameEnded, or the offer's withdrawal), not only the view.
+  bool end_heard() const { return ended_; }
   // Lines to show once (chat, draw offers, the end of the game), taken by the caller.
   std::vector<std::string> take_notices();
   // Events received since the last call.
