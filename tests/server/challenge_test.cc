@@ -2,6 +2,7 @@
 // terms its maker chose. Nobody else sees, watches or joins it; the challenged
 // player is told at once and joins it or declines it, for good; its maker may
 // withdraw it, and unanswered it lapses like any open game.
+#include <functional>
 #include <thread>
 
 #include "fixture.h"
@@ -199,6 +200,42 @@ TEST_F(ServerChallenge, TheChallengerWithdrawsAChallengeByResigningItAndTheChall
   ASSERT_TRUE(decline(*bob, next).has_ok());
   ASSERT_TRUE(bob->ping().has_pong());
   EXPECT_TRUE(bob->take_all(is_withdrawal).empty()) << "his own decline is not told back to him";
+}
+
+// The challenged player with the challenge open reads its withdrawal before its
+// end, as protocol/README.md promises, so that a client can tell the two as one.
+TEST_F(ServerChallenge, AChallengesPlayerWatchingItIsToldItIsWithdrawnBeforeItEnds) {
+  auto alice = user("alice"), bob = user("bob"), carol = user("carol");
+  ASSERT_TRUE(bob->follow_turns().has_ok());
+  ASSERT_TRUE(carol->follow_turns().has_ok());
+  const std::string withdrawn = challenge(*alice, "bob"), cancelled = challenge(*alice, "carol");
+  ASSERT_FALSE(HasFailure());
+
+  // By its maker, and by the operator.
+  struct Case {
+    Client& player;
+    std::string id;
+    std::function<void()> end;
+  };
+  for (const auto& [player, id, end] : std::vector<Case>{
+           {*bob, withdrawn, [&] { ASSERT_TRUE(resign(*alice, withdrawn).has_ok()); }},
+           {*carol, cancelled,
+            [&] { ASSERT_EQ(operator_command("--end-game " + cancelled + " --reason 'Test game.'").status, 0); }},
+       }) {
+    SCOPED_TRACE(id);
+    ASSERT_FALSE(player.watch(id).has_error()) << "the player it waits for may watch it";
+    ASSERT_NO_FATAL_FAILURE(end());
+    const auto either = [&](const wire::ServerMessage& m) {
+      return (m.has_challenge_withdrawn() && m.challenge_withdrawn().game_id() == id) ||
+             (m.has_game_ended() && m.game_ended().game_id() == id);
+    };
+    const auto first = player.wait_for(either);
+    ASSERT_TRUE(first) << "told at all";
+    EXPECT_TRUE(first->has_challenge_withdrawn()) << "the withdrawal first: " << first->DebugString();
+    const auto second = player.wait_for(either);
+    ASSERT_TRUE(second) << "and its end, which the watch gets";
+    EXPECT_TRUE(second->has_game_ended()) << second->DebugString();
+  }
 }
 
 TEST_F(ServerChallenge, AChallengeFromAMutedPlayerIsWithdrawnAsQuietlyAsItCame) {
