@@ -2,6 +2,8 @@
 // the sides swapped. It is kept for the opponent alone, who is told at once and
 // accepts by asking for the rematch too, or declines it. One rematch per game;
 // one withdrawn may be offered again, one declined may not.
+#include <thread>
+
 #include "fixture.h"
 #include "storage.h"
 
@@ -172,12 +174,16 @@ TEST_F(ServerRematch, ARematchThatCannotBeLoadedEndedByTheOperatorIsToldWithTheG
   ASSERT_TRUE(bob);
   ASSERT_TRUE(bob->follow_turns().has_ok());
   ASSERT_EQ(operator_command("--end-game " + broken + " --reason 'Abandoned.'").status, 0);
-  const auto told = bob->wait_for([](const wire::ServerMessage& m) { return m.has_challenge_withdrawn(); });
+  const auto is_withdrawal = [](const wire::ServerMessage& m) { return m.has_challenge_withdrawn(); };
+  const auto told = bob->wait_for(is_withdrawal);
   ASSERT_TRUE(told) << "the player it waited for is told it no longer waits";
   EXPECT_EQ(told->challenge_withdrawn().game_id(), broken);
   EXPECT_EQ(told->challenge_withdrawn().of_game_id(), first);
   EXPECT_EQ(told->challenge_withdrawn().by(), "alice");
   EXPECT_EQ(told->challenge_withdrawn().reason(), "cancelled by the server's operator: Abandoned.");
+  std::this_thread::sleep_for(4500ms);  // two more polls
+  ASSERT_TRUE(bob->ping().has_pong());
+  EXPECT_TRUE(bob->take_all(is_withdrawal).empty()) << "told once";
 }
 
 TEST_F(ServerRematch, OfferingAndWithdrawingOverAndOverCannotFloodTheOpponent) {
