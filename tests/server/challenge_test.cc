@@ -6,7 +6,6 @@
 #include <thread>
 
 #include "fixture.h"
-#include "storage.h"
 
 namespace counterattack::server::testing {
 namespace {
@@ -368,14 +367,7 @@ TEST_F(ServerChallenge, AChallengeThatCannotBeLoadedEndedByTheOperatorIsToldUnle
   alice.reset();
   bob.reset();
   frank.reset();
-  server_->kill9();
-  {
-    std::string err;
-    Db db(server_->data_dir() + "/counterattack.db", false, err);
-    ASSERT_TRUE(db.ok()) << err;
-    db.exec("UPDATE games SET seed = x'00' WHERE id IN ('" + quiet + "', '" + told_of + "')");
-  }
-  restart();
+  ASSERT_NO_FATAL_FAILURE(make_unloadable({quiet, told_of}));
   bob = login_as("bob");
   ASSERT_TRUE(bob);
   ASSERT_TRUE(bob->follow_turns().has_ok());

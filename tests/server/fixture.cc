@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "scenario.h"
+#include "storage.h"
 #include "view_delta.h"
 
 namespace counterattack::server::testing {
@@ -97,6 +98,20 @@ void ServerTest::restart(std::vector<std::string> extra_args, const std::string&
   server_.reset();
   server_ = std::make_unique<ServerProcess>(dir_, std::move(extra_args), test_config() + settings);
   ASSERT_TRUE(server_->started()) << server_->log();
+}
+
+void ServerTest::make_unloadable(const std::vector<std::string>& game_ids) {
+  server_->kill9();
+  {
+    std::string err;
+    Db db(server_->data_dir() + "/counterattack.db", false, err);
+    ASSERT_TRUE(db.ok()) << err;
+    for (const auto& id : game_ids) {
+      db.prepare("UPDATE games SET seed = x'00' WHERE id = ?").run(id);
+      ASSERT_EQ(db.changes(), 1) << "no game " << id;
+    }
+  }
+  restart();
 }
 
 std::unique_ptr<Client> ServerTest::connect(bool tls) { return Client::connect(server_->port(), tls); }

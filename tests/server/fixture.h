@@ -42,6 +42,9 @@ class ServerTest : public ::testing::Test {
   // The server again on the same data: the old one, if still running, is killed
   // first; `settings` are added to the test defaults.
   void restart(std::vector<std::string> extra_args = {}, const std::string& settings = "");
+  // Damages the stored seed of each of these games, with the server killed, and starts
+  // it again on the same data: their logs no longer replay, so they cannot be loaded.
+  void make_unloadable(const std::vector<std::string>& game_ids);
 
   std::unique_ptr<Client> connect(bool tls = true);
   // A connected, registered client.

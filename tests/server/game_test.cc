@@ -6,7 +6,6 @@
 
 #include "engine.h"
 #include "fixture.h"
-#include "storage.h"
 #include "view_delta.h"
 
 namespace counterattack::server::testing {
@@ -280,15 +279,12 @@ TEST_F(ServerGame, FinishedGamesReadForAnyRequestAreLetGoBeyondTheFewKeptInMemor
 // outsider of a private one is told only what any missing game tells.
 TEST_F(ServerGame, AGameStoredButImpossibleToLoadIsSaidToBeSo) {
   auto alice = user("alice"), bob = user("bob");
-  const std::string broken = start_game(*alice, *bob), sound = start_game(*alice, *bob);
-  server_->kill9();
-  {
-    std::string err;
-    Db db(server_->data_dir() + "/counterattack.db", false, err);
-    ASSERT_TRUE(db.ok()) << err;
-    db.exec("UPDATE games SET seed = x'00', private = 1 WHERE id = '" + broken + "'");
-  }
-  restart();
+  const auto made = alice->create_game(wire::CHOOSE_SOVIET, true);
+  ASSERT_TRUE(made.has_game_created()) << made.DebugString();
+  const std::string broken = made.game_created().game().game_id();
+  ASSERT_TRUE(bob->join(broken, made.game_created().invite_code()).has_game());
+  const std::string sound = start_game(*alice, *bob);
+  ASSERT_NO_FATAL_FAILURE(make_unloadable({broken}));
   alice = login_as("alice");
   ASSERT_TRUE(alice);
   wire::ClientMessage w;

@@ -529,14 +529,7 @@ TEST_F(ServerModeration, AnEndOfAGameThatCannotBeLoadedEndsItsRowAndKeepsItsLog)
   const std::string broken = start_game(*alice, *bob);
   alice.reset();
   bob.reset();
-  server_->kill9();
-  {
-    std::string err;
-    Db db(server_->data_dir() + "/counterattack.db", false, err);
-    ASSERT_TRUE(db.ok()) << err;
-    db.exec("UPDATE games SET seed = x'00' WHERE id = '" + broken + "'");
-  }
-  restart();
+  ASSERT_NO_FATAL_FAILURE(make_unloadable({broken}));
   auto back = login_as("alice");
   EXPECT_EQ(summary_in_my_games(*back, broken).status(), "playing");
   ASSERT_EQ(operator_command("--end-game " + broken + " --reason 'Abandoned.'").status, 0);

@@ -5,7 +5,6 @@
 #include <thread>
 
 #include "fixture.h"
-#include "storage.h"
 
 namespace counterattack::server::testing {
 namespace {
@@ -162,14 +161,7 @@ TEST_F(ServerRematch, ARematchThatCannotBeLoadedEndedByTheOperatorIsToldWithTheG
   const std::string broken = offered.game_created().game().game_id();
   alice.reset();
   bob.reset();
-  server_->kill9();
-  {
-    std::string err;
-    Db db(server_->data_dir() + "/counterattack.db", false, err);
-    ASSERT_TRUE(db.ok()) << err;
-    db.exec("UPDATE games SET seed = x'00' WHERE id = '" + broken + "'");
-  }
-  restart();
+  ASSERT_NO_FATAL_FAILURE(make_unloadable({broken}));
   bob = login_as("bob");
   ASSERT_TRUE(bob);
   ASSERT_TRUE(bob->follow_turns().has_ok());
