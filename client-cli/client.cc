@@ -457,7 +457,8 @@ std::string challenge_withdrawn_notice(const wire::ChallengeWithdrawn& w) {
   const std::string what = w.of_game_id().empty() ? "The challenge from " + w.by()
                                                   : "The rematch of game " + w.of_game_id() + " offered by " + w.by();
   std::string why = w.reason();
-  while (!why.empty() && why.back() == '.') why.pop_back();  // the operator's words may end a sentence already
+  // The operator's words may end a sentence already; one stop is dropped, so that an ellipsis stays whole.
+  if (!why.empty() && why.back() == '.') why.pop_back();
   return what + " (game " + w.game_id() + ") no longer waits for you: " + why + ".";
 }
 

@@ -373,6 +373,11 @@ TEST(Challenge, TheShellAndTheCommandLineTakeAnOpponentAndTheGamesListSaysWhoseC
             "The rematch of game old1234567 offered by alice (game new7654321) no longer waits for you: cancelled by the "
             "server's operator: Test game.")
       << "the operator's sentence ends once";
+  w.set_reason("cancelled by the server's operator: Gone for now...");
+  EXPECT_EQ(challenge_withdrawn_notice(w),
+            "The rematch of game old1234567 offered by alice (game new7654321) no longer waits for you: cancelled by the "
+            "server's operator: Gone for now...")
+      << "an ellipsis stays one";
 }
 
 // `watch` on a terminal rewrites the time line in place as a running game clock's seconds pass.
