@@ -1022,6 +1022,16 @@ TEST_F(TwoPlayers, ARematchIsOfferedAcceptedWithdrawnAndDeclinedFromTheCommandLi
   ASSERT_EQ(withdrawn_offer.code, 0) << withdrawn_offer.err;
   EXPECT_NE(withdrawn_offer.out.find("You withdrew your rematch offer to alice (game " + third + ")."), std::string::npos)
       << withdrawn_offer.out;
+  // Scripts read whom it waited for and the game it follows.
+  const auto offered_again = cli(bob_, {"--json", "rematch", second});
+  ASSERT_EQ(offered_again.code, 0) << offered_again.err;
+  const std::string fourth = json::parse(offered_again.out).value("game_id", "");
+  ASSERT_FALSE(fourth.empty()) << offered_again.out;
+  const auto withdrawn_offer_json = cli(bob_, {"--json", "resign", fourth, "--yes"});
+  ASSERT_EQ(withdrawn_offer_json.code, 0) << withdrawn_offer_json.err;
+  EXPECT_EQ(json::parse(withdrawn_offer_json.out),
+            json({{"withdrawn", true}, {"game_id", fourth}, {"reserved_for", "alice"}, {"rematch_of", second}}))
+      << withdrawn_offer_json.out;
   ASSERT_EQ(cli(bob_, {"rematch", second}).code, 0);
   auto declined = cli(alice_, {"rematch", second, "--decline"});
   ASSERT_EQ(declined.code, 0) << declined.err;
@@ -1165,6 +1175,11 @@ TEST_F(TwoPlayers, AChallengesConfirmationNamesTheTermsTheChallengedPlayerIsShow
   EXPECT_EQ(j.at("opponent"), "bob");
   EXPECT_EQ(j.at("game_id").get<std::string>().size(), 10u);
   EXPECT_EQ(j.size(), 3u) << j.dump();
+  // Withdrawn, it names whom it waited for, and no game it follows.
+  const auto withdrawn = cli(alice_, {"--json", "resign", j.at("game_id").get<std::string>(), "--yes"});
+  ASSERT_EQ(withdrawn.code, 0) << withdrawn.err;
+  EXPECT_EQ(json::parse(withdrawn.out), json({{"withdrawn", true}, {"game_id", j.at("game_id")}, {"reserved_for", "bob"}}))
+      << withdrawn.out;
 }
 
 // Standing orders from the command line: set, shown to their player alone, cleared; a word the
