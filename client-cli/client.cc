@@ -470,18 +470,23 @@ std::string withdrawn_text(const wire::GameSummary& g) {
   return "You withdrew game " + g.game_id() + ": no one had joined it.";
 }
 
-std::optional<wire::GameSummary> withdrawn_game(Session& s, const std::string& game_id,
-                                                const std::optional<wire::GameSummary>& before) {
+std::optional<wire::GameSummary> my_game(Session& s, const std::string& game_id) {
   wire::ClientMessage mine;
   mine.mutable_my_games();
   std::string why;
   if (const auto list = s.call(mine, &why); list && list->has_game_list()) {
     for (const auto& g : list->game_list().games()) {
-      if (g.game_id() != game_id || g.result() != "Cancelled") continue;
-      return before ? *before : g;  // once over, the server no longer says whom it waited for
+      if (g.game_id() == game_id) return g;
     }
   }
   return std::nullopt;
+}
+
+std::optional<wire::GameSummary> withdrawn_game(Session& s, const std::string& game_id,
+                                                const std::optional<wire::GameSummary>& before) {
+  const auto now = my_game(s, game_id);
+  if (!now || now->result() != "Cancelled") return std::nullopt;
+  return before ? *before : *now;  // once over, the server no longer says whom it waited for
 }
 
 std::string resign_outcome(Session& s, const std::string& game_id, const std::optional<wire::GameSummary>& before,

@@ -144,6 +144,8 @@ std::string challenge_withdrawn_notice(const wire::ChallengeWithdrawn& w);
 // What `resign` did to a game of yours nobody had joined (`g` as it was): a challenge
 // or rematch offer withdrawn from the player it waited for, or a game withdrawn.
 std::string withdrawn_text(const wire::GameSummary& g);
+// A game of yours as MyGames lists it now; nothing when it is not there or the server gave no list.
+std::optional<wire::GameSummary> my_game(Session& s, const std::string& game_id);
 // The game a Resign the server took withdrew, nobody having joined it (`before` when known,
 // else as listed now); nothing when it was a resignation. Read back from the server, as
 // someone may have joined just before.

@@ -1127,14 +1127,7 @@ int main(int argc, char** argv) {
 
   if (*resign) {
     // Whom a challenge waits for, which the server says only while it waits.
-    std::optional<wire::GameSummary> before;
-    wire::ClientMessage mine;
-    mine.mutable_my_games();
-    if (const auto list = s.call(mine, &why); list && list->has_game_list()) {
-      for (const auto& x : list->game_list().games()) {
-        if (x.game_id() == game_id) before = x;
-      }
-    }
+    const auto before = cli::my_game(s, game_id);
     wire::ClientMessage m;
     m.mutable_resign()->set_game_id(game_id);
     if (!s.call(m, &why)) return fail(g, why);
