@@ -289,6 +289,7 @@ OrderOutcome submit_order(Session& s, const std::string& game_id, const game::Or
   if (reply->has_order_accepted()) {
     out.accepted = true;
     out.version = reply->order_accepted().version();
+    out.answered_to = reply->order_accepted().answered_to_version();
   } else if (reply->has_order_rejected()) {
     out.code = game::RejectCode_Name(reply->order_rejected().rejection().code());
     out.by_rules = true;
@@ -1434,13 +1435,15 @@ class Shell {
           pump();
           return;
         }
-        // On a terminal the order's delta, sent just behind the answer, redraws the screen:
-        // the line waits for it (a moment at most), to be shown under the redraw.
+        // On a terminal the order's delta, sent just behind the answer, redraws the screen, and
+        // so do those of the opponent's standing answers to it: the line waits for the last of
+        // them (a moment at most), to be shown under the redraw.
         hold_ = tty_;
         out("Accepted: " + format_order(*parsed.order) + " (version " + std::to_string(r.version) + ").");
         const bool was_over = shows_over();
         bool any = handle_waiting();
-        if (tty_) any = handle_until([&] { return !game_ || game_->version() >= r.version; }, 2) || any;
+        const auto last = std::max(r.version, r.answered_to);
+        if (tty_) any = handle_until([&] { return !game_ || game_->version() >= last; }, 2) || any;
         show_changes(await_end(was_over) || any);
         return;
       }

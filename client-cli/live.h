@@ -130,6 +130,7 @@ struct OrderOutcome {
   bool answered = false;
   bool accepted = false;
   std::int64_t version = 0;
+  std::int64_t answered_to = 0;  // the last version the opponent's standing answers made at once (0: none)
   std::string code, reason;  // rejection, or error
   bool by_rules = false;      // an OrderRejected, not an Error before the rules
 };

@@ -560,7 +560,7 @@ void Rules::roll_combat() {
       sources.emplace_back(event.name, sign * event.amount);
     }
     // 9, the limit: at it the net tells the units' bonuses only as a bound, and so does the line.
-    const bool limited = cap > 0 && (modifier == cap || modifier == -cap);
+    const bool limited = modifier == cap || modifier == -cap;
     if (limited) {
       named = "unit bonuses " + signed_number(modifier - told) + (modifier > 0 ? " or more" : " or less");
     } else if (unit_bonuses) {

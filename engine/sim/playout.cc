@@ -15,7 +15,7 @@ const T& pick(const std::vector<T>& v, Prng& rng) {
 
 }  // namespace
 
-std::string die_line_problem(const std::string& line) {
+std::string die_line_problem(const std::string& line, int limit) {
   try {
     const auto die = line.rfind(": die ");
     const auto net_at = die == std::string::npos ? die : line.find(' ', die + 6);
@@ -43,6 +43,7 @@ std::string die_line_problem(const std::string& line) {
       at = end + 2;
     }
     if (bound != limited) return limited ? "the limit without the units' bound" : "a bound without the limit";
+    if (std::abs(net) == limit && !limited) return "a net at the limit that does not say so";
     if (sum != net) return "the modifiers named add up to " + std::to_string(sum);
     return "";
   } catch (const std::exception&) {
@@ -318,7 +319,8 @@ void play_one(const Engine& engine, std::uint64_t game_seed, const PlayoutOption
       const bool redacted = e.audience() == game::AUDIENCE_ALL_BUT_SOVIET || e.audience() == game::AUDIENCE_ALL_BUT_GERMAN;
       if (redacted) continue;
       if ((s.options & kClearerTexts) && e.kind() == game::Event::DIE_ROLLED && e.text().find(" against ") != std::string::npos) {
-        const auto why = die_line_problem(e.text());
+        const int limit = engine.scenario().rules.max_modifier();  // as the rules read it: unset is 6
+        const auto why = die_line_problem(e.text(), limit > 0 ? limit : 6);
         if (!why.empty()) problems.push_back(why + ": " + e.text());
       }
       switch (e.kind()) {

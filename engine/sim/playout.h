@@ -42,9 +42,9 @@ struct PlayoutOptions {
 
 // 9 (revision 4): what is wrong with a die line's list of modifiers, or "" when
 // they add up to its net: "...: die 4 +1 (unit bonuses +2, woods -1)."; at the
-// limit the units' bonuses are a bound, "...: die 3 +6 (unit bonuses +5 or more,
-// German artillery +1; limited to +6)."
-std::string die_line_problem(const std::string& line);
+// limit (`limit`, six) the units' bonuses are a bound, "...: die 3 +6 (unit
+// bonuses +5 or more, German artillery +1; limited to +6).", as the net told them.
+std::string die_line_problem(const std::string& line, int limit);
 
 // Every standing order set.
 game::StandingOrders every_standing_order();
