@@ -189,6 +189,19 @@ class Shell : public TwoPlayers {
     open(bob_shell_, bob_, game);
     return HasFailure() ? std::string() : game;
   }
+  // alice's shell on a terminal, opened on `game` and at its first prompt: where what it prints
+  // from now on starts in its output (npos, with a failure, when the prompt did not come).
+  size_t alice_at_the_prompt(TerminalShell& term, const std::string& game) {
+    if (!term.start(command({"play", game}), alice_.config)) {
+      ADD_FAILURE() << "no terminal for the shell";
+      return std::string::npos;
+    }
+    if (!term.wait_for(" (you)> ", 0)) {
+      ADD_FAILURE() << "no prompt: " << term.output();
+      return std::string::npos;
+    }
+    return term.output().size();
+  }
   void TearDown() override {
     if (HasFailure()) {
       std::cerr << "alice's shell:\n"
@@ -609,10 +622,9 @@ TEST_F(Shell, OnATerminalTheEndsDiceSeedStaysOnTheScreenAfterTheRedraw) {
   const std::string game = started_game("2d");
   ASSERT_FALSE(game.empty());
   TerminalShell term;
-  ASSERT_TRUE(term.start(command({"play", game}), alice_.config));
+  const size_t from = alice_at_the_prompt(term, game);
+  ASSERT_FALSE(HasFailure());
   const std::string& out = term.output();
-  ASSERT_TRUE(term.wait_for(" (you)> ", 0)) << out;
-  const size_t from = out.size();
   ASSERT_EQ(cli(bob_, {"resign", game, "--yes"}).code, 0);
   ASSERT_TRUE(term.wait_for(" (`verify` checks every die).", from)) << out.substr(from);
   term.read_for(std::chrono::milliseconds(500));  // anything the shell prints after it
@@ -633,10 +645,9 @@ TEST_F(Shell, OnATerminalAnAcceptedOrdersLineStaysUnderTheRedraw) {
   const std::string game = started_game("2d");
   ASSERT_FALSE(game.empty());
   TerminalShell term;
-  ASSERT_TRUE(term.start(command({"play", game}), alice_.config));
+  const size_t from = alice_at_the_prompt(term, game);
+  ASSERT_FALSE(HasFailure());
   const std::string& out = term.output();
-  ASSERT_TRUE(term.wait_for(" (you)> ", 0)) << out;
-  const size_t from = out.size();
   ASSERT_TRUE(term.write("corps 3TC\r"));
   ASSERT_TRUE(term.wait_for("Accepted: corps 3TC (version 1).", from)) << out.substr(from);
   term.read_for(std::chrono::milliseconds(700));  // the order's redraw, however late it comes
