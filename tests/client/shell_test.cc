@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -657,6 +658,56 @@ TEST_F(Shell, OnATerminalAnAcceptedOrdersLineStaysUnderTheRedraw) {
   ASSERT_GT(cleared, from) << "the order's change is drawn: " << out.substr(from);
   EXPECT_NE(out.find("Accepted: corps 3TC (version 1).", cleared), std::string::npos)
       << "on the screen as the redraw leaves it: " << out.substr(cleared);
+}
+
+// On a terminal an order that the opponent's standing orders answer at once redraws the
+// screen for each of their versions too: the line that says it was accepted waits for the
+// last of them and stays under the last redraw.
+TEST_F(Shell, OnATerminalAnAcceptedOrdersLineStaysUnderTheRedrawsOfTheStandingAnswersToIt) {
+  const std::string game = started_game("2d");
+  ASSERT_FALSE(game.empty());
+  // bob answers support, losses and retreats in advance; alice brings four units of 8GTC
+  // next to 3546, where two German battalions stand, to the combat step.
+  ASSERT_EQ(cli(bob_, {"standing", game, "no-support", "take-losses", "retreat"}).code, 0);
+  const std::vector<std::vector<std::string>> orders = {
+      {"corps", "8GTC"},
+      {"move", "8GTC/58G", "4153", "4152", "4051", "3951", "3950", "3849", "3848", "3748", "3647", "3548", "3447", "3446"},
+      {"move", "8GTC/59G", "4153", "4152", "4051", "3951", "3950", "3849", "3848", "3748", "3647", "3547"},
+      {"move", "8GTC/60G", "4153", "4152", "4051", "3951", "3950", "3849", "3848", "3847", "3846", "3845", "3844", "3745", "3645"},
+      {"move", "8GTC/1817", "4153", "4152", "4051", "3951", "3950", "3849", "3848", "3748", "3647", "3646"},
+      {"done"},  // to the barrage step
+      {"done"},  // to the combat step
+  };
+  for (const auto& o : orders) {
+    std::vector<std::string> args{"order", game};
+    args.insert(args.end(), o.begin(), o.end());
+    const auto r = cli(alice_, args);
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+  }
+  TerminalShell term;
+  const size_t from = alice_at_the_prompt(term, game);
+  ASSERT_FALSE(HasFailure());
+  const std::string& out = term.output();
+  const std::string accepted = "Accepted: attack 8GTC/58G 8GTC/59G 8GTC/60G 8GTC/1817 3546 (version ";
+  ASSERT_TRUE(term.write("attack 8GTC/58G 8GTC/59G 8GTC/60G 8GTC/1817 3546\r"));
+  ASSERT_TRUE(term.wait_for(accepted, from)) << out.substr(from);
+  term.read_for(std::chrono::milliseconds(700));  // any redraw however late it comes
+  term.stop();
+  const auto at = out.find(accepted, from);
+  const int version = std::stoi(out.substr(at + accepted.size()));
+  // bob's answers followed it at once: the log goes on past her attack.
+  auto logged = cli(alice_, {"--json", "show", game, "--log", "0"});
+  ASSERT_EQ(logged.code, 0) << logged.err;
+  int last = 0;
+  const json log = json::parse(logged.out);
+  for (const auto& e : log.at("log")) last = std::max(last, e.value("version", 0));
+  ASSERT_GT(last, version) << "bob's standing answers follow her attack: " << logged.out;
+  const auto cleared = out.rfind("\033[H\033[2J");
+  ASSERT_NE(cleared, std::string::npos) << out.substr(from);
+  ASSERT_GT(cleared, from) << "the order's change is drawn: " << out.substr(from);
+  EXPECT_GT(at, cleared) << "on the screen as the last redraw leaves it: " << out.substr(cleared);
+  EXPECT_NE(out.find("A German unit retreats ", cleared), std::string::npos)
+      << "the last redraw shows bob's answers: " << out.substr(cleared);
 }
 
 // The shell's hints name its own commands: `replay` of a game in play points to
