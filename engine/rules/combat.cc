@@ -574,7 +574,7 @@ void Rules::roll_combat() {
   }
   log(game::Event::DIE_ROLLED, std::to_string(att) + " against " + std::to_string(def) + " (" + odds + ")" +
                                    (shift ? ", " + std::to_string(shift) + " column" + (shift > 1 ? "s" : "") + " to the defender" : "") +
-                                   ": die " + std::to_string(c.die) + (modifier >= 0 ? " +" : " ") + std::to_string(modifier) + named + ".");
+                                   ": die " + std::to_string(c.die) + " " + signed_number(modifier) + named + ".");
   if (log_) log_->back().set_die(c.die);
   if (model_available() && (side_of(c.attackers[0]) == Side::German || combat_defender() == Side::German)) {
     c.stage = CombatStage::ModelReroll;  // 12: the German may re-roll

@@ -69,6 +69,10 @@ class TwoPlayers : public ::testing::Test {
   std::string started_game(const std::string& time);
   // `n` games of alice's (Soviet) that bob joined and resigned, oldest first.
   std::vector<std::string> resigned_games(int n);
+  // In `game`: bob answers support, losses and retreats in advance, and alice brings four
+  // units of 8GTC next to 3546, where two German battalions stand, to the combat step,
+  // from the command line; an attack on 3546 then has bob's standing answers follow it.
+  void bring_8gtc_to_attack_3546(const std::string& game);
   std::map<std::string, std::string> env(const Player& p) const;
   // The client's command line for `p`, its arguments after the server's.
   std::vector<std::string> command(const std::vector<std::string>& args) const;

@@ -666,24 +666,8 @@ TEST_F(Shell, OnATerminalAnAcceptedOrdersLineStaysUnderTheRedraw) {
 TEST_F(Shell, OnATerminalAnAcceptedOrdersLineStaysUnderTheRedrawsOfTheStandingAnswersToIt) {
   const std::string game = started_game("2d");
   ASSERT_FALSE(game.empty());
-  // bob answers support, losses and retreats in advance; alice brings four units of 8GTC
-  // next to 3546, where two German battalions stand, to the combat step.
-  ASSERT_EQ(cli(bob_, {"standing", game, "no-support", "take-losses", "retreat"}).code, 0);
-  const std::vector<std::vector<std::string>> orders = {
-      {"corps", "8GTC"},
-      {"move", "8GTC/58G", "4153", "4152", "4051", "3951", "3950", "3849", "3848", "3748", "3647", "3548", "3447", "3446"},
-      {"move", "8GTC/59G", "4153", "4152", "4051", "3951", "3950", "3849", "3848", "3748", "3647", "3547"},
-      {"move", "8GTC/60G", "4153", "4152", "4051", "3951", "3950", "3849", "3848", "3847", "3846", "3845", "3844", "3745", "3645"},
-      {"move", "8GTC/1817", "4153", "4152", "4051", "3951", "3950", "3849", "3848", "3748", "3647", "3646"},
-      {"done"},  // to the barrage step
-      {"done"},  // to the combat step
-  };
-  for (const auto& o : orders) {
-    std::vector<std::string> args{"order", game};
-    args.insert(args.end(), o.begin(), o.end());
-    const auto r = cli(alice_, args);
-    ASSERT_EQ(r.code, 0) << r.out << r.err;
-  }
+  bring_8gtc_to_attack_3546(game);
+  ASSERT_FALSE(HasFailure());
   TerminalShell term;
   const size_t from = alice_at_the_prompt(term, game);
   ASSERT_FALSE(HasFailure());
