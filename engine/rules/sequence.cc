@@ -499,14 +499,17 @@ Decision Rules::decision() const {
         d.kind = game::Decision::ATTACKER_LOSSES;
         d.side = attacker;
         d.count = c.attacker_steps;
-        d.prompt = "The attack on " + where + " costs " + std::to_string(c.attacker_steps) + " step(s): choose the units that lose them.";
+        d.prompt = "The attack on " + where + " costs " + std::to_string(c.attacker_steps) + in_number(c.attacker_steps, " step", " steps", " step(s)") +
+                   in_number(c.attacker_steps, ": choose the unit that loses it.", ": choose the units that lose them.",
+                             ": choose the units that lose them.");
         units(c.attackers);
         break;
       case CombatStage::DefenderLosses:
         d.kind = game::Decision::DEFENDER_LOSSES;
         d.side = defender;
         d.count = c.defender_steps;
-        d.prompt = "At " + where + ": lose " + std::to_string(c.defender_steps) + " step(s) and retreat " + std::to_string(c.retreat) + " hex(es)" +
+        d.prompt = "At " + where + ": lose " + std::to_string(c.defender_steps) + in_number(c.defender_steps, " step", " steps", " step(s)") +
+                   " and retreat " + std::to_string(c.retreat) + in_number(c.retreat, " hex", " hexes", " hex(es)") +
                    (elastic_allowed() ? "; elastic defense may turn steps into retreat" : "") +
                    (c.retreat ? "; desperate defense may turn retreat into steps" : "") + ".";
         units(c.defenders);
@@ -515,7 +518,7 @@ Decision Rules::decision() const {
         d.kind = game::Decision::RETREAT;
         d.side = defender;
         d.count = c.retreat;
-        d.prompt = "Retreat the units at " + where + " " + std::to_string(c.retreat) + " hex(es) (rule 9).";
+        d.prompt = "Retreat the units at " + where + " " + std::to_string(c.retreat) + in_number(c.retreat, " hex", " hexes", " hex(es)") + " (rule 9).";
         for (auto u : c.defenders) {
           if (us(u).loc == c.target) d.candidates.push_back(u);
         }
@@ -524,7 +527,7 @@ Decision Rules::decision() const {
         d.kind = game::Decision::ADVANCE;
         d.side = attacker;
         d.count = max_advance();
-        d.prompt = where + " is clear: advance into it (up to " + std::to_string(max_advance()) + " hex(es)) or stay.";
+        d.prompt = where + " is clear: advance into it (up to " + std::to_string(max_advance()) + in_number(static_cast<size_t>(max_advance()), " hex", " hexes", " hex(es)") + ") or stay.";
         units(c.attackers);
         break;
       case CombatStage::BarrageLoss:
@@ -561,7 +564,8 @@ Decision Rules::decision() const {
     case Step::UprisingUnitsMoved:
       d.kind = game::Decision::UPRISING_UNITS_MOVED;
       d.count = s_.uprising_pending;
-      d.prompt = "The uprising pins units: choose " + std::to_string(s_.uprising_pending) + " units in Warsaw to mark Moved.";
+      d.prompt = "The uprising pins units: choose " + std::to_string(s_.uprising_pending) +
+                 in_number(s_.uprising_pending, " unit", " units", " units") + " in Warsaw to mark Moved.";
       d.candidates = german_units_in_warsaw(true, false);
       break;
     case Step::Magnuszew: {

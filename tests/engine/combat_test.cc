@@ -2647,5 +2647,45 @@ TEST_F(Revision4, Rule9_TextsOfOneUnitOrOneStepAreInTheSingular) {
   }
 }
 
+// The questions of a combat that cost one step or one hex ask in the singular from
+// revision 4; games of revision 3 keep the plural they were played with.
+TEST_F(Revision4, Rule9_DecisionPromptsOfOneStepOrOneHexAreInTheSingular) {
+  for (const int revision : {3, 4}) {
+    SCOPED_TRACE("revision " + std::to_string(revision));
+    const bool now = revision == 4;
+    reset({{"1:1", "A1D1r1"}, {"2:1", "A1D1r1"}, {"3:1", "A1D1r1"}}, revision_bits(revision));
+    soviet_phase();
+    t.put("1TC/1", "0605");
+    t.put("1TC/2", "0706");  // two attackers: the one step lost is the attacker's choice
+    t.put("ID/2", "0606");
+    to(Side::Soviet, game::Decision::COMBAT);
+    ASSERT_TRUE(Fight(Side::Soviet, attack_order({"1TC/1", "1TC/2"}, "0606")));
+    ASSERT_EQ(result(), "A1D1r1");
+    // Each question as it comes, answered with the one step or hex it asks for.
+    std::map<game::Decision::Kind, std::string> asked;
+    for (int i = 0; i < 6 && !asked.count(game::Decision::ADVANCE); ++i) {
+      const auto d = t.decision();
+      asked[d.kind] = d.prompt;
+      if (d.kind == game::Decision::ATTACKER_LOSSES) {
+        ASSERT_TRUE(Ok(Side::Soviet, losses_order({"1TC/1"})));
+      } else if (d.kind == game::Decision::DEFENDER_LOSSES) {
+        ASSERT_TRUE(Ok(Side::German, losses_order({"ID/2"})));
+      } else if (d.kind == game::Decision::RETREAT) {
+        ASSERT_TRUE(Ok(Side::German, retreat_order({{"ID/2", {"0607"}}})));
+      } else {
+        ASSERT_EQ(d.kind, game::Decision::ADVANCE) << d.prompt;
+      }
+    }
+    EXPECT_EQ(asked[game::Decision::ATTACKER_LOSSES], now ? "The attack on 0606 costs 1 step: choose the unit that loses it."
+                                                          : "The attack on 0606 costs 1 step(s): choose the units that lose them.");
+    const auto& defender = asked[game::Decision::DEFENDER_LOSSES];
+    EXPECT_EQ(defender.substr(0, defender.find(';')),
+              now ? "At 0606: lose 1 step and retreat 1 hex" : "At 0606: lose 1 step(s) and retreat 1 hex(es)");
+    EXPECT_EQ(asked[game::Decision::RETREAT], now ? "Retreat the units at 0606 1 hex (rule 9)." : "Retreat the units at 0606 1 hex(es) (rule 9).");
+    EXPECT_EQ(asked[game::Decision::ADVANCE], now ? "0606 is clear: advance into it (up to 1 hex) or stay."
+                                                  : "0606 is clear: advance into it (up to 1 hex(es)) or stay.");
+  }
+}
+
 }  // namespace
 }  // namespace counterattack::testing
