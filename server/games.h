@@ -219,7 +219,7 @@ class GameService {
   // The operator's end of a game not yet over (see end_game_by_operator), for the
   // reason `why`: Ended; Later when there is nothing to end, or not now (a write of it is
   // under way); Unloadable when its stored log cannot be read: it is ended in its row
-  // alone, told to nobody connected, with its log kept as stored.
+  // alone, told as any other end (nobody watches it), with its log kept as stored.
   enum class OperatorEndOutcome { Ended, Later, Unloadable };
   OperatorEndOutcome end_by_operator(const std::string& game_id, const std::string& why);
   // A tournament organiser's decision of a game in play (the caller's right to it

@@ -3,6 +3,7 @@
 #include <sodium.h>
 
 #include <algorithm>
+#include <array>
 #include <future>
 #include <limits>
 
@@ -480,32 +481,53 @@ GameService::OperatorEndOutcome GameService::end_unloadable(const std::string& g
   // Nothing is replayed: the row alone says it is over, and its log stays as stored for
   // the operator. An abort moves no rating and scores nothing in a tournament. Read and
   // ended in one write, so that a repeat, or a game that moved on meanwhile, ends nothing.
-  // A challenge or rematch so cancelled is told to the player it waited for, as when loaded.
+  // Told as when loaded: the player a challenge or rematch waited for, then its players.
   auto ended_in = std::make_shared<std::optional<std::string>>();  // once ended: its tournament ("": none)
   auto offer = std::make_shared<WithdrawnOffer>();
+  auto ended = std::make_shared<wire::ServerMessage>();
+  auto players = std::make_shared<std::array<std::int64_t, 2>>();
   storage_.write(
-      [game_id, why, ended_in, offer](Db& db) {
+      [game_id, why, ended_in, offer, ended, players](Db& db) {
         auto& q = db.prepare(
-            "SELECT g.status, g.tournament_id, g.reserved_for, g.creator_id, COALESCE(u.name, ''), g.rematch_of, g.offer_quiet"
+            "SELECT g.status, g.tournament_id, g.reserved_for, g.creator_id, COALESCE(u.name, ''), g.rematch_of, g.offer_quiet,"
+            " COALESCE(g.soviet_id, 0), COALESCE(g.german_id, 0), g.rated"
             " FROM games g LEFT JOIN users u ON u.id = g.creator_id WHERE g.id = ?");
         q.bind_all(game_id);
         std::string status, tournament_id;
+        bool rated = false;
         while (q.step()) {
           status = q.text(0);
           tournament_id = q.text(1);
           *offer = WithdrawnOffer{game_id, q.text(4), q.text(5), q.integer(3), q.integer(2), std::nullopt};
           if (const auto quiet = q.integer(6); quiet >= 0) offer->quiet = quiet == 1;
+          *players = {q.integer(7), q.integer(8)};
+          rated = q.integer(9) != 0;
         }
         if (status != "open" && status != "playing") return;
         const bool open = status == "open";
         if (!open) offer->kept_for = 0;  // begun: nothing waits to be withdrawn
-        store_end(db, game_id, open ? "Cancelled" : "Aborted", operator_end_text(open, why), 0);  // its turn unread
+        const std::string result = open ? "Cancelled" : "Aborted", reason = operator_end_text(open, why);
+        const auto rating = store_end(db, game_id, result, reason, 0);  // its turn unread
+        // As a loaded game's end says it, but with no seed: the log it would reveal cannot be read.
+        auto* e = ended->mutable_game_ended();
+        e->set_game_id(game_id);
+        e->set_result(result);
+        e->set_reason(reason);
+        e->set_rated(rated);
+        e->set_unrated_reason(rating.unrated_reason);
         *ended_in = tournament_id;
       },
-      [this, ended_in, offer, why](bool ok) {
+      [this, ended_in, offer, why, ended, players](bool ok) {
         if (!ok || !*ended_in) return;
         if (!(*ended_in)->empty() && tournament_game_end_) tournament_game_end_(**ended_in);
         tell_withdrawn(*offer, operator_withdrawal_text(why));
+        // Nobody can watch it: each player's connections that follow turns are told. No mail: the one
+        // a game's end sends offers its log with the seed revealed, which this game cannot give.
+        const Frame frame = encode(*ended);
+        for (int seat = 0; seat < 2; ++seat) {
+          const auto user = (*players)[static_cast<std::size_t>(seat)];
+          if (user != 0 && (seat == 0 || user != (*players)[0])) tell_followers(user, frame);
+        }
       });
   return OperatorEndOutcome::Unloadable;
 }

@@ -315,6 +315,22 @@ TEST(GameOver, AnotherGamesEndTellsItsRatingChangesOrWhyItMovedNone) {
   EXPECT_EQ(other_game_ended_notice(e), "Game d7tpu99ynv is over: Soviet victory.");
 }
 
+// The operator's end names its result in its reason: the line says it once.
+TEST(GameOver, AnotherGamesEndByTheOperatorSaysItsResultOnceWithTheOperatorsWords) {
+  wire::GameEnded e;
+  e.set_game_id("d7tpu99ynv");
+  e.set_result("Aborted");
+  e.set_reason("Aborted by the server's operator, and no rating changes: Abandoned.");
+  e.set_rated(true);
+  EXPECT_EQ(other_game_ended_notice(e), "Game d7tpu99ynv is over: Aborted by the server's operator, and no rating changes: Abandoned.");
+  e.set_result("Cancelled");
+  e.set_reason("Cancelled by the server's operator: Gone for now...");
+  EXPECT_EQ(other_game_ended_notice(e), "Game d7tpu99ynv is over: Cancelled by the server's operator: Gone for now...");
+  e.set_result("Soviet victory");
+  e.set_reason("The German player resigned.");
+  EXPECT_EQ(other_game_ended_notice(e), "Game d7tpu99ynv is over: Soviet victory: The German player resigned.");
+}
+
 TEST(TournamentNotice, NamesTheWinnerOrThoseWhoShareTheFirstPlace) {
   wire::Tournament t;
   t.set_tournament_id("kn9qwt9by4");

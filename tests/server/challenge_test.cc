@@ -322,6 +322,7 @@ bool leaves_my_games(Client& c, const std::string& id) {
 TEST_F(ServerChallenge, AChallengeEndedByItsMakersSuspensionOrTheOperatorIsToldUnlessItCameQuietly) {
   auto alice = user("alice"), bob = user("bob"), dave = user("dave"), erin = user("erin"), frank = user("frank");
   ASSERT_TRUE(bob->follow_turns().has_ok());
+  ASSERT_TRUE(dave->follow_turns().has_ok());
   for (const char* muted : {"erin", "frank"}) {
     wire::ClientMessage mute;
     mute.mutable_mute()->set_name(muted);
@@ -351,13 +352,17 @@ TEST_F(ServerChallenge, AChallengeEndedByItsMakersSuspensionOrTheOperatorIsToldU
   EXPECT_EQ(told->challenge_withdrawn().by(), "dave");
   EXPECT_EQ(told->challenge_withdrawn().reason(), "cancelled by the server's operator: Test game.") << "in the operator's words";
   EXPECT_EQ(summary_in_my_games(*dave, ended).result_reason(), "Cancelled by the server's operator: Test game.");
+  const auto maker_told = dave->wait_for([&](const wire::ServerMessage& m) { return m.has_game_ended() && m.game_ended().game_id() == ended; });
+  ASSERT_TRUE(maker_told) << "its maker, following turns, is told it is over";
+  EXPECT_EQ(maker_told->game_ended().reason(), "Cancelled by the server's operator: Test game.");
   ASSERT_TRUE(bob->ping().has_pong());
   EXPECT_TRUE(bob->take_all(is_withdrawal).empty()) << "each told once";
 }
 
 // A challenge whose stored log cannot be read, ended by the operator in its row
-// alone, is told to its player as any other, unless it came quietly.
-TEST_F(ServerChallenge, AChallengeThatCannotBeLoadedEndedByTheOperatorIsToldUnlessItCameQuietly) {
+// alone, is told to its player as any other, unless it came quietly, and to its
+// maker as the end of any game of theirs.
+TEST_F(ServerChallenge, AChallengeThatCannotBeLoadedEndedByTheOperatorIsToldToItsMakerAndUnlessItCameQuietlyToItsPlayer) {
   auto alice = user("alice"), bob = user("bob"), frank = user("frank");
   wire::ClientMessage mute;
   mute.mutable_mute()->set_name("frank");
@@ -372,11 +377,27 @@ TEST_F(ServerChallenge, AChallengeThatCannotBeLoadedEndedByTheOperatorIsToldUnle
   ASSERT_TRUE(bob);
   ASSERT_TRUE(bob->follow_turns().has_ok());
   ASSERT_TRUE(in_my_games(*bob, quiet));
+  alice = login_as("alice");
+  frank = login_as("frank");
+  ASSERT_TRUE(alice && frank);
+  ASSERT_TRUE(alice->follow_turns().has_ok());
+  ASSERT_TRUE(frank->follow_turns().has_ok());
+  const auto end_of = [](const std::string& id) {
+    return [id](const wire::ServerMessage& m) { return m.has_game_ended() && m.game_ended().game_id() == id; };
+  };
 
   // The quiet one ends first: anything said of it would come before what follows.
   ASSERT_EQ(operator_command("--end-game " + quiet + " --reason 'Abandoned.'").status, 0);
   ASSERT_TRUE(leaves_my_games(*bob, quiet));
+  const auto quiet_end = frank->wait_for(end_of(quiet));
+  ASSERT_TRUE(quiet_end) << "its maker is told, quiet or not";
+  EXPECT_EQ(quiet_end->game_ended().reason(), "Cancelled by the server's operator: Abandoned.");
   ASSERT_EQ(operator_command("--end-game " + told_of + " --reason 'Abandoned.'").status, 0);
+  const auto maker_told = alice->wait_for(end_of(told_of));
+  ASSERT_TRUE(maker_told) << "its maker is told it is over";
+  EXPECT_EQ(maker_told->game_ended().result(), "Cancelled");
+  EXPECT_EQ(maker_told->game_ended().reason(), "Cancelled by the server's operator: Abandoned.") << "in the operator's words";
+  EXPECT_TRUE(maker_told->game_ended().seed_hex().empty());
   const auto told = bob->wait_for(is_withdrawal);
   ASSERT_TRUE(told) << "the challenged player is told it no longer waits";
   EXPECT_EQ(told->challenge_withdrawn().game_id(), told_of) << "nothing of the quiet one";
@@ -387,6 +408,13 @@ TEST_F(ServerChallenge, AChallengeThatCannotBeLoadedEndedByTheOperatorIsToldUnle
   std::this_thread::sleep_for(4500ms);  // two more polls
   ASSERT_TRUE(bob->ping().has_pong());
   EXPECT_TRUE(bob->take_all(is_withdrawal).empty()) << "told once";
+  EXPECT_TRUE(bob->take_all([](const wire::ServerMessage& m) { return m.has_game_ended(); }).empty())
+      << "the challenged player is told by the withdrawal alone";
+  for (auto* maker : {alice.get(), frank.get()}) {
+    ASSERT_TRUE(maker->ping().has_pong());
+    EXPECT_TRUE(maker->take_all(end_of(told_of)).empty() && maker->take_all(end_of(quiet)).empty()) << "told once";
+    EXPECT_TRUE(maker->take_all(is_withdrawal).empty()) << "a maker is not told its own offer no longer waits";
+  }
 }
 
 TEST_F(ServerChallenge, ChallengesThatCannotBeMadeAreRefusedWithASentenceAndStoreNothing) {

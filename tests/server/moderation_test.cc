@@ -557,5 +557,46 @@ TEST_F(ServerModeration, AnEndOfAGameThatCannotBeLoadedEndsItsRowAndKeepsItsLog)
   }
 }
 
+// Ended in its row alone, a game in play that cannot be loaded is told to its players
+// who follow turns as any other game of theirs that ends: aborted, in the operator's
+// words, with no rating change and no seed (its log cannot be read). Nobody else hears of it.
+TEST_F(ServerModeration, TheEndOfAGameInPlayThatCannotBeLoadedIsToldToItsPlayersAlone) {
+  auto alice = user("alice"), bob = user("bob"), carol = user("carol");
+  const std::string broken = start_game(*alice, *bob);
+  alice.reset();
+  bob.reset();
+  carol.reset();
+  ASSERT_NO_FATAL_FAILURE(make_unloadable({broken}));
+  alice = login_as("alice");
+  bob = login_as("bob");
+  carol = login_as("carol");
+  ASSERT_TRUE(alice && bob && carol);
+  for (auto* c : {alice.get(), bob.get(), carol.get()}) ASSERT_TRUE(c->follow_turns().has_ok());
+
+  ASSERT_EQ(operator_command("--end-game " + broken + " --reason 'Abandoned.'").status, 0);
+  const auto is_end = [&](const wire::ServerMessage& m) { return m.has_game_ended() && m.game_ended().game_id() == broken; };
+  for (auto* player : {alice.get(), bob.get()}) {
+    const auto ended = player->wait_for(is_end);
+    ASSERT_TRUE(ended) << "each player is told within seconds";
+    EXPECT_EQ(ended->game_ended().result(), "Aborted");
+    EXPECT_EQ(ended->game_ended().reason(), "Aborted by the server's operator, and no rating changes: Abandoned.");
+    EXPECT_TRUE(ended->game_ended().seed_hex().empty()) << "no seed to reveal from a log that cannot be read";
+    EXPECT_FALSE(ended->game_ended().rating_counted());
+    EXPECT_EQ(ended->game_ended().soviet_rating_change(), 0);
+    EXPECT_EQ(ended->game_ended().german_rating_change(), 0);
+  }
+  std::this_thread::sleep_for(4500ms);  // two more polls
+  for (auto* player : {alice.get(), bob.get()}) {
+    ASSERT_TRUE(player->ping().has_pong());
+    EXPECT_TRUE(player->take_all(is_end).empty()) << "told once";
+  }
+  ASSERT_TRUE(carol->ping().has_pong());
+  EXPECT_TRUE(carol->take_all([&](const wire::ServerMessage& m) {
+                      return m.has_game_ended() || m.has_challenge_withdrawn() ||
+                             m.DebugString().find(broken) != std::string::npos;
+                    }).empty())
+      << "nothing of it to a user who does not play it";
+}
+
 }  // namespace
 }  // namespace counterattack::server::testing

@@ -151,8 +151,8 @@ TEST_F(ServerRematch, ARematchEndedByItsMakersSuspensionOrTheOperatorIsToldWithT
 }
 
 // A rematch whose stored log cannot be read, ended by the operator in its row
-// alone, is told to the player it waited for as one that can be.
-TEST_F(ServerRematch, ARematchThatCannotBeLoadedEndedByTheOperatorIsToldWithTheGameItFollows) {
+// alone, is told to the player it waited for, and to its maker, as one that can be.
+TEST_F(ServerRematch, ARematchThatCannotBeLoadedEndedByTheOperatorIsToldWithTheGameItFollowsAndToItsMaker) {
   auto alice = user("alice"), bob = user("bob");
   const std::string first = finished_game(*alice, *bob);
   ASSERT_FALSE(HasFailure());
@@ -165,7 +165,15 @@ TEST_F(ServerRematch, ARematchThatCannotBeLoadedEndedByTheOperatorIsToldWithTheG
   bob = login_as("bob");
   ASSERT_TRUE(bob);
   ASSERT_TRUE(bob->follow_turns().has_ok());
+  alice = login_as("alice");
+  ASSERT_TRUE(alice);
+  ASSERT_TRUE(alice->follow_turns().has_ok());
   ASSERT_EQ(operator_command("--end-game " + broken + " --reason 'Abandoned.'").status, 0);
+  const auto maker_told =
+      alice->wait_for([&](const wire::ServerMessage& m) { return m.has_game_ended() && m.game_ended().game_id() == broken; });
+  ASSERT_TRUE(maker_told) << "its maker is told it is over";
+  EXPECT_EQ(maker_told->game_ended().result(), "Cancelled");
+  EXPECT_EQ(maker_told->game_ended().reason(), "Cancelled by the server's operator: Abandoned.");
   const auto is_withdrawal = [](const wire::ServerMessage& m) { return m.has_challenge_withdrawn(); };
   const auto told = bob->wait_for(is_withdrawal);
   ASSERT_TRUE(told) << "the player it waited for is told it no longer waits";
