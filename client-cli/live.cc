@@ -1,11 +1,13 @@
 #include "live.h"
 
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <iostream>
 #include <set>
 #include <thread>
@@ -14,6 +16,7 @@
 
 #include "notation.h"
 #include "replay.h"
+#include "terminal_text.h"
 #include "view_delta.h"
 
 namespace counterattack::cli {
@@ -559,7 +562,7 @@ class Shell {
       say_err(why);
       return kFailed;
     }
-    out("Connected to " + s_.url() + " as " + s_.user() +
+    notice("Connected to " + s_.url() + " as " + s_.user() +
         ". Type help for the commands, quit to leave.");
     if (!game_id.empty())
       open_game(game_id);
@@ -614,11 +617,43 @@ class Shell {
 
  private:
   // --- output that keeps the input line intact ---
+  // What is said: a command's output, or a notice (of the open game, or of none).
+  enum class Said { output, notice, game_notice };
+  struct Held {
+    std::string text;
+    Said kind;
+  };
+
+  // A command's output; on a terminal kept, for a redraw the opponent brings to repaint.
   void out(const std::string& text) {
     if (hold_) {
-      held_.push_back(text);
+      held_.push_back({text, Said::output});
       return;
     }
+    print(text);
+    if (tty_) last_output_ += text.empty() || text.back() == '\n' ? text : text + "\n";
+  }
+  // A notice (chat, a draw offer, another game's turn, the connection...); on a terminal
+  // kept in the notice area that each redraw repaints under the game.
+  void notice(const std::string& text, bool of_game = false) {
+    if (hold_) {
+      held_.push_back({text, of_game ? Said::game_notice : Said::notice});
+      return;
+    }
+    print(text);
+    remember(text, of_game);
+  }
+  void remember(const std::string& text, bool of_game) {
+    if (!tty_ || text.empty()) return;
+    notices_.push_back({text, of_game ? Said::game_notice : Said::notice});
+    while (notices_.size() > kNoticeArea) notices_.pop_front();
+  }
+  // A game opened, or a replay started: the area starts afresh, but for the notices of no game.
+  void forget_game_notices() {
+    std::erase_if(notices_, [](const Held& n) { return n.kind == Said::game_notice; });
+  }
+
+  void print(const std::string& text) {
     if (tty_ && g_shell) {
       std::cout << "\r\033[K" << text;
       if (!text.empty() && text.back() != '\n') std::cout << "\n";
@@ -632,14 +667,44 @@ class Shell {
   }
   void say_err(const std::string& text) { out(text); }
 
-  // A notice of the open game: its end, when shown already, only for what it adds
-  // (the ratings, the dice seed), so that the end is told once.
-  void tell(const std::string& n) {
-    if (!game_ || !is_end_notice(game_->view(), n)) return out(n);
+  // A notice: of the open game's end, when shown already, only what it adds (the ratings,
+  // the dice seed), so that the end is told once; the area keeps only that, as the redraw shows the end.
+  void tell(const std::string& n, bool of_game) {
+    if (!game_ || !is_end_notice(game_->view(), n)) return notice(n, of_game);
     const bool shown = end_shown_;
     end_shown_ = true;
-    if (!shown) return out(n);
-    if (const auto more = beyond_end(game_->view(), n); !more.empty()) out(more);
+    const auto more = beyond_end(game_->view(), n);
+    if (!shown) {
+      print(n);
+      remember(more, of_game);
+    } else if (!more.empty()) {
+      notice(more, of_game);
+    }
+  }
+
+  // The notice area as a redraw paints it: the last notices, oldest first, but room left
+  // for `coming` more, told under it at once.
+  std::string notice_area(std::size_t coming) const {
+    std::string t;
+    const std::size_t skip = notices_.size() - std::min(notices_.size(), kNoticeArea - std::min(coming, kNoticeArea));
+    for (std::size_t i = skip; i < notices_.size(); ++i) {
+      t += notices_[i].text;
+      if (t.back() != '\n') t += "\n";
+    }
+    return t;
+  }
+
+  // The output of the last command, as a redraw brought by the opponent repaints it: whole when it
+  // takes at most half the terminal's height (the bottom of the game and the notices stay in sight),
+  // else a line that names the command that shows it.
+  std::string kept_output() const {
+    if (last_output_.empty()) return "";
+    const auto lines = static_cast<std::size_t>(std::count(last_output_.begin(), last_output_.end(), '\n'));
+    winsize ws{};
+    const std::size_t room = ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 ? ws.ws_row / 2u : kKeptOutputLines;
+    if (lines <= room) return last_output_;
+    const std::string cmd = shown(last_command_);  // as typed, but no control reaches the terminal
+    return "(The output of `" + cmd + "` was cleared by the redraw: `" + cmd + "` shows it again.)\n";
   }
 
   std::string prompt() const {
@@ -678,17 +743,25 @@ class Shell {
     rl_forced_update_display();
   }
 
-  void draw() {
+  // The open game drawn; on a terminal the notice area under it, and, when the opponent's
+  // changes bring the redraw (`incoming`), the last command's output under that. `coming`:
+  // the notices about to be told under the redraw.
+  void draw(bool incoming = false, std::size_t coming = 0) {
     if (!game_ || !game_->has_view()) return;
     RenderOptions ro = ro_;
     ro.center_hex = center_;
     ro.full = full_;
     game_->take_new_events();
     const std::string screen = render_screen(sc_, game_->view(), game_->log(), ro) + game_lines(*game_) + time_line(*game_);
-    if (tty_)
-      out(clear_screen(ro.colour) + screen);
-    else
-      out(screen);
+    if (tty_) {
+      std::string drawn = screen;
+      if (!drawn.empty() && drawn.back() != '\n') drawn += "\n";
+      drawn += notice_area(coming);
+      if (!incoming) last_output_.clear();  // what the player asked for is this
+      print(clear_screen(ro.colour) + drawn + kept_output());
+    } else {
+      print(screen);
+    }
     last_decision_ = game_->view().decision().SerializeAsString();
     end_shown_ = game_->view().decision().kind() == game::Decision::GAME_OVER;
   }
@@ -709,13 +782,16 @@ class Shell {
     }
   }
 
-  void changed(const std::vector<std::string>& said = {}) {
+  void changed(const std::vector<Held>& said = {}) {
     update_prompt();
     if (replay_) return;  // the open game is drawn again when the replay is left
-    if (tty_)
-      draw();
-    else
-      report_changes(said);
+    if (tty_) {
+      draw(true, static_cast<std::size_t>(std::count_if(said.begin(), said.end(), [](const Held& h) { return h.kind != Said::output; })));
+    } else {
+      std::vector<std::string> notices;
+      for (const auto& h : said) notices.push_back(h.text);
+      report_changes(notices);
+    }
   }
 
   // Handles every message waiting. What it says is held until the changes are shown:
@@ -758,25 +834,25 @@ class Shell {
       auto m = s_.conn().next_push(std::chrono::milliseconds(0));
       if (!m) break;
       if (game_ && game_->handle(*m)) any = true;
-      if (!game_ && m->has_your_turn()) out(describe_turn(m->your_turn()));
-      if (!game_ && m->has_error()) out("Server: " + describe_error(m->error()));  // a suspension's words, say
-      if (m->has_game_started()) out(describe_start(m->game_started()));
-      if (m->has_rematch_offered()) out(rematch_offer_notice(m->rematch_offered()));
-      if (m->has_challenge_offered()) out(challenge_offer_notice(m->challenge_offered()));
+      if (!game_ && m->has_your_turn()) notice(describe_turn(m->your_turn()));
+      if (!game_ && m->has_error()) notice("Server: " + describe_error(m->error()));  // a suspension's words, say
+      if (m->has_game_started()) notice(describe_start(m->game_started()));
+      if (m->has_rematch_offered()) notice(rematch_offer_notice(m->rematch_offered()));
+      if (m->has_challenge_offered()) notice(challenge_offer_notice(m->challenge_offered()));
       if (m->has_challenge_withdrawn() && !(game_ && m->challenge_withdrawn().game_id() == game_->id())) {
-        out(challenge_withdrawn_notice(m->challenge_withdrawn()));  // the open game's is shown as its end
+        notice(challenge_withdrawn_notice(m->challenge_withdrawn()));  // the open game's is shown as its end
       }
-      if (m->has_tournament_started()) out(tournament_start_notice(m->tournament_started(), s_.user()));
-      if (m->has_tournament_finished()) out(tournament_end_notice(m->tournament_finished()));
-      if (m->has_tournament_cancelled()) out(tournament_cancelled_notice(m->tournament_cancelled()));
+      if (m->has_tournament_started()) notice(tournament_start_notice(m->tournament_started(), s_.user()));
+      if (m->has_tournament_finished()) notice(tournament_end_notice(m->tournament_finished()));
+      if (m->has_tournament_cancelled()) notice(tournament_cancelled_notice(m->tournament_cancelled()));
       if (m->has_game_ended() && !(game_ && m->game_ended().game_id() == game_->id())) {
-        out(other_game_ended_notice(m->game_ended()));  // another game of yours, ended while you were elsewhere
+        notice(other_game_ended_notice(m->game_ended()));  // another game of yours, ended while you were elsewhere
       }
       if (game_) {
-        for (const auto& n : game_->take_notices()) out(n);
+        for (const auto& n : game_->take_notices()) notice(n, true);
         if (game_->needs_resync() && s_.connected()) {  // closed: the reconnection resumes it
           std::string why;
-          if (!game_->subscribe(&why)) out(why);
+          if (!game_->subscribe(&why)) notice(why, true);
           any = true;
         }
       }
@@ -787,25 +863,30 @@ class Shell {
   // The changes handled (`any`: the open game's), then what was held to follow them.
   void show_changes(bool any) {
     hold_ = false;
-    const auto said = std::move(held_);
+    const std::vector<Held> said = std::move(held_);
     held_.clear();
     if (any) changed(said);
-    for (const auto& n : said) tell(n);
+    for (const auto& h : said) {
+      if (h.kind == Said::output)
+        out(h.text);
+      else
+        tell(h.text, h.kind == Said::game_notice);
+    }
   }
 
   void recover_connection() {
-    out("Lost the connection: " + s_.conn().close_reason() + ". Reconnecting...");
+    notice("Lost the connection: " + s_.conn().close_reason() + ". Reconnecting...");
     if (game_) {
-      if (!game_->reconnect([this](const std::string& t) { out(t); }, 600)) {
-        out("Could not reconnect; leaving.");
+      if (!game_->reconnect([this](const std::string& t) { notice(t); }, 600)) {
+        notice("Could not reconnect; leaving.");
         running_ = false;
         return;
       }
       changed();
-    } else if (reconnect_session(s_, [this](const std::string& t) { out(t); }, 600)) {
-      out("Reconnected.");  // and following turns again, for the notices of every game
+    } else if (reconnect_session(s_, [this](const std::string& t) { notice(t); }, 600)) {
+      notice("Reconnected.");  // and following turns again, for the notices of every game
     } else {
-      out("Could not reconnect; leaving.");
+      notice("Could not reconnect; leaving.");
       running_ = false;
     }
   }
@@ -910,6 +991,9 @@ class Shell {
     const auto w = split_words(line);
     if (replay_) return replay_line(w);
     if (w.empty()) return;
+    last_command_ = line.substr(line.find_first_not_of(" \t"));
+    last_command_.erase(last_command_.find_last_not_of(" \t") + 1);
+    last_output_.clear();
     std::string cmd = w[0];
     std::transform(cmd.begin(), cmd.end(), cmd.begin(), ::tolower);
     auto rest = [&](size_t from) {
@@ -1130,7 +1214,10 @@ class Shell {
          "  rating [NAME] [games N] | ratings   a player's rating (yours without NAME), with their last N\n"
          "                                    rated games (10 unless given); the rated players\n"
          "Tab completes commands, unit ids, hexes and chits; up and down arrows recall earlier "
-         "lines.";
+         "lines.\n"
+         "On a terminal each redraw of the game shows the last " + std::to_string(kNoticeArea) +
+         " notices under it (chat, draw offers, other games, the connection); a redraw the opponent brings shows "
+         "your last command's output under them again when it takes at most half the terminal, else a line naming the command.";
     out(t);
   }
 
@@ -1161,13 +1248,18 @@ class Shell {
     cursor_ = {};
     cursor_.drew = true;
     const std::string screen = render_replay(sc_, *replay_, 0, ro_, replay_hint());
-    out(tty_ ? clear_screen(ro_.colour) + screen : screen);
+    forget_game_notices();
+    last_output_.clear();
+    print(tty_ ? clear_screen(ro_.colour) + screen + notice_area(0) : screen);
   }
 
   // A line typed in a replay (none: ENTER, the next version).
   void replay_line(const std::vector<std::string>& w) {
     const std::string text = replay_step(sc_, *replay_, cursor_, w, ro_);
-    out(tty_ && cursor_.drew ? clear_screen(ro_.colour) + text : text);
+    if (tty_ && cursor_.drew)
+      print(clear_screen(ro_.colour) + text + (text.empty() || text.back() == '\n' ? "" : "\n") + notice_area(0));
+    else
+      out(text);
     if (!cursor_.done) return;
     replay_.reset();
     if (tty_ && game_ && game_->has_view()) draw();  // back to the game open before
@@ -1305,6 +1397,7 @@ class Shell {
       m.mutable_unwatch()->set_game_id(game_->id());
       s_.conn().send(m);
     }
+    if (!game_ || game_->id() != id) forget_game_notices();
     game_ = std::move(g);
     center_ = 0;
     update_prompt();
@@ -1322,7 +1415,7 @@ class Shell {
   // The chat kept while the player was away arrives with the view; what came
   // behind it is still queued, and no new message may come to wake the shell.
   void caught_up() {
-    for (const auto& n : game_->take_notices()) tell(n);
+    for (const auto& n : game_->take_notices()) tell(n, true);
     pump();
   }
 
@@ -1449,7 +1542,7 @@ class Shell {
       }
       // No answer: reconnect and send the same order again; its key keeps it from being applied
       // twice.
-      if (!game_->reconnect([this](const std::string& t) { out(t); }, 60)) break;
+      if (!game_->reconnect([this](const std::string& t) { notice(t); }, 60)) break;
     }
     out("The order got no answer; check with `show` whether it was applied.");
   }
@@ -1473,7 +1566,12 @@ class Shell {
   bool in_line_ = false, line_taken_ = false;
   // What is said while server messages are handled, held to follow the changes they make.
   bool hold_ = false;
-  std::vector<std::string> held_;
+  std::vector<Held> held_;
+  // On a terminal: the notice area (its last notices, oldest first), and the last command typed and its output.
+  static constexpr std::size_t kNoticeArea = 5;
+  static constexpr std::size_t kKeptOutputLines = 20;  // the most output repainted when the terminal's height is unknown
+  std::deque<Held> notices_;
+  std::string last_command_, last_output_;
   // The open game's end has been printed (drawn, or its decision or notice told).
   bool end_shown_ = false;
 };

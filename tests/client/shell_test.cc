@@ -192,16 +192,38 @@ class Shell : public TwoPlayers {
   }
   // alice's shell on a terminal, opened on `game` and at its first prompt: where what it prints
   // from now on starts in its output (npos, with a failure, when the prompt did not come).
-  size_t alice_at_the_prompt(TerminalShell& term, const std::string& game) {
+  size_t alice_at_the_prompt(TerminalShell& term, const std::string& game, const std::string& prompt_end = " (you)> ") {
     if (!term.start(command({"play", game}), alice_.config)) {
       ADD_FAILURE() << "no terminal for the shell";
       return std::string::npos;
     }
-    if (!term.wait_for(" (you)> ", 0)) {
+    if (!term.wait_for(prompt_end, 0)) {
       ADD_FAILURE() << "no prompt: " << term.output();
       return std::string::npos;
     }
     return term.output().size();
+  }
+  // alice's attack on 3546 made from the command line, bob's standing answers cleared: the
+  // decision is bob's, and his next order redraws alice's screen.
+  void attack_3546_for_bob_to_answer(const std::string& game) {
+    bring_8gtc_to_attack_3546(game);
+    EXPECT_EQ(cli(bob_, {"standing", game, "none"}).code, 0);
+    const auto r = cli(alice_, {"order", game, "attack", "8GTC/58G", "8GTC/59G", "8GTC/60G", "8GTC/1817", "3546"});
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+  }
+  // bob's answer to the attack, and alice's screen as its redraw leaves it: what was printed from
+  // the last screen clear on ("" with a failure when no redraw came after `from`).
+  std::string screen_after_bobs_answer(TerminalShell& term, const std::string& game, size_t from) {
+    const auto r = cli(bob_, {"order", game, "nosupport"});
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    const std::string clear = "\033[H\033[2J";
+    if (!term.wait_for(clear, from)) {
+      ADD_FAILURE() << "no redraw: " << term.output().substr(from);
+      return {};
+    }
+    term.read_for(std::chrono::milliseconds(700));  // the rest of the redraw
+    const auto cleared = term.output().rfind(clear);
+    return term.output().substr(cleared);
   }
   void TearDown() override {
     if (HasFailure()) {
@@ -692,6 +714,116 @@ TEST_F(Shell, OnATerminalAnAcceptedOrdersLineStaysUnderTheRedrawsOfTheStandingAn
   EXPECT_GT(at, cleared) << "on the screen as the last redraw leaves it: " << out.substr(cleared);
   EXPECT_NE(out.find("A German unit retreats ", cleared), std::string::npos)
       << "the last redraw shows bob's answers: " << out.substr(cleared);
+}
+
+// On a terminal each redraw of the game repaints the notice area under it: a chat line bob
+// sent is still on alice's screen after his next order redraws it, and read there once.
+TEST_F(Shell, OnATerminalAChatLineStaysOnTheScreenAfterTheOpponentsNextOrderRedrawsIt) {
+  const std::string game = started_game("2d");
+  ASSERT_FALSE(game.empty());
+  attack_3546_for_bob_to_answer(game);
+  ASSERT_FALSE(HasFailure());
+  TerminalShell term;
+  const size_t from = alice_at_the_prompt(term, game, "> ");
+  ASSERT_FALSE(HasFailure());
+  ASSERT_EQ(cli(bob_, {"chat", game, "Your tanks will not cross the Bug"}).code, 0);
+  const std::string line = "[chat] bob: Your tanks will not cross the Bug";
+  ASSERT_TRUE(term.wait_for(line, from)) << term.output().substr(from);
+  const size_t chatted = term.output().size();
+  const std::string screen = screen_after_bobs_answer(term, game, chatted);
+  ASSERT_FALSE(HasFailure());
+  term.stop();
+  EXPECT_NE(screen.find(line), std::string::npos) << "on the screen as bob's redraw leaves it: " << screen;
+  EXPECT_EQ(screen.find(line), screen.rfind(line)) << "read once: " << screen;
+}
+
+// The notice area keeps the last 5 notices, oldest first: of 7 chat lines the first two are gone.
+TEST_F(Shell, OnATerminalTheNoticeAreaKeepsTheLastFiveNoticesOldestFirst) {
+  const std::string game = started_game("2d");
+  ASSERT_FALSE(game.empty());
+  attack_3546_for_bob_to_answer(game);
+  ASSERT_FALSE(HasFailure());
+  TerminalShell term;
+  const size_t from = alice_at_the_prompt(term, game, "> ");
+  ASSERT_FALSE(HasFailure());
+  for (int i = 1; i <= 7; ++i) {
+    const std::string text = "Chat line " + std::to_string(i) + " of 7";
+    ASSERT_EQ(cli(bob_, {"chat", game, text}).code, 0);
+    ASSERT_TRUE(term.wait_for("[chat] bob: " + text, from)) << term.output().substr(from);
+  }
+  const std::string screen = screen_after_bobs_answer(term, game, term.output().size());
+  ASSERT_FALSE(HasFailure());
+  term.stop();
+  EXPECT_EQ(screen.find("Chat line 1 of 7"), std::string::npos) << screen;
+  EXPECT_EQ(screen.find("Chat line 2 of 7"), std::string::npos) << screen;
+  size_t last = 0;
+  for (int i = 3; i <= 7; ++i) {
+    const auto at = screen.find("[chat] bob: Chat line " + std::to_string(i) + " of 7");
+    ASSERT_NE(at, std::string::npos) << i << ": " << screen;
+    EXPECT_GT(at, last) << "oldest first: " << screen;
+    last = at;
+  }
+}
+
+// What alice asked for is not lost when bob's order redraws her screen: the list `units` printed,
+// shorter than half the terminal, is printed again under the notice area.
+TEST_F(Shell, OnATerminalTheUnitsAliceListedAreShownAgainAfterTheOpponentsNextOrderRedrawsTheScreen) {
+  const std::string game = started_game("2d");
+  ASSERT_FALSE(game.empty());
+  attack_3546_for_bob_to_answer(game);
+  ASSERT_FALSE(HasFailure());
+  TerminalShell term;
+  const size_t from = alice_at_the_prompt(term, game, "> ");
+  ASSERT_FALSE(HasFailure());
+  ASSERT_TRUE(term.write("units\r"));
+  ASSERT_TRUE(term.wait_for("  3TC/50 at S3", from)) << term.output().substr(from);
+  term.read_for(std::chrono::milliseconds(300));  // the prompt after it
+  const std::string screen = screen_after_bobs_answer(term, game, term.output().size());
+  ASSERT_FALSE(HasFailure());
+  term.stop();
+  const auto area = screen.find("Connected to " + url() + " as alice.");
+  ASSERT_NE(area, std::string::npos) << "the notice area: " << screen;
+  const auto units = screen.find("  8GTC/58G at 3446 (activated this turn)", area);
+  EXPECT_NE(units, std::string::npos) << "under the notice area: " << screen;
+  EXPECT_NE(screen.find("  3TC/50 at S3", units), std::string::npos) << "the whole list: " << screen;
+  EXPECT_EQ(screen.find("was cleared by the redraw"), std::string::npos) << screen;
+}
+
+// An output too long to be printed again under a redraw the opponent brings (`help`, longer than
+// half the terminal) is named in one line that says which command shows it again.
+TEST_F(Shell, OnATerminalALongOutputClearedByTheOpponentsRedrawIsNamedInOneLine) {
+  const std::string game = started_game("2d");
+  ASSERT_FALSE(game.empty());
+  attack_3546_for_bob_to_answer(game);
+  ASSERT_FALSE(HasFailure());
+  TerminalShell term;
+  const size_t from = alice_at_the_prompt(term, game, "> ");
+  ASSERT_FALSE(HasFailure());
+  ASSERT_TRUE(term.write("help\r"));
+  ASSERT_TRUE(term.wait_for("Tab completes commands", from)) << term.output().substr(from);
+  term.read_for(std::chrono::milliseconds(300));  // the prompt after it
+  const std::string screen = screen_after_bobs_answer(term, game, term.output().size());
+  ASSERT_FALSE(HasFailure());
+  term.stop();
+  EXPECT_NE(screen.find("(The output of `help` was cleared by the redraw: `help` shows it again.)"), std::string::npos) << screen;
+  EXPECT_EQ(screen.find("Tab completes commands"), std::string::npos) << screen;
+}
+
+// Off a terminal nothing is repainted: a chat line is printed once, however the game changes after it.
+TEST_F(Shell, OffATerminalAChatLineIsPrintedOnceThoughTheGameChangesAfterIt) {
+  const std::string game = both_in_a_game();
+  ASSERT_FALSE(game.empty());
+  bob_shell_.type("chat Not one step back");
+  ASSERT_TRUE(alice_shell_.expect("[chat] bob: Not one step back"));
+  alice_shell_.type("corps 3TC");
+  ASSERT_TRUE(alice_shell_.expect("Accepted: corps 3TC (version 1)."));
+  ASSERT_TRUE(bob_shell_.expect("3TC activates."));
+  for (LiveShell* shell : {&alice_shell_, &bob_shell_}) {
+    shell->type("games");
+    ASSERT_TRUE(shell->expect("Your games:"));
+    const std::string all = shell->output();
+    EXPECT_EQ(all.find("[chat] bob: Not one step back"), all.rfind("[chat] bob: Not one step back")) << all;
+  }
 }
 
 // The shell's hints name its own commands: `replay` of a game in play points to
