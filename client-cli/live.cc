@@ -703,6 +703,13 @@ class Shell {
     winsize ws{};
     const std::size_t room = ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 ? ws.ws_row / 2u : kKeptOutputLines;
     if (lines <= room) return last_output_;
+    // Only a command that changes nothing is offered again: typed twice, an order would be sent twice.
+    static const std::set<std::string> reading = {"help", "h", "stack", "log", "hand", "units", "decision", "?",
+                                                  "games", "muted", "rating", "ratings", "verify"};
+    const auto words = split_words(last_command_);  // none: what the shell said as it started
+    std::string first = words.empty() ? "" : words.front();
+    std::transform(first.begin(), first.end(), first.begin(), ::tolower);
+    if (!reading.count(first)) return "(The output of your last command was cleared by the redraw.)\n";
     const std::string cmd = shown(last_command_);  // as typed, but no control reaches the terminal
     return "(The output of `" + cmd + "` was cleared by the redraw: `" + cmd + "` shows it again.)\n";
   }
@@ -1217,7 +1224,8 @@ class Shell {
          "lines.\n"
          "On a terminal each redraw of the game shows the last " + std::to_string(kNoticeArea) +
          " notices under it (chat, draw offers, other games, the connection); a redraw the opponent brings shows "
-         "your last command's output under them again when it takes at most half the terminal, else a line naming the command.";
+         "your last command's output under them again when it takes at most half the terminal, else a line saying it was "
+         "cleared.";
     out(t);
   }
 
