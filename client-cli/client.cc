@@ -1303,14 +1303,7 @@ std::string rating_changes_text(const wire::GameEnded& e) {
 }
 
 std::string other_game_ended_notice(const wire::GameEnded& e) {
-  // A reason that names the result already ("Aborted by the server's operator: ...") is said alone;
-  // one stop is dropped, so that an ellipsis of the operator's stays whole.
-  std::string what = result_with_reason(e.result(), e.reason());
-  if (!e.result().empty() && e.reason().rfind(e.result() + " ", 0) == 0) {
-    what = e.reason();
-    if (what.back() == '.') what.pop_back();
-  }
-  std::string text = "Game " + e.game_id() + " is over: " + what + ".";
+  std::string text = "Game " + e.game_id() + " is over: " + end_sentence(result_with_reason(e.result(), e.reason()));
   if (const auto changes = rating_changes_text(e); !changes.empty()) text += " " + changes + ".";
   return text;
 }

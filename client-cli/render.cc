@@ -578,8 +578,15 @@ std::string render_hands(const Scenario& sc, const game::View& v, const RenderOp
 
 std::string result_with_reason(const std::string& result, const std::string& reason) {
   std::string why = reason;
-  while (!why.empty() && why.back() == '.') why.pop_back();
-  return why.empty() ? result : result + ": " + why;
+  if (!why.empty() && why.back() == '.' && !why.ends_with("...")) why.pop_back();
+  if (why.empty()) return result;
+  if (!result.empty() && why.rfind(result + " ", 0) == 0) return why;
+  return result + ": " + why;
+}
+
+std::string end_sentence(std::string text) {
+  if (text.empty() || (text.back() != '.' && text.back() != '!' && text.back() != '?')) text += ".";
+  return text;
 }
 
 // The count of a loss, retreat or advance is in steps or hexes, told by the

@@ -73,7 +73,11 @@ std::vector<std::string> own_units(const game::View& v);
 std::string decision_hint(const game::View& v);
 // A time in UTC to the minute: "2026-11-27 08:14".
 std::string utc_minute(std::int64_t unix_seconds);
-// "Soviet victory: The German player resigned": a result and its reason, with no full stop at the end.
+// "Soviet victory: The German player resigned": a result and its reason, with no full stop at the end
+// (an ellipsis, "!" or "?" of the reason stays). A reason that names its result ("Aborted by the
+// server's operator: ...") is said alone, so that the result is not said twice.
 std::string result_with_reason(const std::string& result, const std::string& reason);
+// `text` ended as a sentence: a full stop, unless it ends in one already ("...", "!", "?").
+std::string end_sentence(std::string text);
 
 }  // namespace counterattack::cli

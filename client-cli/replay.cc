@@ -179,7 +179,7 @@ std::string render_replay(const Scenario& sc, const Replay& r, std::int64_t vers
     out += render_decision(v, ro);
   } else if (version == r.last() && !r.result().empty()) {
     // The log is kept as the server sent it: the operator's reason is escaped here.
-    out += bold("The log ends here, and the game ended without another order. " + shown(result_with_reason(r.result(), r.result_reason())) + ".",
+    out += bold("The log ends here, and the game ended without another order. " + shown(end_sentence(result_with_reason(r.result(), r.result_reason()))),
                 ro.colour) +
            "\n";
   } else if (version == r.last()) {

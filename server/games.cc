@@ -86,18 +86,25 @@ std::string seed_hex(const Game& g) {
   return to_hex(std::string_view(reinterpret_cast<const char*>(g.seed.data()), g.seed.size()));
 }
 
-Frame game_ended_frame(const Game& g) {
+wire::ServerMessage game_ended_message(const std::string& game_id, const std::string& result, const std::string& reason, bool rated,
+                                       const std::string& unrated_reason) {
   wire::ServerMessage m;
   auto* e = m.mutable_game_ended();
-  e->set_game_id(g.id);
-  e->set_result(g.result);
-  e->set_reason(g.reason);
+  e->set_game_id(game_id);
+  e->set_result(result);
+  e->set_reason(reason);
+  e->set_rated(rated);
+  e->set_unrated_reason(unrated_reason);
+  return m;
+}
+
+Frame game_ended_frame(const Game& g) {
+  wire::ServerMessage m = game_ended_message(g.id, g.result, g.reason, g.rated, g.unrated_reason);
+  auto* e = m.mutable_game_ended();
   e->set_seed_hex(seed_hex(g));
-  e->set_rated(g.rated);
   e->set_soviet_rating_change(g.rating_change[0]);
   e->set_german_rating_change(g.rating_change[1]);
   e->set_rating_counted(g.rating_counted);
-  e->set_unrated_reason(g.unrated_reason);
   return encode(m);
 }
 

@@ -533,7 +533,10 @@ std::vector<std::string> split_options(const std::string& joined);
 // Hex of bytes, lower case.
 std::string to_hex(std::string_view bytes);
 std::string seed_hex(const Game& g);
-// ServerMessage{game_ended} with the seed revealed.
+// A game's end as its players and watchers are told it: what every end says, then (game_ended_frame)
+// a loaded game's dice seed and rating changes.
+wire::ServerMessage game_ended_message(const std::string& game_id, const std::string& result, const std::string& reason, bool rated,
+                                       const std::string& unrated_reason);
 Frame game_ended_frame(const Game& g);
 
 }  // namespace counterattack::server

@@ -509,12 +509,7 @@ GameService::OperatorEndOutcome GameService::end_unloadable(const std::string& g
         const std::string result = open ? "Cancelled" : "Aborted", reason = operator_end_text(open, why);
         const auto rating = store_end(db, game_id, result, reason, 0);  // its turn unread
         // As a loaded game's end says it, but with no seed: the log it would reveal cannot be read.
-        auto* e = ended->mutable_game_ended();
-        e->set_game_id(game_id);
-        e->set_result(result);
-        e->set_reason(reason);
-        e->set_rated(rated);
-        e->set_unrated_reason(rating.unrated_reason);
+        *ended = game_ended_message(game_id, result, reason, rated, rating.unrated_reason);
         *ended_in = tournament_id;
       },
       [this, ended_in, offer, why, ended, players](bool ok) {

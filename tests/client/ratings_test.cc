@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "client.h"
+#include "render.h"
 
 namespace counterattack::cli {
 namespace {
@@ -329,6 +330,24 @@ TEST(GameOver, AnotherGamesEndByTheOperatorSaysItsResultOnceWithTheOperatorsWord
   e.set_result("Soviet victory");
   e.set_reason("The German player resigned.");
   EXPECT_EQ(other_game_ended_notice(e), "Game d7tpu99ynv is over: Soviet victory: The German player resigned.");
+}
+
+// The end's line in every place it is shown (another game's notice, the board's header, a
+// replay's end) keeps the reason's own ending, and says a result its reason names once.
+TEST(GameOver, AResultsReasonKeepsItsOwnEndingAndANamedResultIsSaidOnce) {
+  EXPECT_EQ(result_with_reason("Soviet victory", "The German player resigned."), "Soviet victory: The German player resigned");
+  EXPECT_EQ(result_with_reason("Draw", ""), "Draw");
+  EXPECT_EQ(result_with_reason("Aborted", "Aborted by the server's operator: Gone for now..."),
+            "Aborted by the server's operator: Gone for now...");
+  EXPECT_EQ(result_with_reason("German victory", "Out of time!"), "German victory: Out of time!");
+  EXPECT_EQ(end_sentence("Soviet victory: The German player resigned"), "Soviet victory: The German player resigned.");
+  EXPECT_EQ(end_sentence("Gone for now..."), "Gone for now...");
+  EXPECT_EQ(end_sentence("Out of time!"), "Out of time!");
+  wire::GameEnded e;
+  e.set_game_id("d7tpu99ynv");
+  e.set_result("German victory");
+  e.set_reason("Out of time!");
+  EXPECT_EQ(other_game_ended_notice(e), "Game d7tpu99ynv is over: German victory: Out of time!");
 }
 
 TEST(TournamentNotice, NamesTheWinnerOrThoseWhoShareTheFirstPlace) {

@@ -184,6 +184,9 @@ TEST_F(ServerRematch, ARematchThatCannotBeLoadedEndedByTheOperatorIsToldWithTheG
   std::this_thread::sleep_for(4500ms);  // two more polls
   ASSERT_TRUE(bob->ping().has_pong());
   EXPECT_TRUE(bob->take_all(is_withdrawal).empty()) << "told once";
+  EXPECT_TRUE(bob->take_all([&](const wire::ServerMessage& m) { return m.has_game_ended() && m.game_ended().game_id() == broken; })
+                  .empty())
+      << "the player it waited for never sat in it: told its withdrawal alone";
 }
 
 TEST_F(ServerRematch, OfferingAndWithdrawingOverAndOverCannotFloodTheOpponent) {
