@@ -34,7 +34,7 @@ bool LiveGame::subscribe(std::string* error) {
   auto reply = s_.call(m, &why);
   if (!reply && has_view_ && s_.last_error() == wire::BAD_REQUEST && why.find("ahead of the game") != std::string::npos) {
     // The game is behind what was seen: a server put back to a backup. Its view as it now is.
-    notices_.push_back("The game is back at an earlier version than this client had seen (the server was restored from a "
+    add_notice("The game is back at an earlier version than this client had seen (the server was restored from a "
                        "backup); shown as it now is.");
     has_view_ = false;
     m.mutable_watch()->set_from_version(0);
@@ -85,10 +85,11 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
       view_ = m.snapshot().view();
       version_ = m.snapshot().version();
       has_view_ = true;
+      restarted_ = true;
       log_ = std::move(log);
       show_over();
       if (m.snapshot().unfollowed())
-        notices_.push_back("The server is busy with other finished games: this one is shown as it is, and "
+        add_notice("The server is busy with other finished games: this one is shown as it is, and "
                            "new chat in it will not appear here.");
       return true;
     }
@@ -117,7 +118,7 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
         const auto& g = m.game();
         const std::string& opponent = g.your_side() == "soviet" ? g.german() : g.soviet();
         if (!g.your_side().empty() && !opponent.empty())
-          notices_.push_back(opponent + " joined game " + id_ + ": it has started, you play " +
+          add_notice(opponent + " joined game " + id_ + ": it has started, you play " +
                              g.your_side() + ".");
       }
       const bool offer_changed = !summary_ || summary_->draw_offered_by() != m.game().draw_offered_by();
@@ -153,33 +154,33 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
         text +=
             ". Dice seed: " + m.game_ended().seed_hex() + " (`" + (in_shell_ ? "verify" : "counterattack verify " + id_) +
             "` checks every die).";
-      notices_.push_back(text);
+      add_notice(text);
       return true;
     }
     case wire::ServerMessage::kChat: {
       const auto& c = m.chat();
       if (c.game_id() != id_) return false;
-      notices_.push_back("[" +
+      add_notice("[" +
                          std::string(c.channel() == wire::SPECTATORS ? "spectators" : "chat") +
                          "] " + c.from() + ": " + c.text());
       return false;
     }
     case wire::ServerMessage::kDrawOffered:
       if (m.draw_offered().game_id() != id_) return false;
-      notices_.push_back(m.draw_offered().by() + " offers a draw.");
+      add_notice(m.draw_offered().by() + " offers a draw.");
       return false;
     case wire::ServerMessage::kYourTurn:  // another game of yours: this one streams its own deltas
       // One sent before this game was watched (a rematch just accepted) tells nothing new.
       if (m.your_turn().game_id() == id_) return false;
-      notices_.push_back(describe_turn(m.your_turn()));
+      add_notice(describe_turn(m.your_turn()), false);
       return false;
     case wire::ServerMessage::kDrawDeclined:
       if (m.draw_declined().game_id() != id_) return false;
-      notices_.push_back(m.draw_declined().played_on() ? m.draw_declined().by() + " played on: the draw offer lapsed."
+      add_notice(m.draw_declined().played_on() ? m.draw_declined().by() + " played on: the draw offer lapsed."
                                                        : m.draw_declined().by() + " declines the draw.");
       return false;
     case wire::ServerMessage::kError:
-      notices_.push_back("Server: " + describe_error(m.error()));
+      add_notice("Server: " + describe_error(m.error()), m.error().game_id() == id_);
       if (!m.error().game_id().empty() && m.error().game_id() == id_) {
         has_view_ = false;  // the stream of this game ended: start again from a full view
         resync_ = true;
@@ -248,9 +249,11 @@ std::vector<game::Event> LiveGame::whole_log(std::ptrdiff_t* new_from, std::vect
   return {gl.events().begin(), gl.events().end()};
 }
 
-std::vector<std::string> LiveGame::take_notices() {
+std::vector<std::string> LiveGame::take_notices(std::vector<bool>* of_this_game) {
   auto n = std::move(notices_);
   notices_.clear();
+  if (of_this_game) *of_this_game = std::move(notices_of_game_);
+  notices_of_game_.clear();
   return n;
 }
 
@@ -617,17 +620,18 @@ class Shell {
 
  private:
   // --- output that keeps the input line intact ---
-  // What is said: a command's output, or a notice (of the open game, or of none).
-  enum class Said { output, notice, game_notice };
+  // What is said: a command's output, or a notice.
+  enum class Said { output, notice };
   struct Held {
     std::string text;
     Said kind;
+    std::string game;  // a notice's game ("": of none, as another game's turn or the connection)
   };
 
   // A command's output; on a terminal kept, for a redraw the opponent brings to repaint.
   void out(const std::string& text) {
     if (hold_) {
-      held_.push_back({text, Said::output});
+      held_.push_back({text, Said::output, {}});
       return;
     }
     print(text);
@@ -635,22 +639,53 @@ class Shell {
   }
   // A notice (chat, a draw offer, another game's turn, the connection...); on a terminal
   // kept in the notice area that each redraw repaints under the game.
-  void notice(const std::string& text, bool of_game = false) {
+  void notice(const std::string& text, const std::string& game = {}) {
     if (hold_) {
-      held_.push_back({text, of_game ? Said::game_notice : Said::notice});
+      held_.push_back({text, Said::notice, game});
       return;
     }
     print(text);
-    remember(text, of_game);
+    remember(text, game);
   }
-  void remember(const std::string& text, bool of_game) {
+  void remember(const std::string& text, const std::string& game) {
     if (!tty_ || text.empty()) return;
-    notices_.push_back({text, of_game ? Said::game_notice : Said::notice});
+    notices_.push_back({text, Said::notice, game});
     while (notices_.size() > kNoticeArea) notices_.pop_front();
   }
-  // A game opened, or a replay started: the area starts afresh, but for the notices of no game.
-  void forget_game_notices() {
-    std::erase_if(notices_, [](const Held& n) { return n.kind == Said::game_notice; });
+  // A game opened or watched from its start again (its kept chat comes again), or a replay
+  // started: the area starts afresh, but for the notices of no game and the last `keep_last`.
+  void forget_game_notices(std::size_t keep_last = 0) {
+    const auto end = notices_.end() - static_cast<std::ptrdiff_t>(std::min(keep_last, notices_.size()));
+    notices_.erase(std::remove_if(notices_.begin(), end, [](const Held& n) { return !n.game.empty(); }), end);
+    std::erase_if(held_, [](const Held& n) { return n.kind == Said::notice && !n.game.empty(); });
+  }
+  // The open game's notices, each of its game or of none (another game's turn); told, or
+  // only said (while messages are handled). After a full view its kept chat comes again.
+  void take_game_notices(bool told) {
+    if (game_->take_restarted()) forget_game_notices();
+    std::vector<bool> of_game;
+    const auto texts = game_->take_notices(&of_game);
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      const std::string game = i < of_game.size() && of_game[i] ? game_->id() : "";
+      if (told)
+        tell(texts[i], game);
+      else
+        notice(texts[i], game);
+    }
+  }
+  // Reconnects the open game: what it says is of the game. Its kept chat comes again with a
+  // full view: the game's older notices go, each line shown once.
+  bool reconnect_game(int max_seconds) {
+    std::size_t said = 0;
+    const std::string id = game_->id();
+    const bool ok = game_->reconnect(
+        [&](const std::string& t) {
+          notice(t, id);
+          ++said;
+        },
+        max_seconds);
+    if (game_->take_restarted()) forget_game_notices(said);
+    return ok;
   }
 
   void print(const std::string& text) {
@@ -669,17 +704,26 @@ class Shell {
 
   // A notice: of the open game's end, when shown already, only what it adds (the ratings,
   // the dice seed), so that the end is told once; the area keeps only that, as the redraw shows the end.
-  void tell(const std::string& n, bool of_game) {
-    if (!game_ || !is_end_notice(game_->view(), n)) return notice(n, of_game);
+  void tell(const std::string& n, const std::string& game) {
+    if (!game_ || !is_end_notice(game_->view(), n)) return notice(n, game);
     const bool shown = end_shown_;
     end_shown_ = true;
     const auto more = beyond_end(game_->view(), n);
     if (!shown) {
       print(n);
-      remember(more, of_game);
+      remember(more, game);
     } else if (!more.empty()) {
-      notice(more, of_game);
+      notice(more, game);
     }
+  }
+  // Of the notices held, how many the area gains once they are told under a redraw (of the
+  // end shown, only what it adds).
+  std::size_t told_count(const std::vector<Held>& said) const {
+    return static_cast<std::size_t>(std::count_if(said.begin(), said.end(), [&](const Held& h) {
+      if (h.kind == Said::output) return false;
+      if (game_ && game_->has_view() && is_end_notice(game_->view(), h.text)) return !beyond_end(game_->view(), h.text).empty();
+      return !h.text.empty();
+    }));
   }
 
   // The notice area as a redraw paints it: the last notices, oldest first, but room left
@@ -703,13 +747,8 @@ class Shell {
     winsize ws{};
     const std::size_t room = ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 ? ws.ws_row / 2u : kKeptOutputLines;
     if (lines <= room) return last_output_;
-    // Only a command that changes nothing is offered again: typed twice, an order would be sent twice.
-    static const std::set<std::string> reading = {"help", "h", "stack", "log", "hand", "units", "decision", "?",
-                                                  "games", "muted", "rating", "ratings", "verify"};
-    const auto words = split_words(last_command_);  // none: what the shell said as it started
-    std::string first = words.empty() ? "" : words.front();
-    std::transform(first.begin(), first.end(), first.begin(), ::tolower);
-    if (!reading.count(first)) return "(The output of your last command was cleared by the redraw.)\n";
+    // Only a command that shows the same again is named: typed twice, an order would be sent twice.
+    if (!last_reads_) return "(The output of your last command was cleared by the redraw.)\n";
     const std::string cmd = shown(last_command_);  // as typed, but no control reaches the terminal
     return "(The output of `" + cmd + "` was cleared by the redraw: `" + cmd + "` shows it again.)\n";
   }
@@ -752,7 +791,7 @@ class Shell {
 
   // The open game drawn; on a terminal the notice area under it, and, when the opponent's
   // changes bring the redraw (`incoming`), the last command's output under that. `coming`:
-  // the notices about to be told under the redraw.
+  // the notices about to be told under the redraw (then the caller shows the output after them).
   void draw(bool incoming = false, std::size_t coming = 0) {
     if (!game_ || !game_->has_view()) return;
     RenderOptions ro = ro_;
@@ -765,7 +804,7 @@ class Shell {
       if (!drawn.empty() && drawn.back() != '\n') drawn += "\n";
       drawn += notice_area(coming);
       if (!incoming) last_output_.clear();  // what the player asked for is this
-      print(clear_screen(ro.colour) + drawn + kept_output());
+      print(clear_screen(ro.colour) + drawn + (coming == 0 ? kept_output() : ""));
     } else {
       print(screen);
     }
@@ -793,7 +832,7 @@ class Shell {
     update_prompt();
     if (replay_) return;  // the open game is drawn again when the replay is left
     if (tty_) {
-      draw(true, static_cast<std::size_t>(std::count_if(said.begin(), said.end(), [](const Held& h) { return h.kind != Said::output; })));
+      draw(true, told_count(said));
     } else {
       std::vector<std::string> notices;
       for (const auto& h : said) notices.push_back(h.text);
@@ -856,10 +895,10 @@ class Shell {
         notice(other_game_ended_notice(m->game_ended()));  // another game of yours, ended while you were elsewhere
       }
       if (game_) {
-        for (const auto& n : game_->take_notices()) notice(n, true);
+        take_game_notices(false);
         if (game_->needs_resync() && s_.connected()) {  // closed: the reconnection resumes it
           std::string why;
-          if (!game_->subscribe(&why)) notice(why, true);
+          if (!game_->subscribe(&why)) notice(why, game_->id());
           any = true;
         }
       }
@@ -872,24 +911,33 @@ class Shell {
     hold_ = false;
     const std::vector<Held> said = std::move(held_);
     held_.clear();
+    // Under a redraw the new notices come first, then the last command's output, then what is new of it.
+    const std::size_t coming = any && tty_ && !replay_ && game_ && game_->has_view() ? told_count(said) : 0;
     if (any) changed(said);
+    if (coming > 0) {
+      for (const auto& h : said) {
+        if (h.kind == Said::notice) tell(h.text, h.game);
+      }
+      if (const auto kept = kept_output(); !kept.empty()) print(kept);
+    }
     for (const auto& h : said) {
       if (h.kind == Said::output)
         out(h.text);
-      else
-        tell(h.text, h.kind == Said::game_notice);
+      else if (coming == 0)
+        tell(h.text, h.game);
     }
   }
 
   void recover_connection() {
     notice("Lost the connection: " + s_.conn().close_reason() + ". Reconnecting...");
     if (game_) {
-      if (!game_->reconnect([this](const std::string& t) { notice(t); }, 600)) {
+      if (!reconnect_game(600)) {
         notice("Could not reconnect; leaving.");
         running_ = false;
         return;
       }
       changed();
+      take_game_notices(true);  // the kept chat, when a full view came
     } else if (reconnect_session(s_, [this](const std::string& t) { notice(t); }, 600)) {
       notice("Reconnected.");  // and following turns again, for the notices of every game
     } else {
@@ -1001,6 +1049,7 @@ class Shell {
     last_command_ = line.substr(line.find_first_not_of(" \t"));
     last_command_.erase(last_command_.find_last_not_of(" \t") + 1);
     last_output_.clear();
+    last_reads_ = false;
     std::string cmd = w[0];
     std::transform(cmd.begin(), cmd.end(), cmd.begin(), ::tolower);
     auto rest = [&](size_t from) {
@@ -1011,6 +1060,7 @@ class Shell {
     if (cmd == "quit" || cmd == "exit" || cmd == "q") {
       running_ = false;
     } else if (cmd == "help" || cmd == "h") {
+      last_reads_ = true;
       help(w.size() > 1 ? w[1] : "");
     } else if (cmd == "show" || cmd == "map" || cmd == "at") {
       if (w.size() > 1) {
@@ -1032,6 +1082,7 @@ class Shell {
         out("stack HEX: what is at a location.");
         return;
       }
+      last_reads_ = true;
       if (need_game()) stack(w[1]);
     } else if (cmd == "log") {
       if (!need_game()) return;
@@ -1041,16 +1092,25 @@ class Shell {
       const auto events = game_->whole_log(&ro.new_from, &ro.event_versions, &ro.event_times);
       out(render_events(events, ro));
     } else if (cmd == "hand") {
+      last_reads_ = true;
       if (need_game()) out(render_hands(sc_, game_->view(), ro_));
     } else if (cmd == "units") {
+      last_reads_ = true;
       if (need_game()) units();
     } else if (cmd == "decision" || cmd == "?") {
+      last_reads_ = true;
       if (need_game()) out(render_decision(game_->view(), ro_));
     } else if (cmd == "chat" || cmd == "say") {
       if (need_game()) chat(rest(1));
     } else if (cmd == "games" && w.size() > 1) {
+      // `games more` moves the listing on: typed again, it shows the next page.
+      last_reads_ = std::none_of(w.begin() + 1, w.end(), [](std::string x) {
+        std::transform(x.begin(), x.end(), x.begin(), ::tolower);
+        return x == "more";
+      });
       list_open_games(std::vector<std::string>(w.begin() + 1, w.end()));
     } else if (cmd == "games") {
+      last_reads_ = true;
       list_games();
     } else if (cmd == "play" && game_ && w.size() > 1 && chit_named(w[1], sc_)) {
       order(line);  // `play CHIT ...` is the order; `play GAME` opens a game
@@ -1109,6 +1169,7 @@ class Shell {
       game_->note_standing(m->set_standing_orders().orders());
       out(describe_standing(m->set_standing_orders().orders()));
     } else if (cmd == "mute" || cmd == "unmute" || cmd == "muted" || cmd == "report") {
+      last_reads_ = cmd == "muted";
       std::string why;
       auto m = chat_moderation_request(cmd, {w.begin() + 1, w.end()}, game_ ? game_->id() : "", &why);
       if (!m) return out(cmd == "report" && !game_ ? why + "   (--game GAME, or open the game first)" : why);
@@ -1139,6 +1200,7 @@ class Shell {
       for (const auto& t : reply->tournament_list().tournaments()) text += tournament_line(t) + "\n";
       out(text.empty() ? "No tournaments: `tournament new NAME --players 4 --time 3d` creates one." : text);
     } else if (cmd == "rating" || cmd == "ratings") {
+      last_reads_ = true;
       std::string why;
       const std::vector<std::string> words(w.begin() + 1, w.end());
       auto m = cmd == "rating" ? rating_request(words, &why) : ratings_request(words, &why);
@@ -1153,6 +1215,7 @@ class Shell {
       else
         start_replay(w[1]);
     } else if (cmd == "verify") {
+      last_reads_ = true;
       if (w.size() > 1 && !(game_ && w[1] == game_->id()))
         out("verify audits the game open: `open " + w[1] + "`, then `verify`.");
       else if (need_game())
@@ -1164,6 +1227,8 @@ class Shell {
         if (!game_->subscribe(&why)) {
           out(why);
         } else {
+          forget_game_notices();  // watched from the start: the game's kept chat comes again
+          game_->take_restarted();
           draw();
           caught_up();
         }
@@ -1223,9 +1288,10 @@ class Shell {
          "Tab completes commands, unit ids, hexes and chits; up and down arrows recall earlier "
          "lines.\n"
          "On a terminal each redraw of the game shows the last " + std::to_string(kNoticeArea) +
-         " notices under it (chat, draw offers, other games, the connection); a redraw the opponent brings shows "
-         "your last command's output under them again when it takes at most half the terminal, else a line saying it was "
-         "cleared.";
+         " notices under it (chat, draw offers, other games, the connection); opening a game or `refresh` drops the "
+         "notices of the game open before. A redraw the opponent brings shows your last command's output under them "
+         "again when it takes at most half the terminal, else a line naming the command when it only reads, or saying "
+         "it was cleared.";
     out(t);
   }
 
@@ -1405,7 +1471,8 @@ class Shell {
       m.mutable_unwatch()->set_game_id(game_->id());
       s_.conn().send(m);
     }
-    if (!game_ || game_->id() != id) forget_game_notices();
+    forget_game_notices();  // watched from the start: the game's kept chat comes again
+    g->take_restarted();
     game_ = std::move(g);
     center_ = 0;
     update_prompt();
@@ -1413,8 +1480,9 @@ class Shell {
     // Back after a while: how far the game has moved since, and where to read it.
     if (const auto& s = game_->summary(); s && s->status() == "playing" && !s->your_side().empty()) {
       if (const auto unseen = s->version() - s->your_seen_version(); unseen > 0) {
-        out(std::to_string(unseen) + (unseen == 1 ? " new order" : " new orders") +
-            " since you last looked: log shows them, marked.");
+        notice(std::to_string(unseen) + (unseen == 1 ? " new order" : " new orders") +
+                   " since you last looked: log shows them, marked.",
+               game_->id());
       }
     }
     caught_up();
@@ -1423,7 +1491,7 @@ class Shell {
   // The chat kept while the player was away arrives with the view; what came
   // behind it is still queued, and no new message may come to wake the shell.
   void caught_up() {
-    for (const auto& n : game_->take_notices()) tell(n, true);
+    take_game_notices(true);
     pump();
   }
 
@@ -1550,7 +1618,7 @@ class Shell {
       }
       // No answer: reconnect and send the same order again; its key keeps it from being applied
       // twice.
-      if (!game_->reconnect([this](const std::string& t) { notice(t); }, 60)) break;
+      if (!reconnect_game(60)) break;
     }
     out("The order got no answer; check with `show` whether it was applied.");
   }
@@ -1580,6 +1648,8 @@ class Shell {
   static constexpr std::size_t kKeptOutputLines = 20;  // the most output repainted when the terminal's height is unknown
   std::deque<Held> notices_;
   std::string last_command_, last_output_;
+  // The last command only reads: typed again, it shows the same (see execute()).
+  bool last_reads_ = false;
   // The open game's end has been printed (drawn, or its decision or notice told).
   bool end_shown_ = false;
 };

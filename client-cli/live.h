@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "client.h"
@@ -66,8 +67,12 @@ class LiveGame {
   bool needs_resync() const { return resync_; }
   // The server has told the end (GameEnded, or the offer's withdrawal), not only the view.
   bool end_heard() const { return ended_; }
-  // Lines to show once (chat, draw offers, the end of the game), taken by the caller.
-  std::vector<std::string> take_notices();
+  // Lines to show once (chat, draw offers, the end of the game), taken by the caller;
+  // `of_this_game`, when given: for each, whether it is this game's (not another game's
+  // turn, nor a server error about something else).
+  std::vector<std::string> take_notices(std::vector<bool>* of_this_game = nullptr);
+  // A full view came since the last call: the kept chat follows it again.
+  bool take_restarted() { return std::exchange(restarted_, false); }
   // Events received since the last call.
   std::vector<game::Event> take_new_events();
 
@@ -89,8 +94,14 @@ class LiveGame {
   bool over_shown_ = false;
   // An offer kept for this player, withdrawn: its end, which follows, is told in the withdrawal's words alone.
   bool withdrawn_ = false;
+  bool restarted_ = false;
   void show_over();
+  void add_notice(std::string text, bool of_this_game = true) {
+    notices_.push_back(std::move(text));
+    notices_of_game_.push_back(of_this_game);
+  }
   std::vector<std::string> notices_;
+  std::vector<bool> notices_of_game_;
 };
 
 // The audit of finished game `game_id` (see verify.h), its log asked of the server:

@@ -97,6 +97,7 @@ class LiveShell {
 class TerminalShell {
  public:
   ~TerminalShell() { stop(); }
+  unsigned short rows = 50;  // the terminal's height, set before start
   bool start(const std::vector<std::string>& command, const std::string& config) {
     std::vector<std::string> args = command;
     std::vector<char*> argv;
@@ -107,7 +108,7 @@ class TerminalShell {
     for (auto& e : env_text) envp.push_back(e.data());
     envp.push_back(nullptr);
     winsize size{};
-    size.ws_row = 50;
+    size.ws_row = rows;
     size.ws_col = 140;
     pid_ = ::forkpty(&master_, nullptr, nullptr, &size);
     if (pid_ < 0) return false;
@@ -807,6 +808,89 @@ TEST_F(Shell, OnATerminalALongOutputClearedByTheOpponentsRedrawIsNamedInOneLine)
   term.stop();
   EXPECT_NE(screen.find("(The output of `help` was cleared by the redraw: `help` shows it again.)"), std::string::npos) << screen;
   EXPECT_EQ(screen.find("Tab completes commands"), std::string::npos) << screen;
+}
+
+// `log` marks the game seen as it shows it, so typed again it would show it otherwise: its long output,
+// cleared by the opponent's redraw, is said to be cleared, no command named to show it again.
+TEST_F(Shell, OnATerminalALongOutputOfACommandThatIsNotOnlyReadingIsSaidToBeClearedByTheRedraw) {
+  const std::string game = started_game("2d");
+  ASSERT_FALSE(game.empty());
+  attack_3546_for_bob_to_answer(game);
+  ASSERT_FALSE(HasFailure());
+  TerminalShell term;
+  term.rows = 30;  // the log of her attack is longer than half of it
+  const size_t from = alice_at_the_prompt(term, game, "> ");
+  ASSERT_FALSE(HasFailure());
+  ASSERT_TRUE(term.write("log\r"));
+  ASSERT_TRUE(term.wait_for("8GTC/1817", from)) << term.output().substr(from);
+  term.read_for(std::chrono::milliseconds(300));  // the rest of it, and the prompt
+  const std::string logged = term.output().substr(from);
+  ASSERT_GT(std::count(logged.begin(), logged.end(), '\n'), 15) << "longer than half the terminal: " << logged;
+  const std::string screen = screen_after_bobs_answer(term, game, term.output().size());
+  ASSERT_FALSE(HasFailure());
+  term.stop();
+  EXPECT_NE(screen.find("(The output of your last command was cleared by the redraw.)"), std::string::npos) << screen;
+  EXPECT_EQ(screen.find("shows it again"), std::string::npos) << screen;
+}
+
+// `refresh` watches the game from its start again, and the server sends its kept chat again:
+// a chat line is on the redrawn screen once.
+TEST_F(Shell, OnATerminalAChatLineIsShownOnceAfterRefresh) {
+  const std::string game = started_game("2d");
+  ASSERT_FALSE(game.empty());
+  TerminalShell term;
+  const size_t from = alice_at_the_prompt(term, game);
+  ASSERT_FALSE(HasFailure());
+  ASSERT_EQ(cli(bob_, {"chat", game, "Hold the bridge at Brody"}).code, 0);
+  const std::string line = "[chat] bob: Hold the bridge at Brody";
+  ASSERT_TRUE(term.wait_for(line, from)) << term.output().substr(from);
+  const size_t chatted = term.output().size();
+  ASSERT_TRUE(term.write("refresh\r"));
+  const std::string clear = "\033[H\033[2J";
+  ASSERT_TRUE(term.wait_for(clear, chatted)) << term.output().substr(chatted);
+  term.read_for(std::chrono::milliseconds(700));  // the kept chat, and the prompt
+  term.stop();
+  const std::string screen = term.output().substr(term.output().rfind(clear));
+  EXPECT_NE(screen.find(line), std::string::npos) << screen;
+  EXPECT_EQ(screen.find(line), screen.rfind(line)) << "shown once: " << screen;
+}
+
+// A notice is of the game it tells of: another game's turn stays in the notice area whichever
+// game alice opens, and the open game's chat leaves it when she opens another.
+TEST_F(Shell, OnATerminalAnotherGamesTurnStaysInTheNoticeAreaAndTheOpenGamesChatGoesWithIt) {
+  const std::string x = started_game("2d");
+  ASSERT_FALSE(x.empty());
+  TerminalShell term;
+  const size_t from = alice_at_the_prompt(term, x);
+  ASSERT_FALSE(HasFailure());
+  const std::string clear = "\033[H\033[2J";
+  ASSERT_EQ(cli(bob_, {"chat", x, "Hold the bridge at Brody"}).code, 0);
+  const std::string line = "[chat] bob: Hold the bridge at Brody";
+  ASSERT_TRUE(term.wait_for(line, from)) << term.output().substr(from);
+  // A second game of alice's, bob joins it: her move in it, told while she has game x open.
+  auto created = cli(alice_, {"--json", "new", "--side", "soviet", "--time", "2d"});
+  ASSERT_EQ(created.code, 0) << created.err;
+  const std::string y = json::parse(created.out).value("game_id", "");
+  ASSERT_EQ(cli(bob_, {"join", y}).code, 0);
+  const std::string turn = "Your move in game " + y + " (turn ";
+  ASSERT_TRUE(term.wait_for(turn, from)) << term.output().substr(from);
+  term.read_for(std::chrono::milliseconds(300));
+  auto screen_after = [&](const std::string& command) {
+    const size_t before = term.output().size();
+    EXPECT_TRUE(term.write(command + "\r"));
+    EXPECT_TRUE(term.wait_for(clear, before)) << term.output().substr(before);
+    term.read_for(std::chrono::milliseconds(700));  // the kept chat, and the prompt
+    const auto cleared = term.output().rfind(clear);
+    return cleared == std::string::npos || cleared < before ? std::string() : term.output().substr(cleared);
+  };
+  const std::string in_y = screen_after("open " + y);
+  EXPECT_NE(in_y.find(turn), std::string::npos) << "another game's turn stays: " << in_y;
+  EXPECT_EQ(in_y.find(line), std::string::npos) << "game x's chat goes with it: " << in_y;
+  const std::string in_x = screen_after("open " + x);
+  term.stop();
+  EXPECT_NE(in_x.find(turn), std::string::npos) << "another game's turn stays: " << in_x;
+  EXPECT_NE(in_x.find(line), std::string::npos) << "game x's chat comes with it: " << in_x;
+  EXPECT_EQ(in_x.find(line), in_x.rfind(line)) << "once: " << in_x;
 }
 
 // Off a terminal nothing is repainted: a chat line is printed once, however the game changes after it.
