@@ -149,11 +149,10 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
       over_reason_ = m.game_ended().reason();
       show_over();
       std::string text = "The game is over. " + result_with_reason(m.game_ended().result(), m.game_ended().reason());
-      if (const auto changes = rating_changes_text(m.game_ended()); !changes.empty()) text += ". " + changes;
+      if (const auto changes = rating_changes_text(m.game_ended()); !changes.empty()) text = end_sentence(text) + " " + changes;
       if (!m.game_ended().seed_hex().empty())
-        text +=
-            ". Dice seed: " + m.game_ended().seed_hex() + " (`" + (in_shell_ ? "verify" : "counterattack verify " + id_) +
-            "` checks every die).";
+        text = end_sentence(text) + " Dice seed: " + m.game_ended().seed_hex() + " (`" +
+               (in_shell_ ? "verify" : "counterattack verify " + id_) + "` checks every die).";
       add_notice(text);
       return true;
     }
