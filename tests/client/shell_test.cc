@@ -226,6 +226,29 @@ class Shell : public TwoPlayers {
     const auto cleared = term.output().rfind(clear);
     return term.output().substr(cleared);
   }
+  // alice types `command` on a terminal (of `rows` rows; 0: the default) in a started game, with bob to
+  // answer her attack; her screen once his answer redraws it ("" with a failure on the way). `printed`,
+  // when given, gets what her command printed (it waits for `shown` in it, and the prompt after it).
+  std::string screen_after_command_and_bobs_answer(const std::string& command, const std::string& shown, unsigned short rows = 0,
+                                                   std::string* printed = nullptr) {
+    const std::string game = started_game("2d");
+    if (game.empty()) return {};
+    attack_3546_for_bob_to_answer(game);
+    if (HasFailure()) return {};
+    TerminalShell term;
+    if (rows > 0) term.rows = rows;
+    const size_t from = alice_at_the_prompt(term, game, "> ");
+    if (HasFailure()) return {};
+    if (!term.write(command + "\r") || !term.wait_for(shown, from)) {
+      ADD_FAILURE() << "`" << command << "` did not print \"" << shown << "\": " << term.output().substr(from);
+      return {};
+    }
+    term.read_for(std::chrono::milliseconds(300));  // the rest of it, and the prompt
+    if (printed) *printed = term.output().substr(from);
+    const std::string screen = screen_after_bobs_answer(term, game, term.output().size());
+    term.stop();
+    return screen;
+  }
   void TearDown() override {
     if (HasFailure()) {
       std::cerr << "alice's shell:\n"
@@ -769,19 +792,8 @@ TEST_F(Shell, OnATerminalTheNoticeAreaKeepsTheLastFiveNoticesOldestFirst) {
 // What alice asked for is not lost when bob's order redraws her screen: the list `units` printed,
 // shorter than half the terminal, is printed again under the notice area.
 TEST_F(Shell, OnATerminalTheUnitsAliceListedAreShownAgainAfterTheOpponentsNextOrderRedrawsTheScreen) {
-  const std::string game = started_game("2d");
-  ASSERT_FALSE(game.empty());
-  attack_3546_for_bob_to_answer(game);
+  const std::string screen = screen_after_command_and_bobs_answer("units", "  3TC/50 at S3");
   ASSERT_FALSE(HasFailure());
-  TerminalShell term;
-  const size_t from = alice_at_the_prompt(term, game, "> ");
-  ASSERT_FALSE(HasFailure());
-  ASSERT_TRUE(term.write("units\r"));
-  ASSERT_TRUE(term.wait_for("  3TC/50 at S3", from)) << term.output().substr(from);
-  term.read_for(std::chrono::milliseconds(300));  // the prompt after it
-  const std::string screen = screen_after_bobs_answer(term, game, term.output().size());
-  ASSERT_FALSE(HasFailure());
-  term.stop();
   const auto area = screen.find("Connected to " + url() + " as alice.");
   ASSERT_NE(area, std::string::npos) << "the notice area: " << screen;
   const auto units = screen.find("  8GTC/58G at 3446 (activated this turn)", area);
@@ -793,19 +805,8 @@ TEST_F(Shell, OnATerminalTheUnitsAliceListedAreShownAgainAfterTheOpponentsNextOr
 // An output too long to be printed again under a redraw the opponent brings (`help`, longer than
 // half the terminal) is named in one line that says which command shows it again.
 TEST_F(Shell, OnATerminalALongOutputClearedByTheOpponentsRedrawIsNamedInOneLine) {
-  const std::string game = started_game("2d");
-  ASSERT_FALSE(game.empty());
-  attack_3546_for_bob_to_answer(game);
+  const std::string screen = screen_after_command_and_bobs_answer("help", "Tab completes commands");
   ASSERT_FALSE(HasFailure());
-  TerminalShell term;
-  const size_t from = alice_at_the_prompt(term, game, "> ");
-  ASSERT_FALSE(HasFailure());
-  ASSERT_TRUE(term.write("help\r"));
-  ASSERT_TRUE(term.wait_for("Tab completes commands", from)) << term.output().substr(from);
-  term.read_for(std::chrono::milliseconds(300));  // the prompt after it
-  const std::string screen = screen_after_bobs_answer(term, game, term.output().size());
-  ASSERT_FALSE(HasFailure());
-  term.stop();
   EXPECT_NE(screen.find("(The output of `help` was cleared by the redraw: `help` shows it again.)"), std::string::npos) << screen;
   EXPECT_EQ(screen.find("Tab completes commands"), std::string::npos) << screen;
 }
@@ -813,22 +814,10 @@ TEST_F(Shell, OnATerminalALongOutputClearedByTheOpponentsRedrawIsNamedInOneLine)
 // `log` marks the game seen as it shows it, so typed again it would show it otherwise: its long output,
 // cleared by the opponent's redraw, is said to be cleared, no command named to show it again.
 TEST_F(Shell, OnATerminalALongOutputOfACommandThatIsNotOnlyReadingIsSaidToBeClearedByTheRedraw) {
-  const std::string game = started_game("2d");
-  ASSERT_FALSE(game.empty());
-  attack_3546_for_bob_to_answer(game);
+  std::string logged;
+  const std::string screen = screen_after_command_and_bobs_answer("log", "8GTC/1817", 30, &logged);  // the log is longer than half of 30 rows
   ASSERT_FALSE(HasFailure());
-  TerminalShell term;
-  term.rows = 30;  // the log of her attack is longer than half of it
-  const size_t from = alice_at_the_prompt(term, game, "> ");
-  ASSERT_FALSE(HasFailure());
-  ASSERT_TRUE(term.write("log\r"));
-  ASSERT_TRUE(term.wait_for("8GTC/1817", from)) << term.output().substr(from);
-  term.read_for(std::chrono::milliseconds(300));  // the rest of it, and the prompt
-  const std::string logged = term.output().substr(from);
   ASSERT_GT(std::count(logged.begin(), logged.end(), '\n'), 15) << "longer than half the terminal: " << logged;
-  const std::string screen = screen_after_bobs_answer(term, game, term.output().size());
-  ASSERT_FALSE(HasFailure());
-  term.stop();
   EXPECT_NE(screen.find("(The output of your last command was cleared by the redraw.)"), std::string::npos) << screen;
   EXPECT_EQ(screen.find("shows it again"), std::string::npos) << screen;
 }
