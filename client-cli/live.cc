@@ -148,12 +148,13 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
       over_result_ = m.game_ended().result();
       over_reason_ = m.game_ended().reason();
       show_over();
-      std::string text = "The game is over. " + result_with_reason(m.game_ended().result(), m.game_ended().reason());
-      if (const auto changes = rating_changes_text(m.game_ended()); !changes.empty()) text = end_sentence(text) + " " + changes;
+      // One line: the end, then what it adds to an end a view shows already (the ratings, the dice seed).
+      const std::string end = "The game is over. " + result_with_reason(m.game_ended().result(), m.game_ended().reason());
+      std::string adds = rating_changes_text(m.game_ended());
       if (!m.game_ended().seed_hex().empty())
-        text = end_sentence(text) + " Dice seed: " + m.game_ended().seed_hex() + " (`" +
+        adds = (adds.empty() ? "" : end_sentence(adds) + " ") + "Dice seed: " + m.game_ended().seed_hex() + " (`" +
                (in_shell_ ? "verify" : "counterattack verify " + id_) + "` checks every die).";
-      add_notice(text);
+      notices_.push_back({adds.empty() ? end : end_sentence(end) + " " + adds, true, Notice::Kind::end, adds});
       return true;
     }
     case wire::ServerMessage::kChat: {
@@ -248,11 +249,9 @@ std::vector<game::Event> LiveGame::whole_log(std::ptrdiff_t* new_from, std::vect
   return {gl.events().begin(), gl.events().end()};
 }
 
-std::vector<std::string> LiveGame::take_notices(std::vector<bool>* of_this_game) {
+std::vector<LiveGame::Notice> LiveGame::take_notices() {
   auto n = std::move(notices_);
   notices_.clear();
-  if (of_this_game) *of_this_game = std::move(notices_of_game_);
-  notices_of_game_.clear();
   return n;
 }
 
@@ -363,19 +362,9 @@ void say_err(const std::string& s) {
   std::cerr << s << std::endl;
 }
 
-// Whether notice `n` is the end of the game the view `v` shows over ("The game is over. ...").
-bool is_end_notice(const game::View& v, const std::string& n) {
-  const auto& h = v.header();
-  return v.decision().kind() == game::Decision::GAME_OVER &&
-         n.rfind("The game is over. " + result_with_reason(h.result(), h.result_reason()), 0) == 0;
-}
-
-// Of the end's notice, what it adds to the end shown already (the ratings, the dice seed); empty: nothing.
-std::string beyond_end(const game::View& v, std::string n) {
-  const auto& h = v.header();
-  n.erase(0, ("The game is over. " + result_with_reason(h.result(), h.result_reason())).size());
-  while (!n.empty() && (n.front() == '.' || n.front() == ' ')) n.erase(0, 1);
-  return n;
+// Whether a notice of kind `kind` is the end of the game the view `v` shows over: then only what it adds is told.
+bool is_end_notice(const game::View& v, LiveGame::Notice::Kind kind) {
+  return kind == LiveGame::Notice::Kind::end && v.decision().kind() == game::Decision::GAME_OVER;
 }
 
 }  // namespace
@@ -463,12 +452,11 @@ int run_watch(Session& s, const Scenario& sc, const std::string& game_id, const 
     std::cout << clear_screen(ro.colour) << screen << shown_time << std::flush;
   };
   auto notices = [&] {
-    for (auto n : g.take_notices()) {
+    for (const auto& notice : g.take_notices()) {
       // The end the screen shows already: only what it adds (ratings, the dice seed).
-      if (!json && is_end_notice(g.view(), n)) {
-        n = beyond_end(g.view(), n);
-        if (n.empty()) continue;
-      }
+      const bool end_shown = !json && is_end_notice(g.view(), notice.kind);
+      const std::string& n = end_shown ? notice.adds : notice.text;
+      if (end_shown && n.empty()) continue;
       shown_time.clear();
       if (json)
         std::cerr << n << std::endl;
@@ -625,6 +613,8 @@ class Shell {
     std::string text;
     Said kind;
     std::string game;  // a notice's game ("": of none, as another game's turn or the connection)
+    LiveGame::Notice::Kind notice_kind = LiveGame::Notice::Kind::plain;
+    std::string adds = {};  // of the open game's end: what it adds to the end drawn (see LiveGame::Notice)
   };
 
   // A command's output; on a terminal kept, for a redraw the opponent brings to repaint.
@@ -638,13 +628,14 @@ class Shell {
   }
   // A notice (chat, a draw offer, another game's turn, the connection...); on a terminal
   // kept in the notice area that each redraw repaints under the game.
-  void notice(const std::string& text, const std::string& game = {}) {
+  void notice(const std::string& text, const std::string& game = {}) { notice(Held{text, Said::notice, game}); }
+  void notice(const Held& n) {
     if (hold_) {
-      held_.push_back({text, Said::notice, game});
+      held_.push_back(n);
       return;
     }
-    print(text);
-    remember(text, game);
+    print(n.text);
+    remember(n.text, n.game);
   }
   void remember(const std::string& text, const std::string& game) {
     if (!tty_ || text.empty()) return;
@@ -658,18 +649,21 @@ class Shell {
     notices_.erase(std::remove_if(notices_.begin(), end, [](const Held& n) { return !n.game.empty(); }), end);
     std::erase_if(held_, [](const Held& n) { return n.kind == Said::notice && !n.game.empty(); });
   }
+  // A full view of the open game came (watched from its start: opened, `refresh`, or again on
+  // reconnecting): its kept chat comes again with it, so the game's older notices go, but the last `keep_last`.
+  void forget_if_restarted(std::size_t keep_last = 0) {
+    if (game_->take_restarted()) forget_game_notices(keep_last);
+  }
   // The open game's notices, each of its game or of none (another game's turn); told, or
   // only said (while messages are handled). After a full view its kept chat comes again.
   void take_game_notices(bool told) {
-    if (game_->take_restarted()) forget_game_notices();
-    std::vector<bool> of_game;
-    const auto texts = game_->take_notices(&of_game);
-    for (std::size_t i = 0; i < texts.size(); ++i) {
-      const std::string game = i < of_game.size() && of_game[i] ? game_->id() : "";
+    forget_if_restarted();
+    for (auto& n : game_->take_notices()) {
+      Held h{std::move(n.text), Said::notice, n.of_this_game ? game_->id() : "", n.kind, std::move(n.adds)};
       if (told)
-        tell(texts[i], game);
+        tell(h);
       else
-        notice(texts[i], game);
+        notice(h);
     }
   }
   // Reconnects the open game: what it says is of the game. Its kept chat comes again with a
@@ -683,7 +677,7 @@ class Shell {
           ++said;
         },
         max_seconds);
-    if (game_->take_restarted()) forget_game_notices(said);
+    forget_if_restarted(said);
     return ok;
   }
 
@@ -703,16 +697,15 @@ class Shell {
 
   // A notice: of the open game's end, when shown already, only what it adds (the ratings,
   // the dice seed), so that the end is told once; the area keeps only that, as the redraw shows the end.
-  void tell(const std::string& n, const std::string& game) {
-    if (!game_ || !is_end_notice(game_->view(), n)) return notice(n, game);
+  void tell(const Held& n) {
+    if (!game_ || !is_end_notice(game_->view(), n.notice_kind)) return notice(n);
     const bool shown = end_shown_;
     end_shown_ = true;
-    const auto more = beyond_end(game_->view(), n);
     if (!shown) {
-      print(n);
-      remember(more, game);
-    } else if (!more.empty()) {
-      notice(more, game);
+      print(n.text);
+      remember(n.adds, n.game);
+    } else if (!n.adds.empty()) {
+      notice(n.adds, n.game);
     }
   }
   // Of the notices held, how many the area gains once they are told under a redraw (of the
@@ -720,7 +713,7 @@ class Shell {
   std::size_t told_count(const std::vector<Held>& said) const {
     return static_cast<std::size_t>(std::count_if(said.begin(), said.end(), [&](const Held& h) {
       if (h.kind == Said::output) return false;
-      if (game_ && game_->has_view() && is_end_notice(game_->view(), h.text)) return !beyond_end(game_->view(), h.text).empty();
+      if (game_ && game_->has_view() && is_end_notice(game_->view(), h.notice_kind)) return !h.adds.empty();
       return !h.text.empty();
     }));
   }
@@ -738,14 +731,14 @@ class Shell {
   }
 
   // The output of the last command, as a redraw brought by the opponent repaints it: whole when it
-  // takes at most half the terminal's height (the bottom of the game and the notices stay in sight),
-  // else a line that names the command that shows it.
+  // takes at most half the terminal's height, its long lines wrapped as the terminal wraps them (the
+  // bottom of the game and the notices stay in sight), else a line that names the command that shows it.
   std::string kept_output() const {
     if (last_output_.empty()) return "";
-    const auto lines = static_cast<std::size_t>(std::count(last_output_.begin(), last_output_.end(), '\n'));
     winsize ws{};
-    const std::size_t room = ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 ? ws.ws_row / 2u : kKeptOutputLines;
-    if (lines <= room) return last_output_;
+    const bool known = ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0;
+    const std::size_t room = known && ws.ws_row > 0 ? ws.ws_row / 2u : kKeptOutputLines;
+    if (terminal_rows(last_output_, known ? ws.ws_col : 0) <= room) return last_output_;
     // Only a command that shows the same again is named: typed twice, an order would be sent twice.
     if (!last_reads_) return "(The output of your last command was cleared by the redraw.)\n";
     const std::string cmd = shown(last_command_);  // as typed, but no control reaches the terminal
@@ -813,7 +806,7 @@ class Shell {
 
   // What changed, in a few lines (for scripts reading standard output); `said`,
   // the notices to follow them.
-  void report_changes(const std::vector<std::string>& said) {
+  void report_changes(const std::vector<Held>& said) {
     if (!game_ || !game_->has_view()) return;
     for (const auto& e : game_->take_new_events()) out("  " + e.text());
     const std::string d = game_->view().decision().SerializeAsString();
@@ -821,7 +814,7 @@ class Shell {
       last_decision_ = d;
       const auto& v = game_->view();
       // The end's notice to follow says it all: the end, the ratings, the dice seed.
-      if (std::any_of(said.begin(), said.end(), [&](const std::string& n) { return is_end_notice(v, n); })) return;
+      if (std::any_of(said.begin(), said.end(), [&](const Held& h) { return is_end_notice(v, h.notice_kind); })) return;
       out(render_decision(v, ro_));
       end_shown_ = v.decision().kind() == game::Decision::GAME_OVER;
     }
@@ -833,9 +826,7 @@ class Shell {
     if (tty_) {
       draw(true, told_count(said));
     } else {
-      std::vector<std::string> notices;
-      for (const auto& h : said) notices.push_back(h.text);
-      report_changes(notices);
+      report_changes(said);
     }
   }
 
@@ -843,8 +834,13 @@ class Shell {
   // on a terminal the redraw clears the screen, which would take the notices with it.
   void pump() {
     const bool was_over = shows_over();
-    const bool any = handle_waiting();
-    show_changes(await_end(was_over) || any);
+    bool any = false;
+    {
+      const Holding holding(hold_);
+      any = handle_waiting();
+      any = await_end(was_over) || any;
+    }
+    show_changes(any);
   }
 
   bool shows_over() const {
@@ -870,10 +866,10 @@ class Shell {
     return any;
   }
 
-  // Handles every message waiting, holding what it says; true when the open game changed.
+  // Handles every message waiting; true when the open game changed. What it says is held
+  // (callers hold it with Holding) until show_changes().
   bool handle_waiting() {
     bool any = false;
-    hold_ = true;
     // What came before a close is read too: a server that ends the session says why first.
     while (s_.has_connection()) {
       auto m = s_.conn().next_push(std::chrono::milliseconds(0));
@@ -907,7 +903,6 @@ class Shell {
 
   // The changes handled (`any`: the open game's), then what was held to follow them.
   void show_changes(bool any) {
-    hold_ = false;
     const std::vector<Held> said = std::move(held_);
     held_.clear();
     // Under a redraw the new notices come first, then the last command's output, then what is new of it.
@@ -915,7 +910,7 @@ class Shell {
     if (any) changed(said);
     if (coming > 0) {
       for (const auto& h : said) {
-        if (h.kind == Said::notice) tell(h.text, h.game);
+        if (h.kind == Said::notice) tell(h);
       }
       if (const auto kept = kept_output(); !kept.empty()) print(kept);
     }
@@ -923,7 +918,7 @@ class Shell {
       if (h.kind == Said::output)
         out(h.text);
       else if (coming == 0)
-        tell(h.text, h.game);
+        tell(h);
     }
   }
 
@@ -1226,8 +1221,7 @@ class Shell {
         if (!game_->subscribe(&why)) {
           out(why);
         } else {
-          forget_game_notices();  // watched from the start: the game's kept chat comes again
-          game_->take_restarted();
+          forget_if_restarted();  // watched from the start: the game's kept chat comes again
           draw();
           caught_up();
         }
@@ -1470,9 +1464,8 @@ class Shell {
       m.mutable_unwatch()->set_game_id(game_->id());
       s_.conn().send(m);
     }
-    forget_game_notices();  // watched from the start: the game's kept chat comes again
-    g->take_restarted();
     game_ = std::move(g);
+    forget_if_restarted();  // watched from the start: the game's kept chat comes again
     center_ = 0;
     update_prompt();
     draw();
@@ -1606,13 +1599,18 @@ class Shell {
         // On a terminal the order's delta, sent just behind the answer, redraws the screen, and
         // so do those of the opponent's standing answers to it: the line waits for the last of
         // them (a moment at most), to be shown under the redraw.
-        hold_ = tty_;
-        out("Accepted: " + format_order(*parsed.order) + " (version " + std::to_string(r.version) + ").");
-        const bool was_over = shows_over();
-        bool any = handle_waiting();
-        const auto last = std::max(r.version, r.answered_to);
-        if (tty_) any = handle_until([&] { return !game_ || game_->version() >= last; }, 2) || any;
-        show_changes(await_end(was_over) || any);
+        bool any = false;
+        {
+          Holding holding(hold_, tty_);
+          out("Accepted: " + format_order(*parsed.order) + " (version " + std::to_string(r.version) + ").");
+          holding.start();
+          const bool was_over = shows_over();
+          any = handle_waiting();
+          const auto last = std::max(r.version, r.answered_to);
+          if (tty_) any = handle_until([&] { return !game_ || game_->version() >= last; }, 2) || any;
+          any = await_end(was_over) || any;
+        }
+        show_changes(any);
         return;
       }
       // No answer: reconnect and send the same order again; its key keeps it from being applied
@@ -1642,6 +1640,18 @@ class Shell {
   // What is said while server messages are handled, held to follow the changes they make.
   bool hold_ = false;
   std::vector<Held> held_;
+  // Holds what is said while it lives, and stops holding at its end, however that comes.
+  class Holding {
+   public:
+    explicit Holding(bool& flag, bool now = true) : flag_(flag) { flag_ = now; }
+    ~Holding() { flag_ = false; }
+    Holding(const Holding&) = delete;
+    Holding& operator=(const Holding&) = delete;
+    void start() { flag_ = true; }
+
+   private:
+    bool& flag_;
+  };
   // On a terminal: the notice area (its last notices, oldest first), and the last command typed and its output.
   static constexpr std::size_t kNoticeArea = 5;
   static constexpr std::size_t kKeptOutputLines = 20;  // the most output repainted when the terminal's height is unknown

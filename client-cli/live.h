@@ -67,10 +67,16 @@ class LiveGame {
   bool needs_resync() const { return resync_; }
   // The server has told the end (GameEnded, or the offer's withdrawal), not only the view.
   bool end_heard() const { return ended_; }
-  // Lines to show once (chat, draw offers, the end of the game), taken by the caller;
-  // `of_this_game`, when given: for each, whether it is this game's (not another game's
-  // turn, nor a server error about something else).
-  std::vector<std::string> take_notices(std::vector<bool>* of_this_game = nullptr);
+  // A line to show once (chat, a draw offer, the end of the game).
+  struct Notice {
+    enum class Kind { plain, end };
+    std::string text;
+    bool of_this_game = true;  // not another game's turn, nor a server error about something else
+    Kind kind = Kind::plain;   // end: the game's end ("The game is over. ..."), told once
+    std::string adds = {};     // of the end's: what it adds to the end a view shows (ratings, dice seed); may be empty
+  };
+  // The notices since the last call, oldest first.
+  std::vector<Notice> take_notices();
   // A full view came since the last call: the kept chat follows it again.
   bool take_restarted() { return std::exchange(restarted_, false); }
   // Events received since the last call.
@@ -96,12 +102,8 @@ class LiveGame {
   bool withdrawn_ = false;
   bool restarted_ = false;
   void show_over();
-  void add_notice(std::string text, bool of_this_game = true) {
-    notices_.push_back(std::move(text));
-    notices_of_game_.push_back(of_this_game);
-  }
-  std::vector<std::string> notices_;
-  std::vector<bool> notices_of_game_;
+  void add_notice(std::string text, bool of_this_game = true) { notices_.push_back({std::move(text), of_this_game}); }
+  std::vector<Notice> notices_;
 };
 
 // The audit of finished game `game_id` (see verify.h), its log asked of the server:

@@ -1033,7 +1033,7 @@ int main(int argc, char** argv) {
       std::cout << cli::render_screen(*sc, lg.view(), events, ro) << cli::game_lines(lg)
                 << cli::time_line(lg);
       // The recent chat, and the end of a game over, as the shell would have shown them.
-      for (const auto& line : lg.take_notices()) std::cout << line << "\n";
+      for (const auto& n : lg.take_notices()) std::cout << n.text << "\n";
       std::cout << std::flush;
     }
     return cli::kOk;

@@ -216,19 +216,6 @@ std::string date_of(const Scenario& sc, int turn) {
   return std::to_string(day - 31) + " August 1944";
 }
 
-// Columns a text takes on the terminal: colour codes take none, UTF-8 counts by code point.
-int visible_len(const std::string& s) {
-  int n = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\033') {
-      while (i < s.size() && s[i] != 'm') ++i;
-      continue;
-    }
-    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) ++n;
-  }
-  return n;
-}
-
 // Words of one line spread over lines of at most width characters.
 std::string wrap(const std::string& text, int width, const std::string& indent) {
   const size_t lead = std::min(text.find_first_not_of(' '), text.size());
@@ -262,6 +249,29 @@ void wrap_append(std::string& out, const std::string& head, const std::vector<st
 }
 
 }  // namespace
+
+int visible_len(const std::string& s) {
+  int n = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\033') {
+      while (i < s.size() && s[i] != 'm') ++i;
+      continue;
+    }
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) ++n;
+  }
+  return n;
+}
+
+std::size_t terminal_rows(const std::string& text, std::size_t width) {
+  std::size_t rows = 0;
+  for (std::size_t from = 0; from < text.size();) {
+    const std::size_t nl = std::min(text.find('\n', from), text.size());
+    const auto columns = static_cast<std::size_t>(visible_len(text.substr(from, nl - from)));
+    rows += width == 0 || columns <= width ? 1 : (columns + width - 1) / width;  // an empty line takes a row too
+    from = nl + 1;
+  }
+  return rows;
+}
 
 bool Window::contains(int hex) const {
   const HexCoord c = coord_of(hex);

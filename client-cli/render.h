@@ -2,6 +2,7 @@
 // the decision and the game log, drawn from a View and the public scenario data.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -79,5 +80,11 @@ std::string utc_minute(std::int64_t unix_seconds);
 std::string result_with_reason(const std::string& result, const std::string& reason);
 // `text` ended as a sentence: a full stop, unless it ends in one already ("...", "!", "?").
 std::string end_sentence(std::string text);
+// Columns a text takes on the terminal: colour codes take none, UTF-8 counts by code point
+// (a character of two columns is counted as one).
+int visible_len(const std::string& s);
+// Rows `text` takes on a terminal `width` columns wide, as the terminal wraps its lines (a line
+// longer than the width takes as many rows as it fills); width 0 (not known): a row a line.
+std::size_t terminal_rows(const std::string& text, std::size_t width);
 
 }  // namespace counterattack::cli

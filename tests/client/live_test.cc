@@ -71,5 +71,43 @@ TEST(LiveLog, AFullViewAskedForAgainAfterAnErrorShowsOnlyTheEventsMissed) {
   EXPECT_EQ(fresh[0].text(), "d");
 }
 
+// Each notice says whose it is and what it is: a chat line is its game's, another game's turn of
+// none, and the game's end is marked as the end, with what it adds to an end already drawn (the
+// ratings, the dice seed) apart, so that the shell tells the end once.
+TEST(LiveNotices, TheEndIsMarkedAsTheEndWithWhatItAddsToAnEndAlreadyDrawn) {
+  Session s(GlobalOptions{});
+  LiveGame g(s, "g1", true);
+  wire::ServerMessage chat;
+  chat.mutable_chat()->set_game_id("g1");
+  chat.mutable_chat()->set_from("bob");
+  chat.mutable_chat()->set_text("Good game");
+  g.handle(chat);
+  wire::ServerMessage turn;
+  turn.mutable_your_turn()->set_game_id("g2");
+  g.handle(turn);
+  wire::ServerMessage ended;
+  auto* e = ended.mutable_game_ended();
+  e->set_game_id("g1");
+  e->set_result("Soviet victory");
+  e->set_reason("The German player resigned.");
+  e->set_unrated_reason("not rated: a casual game");
+  e->set_seed_hex("00ff");
+  g.handle(ended);
+  const auto notices = g.take_notices();
+  ASSERT_EQ(notices.size(), 3u);
+  EXPECT_EQ(notices[0].text, "[chat] bob: Good game");
+  EXPECT_TRUE(notices[0].of_this_game);
+  EXPECT_EQ(notices[0].kind, LiveGame::Notice::Kind::plain);
+  EXPECT_FALSE(notices[1].of_this_game) << notices[1].text;
+  EXPECT_EQ(notices[1].kind, LiveGame::Notice::Kind::plain);
+  EXPECT_EQ(notices[2].kind, LiveGame::Notice::Kind::end);
+  EXPECT_TRUE(notices[2].of_this_game);
+  EXPECT_EQ(notices[2].text,
+            "The game is over. Soviet victory: The German player resigned. Not rated: a casual game. Dice seed: 00ff "
+            "(`verify` checks every die).");
+  EXPECT_EQ(notices[2].adds, "Not rated: a casual game. Dice seed: 00ff (`verify` checks every die).");
+  EXPECT_TRUE(g.take_notices().empty()) << "each is taken once";
+}
+
 }  // namespace
 }  // namespace counterattack::cli

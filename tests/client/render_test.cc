@@ -365,5 +365,20 @@ TEST(Render, TheLogGivesEachOrdersTimeAndTheDateWhenItChanges) {
   EXPECT_EQ(utc_minute(day + 8 * 3600 + 14 * 60 + 59), "2026-11-27 08:14");
 }
 
+// A line longer than the terminal is wide takes as many rows as it fills; colour codes take no
+// column, a UTF-8 character one.
+TEST(Render, TerminalRowsCountLongLinesAsTheTerminalWrapsThem) {
+  EXPECT_EQ(terminal_rows("one\ntwo\n", 10), 2u);
+  EXPECT_EQ(terminal_rows(std::string(10, 'x') + "\n", 10), 1u);
+  EXPECT_EQ(terminal_rows(std::string(11, 'x') + "\n" + std::string(25, 'y') + "\n", 10), 5u);
+  EXPECT_EQ(terminal_rows("\n\n", 10), 2u) << "an empty line takes a row";
+  EXPECT_EQ(terminal_rows("\033[1;31m" + std::string(10, 'x') + "\033[0m\n", 10), 1u);
+  std::string umlauts;
+  for (int i = 0; i < 10; ++i) umlauts += "\xc3\xbc";
+  EXPECT_EQ(terminal_rows(umlauts + "\n", 10), 1u);
+  EXPECT_EQ(terminal_rows(std::string(25, 'y') + "\n", 0), 1u) << "width not known: a row a line";
+  EXPECT_EQ(terminal_rows("", 10), 0u);
+}
+
 }  // namespace
 }  // namespace counterattack::cli
