@@ -194,7 +194,11 @@ class Shell : public TwoPlayers {
   // alice's shell on a terminal, opened on `game` and at its first prompt: where what it prints
   // from now on starts in its output (npos, with a failure, when the prompt did not come).
   size_t alice_at_the_prompt(TerminalShell& term, const std::string& game, const std::string& prompt_end = " (you)> ") {
-    if (!term.start(command({"play", game}), alice_.config)) {
+    return at_the_prompt(term, alice_, game, prompt_end);
+  }
+  // The same for player `p`.
+  size_t at_the_prompt(TerminalShell& term, const Player& p, const std::string& game, const std::string& prompt_end) {
+    if (!term.start(command({"play", game}), p.config)) {
       ADD_FAILURE() << "no terminal for the shell";
       return std::string::npos;
     }
@@ -211,6 +215,27 @@ class Shell : public TwoPlayers {
     EXPECT_EQ(cli(bob_, {"standing", game, "none"}).code, 0);
     const auto r = cli(alice_, {"order", game, "attack", "8GTC/58G", "8GTC/59G", "8GTC/60G", "8GTC/1817", "3546"});
     EXPECT_EQ(r.code, 0) << r.out << r.err;
+  }
+  // alice's shell on a terminal (`term`), at its first prompt in a game just started, her decision: the
+  // game, and where what the shell prints from now on starts ("" and npos, with a failure, on the way).
+  std::pair<std::string, size_t> alice_at_the_prompt_in_a_new_game(TerminalShell& term) {
+    const std::string game = started_game("2d");
+    if (game.empty()) return {{}, std::string::npos};
+    const size_t from = alice_at_the_prompt(term, game);
+    if (HasFailure()) return {{}, std::string::npos};
+    return {game, from};
+  }
+  // alice's shell on a terminal (`term`), at its first prompt in a started game where bob is to answer
+  // her attack (see attack_3546_for_bob_to_answer): the game, and where what the shell prints from now
+  // on starts in its output ("" and npos, with a failure, when that went wrong).
+  std::pair<std::string, size_t> alice_at_the_prompt_before_bobs_answer(TerminalShell& term) {
+    const std::string game = started_game("2d");
+    if (game.empty()) return {{}, std::string::npos};
+    attack_3546_for_bob_to_answer(game);
+    if (HasFailure()) return {{}, std::string::npos};
+    const size_t from = alice_at_the_prompt(term, game, "> ");
+    if (HasFailure()) return {{}, std::string::npos};
+    return {game, from};
   }
   // bob's answer to the attack, and alice's screen as its redraw leaves it: what was printed from
   // the last screen clear on ("" with a failure when no redraw came after `from`).
@@ -231,14 +256,10 @@ class Shell : public TwoPlayers {
   // when given, gets what her command printed (it waits for `shown` in it, and the prompt after it).
   std::string screen_after_command_and_bobs_answer(const std::string& command, const std::string& shown, unsigned short rows = 0,
                                                    std::string* printed = nullptr) {
-    const std::string game = started_game("2d");
-    if (game.empty()) return {};
-    attack_3546_for_bob_to_answer(game);
-    if (HasFailure()) return {};
     TerminalShell term;
     if (rows > 0) term.rows = rows;
-    const size_t from = alice_at_the_prompt(term, game, "> ");
-    if (HasFailure()) return {};
+    const auto [game, from] = alice_at_the_prompt_before_bobs_answer(term);
+    if (game.empty()) return {};
     if (!term.write(command + "\r") || !term.wait_for(shown, from)) {
       ADD_FAILURE() << "`" << command << "` did not print \"" << shown << "\": " << term.output().substr(from);
       return {};
@@ -666,11 +687,9 @@ TEST_F(Shell, AGamesEndIsToldOnceWithItsDiceSeedInEachShell) {
 // of the end (its ratings and dice seed) is printed under the redrawn screen, not
 // before it, and the end itself is read there once.
 TEST_F(Shell, OnATerminalTheEndsDiceSeedStaysOnTheScreenAfterTheRedraw) {
-  const std::string game = started_game("2d");
-  ASSERT_FALSE(game.empty());
   TerminalShell term;
-  const size_t from = alice_at_the_prompt(term, game);
-  ASSERT_FALSE(HasFailure());
+  const auto [game, from] = alice_at_the_prompt_in_a_new_game(term);
+  ASSERT_FALSE(game.empty());
   const std::string& out = term.output();
   ASSERT_EQ(cli(bob_, {"resign", game, "--yes"}).code, 0);
   ASSERT_TRUE(term.wait_for(" (`verify` checks every die).", from)) << out.substr(from);
@@ -689,11 +708,9 @@ TEST_F(Shell, OnATerminalTheEndsDiceSeedStaysOnTheScreenAfterTheRedraw) {
 // On a terminal an order's answer stays on the screen: the redraw that its change brings
 // comes first, and the line that says it was accepted under it.
 TEST_F(Shell, OnATerminalAnAcceptedOrdersLineStaysUnderTheRedraw) {
-  const std::string game = started_game("2d");
-  ASSERT_FALSE(game.empty());
   TerminalShell term;
-  const size_t from = alice_at_the_prompt(term, game);
-  ASSERT_FALSE(HasFailure());
+  const auto [game, from] = alice_at_the_prompt_in_a_new_game(term);
+  ASSERT_FALSE(game.empty());
   const std::string& out = term.output();
   ASSERT_TRUE(term.write("corps 3TC\r"));
   ASSERT_TRUE(term.wait_for("Accepted: corps 3TC (version 1).", from)) << out.substr(from);
@@ -743,13 +760,9 @@ TEST_F(Shell, OnATerminalAnAcceptedOrdersLineStaysUnderTheRedrawsOfTheStandingAn
 // On a terminal each redraw of the game repaints the notice area under it: a chat line bob
 // sent is still on alice's screen after his next order redraws it, and read there once.
 TEST_F(Shell, OnATerminalAChatLineStaysOnTheScreenAfterTheOpponentsNextOrderRedrawsIt) {
-  const std::string game = started_game("2d");
-  ASSERT_FALSE(game.empty());
-  attack_3546_for_bob_to_answer(game);
-  ASSERT_FALSE(HasFailure());
   TerminalShell term;
-  const size_t from = alice_at_the_prompt(term, game, "> ");
-  ASSERT_FALSE(HasFailure());
+  const auto [game, from] = alice_at_the_prompt_before_bobs_answer(term);
+  ASSERT_FALSE(game.empty());
   ASSERT_EQ(cli(bob_, {"chat", game, "Your tanks will not cross the Bug"}).code, 0);
   const std::string line = "[chat] bob: Your tanks will not cross the Bug";
   ASSERT_TRUE(term.wait_for(line, from)) << term.output().substr(from);
@@ -763,13 +776,9 @@ TEST_F(Shell, OnATerminalAChatLineStaysOnTheScreenAfterTheOpponentsNextOrderRedr
 
 // The notice area keeps the last 5 notices, oldest first: of 7 chat lines the first two are gone.
 TEST_F(Shell, OnATerminalTheNoticeAreaKeepsTheLastFiveNoticesOldestFirst) {
-  const std::string game = started_game("2d");
-  ASSERT_FALSE(game.empty());
-  attack_3546_for_bob_to_answer(game);
-  ASSERT_FALSE(HasFailure());
   TerminalShell term;
-  const size_t from = alice_at_the_prompt(term, game, "> ");
-  ASSERT_FALSE(HasFailure());
+  const auto [game, from] = alice_at_the_prompt_before_bobs_answer(term);
+  ASSERT_FALSE(game.empty());
   for (int i = 1; i <= 7; ++i) {
     const std::string text = "Chat line " + std::to_string(i) + " of 7";
     ASSERT_EQ(cli(bob_, {"chat", game, text}).code, 0);
@@ -822,14 +831,109 @@ TEST_F(Shell, OnATerminalALongOutputOfACommandThatIsNotOnlyReadingIsSaidToBeClea
   EXPECT_EQ(screen.find("shows it again"), std::string::npos) << screen;
 }
 
+// The terminal wraps a line longer than it is wide: an output of one newline that fills more than
+// half of its rows (a word typed by mistake, said back in the error) is not printed again under the
+// opponent's redraw, but said to be cleared.
+TEST_F(Shell, OnATerminalAnOutputOfFewLinesThatWrapPastHalfTheTerminalIsSaidToBeClearedByTheRedraw) {
+  const std::string word(900, 'x');  // 900 columns and more: 7 rows of 140, more than half of 12
+  std::string printed;
+  const std::string screen = screen_after_command_and_bobs_answer(word, "' is not an order.", 12, &printed);
+  ASSERT_FALSE(HasFailure());
+  const auto said = printed.find("'" + word + "' is not an order.");
+  ASSERT_NE(said, std::string::npos) << printed;
+  ASSERT_LE(std::count(printed.begin() + static_cast<std::ptrdiff_t>(said), printed.end(), '\n'), 6)
+      << "fewer newlines than half the terminal: " << printed;
+  EXPECT_NE(screen.find("(The output of your last command was cleared by the redraw.)"), std::string::npos) << screen;
+  EXPECT_EQ(screen.find("' is not an order."), std::string::npos) << screen;
+}
+
+// On a terminal too `games more` goes on with the list; typed again it would show the next page, so
+// its output, cleared by the opponent's redraw, is said to be cleared with no command named.
+TEST_F(Shell, OnATerminalGamesMoreGoesOnWithTheListAndItsLongOutputIsSaidToBeClearedByTheRedraw) {
+  TerminalShell term;
+  term.rows = 8;  // a page of three games and its head and foot: more than half of it
+  const auto [game, from] = alice_at_the_prompt_before_bobs_answer(term);
+  ASSERT_FALSE(game.empty());
+  std::vector<std::string> made;  // oldest first
+  for (int i = 0; i < 6; ++i) {
+    const auto created = cli(bob_, {"--json", "new", "--side", "german"});
+    ASSERT_EQ(created.code, 0) << created.err;
+    made.push_back(json::parse(created.out).value("game_id", ""));
+  }
+  const size_t asked = term.output().size();
+  ASSERT_TRUE(term.write("games open per-page 3\r"));
+  ASSERT_TRUE(term.wait_for("More: games more", asked)) << term.output().substr(asked);
+  const size_t first_page = term.output().size();
+  ASSERT_TRUE(term.write("games more\r"));
+  ASSERT_TRUE(term.wait_for(made[0], first_page)) << "the oldest on the next page: " << term.output().substr(first_page);
+  term.read_for(std::chrono::milliseconds(300));  // the rest of it, and the prompt
+  const std::string second = term.output().substr(first_page);
+  EXPECT_NE(second.find(made[2]), std::string::npos) << second;
+  EXPECT_EQ(second.find(made[3]), std::string::npos) << "shown on the first page: " << second;
+  const std::string screen = screen_after_bobs_answer(term, game, term.output().size());
+  ASSERT_FALSE(HasFailure());
+  term.stop();
+  EXPECT_NE(screen.find("(The output of your last command was cleared by the redraw.)"), std::string::npos) << screen;
+  EXPECT_EQ(screen.find("shows it again"), std::string::npos) << screen;
+  EXPECT_EQ(screen.find(made[0]), std::string::npos) << screen;
+}
+
+// Under a redraw that brings notices with it, they are told first, then the last command's output
+// again: bob's resignation ends the game, and its dice seed comes before the units alice listed.
+TEST_F(Shell, OnATerminalTheNoticesARedrawBringsComeBeforeTheOutputShownAgain) {
+  TerminalShell term;
+  const auto [game, from] = alice_at_the_prompt_in_a_new_game(term);
+  ASSERT_FALSE(game.empty());
+  const std::string units = "  3TC/50 at S3";
+  ASSERT_TRUE(term.write("units\r"));
+  ASSERT_TRUE(term.wait_for(units, from)) << term.output().substr(from);
+  term.read_for(std::chrono::milliseconds(300));  // the rest of it, and the prompt
+  const size_t listed = term.output().size();
+  ASSERT_EQ(cli(bob_, {"resign", game, "--yes"}).code, 0);
+  ASSERT_TRUE(term.wait_for(" (`verify` checks every die).", listed)) << term.output().substr(listed);
+  term.read_for(std::chrono::milliseconds(700));  // the output shown again, however late the redraw comes
+  term.stop();
+  const std::string& out = term.output();
+  const auto cleared = out.rfind("\033[H\033[2J");
+  ASSERT_NE(cleared, std::string::npos) << out.substr(listed);
+  ASSERT_GT(cleared, listed) << "the end is drawn: " << out.substr(listed);
+  const std::string screen = out.substr(cleared);
+  const auto seed = screen.find("Dice seed: ");
+  ASSERT_NE(seed, std::string::npos) << screen;
+  EXPECT_NE(screen.find(units, seed), std::string::npos) << "the units after the end's notice: " << screen;
+  EXPECT_EQ(screen.find(units), screen.rfind(units)) << "listed once: " << screen;
+}
+
+// Back in a game the opponent moved in, the line that says how many orders are new is a notice:
+// it stays in the notice area under each redraw.
+TEST_F(Shell, OnATerminalTheNewOrdersSinceThePlayerLastLookedStayInTheNoticeArea) {
+  const std::string game = started_game("2d");
+  ASSERT_FALSE(game.empty());
+  ASSERT_EQ(cli(alice_, {"order", game, "corps", "3TC"}).code, 0);
+  ASSERT_EQ(cli(alice_, {"order", game, "done"}).code, 0);
+  TerminalShell term;
+  const size_t from = at_the_prompt(term, bob_, game, "> ");
+  ASSERT_FALSE(HasFailure());
+  const std::string line = "2 new orders since you last looked: log shows them, marked.";
+  ASSERT_NE(term.output().find(line, 0), std::string::npos) << "said on opening: " << term.output();
+  ASSERT_TRUE(term.write("show\r"));
+  const std::string clear = "\033[H\033[2J";
+  ASSERT_TRUE(term.wait_for(clear, from)) << term.output().substr(from);
+  term.read_for(std::chrono::milliseconds(500));  // the rest of the redraw, and the prompt
+  term.stop();
+  const std::string screen = term.output().substr(term.output().rfind(clear));
+  const auto area = screen.find("Connected to " + url() + " as bob.");
+  ASSERT_NE(area, std::string::npos) << "the notice area: " << screen;
+  EXPECT_NE(screen.find(line, area), std::string::npos) << "in the notice area: " << screen;
+  EXPECT_EQ(screen.find(line), screen.rfind(line)) << "once: " << screen;
+}
+
 // `refresh` watches the game from its start again, and the server sends its kept chat again:
 // a chat line is on the redrawn screen once.
 TEST_F(Shell, OnATerminalAChatLineIsShownOnceAfterRefresh) {
-  const std::string game = started_game("2d");
-  ASSERT_FALSE(game.empty());
   TerminalShell term;
-  const size_t from = alice_at_the_prompt(term, game);
-  ASSERT_FALSE(HasFailure());
+  const auto [game, from] = alice_at_the_prompt_in_a_new_game(term);
+  ASSERT_FALSE(game.empty());
   ASSERT_EQ(cli(bob_, {"chat", game, "Hold the bridge at Brody"}).code, 0);
   const std::string line = "[chat] bob: Hold the bridge at Brody";
   ASSERT_TRUE(term.wait_for(line, from)) << term.output().substr(from);
@@ -847,11 +951,9 @@ TEST_F(Shell, OnATerminalAChatLineIsShownOnceAfterRefresh) {
 // A notice is of the game it tells of: another game's turn stays in the notice area whichever
 // game alice opens, and the open game's chat leaves it when she opens another.
 TEST_F(Shell, OnATerminalAnotherGamesTurnStaysInTheNoticeAreaAndTheOpenGamesChatGoesWithIt) {
-  const std::string x = started_game("2d");
-  ASSERT_FALSE(x.empty());
   TerminalShell term;
-  const size_t from = alice_at_the_prompt(term, x);
-  ASSERT_FALSE(HasFailure());
+  const auto [x, from] = alice_at_the_prompt_in_a_new_game(term);
+  ASSERT_FALSE(x.empty());
   const std::string clear = "\033[H\033[2J";
   ASSERT_EQ(cli(bob_, {"chat", x, "Hold the bridge at Brody"}).code, 0);
   const std::string line = "[chat] bob: Hold the bridge at Brody";
