@@ -172,13 +172,18 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
     case wire::ServerMessage::kYourTurn:  // another game of yours: this one streams its own deltas
       // One sent before this game was watched (a rematch just accepted) tells nothing new.
       if (m.your_turn().game_id() == id_) return false;
-      add_notice(describe_turn(m.your_turn()), false);
+      notices_.push_back({describe_turn(m.your_turn()), false, Notice::Kind::plain, {}, m.your_turn().game_id()});
       return false;
-    case wire::ServerMessage::kDrawDeclined:
+    case wire::ServerMessage::kDrawDeclined: {
       if (m.draw_declined().game_id() != id_) return false;
+      // Declined by this player: the command that declined it said so.
+      const std::string me = !summary_ ? "" : summary_->your_side() == "soviet" ? summary_->soviet()
+                                          : summary_->your_side() == "german" ? summary_->german() : "";
+      if (!m.draw_declined().played_on() && !me.empty() && m.draw_declined().by() == me) return false;
       add_notice(m.draw_declined().played_on() ? m.draw_declined().by() + " played on: the draw offer lapsed."
                                                        : m.draw_declined().by() + " declines the draw.");
       return false;
+    }
     case wire::ServerMessage::kError:
       add_notice("Server: " + describe_error(m.error()), m.error().game_id() == id_);
       if (!m.error().game_id().empty() && m.error().game_id() == id_) {
@@ -615,6 +620,8 @@ class Shell {
     std::string game;  // a notice's game ("": of none, as another game's turn or the connection)
     LiveGame::Notice::Kind notice_kind = LiveGame::Notice::Kind::plain;
     std::string adds = {};  // of the open game's end: what it adds to the end drawn (see LiveGame::Notice)
+    std::string about = {};  // the game it tells of, if any: opened, joined or its offer answered, it is out of date
+    int times = 1;           // in the notice area: how many times the same notice came
   };
 
   // A command's output; on a terminal kept, for a redraw the opponent brings to repaint.
@@ -629,18 +636,38 @@ class Shell {
   // A notice (chat, a draw offer, another game's turn, the connection...); on a terminal
   // kept in the notice area that each redraw repaints under the game.
   void notice(const std::string& text, const std::string& game = {}) { notice(Held{text, Said::notice, game}); }
+  // A notice of no game open that tells of game `about` (another game's turn, a challenge...).
+  void notice_about(const std::string& text, const std::string& about) {
+    notice(Held{text, Said::notice, {}, LiveGame::Notice::Kind::plain, {}, about});
+  }
   void notice(const Held& n) {
     if (hold_) {
       held_.push_back(n);
       return;
     }
     print(n.text);
-    remember(n.text, n.game);
+    remember(n.text, n.game, n.about);
   }
-  void remember(const std::string& text, const std::string& game) {
+  void remember(const std::string& text, const std::string& game, const std::string& about = {}) {
     if (!tty_ || text.empty()) return;
-    notices_.push_back({text, Said::notice, game});
+    // The same notice again (a retried reconnection) is kept once, the newest, with how often it came.
+    int times = 1;
+    for (auto it = notices_.begin(); it != notices_.end(); ++it) {
+      if (it->text == text && it->game == game) {
+        times += it->times;
+        notices_.erase(it);
+        break;
+      }
+    }
+    notices_.push_back({text, Said::notice, game, LiveGame::Notice::Kind::plain, {}, about, times});
     while (notices_.size() > kNoticeArea) notices_.pop_front();
+  }
+  // Game `id` opened, joined, or its offer answered here: the notices that tell of it (its turn, its
+  // offer) are out of date.
+  void drop_notices_about(const std::string& id) {
+    if (id.empty()) return;
+    std::erase_if(notices_, [&](const Held& n) { return n.about == id; });
+    std::erase_if(held_, [&](const Held& n) { return n.kind == Said::notice && n.about == id; });
   }
   // A game opened or watched from its start again (its kept chat comes again), or a replay
   // started: the area starts afresh, but for the notices of no game and the last `keep_last`.
@@ -659,7 +686,7 @@ class Shell {
   void take_game_notices(bool told) {
     forget_if_restarted();
     for (auto& n : game_->take_notices()) {
-      Held h{std::move(n.text), Said::notice, n.of_this_game ? game_->id() : "", n.kind, std::move(n.adds)};
+      Held h{std::move(n.text), Said::notice, n.of_this_game ? game_->id() : "", n.kind, std::move(n.adds), std::move(n.about)};
       if (told)
         tell(h);
       else
@@ -724,8 +751,9 @@ class Shell {
     std::string t;
     const std::size_t skip = notices_.size() - std::min(notices_.size(), kNoticeArea - std::min(coming, kNoticeArea));
     for (std::size_t i = skip; i < notices_.size(); ++i) {
-      t += notices_[i].text;
-      if (t.back() != '\n') t += "\n";
+      std::string line = notices_[i].text;
+      if (!line.empty() && line.back() == '\n') line.pop_back();
+      t += line + (notices_[i].times > 1 ? " (" + std::to_string(notices_[i].times) + " times)" : "") + "\n";
     }
     return t;
   }
@@ -875,19 +903,27 @@ class Shell {
       auto m = s_.conn().next_push(std::chrono::milliseconds(0));
       if (!m) break;
       if (game_ && game_->handle(*m)) any = true;
-      if (!game_ && m->has_your_turn()) notice(describe_turn(m->your_turn()));
+      if (!game_ && m->has_your_turn()) notice_about(describe_turn(m->your_turn()), m->your_turn().game_id());
       if (!game_ && m->has_error()) notice("Server: " + describe_error(m->error()));  // a suspension's words, say
-      if (m->has_game_started()) notice(describe_start(m->game_started()));
-      if (m->has_rematch_offered()) notice(rematch_offer_notice(m->rematch_offered()));
-      if (m->has_challenge_offered()) notice(challenge_offer_notice(m->challenge_offered()));
+      if (m->has_game_started()) notice_about(describe_start(m->game_started()), m->game_started().game_id());
+      // A rematch offer is answered by the game it follows (`rematch GAME`), or the new game opened.
+      if (m->has_rematch_offered()) notice_about(rematch_offer_notice(m->rematch_offered()), m->rematch_offered().of_game_id());
+      if (m->has_challenge_offered())
+        notice_about(challenge_offer_notice(m->challenge_offered()), m->challenge_offered().game().game_id());
       if (m->has_challenge_withdrawn() && !(game_ && m->challenge_withdrawn().game_id() == game_->id())) {
-        notice(challenge_withdrawn_notice(m->challenge_withdrawn()));  // the open game's is shown as its end
+        // The offer it withdraws, and what told of the game, are out of date.
+        const auto& w = m->challenge_withdrawn();
+        drop_notices_about(w.game_id());
+        drop_notices_about(w.of_game_id());
+        notice(challenge_withdrawn_notice(w));  // the open game's is shown as its end
       }
       if (m->has_tournament_started()) notice(tournament_start_notice(m->tournament_started(), s_.user()));
       if (m->has_tournament_finished()) notice(tournament_end_notice(m->tournament_finished()));
       if (m->has_tournament_cancelled()) notice(tournament_cancelled_notice(m->tournament_cancelled()));
       if (m->has_game_ended() && !(game_ && m->game_ended().game_id() == game_->id())) {
-        notice(other_game_ended_notice(m->game_ended()));  // another game of yours, ended while you were elsewhere
+        // Another game of yours, ended while you were elsewhere: what told of its turn is out of date.
+        drop_notices_about(m->game_ended().game_id());
+        notice(other_game_ended_notice(m->game_ended()));
       }
       if (game_) {
         take_game_notices(false);
@@ -1251,7 +1287,7 @@ class Shell {
          "  stack HEX                        what is at a hex (or WARSAW, an entry point)\n"
          "  log [N]                          the game log (the last N events), marked where you last looked\n"
          "  hand | units | decision          your event chits, your units, what is asked now\n"
-         "  chat TEXT                        a message to your opponent\n"
+         "  chat TEXT                        a message to your opponent (watching others' game: to its spectators)\n"
          "  mute NAME | unmute NAME | muted   stop (or start again) reading a player's chat; the players muted\n"
          "  report NAME [--game GAME] REASON...   report a player's chat in the open game (or GAME) to the operator\n"
          "  games | open GAME | join GAME [INVITE] | new soviet|german|random [private] [casual] [time 3d | clock 15m+10s]\n"
@@ -1346,7 +1382,8 @@ class Shell {
     }
     wire::ClientMessage m;
     m.mutable_send_chat()->set_game_id(game_->id());
-    m.mutable_send_chat()->set_channel(wire::PLAYERS);
+    // A spectator writes in the spectators' channel: the players' is the two players' alone.
+    m.mutable_send_chat()->set_channel(player_side(*game_) == game::SIDE_UNSPECIFIED ? wire::SPECTATORS : wire::PLAYERS);
     m.mutable_send_chat()->set_text(text);
     std::string why;
     if (!s_.call(m, &why)) out(why);
@@ -1466,6 +1503,7 @@ class Shell {
     }
     game_ = std::move(g);
     forget_if_restarted();  // watched from the start: the game's kept chat comes again
+    drop_notices_about(id);  // its turn, its offer: answered by opening it
     center_ = 0;
     update_prompt();
     draw();
@@ -1487,6 +1525,17 @@ class Shell {
     pump();
   }
 
+  // Opens game `id` after a command that made or joined it, and says `said`: on a terminal under
+  // the game drawn (the redraw would clear it) and kept as the command's output; else before it.
+  void open_with(const std::string& id, const std::string& said) {
+    if (!tty_) {
+      out(said);
+      return open_game(id);
+    }
+    open_game(id);
+    out(said);
+  }
+
   void join(const std::string& id, const std::string& invite) {
     wire::ClientMessage m;
     m.mutable_join_game()->set_game_id(id);
@@ -1497,11 +1546,10 @@ class Shell {
       out(why);
       return;
     }
-    out("Joined game " + id +
-        (reply->has_game() && !reply->game().your_side().empty()
-             ? " as the " + reply->game().your_side() + " player."
-             : "."));
-    open_game(id);
+    open_with(id, "Joined game " + id +
+                      (reply->has_game() && !reply->game().your_side().empty()
+                           ? " as the " + reply->game().your_side() + " player."
+                           : "."));
   }
 
   void rematch(const std::string& id, bool decline) {
@@ -1514,9 +1562,12 @@ class Shell {
       out(why);
       return;
     }
+    drop_notices_about(id);  // its offer, answered
     if (decline) return out("Declined the rematch of game " + id + ".");
-    out(rematch_answer(*reply));
-    if (reply->has_game()) open_game(reply->game().game_id());  // accepted: it is under way
+    if (!reply->has_game()) return out(rematch_answer(*reply));
+    // Accepted: it is under way, and opened here; nothing to tell of opening it.
+    const auto& g = reply->game();
+    open_with(g.game_id(), "Rematch accepted: game " + g.game_id() + " has started, you play " + g.your_side() + ".");
   }
 
   void decline(const std::string& id) {
@@ -1524,6 +1575,7 @@ class Shell {
     m.mutable_decline_challenge()->set_game_id(id);
     std::string why;
     if (!s_.call(m, &why)) return out(why);
+    drop_notices_about(id);  // its offer, answered
     out("Declined the challenge of game " + id + ".");
   }
 
@@ -1545,15 +1597,14 @@ class Shell {
     }
     const auto& gc = reply->game_created();
     if (!gc.game().reserved_for().empty()) {
-      out(challenge_made_text(gc.game(), false));
-      open_game(gc.game().game_id());
+      open_with(gc.game().game_id(), challenge_made_text(gc.game(), false));
       return;
     }
-    out("Created game " + gc.game().game_id() + (gc.game().your_side().empty() ? "" : "; you play " + gc.game().your_side()) +
-        (gc.invite_code().empty() ? "" : " (invite code " + gc.invite_code() + ")") +
-        ". Your opponent joins with: counterattack join " + gc.game().game_id() +
-        (gc.invite_code().empty() ? "" : " --invite " + gc.invite_code()));
-    open_game(gc.game().game_id());
+    open_with(gc.game().game_id(),
+              "Created game " + gc.game().game_id() + (gc.game().your_side().empty() ? "" : "; you play " + gc.game().your_side()) +
+                  (gc.invite_code().empty() ? "" : " (invite code " + gc.invite_code() + ")") +
+                  ". Your opponent joins with: counterattack join " + gc.game().game_id() +
+                  (gc.invite_code().empty() ? "" : " --invite " + gc.invite_code()));
   }
 
   void resign() {

@@ -74,6 +74,7 @@ class LiveGame {
     bool of_this_game = true;  // not another game's turn, nor a server error about something else
     Kind kind = Kind::plain;   // end: the game's end ("The game is over. ..."), told once
     std::string adds = {};     // of the end's: what it adds to the end a view shows (ratings, dice seed); may be empty
+    std::string about = {};    // of another game's: that game (its turn), out of date once it is opened
   };
   // The notices since the last call, oldest first.
   std::vector<Notice> take_notices();

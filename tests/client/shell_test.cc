@@ -385,6 +385,22 @@ TEST_F(Shell, ChatTypedInOneShellAppearsInTheOther) {
   EXPECT_TRUE(alice_shell_.expect("chat TEXT"));
 }
 
+// A spectator's chat in the shell goes to the spectators' channel, where the spectators read it.
+TEST_F(Shell, ASpectatorsChatGoesToTheSpectatorsChannel) {
+  const std::string game = both_in_a_game();
+  ASSERT_FALSE(game.empty());
+  Player carol{"carol", temp_dir("carol"), ""};
+  ASSERT_EQ(cli(carol, {"register", "carol"}, "password-of-carol\n").code, 0);
+  LiveShell carol_shell;
+  open(carol_shell, carol, game);
+  carol_shell.type("help");
+  EXPECT_TRUE(carol_shell.expect("(watching others' game: to its spectators)"));
+  carol_shell.type("chat Well played so far");
+  const std::string said = carol_shell.printed_until("[spectators] carol: Well played so far");
+  EXPECT_EQ(said.find("FORBIDDEN"), std::string::npos) << said;
+  carol_shell.stop();
+}
+
 // Muted in the shell, a player's chat does not appear there until unmuted; a report names the open game.
 // Each answer names the player as registered, whatever the case typed.
 TEST_F(Shell, AMutedPlayersChatDoesNotAppearUntilUnmutedAndAReportIsMadeInTheOpenGame) {
@@ -414,10 +430,11 @@ TEST_F(Shell, ADrawOfferedInOneShellIsDeclinedInTheOther) {
   EXPECT_TRUE(alice_shell_.expect("You offered a draw."));
   EXPECT_TRUE(bob_shell_.expect("alice offers a draw."));
   bob_shell_.type("draw decline");
-  EXPECT_TRUE(bob_shell_.expect("You declined the draw."));
   EXPECT_TRUE(alice_shell_.expect("bob declines the draw."));
   bob_shell_.type("draw maybe");
-  EXPECT_TRUE(bob_shell_.expect("draw offer | draw accept | draw decline"));
+  const std::string declined = bob_shell_.printed_until("draw offer | draw accept | draw decline");
+  EXPECT_NE(declined.find("You declined the draw."), std::string::npos) << declined;
+  EXPECT_EQ(declined.find("bob declines the draw."), std::string::npos) << "told once: " << declined;
 }
 
 // What the opponent said and offered while a player was away is there when they open the game.
@@ -948,9 +965,9 @@ TEST_F(Shell, OnATerminalAChatLineIsShownOnceAfterRefresh) {
   EXPECT_EQ(screen.find(line), screen.rfind(line)) << "shown once: " << screen;
 }
 
-// A notice is of the game it tells of: another game's turn stays in the notice area whichever
-// game alice opens, and the open game's chat leaves it when she opens another.
-TEST_F(Shell, OnATerminalAnotherGamesTurnStaysInTheNoticeAreaAndTheOpenGamesChatGoesWithIt) {
+// A notice is of the game it tells of: another game's turn stays in the notice area until alice
+// opens that game, and the open game's chat leaves it when she opens another.
+TEST_F(Shell, OnATerminalAnotherGamesTurnStaysInTheNoticeAreaUntilItIsOpenedAndTheOpenGamesChatGoesWithIt) {
   TerminalShell term;
   const auto [x, from] = alice_at_the_prompt_in_a_new_game(term);
   ASSERT_FALSE(x.empty());
@@ -974,14 +991,110 @@ TEST_F(Shell, OnATerminalAnotherGamesTurnStaysInTheNoticeAreaAndTheOpenGamesChat
     const auto cleared = term.output().rfind(clear);
     return cleared == std::string::npos || cleared < before ? std::string() : term.output().substr(cleared);
   };
+  const std::string refreshed = screen_after("refresh");
+  EXPECT_NE(refreshed.find(turn), std::string::npos) << "another game's turn stays: " << refreshed;
   const std::string in_y = screen_after("open " + y);
-  EXPECT_NE(in_y.find(turn), std::string::npos) << "another game's turn stays: " << in_y;
+  EXPECT_EQ(in_y.find(turn), std::string::npos) << "its turn, answered by opening it: " << in_y;
   EXPECT_EQ(in_y.find(line), std::string::npos) << "game x's chat goes with it: " << in_y;
   const std::string in_x = screen_after("open " + x);
   term.stop();
-  EXPECT_NE(in_x.find(turn), std::string::npos) << "another game's turn stays: " << in_x;
+  EXPECT_EQ(in_x.find(turn), std::string::npos) << in_x;
   EXPECT_NE(in_x.find(line), std::string::npos) << "game x's chat comes with it: " << in_x;
   EXPECT_EQ(in_x.find(line), in_x.rfind(line)) << "once: " << in_x;
+}
+
+// On a terminal the confirmation of `new` (a private game's invite code) comes under the redraw that opens the
+// game, and a redraw the opponent brings shows it again.
+TEST_F(Shell, OnATerminalTheInviteCodeOfAPrivateGameMadeStaysUnderTheRedrawThatOpensIt) {
+  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
+  TerminalShell term;
+  ASSERT_TRUE(term.start(command({"play"}), alice_.config));
+  ASSERT_TRUE(term.wait_for("counterattack> ", 0)) << term.output();
+  const size_t from = term.output().size();
+  ASSERT_TRUE(term.write("new soviet private casual\r"));
+  ASSERT_TRUE(term.wait_for(" (invite code ", from)) << term.output().substr(from);
+  term.read_for(std::chrono::milliseconds(700));  // the rest, and the prompt
+  const std::string clear = "\033[H\033[2J";
+  const auto cleared = term.output().rfind(clear);
+  ASSERT_NE(cleared, std::string::npos) << "the game is drawn: " << term.output().substr(from);
+  const std::string screen = term.output().substr(cleared);
+  const auto made = screen.find("Created game ");
+  ASSERT_NE(made, std::string::npos) << "under the game drawn: " << screen;
+  EXPECT_NE(screen.find(" (invite code ", made), std::string::npos) << screen;
+  EXPECT_GT(made, screen.find("Not started: the game waits")) << "after the game: " << screen;
+}
+
+// A challenge alice accepts with `join` and another game's turn she answers by opening it leave the
+// notice area: they would tell her to do what she has done. The same notice again is kept once.
+TEST_F(Shell, OnATerminalNoticesOfAGameJoinedOrOpenedLeaveTheNoticeArea) {
+  TerminalShell term;
+  const auto [x, from] = alice_at_the_prompt_in_a_new_game(term);
+  ASSERT_FALSE(x.empty());
+  const std::string clear = "\033[H\033[2J";
+  // bob challenges alice: she joins from the shell.
+  auto made = cli(bob_, {"--json", "new", "--side", "german", "--time", "2d", "--opponent", "alice"});
+  ASSERT_EQ(made.code, 0) << made.out << made.err;
+  const std::string y = json::parse(made.out).value("game_id", "");
+  ASSERT_EQ(y.size(), 10u) << made.out;
+  const std::string challenged = "bob challenges you: game " + y;
+  ASSERT_TRUE(term.wait_for(challenged, from)) << term.output().substr(from);
+  // A game of alice's that bob joins: her move in it, told while she has game x open.
+  auto created = cli(alice_, {"--json", "new", "--side", "soviet", "--time", "2d"});
+  ASSERT_EQ(created.code, 0) << created.err;
+  const std::string z = json::parse(created.out).value("game_id", "");
+  ASSERT_EQ(cli(bob_, {"join", z}).code, 0);
+  const std::string turn = "Your move in game " + z + " (turn ";
+  ASSERT_TRUE(term.wait_for(turn, from)) << term.output().substr(from);
+  term.read_for(std::chrono::milliseconds(300));
+  auto screen_after = [&](const std::string& line, const std::string& shown) {
+    const size_t before = term.output().size();
+    EXPECT_TRUE(term.write(line + "\r"));
+    EXPECT_TRUE(term.wait_for(shown, before)) << term.output().substr(before);
+    term.read_for(std::chrono::milliseconds(700));  // the rest, and the prompt
+    const auto cleared = term.output().rfind(clear);
+    return cleared == std::string::npos || cleared < before ? std::string() : term.output().substr(cleared);
+  };
+  const std::string joined = screen_after("join " + y, "Joined game " + y);
+  EXPECT_NE(joined.find("Joined game " + y + " as the soviet player."), std::string::npos) << "under the redraw: " << joined;
+  EXPECT_EQ(joined.find(challenged), std::string::npos) << "the challenge accepted: " << joined;
+  EXPECT_NE(joined.find(turn), std::string::npos) << "game " << z << "'s turn stays: " << joined;
+  const std::string opened = screen_after("open " + z, clear);
+  EXPECT_EQ(opened.find(turn), std::string::npos) << "game " << z << " opened: " << opened;
+  EXPECT_EQ(opened.find(challenged), std::string::npos) << opened;
+  const std::string again = screen_after("open " + x, clear);
+  term.stop();
+  EXPECT_EQ(again.find(turn), std::string::npos) << again;
+  EXPECT_EQ(again.find(challenged), std::string::npos) << again;
+}
+
+// The connection lost, each try to reconnect is told as it comes; the notice area keeps the same line once.
+TEST_F(Shell, OnATerminalTheSameReconnectingLineIsKeptOnceInTheNoticeArea) {
+  TerminalShell term;
+  const auto [game, from] = alice_at_the_prompt_in_a_new_game(term);
+  ASSERT_FALSE(game.empty());
+  server_.stop();
+  size_t at = from;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(term.wait_for("Reconnecting (", at)) << term.output().substr(from);
+    at = term.output().find("Reconnecting (", at) + 1;
+  }
+  // The tries' lines are the same once the server's refusals are.
+  ASSERT_EQ(start_server(server_, data_, addr_), addr_) << "the same address again";
+  ASSERT_TRUE(term.wait_for("Reconnected; at version ", at)) << term.output().substr(at);
+  term.read_for(std::chrono::milliseconds(300));
+  const size_t back = term.output().size();
+  ASSERT_TRUE(term.write("show\r"));
+  const std::string clear = "\033[H\033[2J";
+  ASSERT_TRUE(term.wait_for(clear, back)) << term.output().substr(back);
+  term.read_for(std::chrono::milliseconds(500));
+  term.stop();
+  const std::string screen = term.output().substr(term.output().rfind(clear));
+  const auto first = screen.find("Reconnecting (");
+  ASSERT_NE(first, std::string::npos) << screen;
+  // Each distinct line once: the second try's line differs from the first's only when the reason does.
+  const std::string line = screen.substr(first, screen.find('\n', first) - first);
+  EXPECT_EQ(screen.find(line.substr(0, line.find(")...") + 4), first + 1), std::string::npos) << screen;
+  EXPECT_NE(screen.find(" times)"), std::string::npos) << "how often it came: " << screen;
 }
 
 // Off a terminal nothing is repainted: a chat line is printed once, however the game changes after it.
@@ -1137,9 +1250,9 @@ TEST_F(Shell, ARematchOfferedInOneShellIsAcceptedInTheOther) {
   EXPECT_TRUE(bob_shell_.expect("alice offers a rematch of game " + game + ": game " + next +
                                 ", rated, you would play soviet, 2d per move."));
   bob_shell_.type("rematch");
-  EXPECT_TRUE(
-      bob_shell_.expect("Rematch accepted: game " + next + " has started, you play soviet."));
-  EXPECT_TRUE(bob_shell_.expect("Your decision (Soviet): "));
+  ASSERT_TRUE(bob_shell_.expect("Rematch accepted: game " + next + " has started, you play soviet."));
+  const std::string accepted = bob_shell_.printed_until("Your decision (Soviet): ");
+  EXPECT_EQ(accepted.find("`open " + next + "`"), std::string::npos) << "the shell opened it already: " << accepted;
   // The shell now shows the rematch: no notice sends him to open what is open already.
   bob_shell_.type("decision");
   const std::string meanwhile = bob_shell_.printed_until("Your decision (Soviet): ");
