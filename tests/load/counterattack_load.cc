@@ -3,8 +3,8 @@
 // order being sent, through its acknowledgement, to every viewer's delta
 // arriving. In the same run, a bare WebSocket echo over TLS with the same
 // number of connections gives the baseline the ratio is taken against: half of
-// it measured before the games and half after, as this machine's speed drifts
-// within minutes.
+// it measured just before the games (once they are set up) and half just after,
+// as this machine's speed drifts within minutes.
 #include <utility>  // before Asio: Boost 1.74's awaitable.hpp needs std::exchange
 
 #include <openssl/evp.h>
@@ -21,6 +21,7 @@
 #include <boost/beast/websocket/ssl.hpp>
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <google/protobuf/util/message_differencer.h>
 #include <iostream>
 #include <map>
@@ -313,6 +314,7 @@ class Runner {
       stats.error(std::string("setup: ") + e.what());
       co_return;
     }
+    if (before_games) before_games(connections());
     start_ = Clock::now();
     end_ = start_ + std::chrono::milliseconds(static_cast<long>(seconds_ * 1000));
     if (rate_ > 0) {
@@ -330,6 +332,8 @@ class Runner {
 
   Stats stats;
   double elapsed_ = 0;
+  // Runs once every game is set up, just before the games start (it may block).
+  std::function<void(int connections)> before_games;
   int connections() const { return static_cast<int>(all_.size()) * 2; }
 
  private:
@@ -625,8 +629,8 @@ asio::awaitable<void> echo_client(std::shared_ptr<Conn> c, Clock::time_point end
   }
 }
 
-// Round trips per second and the median, over `connections` echo clients.
-std::pair<double, double> measure_echo(int connections, double seconds) {
+// Round trips per second over `connections` echo clients, and each round trip's time in ms.
+std::pair<double, std::vector<double>> measure_echo(int connections, double seconds) {
   asio::io_context io(1);
   ssl::context server_ctx(ssl::context::tls_server);
   self_signed(server_ctx);
@@ -667,7 +671,7 @@ std::pair<double, double> measure_echo(int connections, double seconds) {
   client_io.run();
   io.stop();
   server.join();
-  return {elapsed > 0 ? static_cast<double>(rtt.size()) / elapsed : 0, percentile(rtt, 0.5)};
+  return {elapsed > 0 ? static_cast<double>(rtt.size()) / elapsed : 0, std::move(rtt)};
 }
 
 }  // namespace
@@ -698,15 +702,25 @@ int main(int argc, char** argv) {
     ctx.set_default_verify_paths();
     ctx.set_verify_mode(ssl::verify_peer);
   }
-  const int connections = 2 * games;
-  const auto [echo_before, echo_p50_before] = measure_echo(connections, echo_seconds / 2);
   Runner runner(io, ctx, parse_url(server), games, seconds, rate);
+  // Half the echo just before the games and half just after, with as many connections as they had.
+  double echo_before = 0, echo_after = 0;
+  std::vector<double> echo_rtt;
+  runner.before_games = [&](int connections) {
+    auto [per_second, rtt] = measure_echo(std::max(1, connections), echo_seconds / 2);
+    echo_before = per_second;
+    echo_rtt = std::move(rtt);
+  };
   asio::co_spawn(io, runner.run(), [&](std::exception_ptr) { io.stop(); });
   io.run();
 
   const auto& st = runner.stats;
-  const auto [echo_after, echo_p50_after] = measure_echo(connections, echo_seconds / 2);
-  const double echo_rate = (echo_before + echo_after) / 2, echo_p50 = (echo_p50_before + echo_p50_after) / 2;
+  if (echo_before > 0) {
+    auto [per_second, rtt] = measure_echo(std::max(1, runner.connections()), echo_seconds / 2);
+    echo_after = per_second;
+    echo_rtt.insert(echo_rtt.end(), rtt.begin(), rtt.end());
+  }
+  const double echo_rate = (echo_before + echo_after) / 2;
   const double ops = runner.elapsed_ > 0 ? static_cast<double>(st.orders) / runner.elapsed_ : 0;
   nlohmann::ordered_json j;
   j["games"] = games;
@@ -721,7 +735,7 @@ int main(int argc, char** argv) {
   j["desyncs"] = st.desyncs;
   j["connections"] = runner.connections();
   j["echo_per_second"] = echo_rate;
-  j["echo_p50_ms"] = echo_p50;
+  j["echo_p50_ms"] = percentile(echo_rtt, 0.5);
   j["echo_before_per_second"] = echo_before;
   j["echo_after_per_second"] = echo_after;
   j["ratio"] = echo_rate > 0 ? ops / echo_rate : 0;
