@@ -1694,14 +1694,15 @@ class Shell {
   // Holds what is said while it lives, and stops holding at its end, however that comes.
   class Holding {
    public:
-    explicit Holding(bool& flag, bool now = true) : flag_(flag) { flag_ = now; }
-    ~Holding() { flag_ = false; }
+    explicit Holding(bool& flag, bool now = true) : flag_(flag), before_(flag) { flag_ = now; }
+    ~Holding() { flag_ = before_; }
     Holding(const Holding&) = delete;
     Holding& operator=(const Holding&) = delete;
     void start() { flag_ = true; }
 
    private:
     bool& flag_;
+    const bool before_;  // as it was: a holding within another keeps holding after it
   };
   // On a terminal: the notice area (its last notices, oldest first), and the last command typed and its output.
   static constexpr std::size_t kNoticeArea = 5;
