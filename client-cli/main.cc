@@ -845,6 +845,23 @@ int main(int argc, char** argv) {
     return cli::kOk;
   }
 
+  if (*exp) {
+    // Public games are open to everyone once over: an account is not needed.
+    if (!s.connect_as_known(&why)) return fail(g, why);
+    wire::ClientMessage m;
+    m.mutable_get_log()->set_game_id(game_id);
+    // The log as the server keeps it, for auditors; as JSON it holds no raw control character.
+    auto reply = s.call(m, &why, std::chrono::seconds(60), cli::Connection::Text::as_sent);
+    if (!reply) {
+      return fail(g, why + (s.last_error() == wire::FORBIDDEN ? " `counterattack show " + game_id +
+                                                                    " --log 0` shows the log as you may read it now."
+                                                              : ""));
+    }
+    if (!reply->has_game_log()) return fail(g, "The server sent no log.");
+    std::cout << cli::to_json(reply->game_log(), !g.json) << std::endl;
+    return cli::kOk;
+  }
+
   if (!s.connect_and_resume(&why)) return fail(g, why);
 
   if (*games) {
@@ -1202,19 +1219,5 @@ int main(int argc, char** argv) {
     return cli::kOk;
   }
 
-  if (*exp) {
-    wire::ClientMessage m;
-    m.mutable_get_log()->set_game_id(game_id);
-    // The log as the server keeps it, for auditors; as JSON it holds no raw control character.
-    auto reply = s.call(m, &why, std::chrono::seconds(60), cli::Connection::Text::as_sent);
-    if (!reply) {
-      return fail(g, why + (s.last_error() == wire::FORBIDDEN ? " `counterattack show " + game_id +
-                                                                    " --log 0` shows the log as you may read it now."
-                                                              : ""));
-    }
-    if (!reply->has_game_log()) return fail(g, "The server sent no log.");
-    std::cout << cli::to_json(reply->game_log(), !g.json) << std::endl;
-    return cli::kOk;
-  }
   return cli::kOk;
 }

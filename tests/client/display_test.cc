@@ -96,6 +96,22 @@ TEST_F(TwoPlayers, AReplayListsEachEventOnceInTheFullWordingAndSaysHowTheGameEnd
   fs::remove_all(carol.config, ec);
 }
 
+// A finished public game's log is open to anyone: `export` needs no login,
+// as `verify` and `replay` need none.
+TEST_F(TwoPlayers, AFinishedPublicGameIsExportedWithoutLoggingIn) {
+  const std::string game = started_game("3d");
+  ASSERT_FALSE(game.empty());
+  ASSERT_EQ(cli(bob_, {"resign", game, "--yes"}).code, 0);
+  Player carol{"carol", temp_dir("carol-export"), ""};  // no session on this server
+  auto exported = cli(carol, {"export", game});
+  ASSERT_EQ(exported.code, 0) << exported.out << exported.err;
+  EXPECT_EQ(exported.err.find("not logged in"), std::string::npos) << exported.err;
+  const json log = json::parse(exported.out);
+  EXPECT_EQ(log.value("result", ""), "Soviet victory") << exported.out;
+  std::error_code ec;
+  fs::remove_all(carol.config, ec);
+}
+
 // Once a game is over its view is the full one, both sides' units: `units`
 // lists the player's own, as in play, not "none".
 TEST_F(TwoPlayers, UnitsOfAFinishedGameAreThePlayersOwn) {
