@@ -1273,6 +1273,13 @@ std::string rating_text(const wire::Rating& r) {
   return std::to_string(r.rating()) + (r.provisional() ? "?" : "");
 }
 
+// "Cancelled (Cancelled by the operator: ...)" says the result twice: a reason that opens with it stands alone.
+std::string result_and_reason(const std::string& result, const std::string& reason) {
+  if (reason.empty()) return result;
+  if (!result.empty() && reason.rfind(result + " ", 0) == 0) return reason;
+  return result + " (" + reason + ")";
+}
+
 std::string seat_text(const wire::GameSummary& g, bool soviet) {
   const std::string& name = soviet ? g.soviet() : g.german();
   if (name.empty()) return g.status() == "open" ? "(open)" : "(nobody)";  // a game ended before anyone joined
@@ -1353,10 +1360,11 @@ std::string game_line(const wire::GameSummary& g, const std::string& command) {
   }
   s += terms_text(g);
   if (g.status() == "open" && g.expires_unix() > 0) s += "  open until " + utc_time(g.expires_unix());
-  if (!g.result().empty()) s += "  " + g.result();
   // An end outside the rules says why: withdrawn (by its maker, or by the server when nobody joined), declined, aborted.
   if ((g.result() == "Cancelled" || g.result() == "Declined" || g.result() == "Aborted") && !g.result_reason().empty()) {
-    s += " (" + g.result_reason() + ")";
+    s += "  " + result_and_reason(g.result(), g.result_reason());
+  } else if (!g.result().empty()) {
+    s += "  " + g.result();
   }
   if (!g.unrated_reason().empty()) s += "  " + g.unrated_reason();  // rated, yet a side never moved
   return s;
@@ -1389,7 +1397,7 @@ std::string listed_game_line(const wire::GameSummary& g, const std::string& comm
   std::string s = g.game_id() + "  Soviet: " + seat_text(g, true) + "  German: " + seat_text(g, false);
   s += "  " + (g.scenario().empty() ? std::string("counterattack") : g.scenario());
   if (g.status() == "finished") {
-    s += "  " + g.result() + (g.result_reason().empty() ? "" : " (" + g.result_reason() + ")");
+    s += "  " + result_and_reason(g.result(), g.result_reason());
     // The turn it ended on; none for a game that ended before the server stored it.
     s += (g.turn() > 0 ? ", turn " + std::to_string(g.turn()) : "") + ", version " + std::to_string(g.version());
   } else {

@@ -180,6 +180,20 @@ TEST(GameList, AGameTheServerWithdrewSaysWhyAndAnOpenOneUntilWhenItWaits) {
   EXPECT_EQ(game_line(g).find("resigned"), std::string::npos) << "an end by the rules or a resignation reads from its result";
 }
 
+TEST(GameList, AGameTheOperatorCancelledSaysItsResultOnceWithTheOperatorsWords) {
+  wire::GameSummary g;
+  g.set_game_id("q1");
+  g.set_status("finished");
+  g.set_soviet("alice");
+  g.set_result("Cancelled");
+  g.set_result_reason("Cancelled by the server's operator: Test game.");
+  EXPECT_EQ(game_line(g), "q1  finished  Soviet: alice  German: (nobody)  Cancelled by the server's operator: Test game.");
+  g.set_scenario("counterattack");
+  EXPECT_EQ(listed_game_line(g, "").find("Cancelled (Cancelled"), std::string::npos) << listed_game_line(g, "");
+  EXPECT_NE(listed_game_line(g, "").find("  Cancelled by the server's operator: Test game."), std::string::npos)
+      << listed_game_line(g, "");
+}
+
 TEST(OpenGames, TheShellsWordsAndTheFlagsAskForTheSameGames) {
   std::string why;
   const auto q = open_games_query({"scenario", "counterattack", "casual", "per-move", "min-rating", "1400", "--max-rating",
