@@ -642,7 +642,7 @@ std::string still_under_way(Db& db, std::int64_t user_id) {
   };
   if (!open.empty()) {
     parts.push_back(one(open, "your open game ", "your open games ") + list(open) +
-                    one(open, " waits for a player (Resign withdraws it)", " wait for a player (Resign withdraws them)"));
+                    one(open, " waits for a player (resign withdraws it)", " wait for a player (resign withdraws them)"));
   }
   if (!entered.empty()) {
     parts.push_back("you are entered in " + one(entered, "the tournament ", "the tournaments ") + list(entered) +

@@ -153,6 +153,8 @@ TEST_F(ServerAuth, AClosedAccountLogsInNoMoreKeepsItsNameAndLeavesItsGames) {
   ASSERT_TRUE(is_error(refused, wire::CONFLICT)) << refused.DebugString();
   EXPECT_NE(refused.error().message().find("you play in " + id), std::string::npos) << refused.error().message();
   EXPECT_NE(refused.error().message().find(waiting), std::string::npos) << refused.error().message();
+  EXPECT_NE(refused.error().message().find(waiting + " waits for a player (resign withdraws it)"), std::string::npos)
+      << "the command's name, lower-case mid-sentence: " << refused.error().message();
 
   // A tournament entered and not over keeps it open too, until she leaves it.
   wire::ClientMessage cup;
