@@ -489,7 +489,8 @@ int main(int argc, char** argv) {
   }
 
   if (*logout) {
-    if (s.logged_in() && s.connect_and_resume(&why)) {
+    const bool was_logged_in = s.logged_in();
+    if (was_logged_in && s.connect_and_resume(&why)) {
       wire::ClientMessage m;
       m.mutable_logout();
       s.call(m, &why);
@@ -497,8 +498,10 @@ int main(int argc, char** argv) {
     if (!s.forget_session(&why)) return fail(g, why);
     if (g.json)
       std::cout << "{\"logged_out\":true}" << std::endl;
-    else
+    else if (was_logged_in)
       std::cout << "Logged out of " << s.url() << "." << std::endl;
+    else
+      std::cout << "No one was logged in to " << s.url() << "." << std::endl;
     return cli::kOk;
   }
 

@@ -112,6 +112,17 @@ TEST_F(TwoPlayers, AFinishedPublicGameIsExportedWithoutLoggingIn) {
   fs::remove_all(carol.config, ec);
 }
 
+// `logout` where nobody is logged in says so instead of claiming a logout.
+TEST_F(TwoPlayers, ALogoutWithNoOneLoggedInSaysNoOneWas) {
+  Player dave{"dave", temp_dir("dave-logout"), ""};
+  auto r = cli(dave, {"logout"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("Logged out"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("No one was logged in to "), std::string::npos) << r.out;
+  std::error_code ec;
+  fs::remove_all(dave.config, ec);
+}
+
 // Once a game is over its view is the full one, both sides' units: `units`
 // lists the player's own, as in play, not "none".
 TEST_F(TwoPlayers, UnitsOfAFinishedGameAreThePlayersOwn) {
