@@ -237,7 +237,7 @@ int main(int argc, char** argv) {
       "--log", log_lines,
       "Events of the log to show (0: all), each order's time (UTC) before its first, with a line where you last looked "
       "(with --json: {view, log}, each event with its version and time_unix)")
-                         ->check(CLI::NonNegativeNumber);
+                         ->check(CLI::Range(0, 1000000000));
   // The shell's quick looks, for a player who checks in once a day without opening it.
   auto* units = app.add_subcommand("units", "Your units on the board, one a line, with their state");
   units->add_option("GAME", game_id, "Game id")->required();

@@ -123,6 +123,15 @@ TEST_F(TwoPlayers, ALogoutWithNoOneLoggedInSaysNoOneWas) {
   fs::remove_all(dave.config, ec);
 }
 
+// A count of log events out of range is refused in whole numbers, not as 1.79e308.
+TEST_F(TwoPlayers, ALogCountBelowZeroIsRefusedWithItsRangeInWholeNumbers) {
+  auto r = cli(alice_, {"show", "g1", "--log", "-1"});
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("not in range 0 to 1000000000"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("17976931348623157"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(".000000"), std::string::npos) << r.err;
+}
+
 // Once a game is over its view is the full one, both sides' units: `units`
 // lists the player's own, as in play, not "none".
 TEST_F(TwoPlayers, UnitsOfAFinishedGameAreThePlayersOwn) {
