@@ -15,6 +15,22 @@ std::string lower(std::string s) {
   return s;
 }
 
+// Levenshtein distance, to name the order a typo was likely meant to be.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
 struct Usage {
   const char* word;
   const char* usage;
@@ -128,6 +144,15 @@ class Parser {
       for (size_t i = 0; i < usages().size(); ++i)
         r.error += (i ? ", " : "") + std::string(usages()[i].word);
       r.error += ".";
+      std::string best;
+      std::size_t best_distance = 3;  // two edits at most, as for a mistyped command
+      for (const auto& u : usages()) {
+        if (const auto d = edit_distance(word_, u.word); d < best_distance) {
+          best_distance = d;
+          best = u.word;
+        }
+      }
+      if (!best.empty()) r.error += " Did you mean `" + best + "`?";
       return r;
     }
     if (!ok) {

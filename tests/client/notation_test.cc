@@ -269,6 +269,13 @@ TEST(Notation, UnknownWordsListTheOrders) {
   EXPECT_TRUE(mentions(error_of(""), "Type an order"));
 }
 
+TEST(Notation, AMistypedOrderWordSuggestsTheNearestOrder) {
+  const std::string e = error_of("corp 3TC");
+  EXPECT_TRUE(mentions(e, "'corp' is not an order")) << e;
+  EXPECT_TRUE(mentions(e, "Did you mean `corps`?")) << e;
+  EXPECT_FALSE(mentions(error_of("frobnicate 3TC"), "Did you mean")) << "nothing near it";
+}
+
 TEST(Notation, EveryOrderWritesBackToTheSameOrder) {
   for (const char* line : {"move 3TC/50 3TC/51 1708 1709",
                            "done",
