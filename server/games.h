@@ -527,6 +527,8 @@ int seat_of(const Caller& c, const Game& g, const std::string& game_id, const st
 inline int seat_of_side(std::int64_t side) { return side == game::SOVIET ? 0 : 1; }
 // Ids and invite codes people can read aloud: no 0/o, 1/l.
 std::string random_code(std::size_t n);
+// An invite code as typed, in the case random_code() makes it: one typed in capitals is the same code.
+std::string typed_code(std::string code);
 // Optional rule keys as the games table stores them: comma-separated.
 std::string join_options(const std::vector<std::string>& options);
 std::vector<std::string> split_options(const std::string& joined);

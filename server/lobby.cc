@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <future>
 #include <limits>
 
@@ -19,6 +20,11 @@ std::string random_code(std::size_t n) {
   std::string out(n, 'a');
   for (auto& ch : out) ch = alphabet[randombytes_uniform(32)];
   return out;
+}
+
+std::string typed_code(std::string code) {
+  for (auto& ch : code) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return code;
 }
 
 std::string join_options(const std::vector<std::string>& options) {
@@ -843,7 +849,7 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
   if (!g->visible_to(c.user_id) && g->challenge()) return no_such_game(c, req.game_id());
   // Before the reservation: whom a private game is kept for is for those with its code.
   // A private tournament's games have no code: no one joins them.
-  if (g->is_private && (g->invite.empty() || req.invite_code() != g->invite) && g->reserved_for != c.user_id) {
+  if (g->is_private && (g->invite.empty() || typed_code(req.invite_code()) != g->invite) && g->reserved_for != c.user_id) {
     return c.error(wire::FORBIDDEN, req.invite_code().empty() || g->invite.empty()
                                         ? "This game is private: joining it needs its invite code."
                                         : "That is not this game's invite code; ask its maker, who can see it in their games.");

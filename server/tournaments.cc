@@ -816,7 +816,7 @@ void Tournaments::join(const Caller& c, const wire::JoinTournament& req) {
   if (bad_id(id)) return no_such_tournament(c, id);
   change(
       c, "entry",
-      [this, id, code = req.invite_code(), user = c.user_id](Db& db, Outcome& out) {
+      [this, id, code = typed_code(req.invite_code()), user = c.user_id](Db& db, Outcome& out) {
         std::string status, invite;
         bool found = false, priv = false;
         std::int64_t max = 0, count = 0, organiser = 0;

@@ -3,6 +3,7 @@
 // stored only hashed; logins are rate-limited.
 #include <sodium.h>
 
+#include <cctype>
 #include <thread>
 
 #include "fixture.h"
@@ -565,6 +566,20 @@ TEST_F(ServerAuth, PrivateGamesNeedTheirInviteCode) {
   auto my = bob->request(mine);
   ASSERT_EQ(my.game_list().games_size(), 1);
   EXPECT_EQ(my.game_list().games(0).game_id(), id);
+}
+
+// Codes are made lower-case; one typed in capitals (read aloud, copied from a
+// message that shouted it) is the same code.
+TEST_F(ServerAuth, APrivateGamesInviteCodeIsTakenInAnyCase) {
+  auto alice = user("alice"), bob = user("bob");
+  auto created = alice->create_game(wire::CHOOSE_RANDOM, true);
+  ASSERT_TRUE(created.has_game_created());
+  const std::string id = created.game_created().game().game_id();
+  std::string shouted = created.game_created().invite_code();
+  for (auto& ch : shouted) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  auto joined = bob->join(id, shouted);
+  ASSERT_TRUE(joined.has_game()) << joined.DebugString();
+  EXPECT_EQ(joined.game().status(), "playing");
 }
 
 }  // namespace
