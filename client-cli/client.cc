@@ -647,7 +647,7 @@ std::string describe_muted(const wire::ClientMessage& asked, const wire::MutedPl
 
 std::string reported_text(const wire::ReportChat& r, const wire::ChatReported& done) {
   return "Reported " + (done.name().empty() ? r.name() : done.name()) + "'s chat in game " + r.game_id() +
-         " to the server's operator, with their latest lines there that you can read.";
+         " to the server's operator, with their latest lines in that game (muted or not) in the chat open to you there.";
 }
 
 namespace {

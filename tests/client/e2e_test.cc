@@ -1251,6 +1251,9 @@ TEST_F(TwoPlayers, APlayerIsMutedUnmutedAndReportedFromTheCommandLine) {
   ASSERT_EQ(reported.code, 0) << reported.err;
   EXPECT_NE(reported.out.find("Reported bob's chat in game " + game + " to the server's operator"), std::string::npos)
       << reported.out;
+  // bob is muted: the lines that go with the report are his in that game, not only those alice read.
+  EXPECT_NE(reported.out.find("with their latest lines in that game"), std::string::npos) << reported.out;
+  EXPECT_EQ(reported.out.find("that you can read"), std::string::npos) << reported.out;
   EXPECT_EQ(cli(alice_, {"report", "bob", "Rude"}).code, 2) << "--game is needed";
 
   auto unmuting = cli(alice_, {"unmute", "Bob"});
