@@ -52,21 +52,6 @@ std::string read_password(const std::string& prompt) {
   return pw;
 }
 
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
 // Words left over by the parse that begin with an order word: an order typed as a command.
 bool order_as_command(const CLI::App& app) {
   const auto left = app.remaining();
@@ -86,7 +71,7 @@ std::string command_hint(const CLI::App& app) {
   std::string best;
   std::size_t best_distance = 3;  // two edits at most
   for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-    if (const auto d = edit_distance(word, sub->get_name()); d < best_distance) {
+    if (const auto d = cli::edit_distance(word, sub->get_name()); d < best_distance) {
       best_distance = d;
       best = sub->get_name();
     }

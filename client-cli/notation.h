@@ -24,6 +24,8 @@ ParseResult parse_order(const std::string& line, const Scenario& sc);
 
 // The order words the parser knows, for help and completion.
 const std::vector<std::string>& order_words();
+// Levenshtein distance between two words: a typo is named by the word it is nearest to.
+std::size_t edit_distance(const std::string& a, const std::string& b);
 // A one-line usage for an order word ("move UNIT... HEX..."), empty if unknown.
 std::string order_usage(const std::string& word);
 
