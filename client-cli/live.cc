@@ -650,14 +650,12 @@ class Shell {
   }
   void remember(const std::string& text, const std::string& game, const std::string& about = {}) {
     if (!tty_ || text.empty()) return;
-    // The same notice again (a retried reconnection) is kept once, the newest, with how often it came.
+    // The same notice again at once (a retried reconnection) is kept once, with how often it came;
+    // an older one stays where it is, so a conversation keeps its order.
     int times = 1;
-    for (auto it = notices_.begin(); it != notices_.end(); ++it) {
-      if (it->text == text && it->game == game) {
-        times += it->times;
-        notices_.erase(it);
-        break;
-      }
+    if (!notices_.empty() && notices_.back().text == text && notices_.back().game == game) {
+      times += notices_.back().times;
+      notices_.pop_back();
     }
     notices_.push_back({text, Said::notice, game, LiveGame::Notice::Kind::plain, {}, about, times});
     while (notices_.size() > kNoticeArea) notices_.pop_front();
@@ -667,7 +665,8 @@ class Shell {
   void drop_notices_about(const std::string& id) {
     if (id.empty()) return;
     std::erase_if(notices_, [&](const Held& n) { return n.about == id; });
-    std::erase_if(held_, [&](const Held& n) { return n.kind == Said::notice && n.about == id; });
+    // Off a terminal each notice is printed once, in order, however soon it is out of date.
+    if (tty_) std::erase_if(held_, [&](const Held& n) { return n.kind == Said::notice && n.about == id; });
   }
   // A game opened or watched from its start again (its kept chat comes again), or a replay
   // started: the area starts afresh, but for the notices of no game and the last `keep_last`.
@@ -696,12 +695,14 @@ class Shell {
   // Reconnects the open game: what it says is of the game. Its kept chat comes again with a
   // full view: the game's older notices go, each line shown once.
   bool reconnect_game(int max_seconds) {
-    std::size_t said = 0;
+    std::size_t said = 0;  // the area's entries it takes: the same line again at once is one
+    std::string last;
     const std::string id = game_->id();
     const bool ok = game_->reconnect(
         [&](const std::string& t) {
           notice(t, id);
-          ++said;
+          if (t != last) ++said;
+          last = t;
         },
         max_seconds);
     forget_if_restarted(said);

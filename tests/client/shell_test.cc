@@ -1072,6 +1072,10 @@ TEST_F(Shell, OnATerminalTheSameReconnectingLineIsKeptOnceInTheNoticeArea) {
   TerminalShell term;
   const auto [game, from] = alice_at_the_prompt_in_a_new_game(term);
   ASSERT_FALSE(game.empty());
+  // A chat line before the outage: the full view after it brings the kept chat again, shown once.
+  ASSERT_TRUE(term.write("chat Hold the bridge\r"));
+  ASSERT_TRUE(term.wait_for("alice: Hold the bridge", from)) << term.output().substr(from);
+  term.read_for(std::chrono::milliseconds(300));
   server_.stop();
   size_t at = from;
   for (int i = 0; i < 3; ++i) {
@@ -1095,6 +1099,10 @@ TEST_F(Shell, OnATerminalTheSameReconnectingLineIsKeptOnceInTheNoticeArea) {
   const std::string line = screen.substr(first, screen.find('\n', first) - first);
   EXPECT_EQ(screen.find(line.substr(0, line.find(")...") + 4), first + 1), std::string::npos) << screen;
   EXPECT_NE(screen.find(" times)"), std::string::npos) << "how often it came: " << screen;
+  const auto chat = screen.find("alice: Hold the bridge");
+  ASSERT_NE(chat, std::string::npos) << screen;
+  EXPECT_EQ(screen.find("alice: Hold the bridge", chat + 1), std::string::npos) << "shown once: " << screen;
+  EXPECT_EQ(screen.substr(chat, screen.find('\n', chat) - chat).find("times)"), std::string::npos) << screen;
 }
 
 // Off a terminal nothing is repainted: a chat line is printed once, however the game changes after it.
