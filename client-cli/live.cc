@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <deque>
@@ -1629,10 +1630,24 @@ class Shell {
   void order(const std::string& line) {
     auto parsed = parse_order(line, sc_);
     if (!parsed.ok()) {
-      // A first word that is neither an order nor a command may be a command mistyped.
-      const bool unknown_word = parsed.error.find("' is not an order.") != std::string::npos;
-      out(parsed.error + (unknown_word ? " `help` lists the shell's commands." : ""));
-      return;
+      // A first word that is neither an order nor a command may be a command mistyped:
+      // the nearest of both is named, a command before an order as near.
+      if (parsed.error.find("' is not an order.") == std::string::npos) return out(parsed.error);
+      std::string error = parsed.error;
+      if (const auto at = error.find(" Did you mean `"); at != std::string::npos) error.erase(at);
+      const auto words = split_words(line);
+      std::string typed = words.empty() ? "" : words.front(), best;
+      for (auto& ch : typed) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      std::size_t best_distance = 3;  // two edits at most, as for a mistyped order
+      for (const auto* list : {&shell_words(), &order_words()}) {
+        for (const auto& w : *list) {
+          if (const auto d = edit_distance(typed, w); d < best_distance) {
+            best_distance = d;
+            best = w;
+          }
+        }
+      }
+      return out(error + (best.empty() ? "" : " Did you mean `" + best + "`?") + " `help` lists the shell's commands.");
     }
     if (!need_game()) return;
     if (const auto& o = *parsed.order; o.has_move() && o.move().units_size() > 0) {

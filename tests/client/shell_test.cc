@@ -514,6 +514,12 @@ TEST_F(Shell, HelpListsTheCommandsAndAnUnknownWordLeavesTheShellRunning) {
   shell.type("frobnicate the panzers");
   EXPECT_TRUE(shell.expect("'frobnicate' is not an order. Orders: move, done"));
   EXPECT_TRUE(shell.expect("`help` lists the shell's commands."));
+  // A mistyped word is named by the nearest command or order.
+  shell.type("stak 0606");
+  EXPECT_TRUE(shell.expect("'stak' is not an order. Orders: move, done"));
+  EXPECT_TRUE(shell.expect("Did you mean `stack`? `help` lists the shell's commands."));
+  shell.type("corp 3TC");
+  EXPECT_TRUE(shell.expect("Did you mean `corps`? `help` lists the shell's commands."));
   // An order, and a command of a game, with no game open.
   shell.type("done");
   EXPECT_TRUE(shell.expect("No game open: `games` lists yours, `open GAME` opens one."));
