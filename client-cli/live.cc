@@ -168,7 +168,8 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
     }
     case wire::ServerMessage::kDrawOffered:
       if (m.draw_offered().game_id() != id_) return false;
-      add_notice(m.draw_offered().by() + " offers a draw.");
+      declining_ = false;  // a new offer: any decline of this client's is behind it
+      notices_.push_back({m.draw_offered().by() + " offers a draw.", true, Notice::Kind::draw_offer});
       return false;
     case wire::ServerMessage::kYourTurn:  // another game of yours: this one streams its own deltas
       // One sent before this game was watched (a rematch just accepted) tells nothing new.
@@ -177,10 +178,14 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
       return false;
     case wire::ServerMessage::kDrawDeclined: {
       if (m.draw_declined().game_id() != id_) return false;
-      // Declined by this player: the command that declined it said so.
+      // Declined here: the command that declined it said so. One from another client of this
+      // player (a one-shot `draw GAME decline`, another shell) is told.
       const std::string me = !summary_ ? "" : summary_->your_side() == "soviet" ? summary_->soviet()
                                           : summary_->your_side() == "german" ? summary_->german() : "";
-      if (!m.draw_declined().played_on() && !me.empty() && m.draw_declined().by() == me) return false;
+      if (!m.draw_declined().played_on() && declining_ && !me.empty() && m.draw_declined().by() == me) {
+        declining_ = false;
+        return false;
+      }
       add_notice(m.draw_declined().played_on() ? m.draw_declined().by() + " played on: the draw offer lapsed."
                                                        : m.draw_declined().by() + " declines the draw.");
       return false;
@@ -623,6 +628,7 @@ class Shell {
     std::string adds = {};  // of the open game's end: what it adds to the end drawn (see LiveGame::Notice)
     std::string about = {};  // the game it tells of, if any: opened, joined or its offer answered, it is out of date
     int times = 1;           // in the notice area: how many times the same notice came
+    std::string about_too = {};  // a rematch offer's new game: opened or joined, it answers the offer too
   };
 
   // A command's output; on a terminal kept, for a redraw the opponent brings to repaint.
@@ -638,8 +644,9 @@ class Shell {
   // kept in the notice area that each redraw repaints under the game.
   void notice(const std::string& text, const std::string& game = {}) { notice(Held{text, Said::notice, game}); }
   // A notice of no game open that tells of game `about` (another game's turn, a challenge...).
-  void notice_about(const std::string& text, const std::string& about) {
-    notice(Held{text, Said::notice, {}, LiveGame::Notice::Kind::plain, {}, about});
+  // `about_too`: a second game it tells of (a rematch offer's new game).
+  void notice_about(const std::string& text, const std::string& about, const std::string& about_too = {}) {
+    notice(Held{text, Said::notice, {}, LiveGame::Notice::Kind::plain, {}, about, 1, about_too});
   }
   void notice(const Held& n) {
     if (hold_) {
@@ -647,27 +654,35 @@ class Shell {
       return;
     }
     print(n.text);
-    remember(n.text, n.game, n.about);
+    remember(n);
   }
-  void remember(const std::string& text, const std::string& game, const std::string& about = {}) {
-    if (!tty_ || text.empty()) return;
+  void remember(Held n) {
+    if (!tty_ || n.text.empty()) return;
     // The same notice again at once (a retried reconnection) is kept once, with how often it came;
     // an older one stays where it is, so a conversation keeps its order.
-    int times = 1;
-    if (!notices_.empty() && notices_.back().text == text && notices_.back().game == game) {
-      times += notices_.back().times;
+    n.kind = Said::notice;
+    n.times = 1;
+    if (!notices_.empty() && notices_.back().text == n.text && notices_.back().game == n.game) {
+      n.times += notices_.back().times;
       notices_.pop_back();
     }
-    notices_.push_back({text, Said::notice, game, LiveGame::Notice::Kind::plain, {}, about, times});
+    notices_.push_back(std::move(n));
     while (notices_.size() > kNoticeArea) notices_.pop_front();
   }
   // Game `id` opened, joined, or its offer answered here: the notices that tell of it (its turn, its
   // offer) are out of date.
   void drop_notices_about(const std::string& id) {
     if (id.empty()) return;
-    std::erase_if(notices_, [&](const Held& n) { return n.about == id; });
+    drop_notices_if([&](const Held& n) { return n.about == id || n.about_too == id; });
+  }
+  // The draw offered in game `id` answered (here, elsewhere, or by the game's end): its notice is out of date.
+  void drop_draw_offer_notices(const std::string& id) {
+    drop_notices_if([&](const Held& n) { return n.notice_kind == LiveGame::Notice::Kind::draw_offer && n.game == id; });
+  }
+  void drop_notices_if(const std::function<bool(const Held&)>& out_of_date) {
+    std::erase_if(notices_, out_of_date);
     // Off a terminal each notice is printed once, in order, however soon it is out of date.
-    if (tty_) std::erase_if(held_, [&](const Held& n) { return n.kind == Said::notice && n.about == id; });
+    if (tty_) std::erase_if(held_, [&](const Held& n) { return n.kind == Said::notice && out_of_date(n); });
   }
   // A game opened or watched from its start again (its kept chat comes again), or a replay
   // started: the area starts afresh, but for the notices of no game and the last `keep_last`.
@@ -732,7 +747,7 @@ class Shell {
     end_shown_ = true;
     if (!shown) {
       print(n.text);
-      remember(n.adds, n.game);
+      remember(Held{n.adds, Said::notice, n.game});
     } else if (!n.adds.empty()) {
       notice(n.adds, n.game);
     }
@@ -909,7 +924,10 @@ class Shell {
       if (!game_ && m->has_error()) notice("Server: " + describe_error(m->error()));  // a suspension's words, say
       if (m->has_game_started()) notice_about(describe_start(m->game_started()), m->game_started().game_id());
       // A rematch offer is answered by the game it follows (`rematch GAME`), or the new game opened.
-      if (m->has_rematch_offered()) notice_about(rematch_offer_notice(m->rematch_offered()), m->rematch_offered().of_game_id());
+      if (m->has_rematch_offered()) {
+        const auto& r = m->rematch_offered();
+        notice_about(rematch_offer_notice(r), r.of_game_id(), r.game().game_id());
+      }
       if (m->has_challenge_offered())
         notice_about(challenge_offer_notice(m->challenge_offered()), m->challenge_offered().game().game_id());
       if (m->has_challenge_withdrawn() && !(game_ && m->challenge_withdrawn().game_id() == game_->id())) {
@@ -922,6 +940,9 @@ class Shell {
       if (m->has_tournament_started()) notice(tournament_start_notice(m->tournament_started(), s_.user()));
       if (m->has_tournament_finished()) notice(tournament_end_notice(m->tournament_finished()));
       if (m->has_tournament_cancelled()) notice(tournament_cancelled_notice(m->tournament_cancelled()));
+      // The open game's draw offer answered: declined (here or elsewhere), or accepted (its end).
+      if (game_ && m->has_draw_declined() && m->draw_declined().game_id() == game_->id()) drop_draw_offer_notices(game_->id());
+      if (game_ && m->has_game_ended() && m->game_ended().game_id() == game_->id()) drop_draw_offer_notices(game_->id());
       if (m->has_game_ended() && !(game_ && m->game_ended().game_id() == game_->id())) {
         // Another game of yours, ended while you were elsewhere: what told of its turn is out of date.
         drop_notices_about(m->game_ended().game_id());
@@ -1621,10 +1642,13 @@ class Shell {
 
   void answer_draw(const std::string& what) {
     std::string why;
-    if (!s_.call(draw_request(game_->id(), what), &why))
-      out(why);
-    else
-      out(what == "offer" ? "You offered a draw." : what == "accept" ? "You accepted the draw." : "You declined the draw.");
+    if (what == "decline") game_->declining(true);  // its DrawDeclined is this command's, told below
+    if (!s_.call(draw_request(game_->id(), what), &why)) {
+      game_->declining(false);
+      return out(why);
+    }
+    if (what != "offer") drop_draw_offer_notices(game_->id());  // answered
+    out(what == "offer" ? "You offered a draw." : what == "accept" ? "You accepted the draw." : "You declined the draw.");
   }
 
   void order(const std::string& line) {
@@ -1636,17 +1660,9 @@ class Shell {
       std::string error = parsed.error;
       if (const auto at = error.find(" Did you mean `"); at != std::string::npos) error.erase(at);
       const auto words = split_words(line);
-      std::string typed = words.empty() ? "" : words.front(), best;
+      std::string typed = words.empty() ? "" : words.front();
       for (auto& ch : typed) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      std::size_t best_distance = 3;  // two edits at most, as for a mistyped order
-      for (const auto* list : {&shell_words(), &order_words()}) {
-        for (const auto& w : *list) {
-          if (const auto d = edit_distance(typed, w); d < best_distance) {
-            best_distance = d;
-            best = w;
-          }
-        }
-      }
+      const std::string best = nearest_word(typed, {&shell_words(), &order_words()});
       return out(error + (best.empty() ? "" : " Did you mean `" + best + "`?") + " `help` lists the shell's commands.");
     }
     if (!need_game()) return;

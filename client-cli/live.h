@@ -69,13 +69,16 @@ class LiveGame {
   bool end_heard() const { return ended_; }
   // A line to show once (chat, a draw offer, the end of the game).
   struct Notice {
-    enum class Kind { plain, end };
+    enum class Kind { plain, end, draw_offer };
     std::string text;
     bool of_this_game = true;  // not another game's turn, nor a server error about something else
-    Kind kind = Kind::plain;   // end: the game's end ("The game is over. ..."), told once
+    Kind kind = Kind::plain;   // end: the game's end ("The game is over. ..."), told once; draw_offer: out of date once answered
     std::string adds = {};     // of the end's: what it adds to the end a view shows (ratings, dice seed); may be empty
     std::string about = {};    // of another game's: that game (its turn), out of date once it is opened
   };
+  // This client declines the draw offered (`draw decline`): the DrawDeclined that follows is its own,
+  // which the command tells; false again when the answer failed. One from elsewhere is still told.
+  void declining(bool on) { declining_ = on; }
   // The notices since the last call, oldest first.
   std::vector<Notice> take_notices();
   // A full view came since the last call: the kept chat follows it again.
@@ -102,6 +105,7 @@ class LiveGame {
   // An offer kept for this player, withdrawn: its end, which follows, is told in the withdrawal's words alone.
   bool withdrawn_ = false;
   bool restarted_ = false;
+  bool declining_ = false;
   void show_over();
   void add_notice(std::string text, bool of_this_game = true) { notices_.push_back({std::move(text), of_this_game}); }
   std::vector<Notice> notices_;

@@ -68,14 +68,9 @@ std::string command_hint(const CLI::App& app) {
     for (const auto& w : left) line += " " + w;
     return "Orders go through `counterattack order GAME" + line + "`.";
   }
-  std::string best;
-  std::size_t best_distance = 3;  // two edits at most
-  for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-    if (const auto d = cli::edit_distance(word, sub->get_name()); d < best_distance) {
-      best_distance = d;
-      best = sub->get_name();
-    }
-  }
+  std::vector<std::string> names;
+  for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
+  const std::string best = cli::nearest_word(word, {&names});
   return best.empty() ? "" : "Did you mean `counterattack " + best + "`?";
 }
 
@@ -482,7 +477,7 @@ int main(int argc, char** argv) {
     }
     if (!s.forget_session(&why)) return fail(g, why);
     if (g.json)
-      std::cout << "{\"logged_out\":true}" << std::endl;
+      std::cout << nlohmann::json{{"logged_out", was_logged_in}}.dump() << std::endl;
     else if (was_logged_in)
       std::cout << "Logged out of " << s.url() << "." << std::endl;
     else
@@ -841,9 +836,11 @@ int main(int argc, char** argv) {
     // The log as the server keeps it, for auditors; as JSON it holds no raw control character.
     auto reply = s.call(m, &why, std::chrono::seconds(60), cli::Connection::Text::as_sent);
     if (!reply) {
-      return fail(g, why + (s.last_error() == wire::FORBIDDEN ? " `counterattack show " + game_id +
-                                                                    " --log 0` shows the log as you may read it now."
-                                                              : ""));
+      // `show` needs a session: one who has none is told to log in first.
+      return fail(g, why + (s.last_error() != wire::FORBIDDEN ? ""
+                            : s.logged_in()   ? " `counterattack show " + game_id + " --log 0` shows the log as you may read it now."
+                                              : " Once logged in (`counterattack login NAME`), `counterattack show " + game_id +
+                                                    " --log 0` shows the log as you may read it."));
     }
     if (!reply->has_game_log()) return fail(g, "The server sent no log.");
     std::cout << cli::to_json(reply->game_log(), !g.json) << std::endl;

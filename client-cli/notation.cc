@@ -128,15 +128,7 @@ class Parser {
       for (size_t i = 0; i < usages().size(); ++i)
         r.error += (i ? ", " : "") + std::string(usages()[i].word);
       r.error += ".";
-      std::string best;
-      std::size_t best_distance = 3;  // two edits at most, as for a mistyped command
-      for (const auto& u : usages()) {
-        if (const auto d = edit_distance(word_, u.word); d < best_distance) {
-          best_distance = d;
-          best = u.word;
-        }
-      }
-      if (!best.empty()) r.error += " Did you mean `" + best + "`?";
+      if (const auto best = nearest_word(word_, {&order_words()}); !best.empty()) r.error += " Did you mean `" + best + "`?";
       return r;
     }
     if (!ok) {
@@ -533,6 +525,20 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
     }
   }
   return row[b.size()];
+}
+
+std::string nearest_word(const std::string& typed, std::initializer_list<const std::vector<std::string>*> candidates) {
+  std::string best;
+  std::size_t best_distance = 3;  // two edits at most
+  for (const auto* list : candidates) {
+    for (const auto& w : *list) {
+      if (const auto d = edit_distance(typed, w); d < best_distance) {
+        best_distance = d;
+        best = w;
+      }
+    }
+  }
+  return best;
 }
 
 std::optional<std::string> chit_named(const std::string& typed, const Scenario& sc) {

@@ -2,6 +2,7 @@
 // protocol's Order messages, and written back the same way for the log.
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,9 @@ ParseResult parse_order(const std::string& line, const Scenario& sc);
 const std::vector<std::string>& order_words();
 // Levenshtein distance between two words: a typo is named by the word it is nearest to.
 std::size_t edit_distance(const std::string& a, const std::string& b);
+// The word of `candidates` nearest to `typed`, two edits at most; of words as near, the first
+// listed (callers list first what they prefer). Empty when none is that near.
+std::string nearest_word(const std::string& typed, std::initializer_list<const std::vector<std::string>*> candidates);
 // A one-line usage for an order word ("move UNIT... HEX..."), empty if unknown.
 std::string order_usage(const std::string& word);
 

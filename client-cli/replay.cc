@@ -46,9 +46,12 @@ std::optional<Replay> Replay::fetch(Session& s, const std::shared_ptr<const Scen
     if (s.last_error() == wire::FORBIDDEN) {
       *why = "Game " + shown(game_id) +
              " is not over: its whole log opens when it ends, and a replay steps through a finished game. " +
-             (in_shell ? "`open " + shown(game_id) + "`, then `log`, shows"
-                       : "`counterattack show " + shown(game_id) + " --log 0` shows") +
-             " the log as you may read it now.";
+             (in_shell ? "`open " + shown(game_id) + "`, then `log`, shows the log as you may read it now."
+              : s.logged_in()
+                  ? "`counterattack show " + shown(game_id) + " --log 0` shows the log as you may read it now."
+                  // `show` needs a session.
+                  : "Once logged in (`counterattack login NAME`), `counterattack show " + shown(game_id) +
+                        " --log 0` shows the log as you may read it.");
     }
     return std::nullopt;
   }

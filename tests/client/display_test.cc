@@ -112,6 +112,26 @@ TEST_F(TwoPlayers, AFinishedPublicGameIsExportedWithoutLoggingIn) {
   fs::remove_all(carol.config, ec);
 }
 
+// The log of a game in play is not open: one not logged in is told to log in before
+// `show GAME --log 0`, which needs a session; a player is sent to it straight away.
+TEST_F(TwoPlayers, AGameInPlayExportedWithoutALoginSendsToShowOnceLoggedIn) {
+  const std::string game = started_game("3d");
+  ASSERT_FALSE(game.empty());
+  Player carol{"carol", temp_dir("carol-export-in-play"), ""};  // no session on this server
+  const std::string show = "`counterattack show " + game + " --log 0`";
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"export", game}, {"replay", game}}) {
+    auto r = cli(carol, args);
+    EXPECT_NE(r.code, 0) << r.out;
+    EXPECT_NE(r.err.find("Once logged in (`counterattack login NAME`), " + show), std::string::npos) << r.err;
+  }
+  auto player = cli(alice_, {"export", game});
+  EXPECT_NE(player.code, 0) << player.out;
+  EXPECT_NE(player.err.find(show + " shows the log as you may read it now."), std::string::npos) << player.err;
+  EXPECT_EQ(player.err.find("logged in"), std::string::npos) << player.err;
+  std::error_code ec;
+  fs::remove_all(carol.config, ec);
+}
+
 // `logout` where nobody is logged in says so instead of claiming a logout.
 TEST_F(TwoPlayers, ALogoutWithNoOneLoggedInSaysNoOneWas) {
   Player dave{"dave", temp_dir("dave-logout"), ""};
@@ -119,6 +139,9 @@ TEST_F(TwoPlayers, ALogoutWithNoOneLoggedInSaysNoOneWas) {
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out.find("Logged out"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("No one was logged in to "), std::string::npos) << r.out;
+  auto j = cli(dave, {"--json", "logout"});
+  EXPECT_EQ(j.code, 0) << j.err;
+  EXPECT_EQ(j.out, "{\"logged_out\":false}\n") << "no one was: " << j.out;
   std::error_code ec;
   fs::remove_all(dave.config, ec);
 }

@@ -437,6 +437,29 @@ TEST_F(Shell, ADrawOfferedInOneShellIsDeclinedInTheOther) {
   EXPECT_EQ(declined.find("bob declines the draw."), std::string::npos) << "told once: " << declined;
 }
 
+// A decline bob sends from elsewhere (the one-shot command) is told once in his shell and in his
+// `watch`: only the decline his shell sent is left to that command's own line.
+TEST_F(Shell, ADrawDeclinedFromAnotherClientOfThePlayerIsToldInHisShellAndHisWatch) {
+  const std::string game = both_in_a_game();
+  ASSERT_FALSE(game.empty());
+  LiveShell watch;
+  watch.start(command({"watch", game}), env(bob_), bob_.config + "/watch.log");
+  ASSERT_TRUE(watch.expect_one_of({"Your decision (", "Waiting for the "}).first);
+  alice_shell_.type("draw offer");
+  ASSERT_TRUE(alice_shell_.expect("You offered a draw."));
+  ASSERT_TRUE(bob_shell_.expect("alice offers a draw."));
+  ASSERT_TRUE(watch.expect("alice offers a draw."));
+  const Result declined = cli(bob_, {"draw", game, "decline"});
+  ASSERT_EQ(declined.code, 0) << declined.out << declined.err;
+  EXPECT_TRUE(alice_shell_.expect("bob declines the draw."));
+  EXPECT_TRUE(bob_shell_.expect("bob declines the draw."));
+  EXPECT_TRUE(watch.expect("bob declines the draw."));
+  bob_shell_.type("draw maybe");
+  const std::string after = bob_shell_.printed_until("draw offer | draw accept | draw decline");
+  EXPECT_EQ(after.find("declines the draw."), std::string::npos) << "told once: " << after;
+  watch.stop();
+}
+
 // What the opponent said and offered while a player was away is there when they open the game.
 TEST_F(Shell, ChatAndADrawOfferMadeWhileAPlayerWasAwayAreShownWhenTheyOpenTheGame) {
   const std::string game = started_game("2d");
@@ -1071,6 +1094,68 @@ TEST_F(Shell, OnATerminalNoticesOfAGameJoinedOrOpenedLeaveTheNoticeArea) {
   term.stop();
   EXPECT_EQ(again.find(turn), std::string::npos) << again;
   EXPECT_EQ(again.find(challenged), std::string::npos) << again;
+}
+
+// A rematch offer tells of two games, the finished one and the new one: joining the new one by its
+// id answers the offer, and its notice leaves the area as when the finished game is opened.
+TEST_F(Shell, OnATerminalARematchOffersNoticeLeavesTheNoticeAreaWhenTheNewGameIsJoined) {
+  TerminalShell term;
+  const auto [x, from] = alice_at_the_prompt_in_a_new_game(term);
+  ASSERT_FALSE(x.empty());
+  const std::string clear = "\033[H\033[2J";
+  ASSERT_EQ(cli(bob_, {"resign", x, "--yes"}).code, 0);
+  ASSERT_TRUE(term.wait_for("The game is over. ", from)) << term.output().substr(from);
+  const Result offered = cli(bob_, {"--json", "rematch", x});
+  ASSERT_EQ(offered.code, 0) << offered.out << offered.err;
+  const std::string y = json::parse(offered.out).value("game_id", "");
+  ASSERT_EQ(y.size(), 10u) << offered.out;
+  const std::string offer = "bob offers a rematch of game " + x + ": game " + y;
+  ASSERT_TRUE(term.wait_for(offer, from)) << term.output().substr(from);
+  term.read_for(std::chrono::milliseconds(300));
+  auto screen_after = [&](const std::string& line, const std::string& shown) {
+    const size_t before = term.output().size();
+    EXPECT_TRUE(term.write(line + "\r"));
+    EXPECT_TRUE(term.wait_for(shown, before)) << term.output().substr(before);
+    term.read_for(std::chrono::milliseconds(700));  // the rest, and the prompt
+    const auto cleared = term.output().rfind(clear);
+    return cleared == std::string::npos || cleared < before ? std::string() : term.output().substr(cleared);
+  };
+  const std::string shown = screen_after("show", clear);
+  EXPECT_NE(shown.find(offer), std::string::npos) << "in the area until answered: " << shown;
+  const std::string joined = screen_after("join " + y, "Joined game " + y);
+  term.stop();
+  EXPECT_NE(joined.find("Joined game " + y), std::string::npos) << "under the redraw: " << joined;
+  EXPECT_EQ(joined.find(offer), std::string::npos) << "the rematch accepted: " << joined;
+}
+
+// A draw offer's notice leaves the notice area once the player answers it.
+TEST_F(Shell, OnATerminalADrawOffersNoticeLeavesTheNoticeAreaOnceDeclined) {
+  TerminalShell term;
+  const auto [game, from] = alice_at_the_prompt_in_a_new_game(term);
+  ASSERT_FALSE(game.empty());
+  const std::string clear = "\033[H\033[2J";
+  ASSERT_EQ(cli(bob_, {"draw", game, "offer"}).code, 0);
+  const std::string offer = "bob offers a draw.";
+  ASSERT_TRUE(term.wait_for(offer, from)) << term.output().substr(from);
+  term.read_for(std::chrono::milliseconds(300));
+  auto screen_after = [&](const std::string& line, const std::string& shown) {
+    const size_t before = term.output().size();
+    EXPECT_TRUE(term.write(line + "\r"));
+    EXPECT_TRUE(term.wait_for(shown, before)) << term.output().substr(before);
+    term.read_for(std::chrono::milliseconds(700));  // the rest, and the prompt
+    const auto cleared = term.output().rfind(clear);
+    return cleared == std::string::npos || cleared < before ? std::string() : term.output().substr(cleared);
+  };
+  const std::string offered = screen_after("show", clear);
+  EXPECT_NE(offered.find(offer), std::string::npos) << "in the area until answered: " << offered;
+  const size_t before = term.output().size();
+  ASSERT_TRUE(term.write("draw decline\r"));
+  ASSERT_TRUE(term.wait_for("You declined the draw.", before)) << term.output().substr(before);
+  term.read_for(std::chrono::milliseconds(500));
+  const std::string declined = screen_after("show", clear);
+  term.stop();
+  ASSERT_FALSE(declined.empty()) << term.output().substr(before);
+  EXPECT_EQ(declined.find(offer), std::string::npos) << "answered: " << declined;
 }
 
 // The connection lost, each try to reconnect is told as it comes; the notice area keeps the same line once.
