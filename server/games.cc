@@ -208,7 +208,8 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
           " COALESCE(s.name, ''), COALESCE(d.name, ''), g.move_seconds, g.deadline_unix,"
           " g.tournament_id, g.rated, g.held_until, " + std::string(kRatingChangeColumns) + ", g.tournament_round," +
           " g.clock_seconds, g.increment_seconds, g.soviet_left, g.german_left, g.rematch_of, g.reserved_for,"
-          " COALESCE(r.name, ''), g.draw_offer, g.rules_revision, g.unrated_reason, g.offer_quiet"
+          " COALESCE(r.name, ''), g.draw_offer, g.rules_revision, g.unrated_reason, g.offer_quiet,"
+          " g.soviet_offered_turn, g.german_offered_turn"
           " FROM games g LEFT JOIN users s ON s.id = g.soviet_id LEFT JOIN users d ON d.id = g.german_id"
           " LEFT JOIN users r ON r.id = g.reserved_for WHERE g.id = ?";
       auto& q = db.prepare(sql.c_str());
@@ -251,6 +252,8 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
         g->rules_revision = static_cast<int>(q.integer(32));
         g->unrated_reason = q.text(33);
         if (const auto quiet = q.integer(34); quiet >= 0) g->quiet_offer = quiet == 1;
+        g->offered_in_turn[0] = static_cast<int>(q.integer(35));
+        g->offered_in_turn[1] = static_cast<int>(q.integer(36));
       }
       if (!any) return false;
       auto& s = db.prepare("SELECT version, state, dice FROM snapshots WHERE game_id = ? ORDER BY version DESC LIMIT 1");

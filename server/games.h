@@ -138,7 +138,7 @@ struct Game {
   std::deque<ChatLine> chat;
   int draw_offer = -1;  // the side that offered a draw, -1 when none
   int committed_draw_offer = -1;  // the same, as stored: what summaries show and what may be accepted
-  int offered_in_turn[2] = {-1, -1};  // the game turn of each side's last draw offer: one a turn
+  int offered_in_turn[2] = {-1, -1};  // the game turn of each side's last draw offer (stored with it): one a turn
   // A player was mailed that the decision is theirs, and has not looked at the
   // game or played in it since: no further mail until they do.
   bool mailed[2] = {false, false};

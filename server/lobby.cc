@@ -1184,12 +1184,16 @@ void GameService::offer_draw(const Caller& c, const wire::OfferDraw& req) {
 void GameService::store_draw_offer(const std::shared_ptr<Game>& g, const Caller& c, int before,
                                    std::function<void(bool stored)> tell) {
   const int now = g->draw_offer;
+  // The turns of the last offers go with it, so that one a turn holds over a restart.
+  const int offered_soviet = g->offered_in_turn[0], offered_german = g->offered_in_turn[1];
   ++g->pending;
   storage_.write(
-      [g, now](Db& db) {
+      [g, now, offered_soviet, offered_german](Db& db) {
         // Not over a lost order, nor on a game whose start (a join) did not store.
         if (g->broken) throw std::runtime_error("game " + g->id + " is being reloaded");
-        db.prepare("UPDATE games SET draw_offer = ? WHERE id = ? AND status = 'playing'").run(now, g->id);
+        db.prepare("UPDATE games SET draw_offer = ?, soviet_offered_turn = ?, german_offered_turn = ?"
+                   " WHERE id = ? AND status = 'playing'")
+            .run(now, offered_soviet, offered_german, g->id);
         if (db.changes() != 1) throw std::runtime_error("game " + g->id + " is not being played");
       },
       [this, g, c, before, now, tell = std::move(tell)](bool ok) {

@@ -647,8 +647,8 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
     // rules revision, which the game below is checked for, 031's seen versions,
     // 032's end reasons, 033's chat moderation, 034's turn mail settings,
     // 035's unrated reasons, 036's rounds reasons, 037's record for --status,
-    // 038's index of finished games, 039's end turns and 040's quiet challenges undone, so that all
-    // are applied again).
+    // 038's index of finished games, 039's end turns, 040's quiet challenges and 041's draw
+    // offer turns undone, so that all are applied again).
     std::string err;
     Db db(db_path, false, err);
     ASSERT_TRUE(db.ok()) << err;
@@ -658,6 +658,8 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
     }
     db.exec("ALTER TABLE games DROP COLUMN end_turn");
     db.exec("ALTER TABLE games DROP COLUMN offer_quiet");
+    db.exec("ALTER TABLE games DROP COLUMN soviet_offered_turn");
+    db.exec("ALTER TABLE games DROP COLUMN german_offered_turn");
     db.exec("DROP INDEX games_finished_by_end");
     db.exec("DROP TABLE mutes");
     db.exec("DROP TABLE chat_reports");

@@ -369,6 +369,17 @@ TEST_F(ServerLobby, DrawsResignationsAndMyGames) {
   ASSERT_EQ(carols.game_list().games_size(), 2);
 }
 
+// Plays with two bots until the game turn moves on.
+void play_into_the_next_turn(Player& soviet, Player& german, const std::string& key_prefix) {
+  const int turn = soviet.view.header().turn();
+  for (int i = 0; soviet.view.header().turn() == turn; ++i) {
+    ASSERT_LT(i, 20) << "the game turn never moved on";
+    // A bot keeps its plan for a phase only within one play(): a few orders at a time would not finish one.
+    const auto played = play(soviet, german, nullptr, 100, key_prefix + std::to_string(i) + "-");
+    ASSERT_FALSE(played.over);
+  }
+}
+
 // A play-by-server opponent may be away for days: the offer waits for them,
 // in their list of games, across a restart, until answered or played past.
 TEST_F(ServerLobby, ADrawOfferWaitsForAnOpponentWhoWasAwayAndLapsesWhenTheyPlayOn) {
@@ -421,9 +432,15 @@ TEST_F(ServerLobby, ADrawOfferWaitsForAnOpponentWhoWasAwayAndLapsesWhenTheyPlayO
   ASSERT_TRUE(alice);
   EXPECT_EQ(summary_in_my_games(*alice, id).draw_offered_by(), game::SIDE_UNSPECIFIED) << "lapsed for good";
 
-  // Offered again and answered after a restart, the game is drawn.
+  // Offered again in a later turn (one a turn, both sides may have offered in this one)
+  // and answered after a restart, the game is drawn.
   bob = login_as("bob");
   ASSERT_TRUE(bob);
+  {
+    auto [soviet_again, german_again] = watch_as_players(*alice, *bob, id);
+    play_into_the_next_turn(soviet_again, german_again, "later");
+    if (HasFatalFailure()) return;
+  }
   ASSERT_TRUE(bob->request(offer).has_ok());
   restart();
   alice = login_as("alice");
@@ -432,6 +449,39 @@ TEST_F(ServerLobby, ADrawOfferWaitsForAnOpponentWhoWasAwayAndLapsesWhenTheyPlayO
   ASSERT_TRUE(drawn.has_ok()) << drawn.DebugString();
   EXPECT_EQ(summary_in_my_games(*alice, id).result(), "Draw");
   EXPECT_EQ(summary_in_my_games(*alice, id).draw_offered_by(), game::SIDE_UNSPECIFIED);
+}
+
+// One draw offer a turn per side holds across a restart: the limit is stored with
+// the offer, and it lifts once the game turn moves on.
+TEST_F(ServerLobby, ADeclinedDrawIsNotOfferedAgainInTheSameTurnAfterARestart) {
+  auto alice = user("alice"), bob = user("bob");
+  const std::string id = start_game(*alice, *bob);
+  wire::ClientMessage offer, decline;
+  offer.mutable_offer_draw()->set_game_id(id);
+  decline.mutable_answer_draw()->set_game_id(id);
+  decline.mutable_answer_draw()->set_accept(false);
+  ASSERT_TRUE(bob->request(offer).has_ok());
+  ASSERT_TRUE(alice->request(decline).has_ok());
+  const auto before = bob->request(offer);
+  ASSERT_EQ(before.error().code(), wire::CONFLICT) << before.DebugString();
+  EXPECT_NE(before.error().message().find("this turn already"), std::string::npos) << before.DebugString();
+
+  restart();
+  alice = login_as("alice");
+  bob = login_as("bob");
+  ASSERT_TRUE(alice && bob);
+  const auto after = bob->request(offer);
+  EXPECT_EQ(after.error().code(), wire::CONFLICT) << "still refused after a restart: " << after.DebugString();
+  EXPECT_EQ(after.error().message(), before.error().message());
+  EXPECT_EQ(summary_in_my_games(*alice, id).draw_offered_by(), game::SIDE_UNSPECIFIED) << "nothing offered";
+
+  // Once the game turn moves on, the offer may be made again.
+  auto [soviet, german] = watch_as_players(*alice, *bob, id);
+  play_into_the_next_turn(soviet, german, "o");
+  if (HasFatalFailure()) return;
+  const auto next = bob->request(offer);
+  ASSERT_TRUE(next.has_ok()) << "turn " << soviet.view.header().turn() << ": " << next.DebugString();
+  EXPECT_EQ(summary_in_my_games(*alice, id).draw_offered_by(), game::GERMAN);
 }
 
 // An operator finds the server by its name (pidof, pkill, top): only its
