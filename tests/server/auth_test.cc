@@ -582,5 +582,50 @@ TEST_F(ServerAuth, APrivateGamesInviteCodeIsTakenInAnyCase) {
   EXPECT_EQ(joined.game().status(), "playing");
 }
 
+// The full log (what `export` reads) of a public game opens to all at its end, not while it
+// is played: an anonymous reader is refused, and told when it opens, with nothing of the game.
+TEST_F(ServerAuth, AnAnonymousReaderGetsNoFullLogOfAPublicGameInPlay) {
+  auto alice = user("alice"), bob = user("bob");
+  const std::string id = start_game(*alice, *bob);
+  auto anonymous = connect();
+  wire::ClientMessage get_log;
+  get_log.mutable_get_log()->set_game_id(id);
+  const auto refused = anonymous->request(get_log);
+  ASSERT_TRUE(refused.has_error()) << refused.DebugString();
+  EXPECT_EQ(refused.error().code(), wire::FORBIDDEN);
+  EXPECT_EQ(refused.error().message(), "The log, the seed and the full view open when the game ends.");
+  EXPECT_FALSE(refused.has_game_log());
+}
+
+// A private game stays its players' after its end: to an anonymous reader its log is
+// refused just as a game that does not exist, so not even its existence shows.
+TEST_F(ServerAuth, AnAnonymousReaderGetsNoLogOfAPrivateFinishedGame) {
+  auto alice = user("alice"), bob = user("bob");
+  auto created = alice->create_game(wire::CHOOSE_SOVIET, true);
+  ASSERT_TRUE(created.has_game_created());
+  const std::string id = created.game_created().game().game_id();
+  ASSERT_TRUE(bob->join(id, created.game_created().invite_code()).has_game());
+  wire::ClientMessage resign;
+  resign.mutable_resign()->set_game_id(id);
+  ASSERT_TRUE(bob->request(resign).has_ok());
+  wire::ClientMessage get_log;
+  get_log.mutable_get_log()->set_game_id(id);
+  ASSERT_TRUE(alice->request(get_log).has_game_log()) << "open to its players";
+
+  auto anonymous = connect();
+  wire::ClientMessage unknown;
+  unknown.mutable_get_log()->set_game_id("g999999");
+  const auto none = anonymous->request(unknown);
+  ASSERT_EQ(none.error().code(), wire::NOT_FOUND) << none.DebugString();
+  for (const bool as_seen : {false, true}) {
+    get_log.mutable_get_log()->set_as_seen(as_seen);
+    const auto refused = anonymous->request(get_log);
+    ASSERT_TRUE(refused.has_error()) << refused.DebugString();
+    EXPECT_EQ(refused.error().code(), wire::NOT_FOUND);
+    EXPECT_EQ(refused.error().message(), "There is no game '" + id + "'.") << "as for a game that does not exist";
+    EXPECT_FALSE(refused.has_game_log());
+  }
+}
+
 }  // namespace
 }  // namespace counterattack::server::testing

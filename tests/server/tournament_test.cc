@@ -2,6 +2,7 @@
 // of the round robin at once, standings that follow the games' results, and
 // refusals that change nothing.
 #include <algorithm>
+#include <cctype>
 #include <ctime>
 #include <functional>
 #include <map>
@@ -358,6 +359,21 @@ TEST_F(ServerTournament, RefusedRequestsSayWhyAndChangeNothing) {
   // An organiser's tournaments that have not started are bounded.
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(eve->request(create("Eve's " + std::to_string(i), 4)).has_tournament());
   EXPECT_EQ(code_of(eve->request(create("One too many", 4))), wire::CONFLICT);
+}
+
+// Codes are made lower-case; one typed in capitals is the same code, as for a private game.
+TEST_F(ServerTournament, APrivateTournamentsInviteCodeIsTakenInAnyCase) {
+  auto alice = user("alice"), bob = user("bob");
+  auto made = alice->request(create("Invitational", 3, true, true));
+  ASSERT_TRUE(made.has_tournament()) << made.DebugString();
+  const std::string id = made.tournament().tournament_id();
+  std::string shouted = made.tournament().invite_code();
+  for (auto& ch : shouted) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  ASSERT_NE(shouted, made.tournament().invite_code());
+  const auto in = bob->request(join(id, shouted));
+  ASSERT_TRUE(in.has_tournament()) << in.DebugString();
+  EXPECT_TRUE(in.tournament().entered());
+  EXPECT_EQ(in.tournament().entrants(), 2);
 }
 
 // A private tournament's games are private games: someone who learns a game's
