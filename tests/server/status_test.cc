@@ -2,6 +2,7 @@
 // whether it runs, the counts an operator checks, the warnings, the exit statuses
 // and the JSON a script reads.
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -151,6 +152,28 @@ TEST_F(ServerStatus, AStoppedServerIsReportedNotRunningWithExitOneAndHowItEnded)
   EXPECT_EQ(killed.status, 1) << killed.said;
   EXPECT_NE(line(killed.said, "Server:").find("; it did not stop cleanly: killed, or the machine went down)"), std::string::npos)
       << killed.said;
+}
+
+// A killed server's pid may be another program's by the time --status is run: a lock
+// file that names a live process other than counterattackd, with no lock held on it,
+// is a server that is not running.
+TEST_F(ServerStatus, AKilledServersPidTakenByAnotherProgramIsNotTakenForTheServer) {
+  server_->kill9();
+  {
+    // The test's own process: alive, and not a counterattackd.
+    std::ofstream lock(server_->data_dir() + "/counterattack.db.lock", std::ios::trunc);
+    lock << ::getpid() << " running\n";
+  }
+  const auto said = operator_command("--status");
+  EXPECT_EQ(said.status, 1) << said.said;
+  const auto server = line(said.said, "Server:");
+  EXPECT_EQ(server.rfind("Server: not running (last seen ", 0), 0u) << said.said;
+  EXPECT_EQ(server.find(std::to_string(::getpid())), std::string::npos) << "no pid of a server: " << server;
+  const auto as_json = operator_command("--status --json");
+  EXPECT_EQ(as_json.status, 1) << as_json.said;
+  const auto j = nlohmann::json::parse(as_json.said);
+  EXPECT_EQ(j["server"]["state"], "not running") << as_json.said;
+  EXPECT_TRUE(j["server"]["pid"].is_null()) << as_json.said;
 }
 
 TEST_F(ServerStatus, MailStuckForOverAnHourIsAWarningWithExitTwo) {
