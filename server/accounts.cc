@@ -434,7 +434,7 @@ void Accounts::set_email(std::int64_t user_id, const std::string& name, const st
         if (!code.empty()) {
           mailer_.queue(user_id, address, "Your Counterattack confirmation code: " + code,
                         "Hello,\n\nto have your Counterattack turn notices sent to this address, run\n\n"
-                        "    counterattack email confirm " + code + "\n\n(or type `email confirm " + code +
+                        "    " + mailer_.client_command("email confirm " + code) + "\n\n(or type `email confirm " + code +
                             "` in the counterattack shell) within the hour.\n\n"
                         "If you did not ask for this, ignore this mail: nothing more will be sent.\n");
           log::info("e-mail address set", {{"user_id", user_id}});
@@ -748,7 +748,7 @@ void Accounts::request_password_reset(const std::string& name, const std::string
         if (!ok) return log::error("a password reset code could not be stored", {{"user_id", row.id}});
         mailer_.queue(row.id, row.email, "Your Counterattack password reset code: " + code,
                       "Hello " + row.name + ",\n\nto choose a new password for your Counterattack account, run\n\n"
-                      "    counterattack password --reset " + row.name + " " + code +
+                      "    " + mailer_.client_command("password --reset " + row.name + " " + code) +
                           "\n\nwithin the hour. Every session of yours then ends: log in again with the new password.\n\n"
                       "If you did not ask for this, ignore this mail: your password stays as it is.\n");
         log::info("password reset code mailed", {{"user_id", row.id}});

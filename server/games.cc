@@ -580,7 +580,7 @@ void GameService::remind_if_late(Game& g) {
   const int seat = seat_of_side(decider);
   if (!mailer_.has_address(g.user[seat]) || mailer_.turn_mail(g.user[seat]).mode == wire::TURN_MAIL_OFF || !away(g, seat)) return;
   g.reminded = true;
-  mailer_.deadline_near(g.user[seat], summary(g, seat));
+  mailer_.deadline_near(g.user[seat], summary(g, seat), g.played[seat]);
 }
 
 Mailer::SinceLooked GameService::since_looked(const Game& g, int seat, std::size_t most) const {
@@ -620,7 +620,7 @@ bool GameService::notify_turn(Game& g, game::Side was, bool mail) {
     // One mail per game until the player looks at it again; none when they chose a digest, or none at all.
     if (!g.mailed[seat] && mailer_.has_address(g.user[seat]) && mailer_.turn_mail(g.user[seat]).mode == wire::TURN_MAIL_EACH) {
       g.mailed[seat] = true;
-      if (mail) mailer_.your_turn(g.user[seat], summary(g, seat), since_looked(g, seat));
+      if (mail) mailer_.your_turn(g.user[seat], summary(g, seat), since_looked(g, seat), g.played[seat]);
     }
     return true;
   }

@@ -222,11 +222,13 @@ std::string Mailer::opening(const wire::GameSummary& game, const std::string& wh
          std::to_string(game.turn()) + ", you play the " + (soviet ? "Soviet" : "German") + " side).\n\n";
 }
 
-std::string Mailer::command(const std::string& words) const {
-  return "`counterattack" + (config_.public_url.empty() ? "" : " --server " + config_.public_url) + " " + words + "`";
+std::string Mailer::client_command(const std::string& words) const {
+  return "counterattack" + (config_.public_url.empty() ? "" : " --server " + config_.public_url) + " " + words;
 }
 
-std::string Mailer::how_to_answer(const wire::GameSummary& game) const {
+std::string Mailer::command(const std::string& words) const { return "`" + client_command(words) + "`"; }
+
+std::string Mailer::how_to_answer(const wire::GameSummary& game, bool moved) const {
   std::string text = "To answer, run " + command("play " + game.game_id()) + ", or type `open " +
                      game.game_id() + "` in the counterattack shell.\n";
   const bool soviet = game.your_side() == "soviet";
@@ -240,7 +242,14 @@ std::string Mailer::how_to_answer(const wire::GameSummary& game) const {
     gmtime_r(&t, &utc);
     char when[64];
     std::strftime(when, sizeof when, "%a %d %b %Y, %H:%M:%S UTC", &utc);
-    text += "Answer by " + std::string(when) + ", or the game is lost on time.\n";
+    // What the server does at the deadline (GameService::end_on_time): a player who never
+    // moved has the game aborted, except in a tournament, where it is lost but rates nothing.
+    text += "Answer by " + std::string(when) +
+            (moved                         ? ", or the game is lost on time.\n"
+             : game.tournament_id().empty() ? ", or the game is aborted, with no rating change, as you have made no first move"
+                                              " in it yet.\n"
+                                            : ", or the game is lost on time: a loss in the tournament's standings, though with"
+                                              " no first move of yours no rating changes.\n");
   }
   return text;
 }
@@ -275,7 +284,7 @@ const char* kFooter =
     "`counterattack email off`.\n";
 }  // namespace
 
-void Mailer::your_turn(std::int64_t user_id, const wire::GameSummary& game, const SinceLooked& since) {
+void Mailer::your_turn(std::int64_t user_id, const wire::GameSummary& game, const SinceLooked& since, bool moved) {
   const std::string to = address_of(user_id);
   if (to.empty()) return;
   std::string happened;
@@ -288,7 +297,7 @@ void Mailer::your_turn(std::int64_t user_id, const wire::GameSummary& game, cons
     happened += "\n";
   }
   queue(user_id, to, "Your move in game " + game.game_id() + " (turn " + std::to_string(game.turn()) + ")",
-        opening(game, "It is your move") + happened + how_to_answer(game) +
+        opening(game, "It is your move") + happened + how_to_answer(game, moved) +
             "\nYou get one such mail per game until you next look at the game or play in it; for one mail a day"
             " listing every game that waits for you instead: " + command("email --turns digest") + ".\n" + kFooter);
 }
@@ -363,12 +372,12 @@ void Mailer::digest(std::int64_t user_id, const std::vector<Waiting>& games, std
       stored("digest could not be stored in the outbox"));
 }
 
-void Mailer::deadline_near(std::int64_t user_id, const wire::GameSummary& game) {
+void Mailer::deadline_near(std::int64_t user_id, const wire::GameSummary& game, bool moved) {
   const std::string to = address_of(user_id);
   if (to.empty()) return;
   queue(user_id, to, "Your time runs out soon in game " + game.game_id(),
         opening(game, game.clock_seconds() > 0 ? "Your game clock is running out" : "Your time per move is running out") +
-            how_to_answer(game) + kFooter);
+            how_to_answer(game, moved) + kFooter);
 }
 
 void Mailer::game_over(std::int64_t user_id, const wire::GameSummary& game, const std::string& reason) {
@@ -378,8 +387,7 @@ void Mailer::game_over(std::int64_t user_id, const wire::GameSummary& game, cons
   queue(user_id, to, "Game " + game.game_id() + " is over: " + game.result(),
         "Hello " + (soviet ? game.soviet() : game.german()) + ",\n\ngame " + game.game_id() + " against " +
             (soviet ? game.german() : game.soviet()) + " is over: " + game.result() + "." +
-            (reason.empty() ? "" : " " + reason) + "\n\nIts whole log, with the dice seed revealed: `counterattack export " +
-            game.game_id() + "`.\n" + kFooter);
+            (reason.empty() ? "" : " " + reason) + "\n\nIts whole log, with the dice seed revealed: " + command("export " + game.game_id()) + ".\n" + kFooter);
 }
 
 void Mailer::tournament_started(std::int64_t user_id, const std::string& player, const wire::Tournament& t,
@@ -420,7 +428,7 @@ void Mailer::tournament_started(std::int64_t user_id, const std::string& player,
       body += "  " + g.game_id() + " against " + (soviet ? g.german() : g.soviet()) + " (you play the " +
               (soviet ? "Soviet" : "German") + " side)\n";
     }
-    body += "\n" + how_to_answer(your_move.front());
+    body += "\n" + how_to_answer(your_move.front(), false);  // its games are new
   }
   body += "The standings: " + command("tournament show " + t.tournament_id()) + ".\n" + kFooter;
   queue(user_id, to,

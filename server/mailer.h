@@ -43,6 +43,10 @@ class Mailer {
   // sender is woken). Nothing when disabled.
   void queue(std::int64_t user_id, const std::string& to, const std::string& subject, const std::string& body);
 
+  // A client command line to type: "counterattack --server URL WORDS", without --server
+  // when the public URL is not set.
+  std::string client_command(const std::string& words) const;
+
   // The address turn notices go to, kept in step with the users table.
   void confirmed(std::int64_t user_id, const std::string& address);
   void forget(std::int64_t user_id);
@@ -74,7 +78,8 @@ class Mailer {
     std::size_t more = 0;
     bool earlier = false;
   };
-  void your_turn(std::int64_t user_id, const wire::GameSummary& game, const SinceLooked& since);
+  // `moved`: the player has given an order of their own in the game (else its time-out aborts it).
+  void your_turn(std::int64_t user_id, const wire::GameSummary& game, const SinceLooked& since, bool moved);
   // The digest of the games that wait for the player (each as their view reads it);
   // `now` is stored as when it went, in the outbox's write.
   struct Waiting {
@@ -82,7 +87,7 @@ class Mailer {
     SinceLooked since;
   };
   void digest(std::int64_t user_id, const std::vector<Waiting>& games, std::int64_t now);
-  void deadline_near(std::int64_t user_id, const wire::GameSummary& game);
+  void deadline_near(std::int64_t user_id, const wire::GameSummary& game, bool moved);
   void game_over(std::int64_t user_id, const wire::GameSummary& game, const std::string& reason);
   // The opponent of a finished game offers the player its rematch.
   void rematch_offered(std::int64_t user_id, const wire::RematchOffered& offer);
@@ -107,7 +112,8 @@ class Mailer {
   static std::string opening(const wire::GameSummary& game, const std::string& what);
   // A client command to type, in backquotes: with --server when the public URL is known.
   std::string command(const std::string& words) const;
-  std::string how_to_answer(const wire::GameSummary& game) const;
+  // `moved`: as for your_turn; the deadline's line says what its passing does.
+  std::string how_to_answer(const wire::GameSummary& game, bool moved) const;
   void loop();
   // The completion of a write to the outbox: wakes the sender, or logs `failure`.
   std::function<void(bool)> stored(const char* failure);

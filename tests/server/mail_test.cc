@@ -136,7 +136,8 @@ TEST_F(ServerMail, AnAddressGetsTurnNoticesOnlyOnceTheCodeMailedToItIsEntered) {
   EXPECT_EQ(mails[0].header("To"), "<alice@example.org>");
   const std::string code = code_of(mails[0]);
   ASSERT_EQ(code.size(), 8u) << mails[0].data;
-  EXPECT_NE(body_of(mails[0]).find("email confirm " + code), std::string::npos) << mails[0].data;
+  EXPECT_NE(body_of(mails[0]).find("    counterattack --server wss://club.test:8443 email confirm " + code), std::string::npos)
+      << mails[0].data;
 
   EXPECT_EQ(alice->request(confirm_email("00000000")).error().code(), wire::BAD_REQUEST);
   EXPECT_FALSE(alice->request(get_account()).account().email_confirmed()) << "a wrong code confirms nothing";
@@ -370,7 +371,15 @@ TEST_F(ServerMail, APlayerAwayIsRemindedBeforeTheTimeRunsOutAndToldHowTheGameEnd
   ASSERT_EQ(all.size(), mails + 3);
   EXPECT_EQ(all[mails].header("Subject").rfind("Your move in game " + id, 0), 0u) << all[mails].data;
   EXPECT_EQ(all[mails + 1].header("Subject"), "Your time runs out soon in game " + id);
-  EXPECT_NE(body_of(all[mails + 1]).find("Answer by "), std::string::npos) << all[mails + 1].data;
+  // Both say what the deadline does to a player who never moved: aborts the game, not loses it.
+  for (const auto& m : {all[mails], all[mails + 1]}) {
+    const std::string body = body_of(m);
+    EXPECT_NE(body.find("Answer by "), std::string::npos) << m.data;
+    EXPECT_NE(body.find(", or the game is aborted, with no rating change, as you have made no first move in it yet."),
+              std::string::npos)
+        << m.data;
+    EXPECT_EQ(body.find("lost on time"), std::string::npos) << m.data;
+  }
   EXPECT_EQ(all[mails + 2].header("Subject"), "Game " + id + " is over: Aborted");
   EXPECT_NE(body_of(all[mails + 2]).find("The Soviet player made no first move before their time ran out"), std::string::npos)
       << all[mails + 2].data;
@@ -403,6 +412,8 @@ TEST_F(ServerMail, APlayerAwayIsRemindedBeforeTheTimeRunsOutAndToldHowTheGameEnd
   ASSERT_TRUE(told) << "alice was not told that bob resigned";
   EXPECT_EQ(told->header("Subject"), "Game " + resigned_by_bob + " is over: Soviet victory");
   EXPECT_NE(body_of(*told).find("The German player resigned."), std::string::npos) << told->data;
+  EXPECT_NE(body_of(*told).find("`counterattack --server wss://club.test:8443 export " + resigned_by_bob + "`"), std::string::npos)
+      << told->data;
 }
 
 // "Summer Cup", made and entered by `organiser`, started by `second` joining it: the answer to the join.
@@ -476,6 +487,11 @@ TEST_F(ServerMail, AnEntrantAwayIsMailedOnceWhenTheirTournamentStarts) {
   for (const std::string& said : std::vector<std::string>{"you play 2 games", "Answer by", "tournament show", "email off"}) {
     EXPECT_NE(body.find(said), std::string::npos) << said << " in\n" << body;
   }
+  // A tournament's game whose player never moves is lost on time (its standings need a result), unrated.
+  EXPECT_NE(body.find(", or the game is lost on time: a loss in the tournament's standings, though with no first move of"
+                      " yours no rating changes."),
+            std::string::npos)
+      << body;
   // Nothing else for her: bob's own code is the next mail.
   ASSERT_TRUE(bob->request(set_email("bob@example.org")).has_account());
   all = sink_.wait_for(++mails);
@@ -647,7 +663,9 @@ TEST_F(ServerMail, AForgottenPasswordIsResetWithACodeMailedToTheConfirmedAddress
   ASSERT_EQ(subject.rfind(prefix, 0), 0u) << subject;
   const std::string code = subject.substr(prefix.size());
   EXPECT_EQ(code.size(), 16u) << "64 bits, too many to guess from many addresses: " << code;
-  EXPECT_NE(body_of(all.back()).find("counterattack password --reset alice " + code), std::string::npos) << all.back().data;
+  EXPECT_NE(body_of(all.back()).find("counterattack --server wss://club.test:8443 password --reset alice " + code),
+            std::string::npos)
+      << all.back().data;
 
   EXPECT_EQ(reset("00000000", "battery staple").error().code(), wire::BAD_CREDENTIALS);
   EXPECT_EQ(reset(code, "short").error().code(), wire::BAD_REQUEST);
