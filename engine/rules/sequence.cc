@@ -610,7 +610,9 @@ std::optional<Rejection> Rules::check(Side who, const Order& o) const {
   if (s_.step == Step::GameOver) return reject(game::GAME_OVER, "The game is over.");
   const Decision d = decision();
   if (who != d.side) {
-    return reject(game::NOT_YOUR_DECISION, std::string("It is the ") + side_name(d.side) + " player's decision now.");
+    // Named both ways: the sender learns which side they hold in this game.
+    return reject(game::NOT_YOUR_DECISION, std::string("You play the ") + side_name(who) + " side; it is the " +
+                                               side_name(d.side) + " player's decision now.");
   }
   for (auto u : o.units) {
     if (u < 0 || static_cast<size_t>(u) >= sc_.units.size()) return reject(game::UNKNOWN_UNIT, "Unknown unit.");

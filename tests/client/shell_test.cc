@@ -363,7 +363,7 @@ TEST_F(Shell, TwoPlayersPlayOrdersAndSeeEachOthersMovesLive) {
   LiveShell& waiting = soviet_decides ? bob_shell_ : alice_shell_;
   const json before = view_of(soviet_decides ? bob_ : alice_, game);
   waiting.type("done");
-  EXPECT_TRUE(waiting.expect(std::string("Rejected: It is the ") +
+  EXPECT_TRUE(waiting.expect(std::string("Rejected: You play the ") + (soviet_decides ? "German" : "Soviet") + " side; it is the " +
                              (soviet_decides ? "Soviet" : "German") +
                              " player's decision now. [NOT_YOUR_DECISION]"));
   EXPECT_EQ(view_of(soviet_decides ? bob_ : alice_, game), before);

@@ -54,7 +54,10 @@ TEST_F(ServerAuth, OnlyTheDecidingPlayerOfTheGameActs) {
   auto r = waiting.submit(id, "w1", done_order());
   ASSERT_TRUE(r.has_order_rejected()) << r.DebugString();
   EXPECT_EQ(r.order_rejected().rejection().code(), game::NOT_YOUR_DECISION);
-  EXPECT_FALSE(r.order_rejected().rejection().reason().empty());
+  // The reason names the sender's own side as well as the one to decide.
+  EXPECT_EQ(r.order_rejected().rejection().reason(),
+            decider == game::SOVIET ? "You play the German side; it is the Soviet player's decision now."
+                                    : "You play the Soviet side; it is the German player's decision now.");
   // A spectator, a player of another game, nobody logged in: refused before the rules.
   EXPECT_TRUE(is_error(eve->submit(id, "e1", done_order()), wire::FORBIDDEN));
   EXPECT_TRUE(is_error(carol->submit(id, "c1", done_order()), wire::FORBIDDEN));
