@@ -217,7 +217,13 @@ std::string restore_database(const std::string& db_path, const std::string& from
     } else {
       games = one_integer(db, "SELECT COUNT(*) FROM games");
       players = one_integer(db, "SELECT COUNT(*) FROM users");
-      // What the WAL held, folded into the copy's own file.
+      // The record of the server the backup was taken from (its mail, its backup folder) is not
+      // this one's: --status reads the settings instead until this server starts and records its own.
+      // Its alive_unix stays: the clocks give back the time since it, as after any stop.
+      if (one_integer(db, "SELECT COUNT(*) FROM pragma_table_info('server_state') WHERE name = 'started_unix'") > 0) {
+        db.exec("UPDATE server_state SET started_unix = 0, pid = 0, connections = 0, games_in_memory = 0, mail_dropped = 0");
+      }
+      // What the WAL held folded into the copy's own file (closing folds in that change too).
       if (with_wal && db.checkpoint(SQLITE_CHECKPOINT_TRUNCATE) < 0) throw std::runtime_error("the WAL beside it cannot be folded in");
     }
   } catch (const DbError& x) {

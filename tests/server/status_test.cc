@@ -238,6 +238,43 @@ TEST_F(ServerStatus, ABackupPastItsIntervalIsOverdue) {
   EXPECT_EQ(operator_command("--status").said.find("overdue"), std::string::npos);
 }
 
+// A backup restored into another data dir: --status there tells of this dir's own
+// settings and backups, not of the server the backup was taken from.
+TEST_F(ServerStatus, ADatabaseRestoredIntoAnotherDataDirIsDescribedByItsOwnSettings) {
+  restart({}, unreachable_mail());
+  auto alice = user("alice");
+  const auto old_backups = server_->data_dir() + "/backups";
+  std::filesystem::create_directories(old_backups);
+  std::ofstream(old_backups + "/counterattack-20200101-000000.db") << "not read";
+  const std::string copy = dir_ + "/copy.db";
+  ASSERT_EQ(operator_command("--backup '" + copy + "'").status, 0);
+  ASSERT_TRUE(line(operator_command("--status").said, "Mail:").starts_with("Mail: set up;"));
+  alice.reset();
+  ASSERT_EQ(server_->terminate(), 0);
+
+  const std::string fresh = dir_ + "/elsewhere";
+  auto run = [&](const std::string& args) {
+    const std::string command = std::string(COUNTERATTACKD) + " --data-dir '" + fresh + "' " + args + " 2>&1";
+    std::string said;
+    FILE* p = ::popen(command.c_str(), "r");
+    if (!p) return said;
+    char buffer[512];
+    while (std::fgets(buffer, sizeof buffer, p)) said += buffer;
+    ::pclose(p);
+    return said;
+  };
+  const auto restored = run("--restore '" + copy + "'");
+  ASSERT_NE(restored.find("1 player"), std::string::npos) << restored;
+  const auto said = run("--status");
+  EXPECT_NE(line(said, "Players:").find("1 account"), std::string::npos) << "the backup's data: " << said;
+  const auto storage = line(said, "Storage:");
+  EXPECT_NE(storage.find("no backup yet (one every 24 h into " + std::filesystem::absolute(fresh).string() + "/backups)"),
+            std::string::npos)
+      << said;
+  EXPECT_EQ(said.find(old_backups), std::string::npos) << "the old server's folder: " << said;
+  EXPECT_TRUE(line(said, "Mail:").starts_with("Mail: not set up (no smtp_url);")) << said;
+}
+
 TEST_F(ServerStatus, JsonGivesEveryFigureUnderItsSectionAndTheExitStatus) {
   populate();
   CommandOutcome out;
