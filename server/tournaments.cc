@@ -995,7 +995,16 @@ void Tournaments::withdraw(const Caller& c, const std::string& id, const std::st
         } else {
           log::info("tournament entrant withdrew", {{"tournament", id}, {"user", to.name}});
         }
-        reply_with(to, id);
+        if (!*withdrew) return reply_with(to, id);
+        // Their games in play resigned now, not at the next poll: the answer, and any list read
+        // after it, show them over. (One whose move is being stored is left to the poll.)
+        for (const auto& g : games_of_withdrawn()) {
+          if (games_.set_aside(g.game_id, g.user_id, g.why, true)) {
+            log::info("game of a withdrawn entrant resigned", {{"game", g.game_id}, {"reason", g.why}});
+          }
+        }
+        // Answered once those ends are stored: writes commit in order.
+        storage_.write({}, [this, to, id](bool) { post_([this, to, id] { reply_with(to, id); }); });
       });
 }
 
@@ -1165,8 +1174,10 @@ std::optional<Tournaments::Described> Tournaments::describe(const std::string& i
     std::map<std::string, int> out_in_round;
     std::set<std::string> withdrawn;
     auto& e = db.prepare(
+        // In seed order (the draw, set at a Swiss's or knock-out's start; 0 before it), as the
+        // rounds pair them: level entrants are listed as they are paired.
         "SELECT e.user_id, u.name, e.out_in_round, e.withdrawn_unix FROM tournament_entrants e JOIN users u ON u.id = e.user_id"
-        " WHERE e.tournament_id = ? ORDER BY e.joined_unix, e.user_id");
+        " WHERE e.tournament_id = ? ORDER BY e.draw, e.joined_unix, e.user_id");
     e.bind_all(id);
     while (e.step()) {
       d.entrants.emplace_back(e.integer(0), e.text(1));

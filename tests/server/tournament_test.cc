@@ -486,6 +486,28 @@ TEST_F(ServerTournament, ASwissFirstRoundSeedsTheEntrantsByRatingTopHalfAgainstB
   EXPECT_EQ(pairs, (std::set<std::set<std::string>>{{"erin", "carol"}, {"dave", "bob"}}));
 }
 
+// Level on rating, four entrants are seeded in an order drawn at the start; the
+// standings list them in that order, and round 1 pairs 1 with 3 and 2 with 4.
+TEST_F(ServerTournament, ASwissOfEquallyRatedEntrantsListsTheirSeedsAndPairsTheTopHalfWithTheBottomHalf) {
+  std::map<std::string, std::unique_ptr<Client>> players;
+  for (const char* name : {"cat", "ann", "ben", "dan"}) players[name] = user(name);
+  auto m = create("Level Open", 4);
+  m.mutable_create_tournament()->set_rounds(2);
+  auto created = players["cat"]->request(m);
+  ASSERT_TRUE(created.has_tournament()) << created.DebugString();
+  const std::string id = created.tournament().tournament_id();
+  for (const char* name : {"ann", "ben", "dan"}) ASSERT_TRUE(players[name]->request(join(id)).has_tournament());
+  const auto t = players["cat"]->request(get(id)).tournament();
+  ASSERT_EQ(t.round(), 1);
+  ASSERT_EQ(t.standings_size(), 4);
+  std::vector<std::string> seeds;
+  for (const auto& s : t.standings()) seeds.push_back(s.player());
+  std::set<std::set<std::string>> pairs;
+  for (const auto& g : t.games()) pairs.insert({g.soviet(), g.german()});
+  EXPECT_EQ(pairs, (std::set<std::set<std::string>>{{seeds[0], seeds[2]}, {seeds[1], seeds[3]}}))
+      << "seeds: " << seeds[0] << ", " << seeds[1] << ", " << seeds[2] << ", " << seeds[3];
+}
+
 // The tournament once `done` holds of it, asked for until then.
 wire::Tournament wait_for(Client& c, const std::string& id, const std::function<bool(const wire::Tournament&)>& done) {
   auto t = c.request(get(id)).tournament();
@@ -808,6 +830,7 @@ TEST_F(ServerTournament, AnEntrantWhoWithdrawsFromASwissResignsTheirGamesAndIsPa
   const auto withdrew = players["bob"]->request(leave(id));
   ASSERT_TRUE(withdrew.has_tournament()) << withdrew.DebugString();
   EXPECT_TRUE(standing_of(withdrew.tournament(), "bob")->withdrawn());
+  EXPECT_TRUE(bobs_over(withdrew.tournament())) << "answered once his games are resigned: " << withdrew.DebugString();
   EXPECT_EQ(code_of(players["bob"]->request(leave(id))), wire::CONFLICT) << "withdrawn once";
   t = wait_for(alice, id, bobs_over);
   for (const auto& g : t.games()) {
@@ -831,12 +854,19 @@ TEST_F(ServerTournament, AnEntrantWhoWithdrawsFromASwissResignsTheirGamesAndIsPa
   EXPECT_EQ(b->lost(), 2) << "his results stand";
   EXPECT_FALSE(standing_of(t, "alice")->withdrawn());
 
-  // Two more withdraw: with one left to pair, the Swiss ends after this round, its rounds unplayed.
-  std::vector<std::string> leaving;
+  // Two more withdraw, the one sitting out first, then one of the pair (whose game ends with the
+  // answer, and the round with it): with one left to pair, the Swiss ends after this round, its rounds unplayed.
+  std::vector<std::string> leaving{t.sits_out()};
+  std::string staying;
   for (const char* name : {"alice", "carol", "dave"}) {
-    if (t.sits_out() != name && leaving.size() < 2) leaving.push_back(name);
+    if (t.sits_out() == name) continue;
+    if (staying.empty()) {
+      staying = name;
+    } else {
+      leaving.push_back(name);
+    }
   }
-  auto& stays = *players[t.sits_out()];
+  auto& stays = *players[staying];
   ASSERT_TRUE(stays.follow_turns().has_ok());
   for (const auto& name : leaving) ASSERT_TRUE(players[name]->request(leave(id)).has_tournament()) << name;
   t = wait_for(stays, id, [](const auto& x) { return x.status() == "finished"; });
@@ -892,8 +922,18 @@ TEST_F(ServerTournament, TheOrganiserWithdrawsAnEntrantWithAReasonTheirOpponents
   const auto withdrawn = alice.request(remove("bob", "Has not moved in a week."));
   ASSERT_TRUE(withdrawn.has_tournament()) << withdrawn.DebugString();
   EXPECT_TRUE(standing_of(withdrawn.tournament(), "bob")->withdrawn());
+  // Answered once his games are resigned: the answer and a listing read at once show them over.
+  EXPECT_TRUE(bobs_over(withdrawn.tournament())) << withdrawn.DebugString();
+  EXPECT_TRUE(bobs_over(alice.request(get(id)).tournament())) << "read right after the answer";
+  wire::ClientMessage bobs_games;
+  bobs_games.mutable_list_games()->set_kind(wire::GAMES_IN_PLAY);
+  const auto in_play = alice.request(bobs_games);
+  ASSERT_TRUE(in_play.has_game_list()) << in_play.DebugString();
+  for (const auto& g : in_play.game_list().games()) {
+    EXPECT_TRUE(g.soviet() != "bob" && g.german() != "bob") << "still listed in play: " << g.game_id();
+  }
   EXPECT_EQ(code_of(alice.request(remove("bob", "Again."))), wire::CONFLICT) << "withdrawn once";
-  t = wait_for(alice, id, bobs_over);
+  t = alice.request(get(id)).tournament();
   int resigned = 0;
   for (const auto& g : t.games()) {
     if (g.soviet() != "bob" && g.german() != "bob") continue;
