@@ -847,7 +847,9 @@ int main(int argc, char** argv) {
     return cli::kOk;
   }
 
-  if (!s.connect_and_resume(&why)) return fail(g, why);
+  // The open games are public, as the games in play are: a visitor may list them (joining needs an account).
+  const bool visitor_may = *games && open_only;
+  if (!(visitor_may ? s.connect_as_known(&why) : s.connect_and_resume(&why))) return fail(g, why);
 
   if (*games) {
     wire::GameList mine, open;
@@ -908,6 +910,9 @@ int main(int argc, char** argv) {
     for (const auto& x : open.games()) std::cout << "  " << cli::game_line(x, "counterattack ") << "\n";
     if (more) {
       std::cout << "More: counterattack games --open" << filters << " --after " << open.next_after() << "\n";
+    }
+    if (!s.logged_in() && !open.games().empty()) {
+      std::cout << "To join one, have an account: counterattack register NAME (or login NAME).\n";
     }
     return cli::kOk;
   }

@@ -879,6 +879,22 @@ TEST_F(TwoPlayers, GamesInPlayAndFinishedAreListedWithTheCommandThatWatchesOrRep
   // What it names replays it, for anyone.
   EXPECT_EQ(cli(stranger, {"--json", "replay", ended[0], "--at", "0"}).code, 0);
 
+  // The open games too, public ones alone: joining one is what takes an account.
+  const auto waiting = json::parse(cli(alice_, {"--json", "new", "--side", "german"}).out).value("game_id", "");
+  const auto kept = json::parse(cli(alice_, {"--json", "new", "--side", "german", "--private"}).out).value("game_id", "");
+  ASSERT_FALSE(waiting.empty());
+  ASSERT_FALSE(kept.empty());
+  const auto open = cli(stranger, {"games", "--open"});
+  ASSERT_EQ(open.code, 0) << open.err;
+  EXPECT_NE(open.out.find("Open games:\n  " + waiting), std::string::npos) << open.out;
+  EXPECT_EQ(open.out.find(kept), std::string::npos) << "private: " << open.out;
+  EXPECT_NE(open.out.find("To join one, have an account: counterattack register NAME (or login NAME).\n"), std::string::npos)
+      << open.out;
+  EXPECT_EQ(cli(alice_, {"games", "--open"}).out.find("To join one"), std::string::npos) << "alice has one";
+  const auto refused = cli(stranger, {"games"});
+  EXPECT_EQ(refused.code, 1) << "their own games need a login";
+  EXPECT_NE(refused.err.find("You are not logged in"), std::string::npos) << refused.err;
+
   const auto nobody = cli(stranger, {"games", "--playing", "--player", "nobody"});
   EXPECT_EQ(nobody.code, 1);
   EXPECT_NE(nobody.err.find("There is no player 'nobody'."), std::string::npos) << nobody.err;
