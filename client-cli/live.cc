@@ -169,6 +169,12 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
     case wire::ServerMessage::kDrawOffered:
       if (m.draw_offered().game_id() != id_) return false;
       declining_ = false;  // a new offer: any decline of this client's is behind it
+      // The player's own offer is not one to answer: the command that made it here said so; one
+      // made from another client of the player is told once.
+      if (const std::string me = my_name(); !me.empty() && m.draw_offered().by() == me) {
+        if (!std::exchange(offering_, false)) add_notice("You offered a draw (from another client).");
+        return false;
+      }
       notices_.push_back({m.draw_offered().by() + " offers a draw.", true, Notice::Kind::draw_offer});
       return false;
     case wire::ServerMessage::kYourTurn:  // another game of yours: this one streams its own deltas
@@ -180,8 +186,7 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
       if (m.draw_declined().game_id() != id_) return false;
       // Declined here: the command that declined it said so. One from another client of this
       // player (a one-shot `draw GAME decline`, another shell) is told.
-      const std::string me = !summary_ ? "" : summary_->your_side() == "soviet" ? summary_->soviet()
-                                          : summary_->your_side() == "german" ? summary_->german() : "";
+      const std::string me = my_name();
       if (!m.draw_declined().played_on() && declining_ && !me.empty() && m.draw_declined().by() == me) {
         declining_ = false;
         return false;
@@ -431,6 +436,11 @@ game::Side player_side(const LiveGame& g) {
   return mine == "soviet" ? game::SOVIET : mine == "german" ? game::GERMAN : game::SIDE_UNSPECIFIED;
 }
 
+game::ViewerKind log_reader(const LiveGame& g) {
+  const game::Side s = player_side(g);
+  return s == game::SOVIET ? game::VIEWER_SOVIET : s == game::GERMAN ? game::VIEWER_GERMAN : game::VIEWER_SPECTATOR;
+}
+
 std::string retime(const std::string& shown, const std::string& now) {
   if (shown.empty() || now.empty() || shown == now) return "";
   return "\033[1A\r\033[2K" + now;  // up a line, to its start, cleared
@@ -455,7 +465,9 @@ int run_watch(Session& s, const Scenario& sc, const std::string& game_id, const 
   auto draw = [&] {
     if (json) return;
     // The same screen is not drawn twice: an end comes as a summary and as GameEnded.
-    const std::string screen = render_screen(sc, g.view(), g.log(), ro) + game_lines(g);
+    RenderOptions read = ro;
+    read.reader = log_reader(g);
+    const std::string screen = render_screen(sc, g.view(), g.log(), read) + game_lines(g);
     const std::string now = time_line(g);
     if (screen == shown_screen && now == shown_time) return;
     shown_screen = screen;
@@ -834,6 +846,7 @@ class Shell {
     RenderOptions ro = ro_;
     ro.center_hex = center_;
     ro.full = full_;
+    ro.reader = log_reader(*game_);
     game_->take_new_events();
     const std::string screen = render_screen(sc_, game_->view(), game_->log(), ro) + game_lines(*game_) + time_line(*game_);
     if (tty_) {
@@ -1110,6 +1123,7 @@ class Shell {
       for (size_t i = from; i < w.size(); ++i) r += (i > from ? " " : "") + w[i];
       return r;
     };
+    if (cmd == "counterattack" || cmd == "order") return out(one_shot_in_shell(w));
     if (cmd == "quit" || cmd == "exit" || cmd == "q") {
       running_ = false;
     } else if (cmd == "help" || cmd == "h") {
@@ -1141,6 +1155,7 @@ class Shell {
       if (!need_game()) return;
       RenderOptions ro = ro_;
       ro.log_lines = w.size() > 1 ? std::max(1, std::atoi(w[1].c_str())) : 0;
+      ro.reader = log_reader(*game_);
       // The whole log, whose events carry their versions: the place the player last looked is marked.
       const auto events = game_->whole_log(&ro.new_from, &ro.event_versions, &ro.event_times);
       out(render_events(events, ro));
@@ -1640,11 +1655,38 @@ class Shell {
     out(resign_outcome(s_, game_->id(), before, "You resigned."));
   }
 
+  // The one-shot form (`counterattack order GAME move ...`) typed in the shell: nothing is sent, the
+  // player is shown the line the shell takes.
+  static std::string one_shot_in_shell(const std::vector<std::string>& w) {
+    auto lower = [](std::string x) {
+      std::transform(x.begin(), x.end(), x.begin(), ::tolower);
+      return x;
+    };
+    std::size_t i = 0;
+    if (i < w.size() && lower(w[i]) == "counterattack") ++i;
+    const bool is_order = i < w.size() && lower(w[i]) == "order";
+    if (is_order) {
+      ++i;
+      const auto& words = order_words();
+      // The game's id, unless the word after `order` is an order already.
+      if (i < w.size() && std::find(words.begin(), words.end(), lower(w[i])) == words.end()) ++i;
+    }
+    std::string rest;
+    for (; i < w.size(); ++i) rest += (rest.empty() ? "" : " ") + w[i];
+    if (is_order)
+      return rest.empty() ? "In the shell, type the order alone, e.g.: move 3TC/50 4742 4642 (nothing was sent)."
+                          : "In the shell, type the order alone: " + rest + " (nothing was sent).";
+    if (rest.empty()) return "This is the counterattack shell already: `help` lists its commands.";
+    return "In the shell, type the command alone: " + rest + " (nothing was sent).";
+  }
+
   void answer_draw(const std::string& what) {
     std::string why;
     if (what == "decline") game_->declining(true);  // its DrawDeclined is this command's, told below
+    if (what == "offer") game_->offering(true);     // and its DrawOffered
     if (!s_.call(draw_request(game_->id(), what), &why)) {
       game_->declining(false);
+      game_->offering(false);
       return out(why);
     }
     if (what != "offer") drop_draw_offer_notices(game_->id());  // answered

@@ -79,6 +79,8 @@ class LiveGame {
   // This client declines the draw offered (`draw decline`): the DrawDeclined that follows is its own,
   // which the command tells; false again when the answer failed. One from elsewhere is still told.
   void declining(bool on) { declining_ = on; }
+  // Likewise for an offer this client makes (`draw offer`): its DrawOffered is not shown as an offer.
+  void offering(bool on) { offering_ = on; }
   // The notices since the last call, oldest first.
   std::vector<Notice> take_notices();
   // A full view came since the last call: the kept chat follows it again.
@@ -106,6 +108,12 @@ class LiveGame {
   bool withdrawn_ = false;
   bool restarted_ = false;
   bool declining_ = false;
+  bool offering_ = false;
+  // The player's name in this game; empty for a spectator.
+  std::string my_name() const {
+    if (!summary_) return "";
+    return summary_->your_side() == "soviet" ? summary_->soviet() : summary_->your_side() == "german" ? summary_->german() : "";
+  }
   void show_over();
   void add_notice(std::string text, bool of_this_game = true) { notices_.push_back({std::move(text), of_this_game}); }
   std::vector<Notice> notices_;
@@ -119,6 +127,8 @@ std::optional<Audit> audit_finished(Session& s, const std::shared_ptr<const Scen
 // The side the reader plays: their view's, or once the game is over (whose full
 // view names no side) the one its summary gives; SIDE_UNSPECIFIED for a spectator.
 game::Side player_side(const LiveGame& g);
+// The reader of the game's log, for RenderOptions::reader: the player's side, or a spectator.
+game::ViewerKind log_reader(const LiveGame& g);
 
 // "Time: 3d per move, 1d 2h left" or "Time: clock 15m+10s: Soviet 12:47 (running), German 15:00",
 // with a newline, for a timed game in play, as of `now_unix` (0: now); empty otherwise.

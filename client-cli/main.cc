@@ -1037,6 +1037,7 @@ int main(int argc, char** argv) {
       const bool whole = log_option->count() > 0 || log_lines == 0 || static_cast<std::size_t>(log_lines) > lg.log().size();
       const auto events = whole ? lg.whole_log(log_option->count() > 0 ? &ro.new_from : nullptr, &ro.event_versions, &ro.event_times)
                                 : lg.log();
+      ro.reader = cli::log_reader(lg);
       std::cout << cli::render_screen(*sc, lg.view(), events, ro) << cli::game_lines(lg)
                 << cli::time_line(lg);
       // The recent chat, and the end of a game over, as the shell would have shown them.

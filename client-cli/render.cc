@@ -724,6 +724,10 @@ std::string render_events(const std::vector<game::Event>& events, const RenderOp
     const auto& e = events[i];
     if (i == new_from) out += sgr("  -- since you last looked --", "1;33", o.colour) + "\n";
     std::string text = e.text();
+    if (o.reader != game::VIEWER_UNSPECIFIED && (e.audience() == game::AUDIENCE_SOVIET || e.audience() == game::AUDIENCE_GERMAN)) {
+      const bool soviet = e.audience() == game::AUDIENCE_SOVIET;
+      if (o.reader != (soviet ? game::VIEWER_SOVIET : game::VIEWER_GERMAN)) text = (soviet ? "Soviet: " : "German: ") + text;
+    }
     if (e.kind() == game::Event::DIE_ROLLED && e.die() > 0 &&
         text.find(std::to_string(e.die())) == std::string::npos) {
       text += " (die " + std::to_string(e.die()) + ")";

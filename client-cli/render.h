@@ -29,6 +29,10 @@ struct RenderOptions {
   // its time (Unix seconds): each order's time begins its first line, the date on a line of
   // its own when it changes. Empty (or not parallel): no times.
   std::vector<std::int64_t> event_versions = {}, event_times = {};
+  // Who reads the log. A finished game's log holds both sides' own lines ("You draw the event ..."):
+  // one for a side that is not the reader's (a spectator's: either side's) is led by that side's name.
+  // Unspecified: the lines as given.
+  game::ViewerKind reader = game::VIEWER_UNSPECIFIED;
 };
 
 // The window of the map: which columns and rows it shows.

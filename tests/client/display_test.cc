@@ -112,6 +112,22 @@ TEST_F(TwoPlayers, AFinishedPublicGameIsExportedWithoutLoggingIn) {
   fs::remove_all(carol.config, ec);
 }
 
+// A finished game's log holds both sides' own lines: the opponent's are named for their side, the
+// reader's own are as they were ("You draw the event ..." is alice's alone).
+TEST_F(TwoPlayers, AFinishedGamesLogNamesTheSideOfTheOpponentsOwnLines) {
+  const std::string game = started_game("3d");
+  ASSERT_FALSE(game.empty());
+  ASSERT_EQ(cli(bob_, {"resign", game, "--yes"}).code, 0);
+  for (const auto& [p, mine, theirs] : {std::tuple{&alice_, "Soviet: ", "German: "}, std::tuple{&bob_, "German: ", "Soviet: "}}) {
+    const Result shown = cli(*p, {"show", game, "--log", "0"});
+    ASSERT_EQ(shown.code, 0) << shown.out << shown.err;
+    EXPECT_GT(count_of(shown.out, std::string(theirs) + "You draw the event "), 0u) << p->name << ":\n" << shown.out;
+    EXPECT_EQ(count_of(shown.out, std::string(mine) + "You draw the event "), 0u) << p->name << ":\n" << shown.out;
+    EXPECT_GT(count_of(shown.out, "You draw the event "), count_of(shown.out, std::string(theirs) + "You draw the event "))
+        << p->name << "'s own:\n" << shown.out;
+  }
+}
+
 // The log of a game in play is not open: one not logged in is told to log in before
 // `show GAME --log 0`, which needs a session; a player is sent to it straight away.
 TEST_F(TwoPlayers, AGameInPlayExportedWithoutALoginSendsToShowOnceLoggedIn) {

@@ -276,6 +276,14 @@ TEST(Notation, AMistypedOrderWordSuggestsTheNearestOrder) {
   EXPECT_FALSE(mentions(error_of("frobnicate 3TC"), "Did you mean")) << "nothing near it";
 }
 
+TEST(Notation, ASwapOfTwoAdjacentLettersIsOneEdit) {
+  EXPECT_EQ(cli::edit_distance("mvoe", "move"), 1u);
+  EXPECT_EQ(cli::edit_distance("mvoe", "mute"), 2u);
+  EXPECT_EQ(cli::edit_distance("stak", "stack"), 1u);
+  EXPECT_EQ(cli::edit_distance("abc", "ca"), 3u) << "no letter is edited twice";
+  EXPECT_TRUE(mentions(error_of("mvoe 3TC/1818 4740"), "Did you mean `move`?"));
+}
+
 TEST(Notation, EveryOrderWritesBackToTheSameOrder) {
   for (const char* line : {"move 3TC/50 3TC/51 1708 1709",
                            "done",

@@ -431,6 +431,11 @@ TEST_F(Shell, ADrawOfferedInOneShellIsDeclinedInTheOther) {
   EXPECT_TRUE(bob_shell_.expect("alice offers a draw."));
   bob_shell_.type("draw decline");
   EXPECT_TRUE(alice_shell_.expect("bob declines the draw."));
+  // Her own offer is not echoed to her as one to answer.
+  alice_shell_.type("draw maybe");
+  const std::string offered = alice_shell_.printed_until("draw offer | draw accept | draw decline");
+  EXPECT_EQ(offered.find("alice offers a draw"), std::string::npos) << offered;
+  EXPECT_EQ(alice_shell_.output().find("from another client"), std::string::npos) << alice_shell_.output();
   bob_shell_.type("draw maybe");
   const std::string declined = bob_shell_.printed_until("draw offer | draw accept | draw decline");
   EXPECT_NE(declined.find("You declined the draw."), std::string::npos) << declined;
@@ -458,6 +463,21 @@ TEST_F(Shell, ADrawDeclinedFromAnotherClientOfThePlayerIsToldInHisShellAndHisWat
   const std::string after = bob_shell_.printed_until("draw offer | draw accept | draw decline");
   EXPECT_EQ(after.find("declines the draw."), std::string::npos) << "told once: " << after;
   watch.stop();
+}
+
+// An offer bob makes from elsewhere (the one-shot command) is told once in his shell as his own,
+// not as one for him to answer.
+TEST_F(Shell, ADrawOfferedFromAnotherClientOfThePlayerIsToldAsHisOwn) {
+  const std::string game = both_in_a_game();
+  ASSERT_FALSE(game.empty());
+  const Result offered = cli(bob_, {"draw", game, "offer"});
+  ASSERT_EQ(offered.code, 0) << offered.out << offered.err;
+  EXPECT_TRUE(alice_shell_.expect("bob offers a draw."));
+  EXPECT_TRUE(bob_shell_.expect("You offered a draw (from another client)."));
+  bob_shell_.type("draw maybe");
+  const std::string after = bob_shell_.printed_until("draw offer | draw accept | draw decline");
+  EXPECT_EQ(bob_shell_.output().find("bob offers a draw"), std::string::npos) << bob_shell_.output();
+  EXPECT_EQ(after.find("You offered a draw (from another client)."), std::string::npos) << "told once: " << after;
 }
 
 // What the opponent said and offered while a player was away is there when they open the game.
@@ -543,6 +563,15 @@ TEST_F(Shell, HelpListsTheCommandsAndAnUnknownWordLeavesTheShellRunning) {
   EXPECT_TRUE(shell.expect("Did you mean `stack`? `help` lists the shell's commands."));
   shell.type("corp 3TC");
   EXPECT_TRUE(shell.expect("Did you mean `corps`? `help` lists the shell's commands."));
+  shell.type("mvoe 3TC/1818 4740");
+  EXPECT_TRUE(shell.expect("Did you mean `move`? `help` lists the shell's commands.")) << "a swap of two letters is one edit";
+  // The one-shot form typed in the shell is shown as the shell takes it, and not sent.
+  shell.type("order g-123 move 3TC/50 4742 4642");
+  EXPECT_TRUE(shell.expect("In the shell, type the order alone: move 3TC/50 4742 4642 (nothing was sent)."));
+  shell.type("counterattack order g-123 done");
+  EXPECT_TRUE(shell.expect("In the shell, type the order alone: done (nothing was sent)."));
+  shell.type("counterattack games");
+  EXPECT_TRUE(shell.expect("In the shell, type the command alone: games (nothing was sent)."));
   // An order, and a command of a game, with no game open.
   shell.type("done");
   EXPECT_TRUE(shell.expect("No game open: `games` lists yours, `open GAME` opens one."));
