@@ -420,6 +420,11 @@ std::string rematch_offer_notice(const wire::RematchOffered& o) {
          " decline` declines it (`counterattack rematch " + o.of_game_id() + " [--decline]`).";
 }
 
+// A tournament game its organiser decided (adjudicate): the server words its reason so.
+static bool decided_unplayed(const wire::GameSummary& g) {
+  return g.status() == "finished" && !g.tournament_id().empty() && g.result_reason().rfind("Decided by ", 0) == 0;
+}
+
 // The game's terms as a line of games shows them: its tournament, casual, its clock, its options.
 static std::vector<std::string> terms_of(const wire::GameSummary& g) {
   std::vector<std::string> out;
@@ -427,8 +432,10 @@ static std::vector<std::string> terms_of(const wire::GameSummary& g) {
     out.push_back("tournament " + g.tournament_id() +
                   (g.tournament_round() > 0 ? ", round " + std::to_string(g.tournament_round()) : ""));
   }
-  // A server that sends no ratings has no rated games either: nothing to tell apart.
-  if (!g.rated() && (g.has_soviet_rating() || g.has_german_rating())) out.push_back("casual");
+  // A server that sends no ratings has no rated games either: nothing to tell apart. A tournament
+  // game its organiser decided was made unrated then: not "casual", which reads as made so.
+  if (!g.rated() && (g.has_soviet_rating() || g.has_german_rating()))
+    out.push_back(decided_unplayed(g) ? "not rated: decided by the organiser without being played out" : "casual");
   if (auto clock = describe_clock(g); !clock.empty()) out.push_back(std::move(clock));
   if (auto options = options_text(g); !options.empty()) out.push_back(std::move(options));
   return out;
@@ -1360,12 +1367,8 @@ std::string game_line(const wire::GameSummary& g, const std::string& command) {
   }
   s += terms_text(g);
   if (g.status() == "open" && g.expires_unix() > 0) s += "  open until " + utc_time(g.expires_unix());
-  // An end outside the rules says why: withdrawn (by its maker, or by the server when nobody joined), declined, aborted.
-  if ((g.result() == "Cancelled" || g.result() == "Declined" || g.result() == "Aborted") && !g.result_reason().empty()) {
-    s += "  " + result_and_reason(g.result(), g.result_reason());
-  } else if (!g.result().empty()) {
-    s += "  " + g.result();
-  }
+  // Every end says why: the rules' end, a resignation, the time, a withdrawal, a decline, an abort.
+  if (!g.result().empty()) s += "  " + result_and_reason(g.result(), g.result_reason());
   if (!g.unrated_reason().empty()) s += "  " + g.unrated_reason();  // rated, yet a side never moved
   return s;
 }

@@ -827,6 +827,33 @@ TEST(TournamentCrossTable, AKnockOutShowsItsBracketRoundByRound) {
       << shown;
 }
 
+// A finished game's line says why it ended; one its tournament's organiser decided says why it is not rated.
+TEST(GamesList, AFinishedGameSaysWhyItEndedAndADecidedOneWhyItIsNotRated) {
+  wire::GameSummary g;
+  g.set_game_id("g1");
+  g.set_status("finished");
+  g.set_soviet("alice");
+  g.set_german("bob");
+  g.set_rated(true);
+  g.mutable_soviet_rating();
+  g.mutable_german_rating();
+  g.set_result("German victory");
+  g.set_result_reason("The Soviet player ran out of time.");
+  EXPECT_NE(game_line(g).find("  German victory (The Soviet player ran out of time.)"), std::string::npos) << game_line(g);
+  g.set_tournament_id("t1");
+  g.set_tournament_round(2);
+  g.set_rated(false);
+  g.set_result_reason("Decided by carl, the organiser of the tournament \"Spring\": German victory, without being played out "
+                      "(no rating changes). The Soviet player has left.");
+  const std::string line = game_line(g);
+  EXPECT_NE(line.find("  tournament t1, round 2  not rated: decided by the organiser without being played out  German victory ("),
+            std::string::npos) << line;
+  EXPECT_NE(line.find("The Soviet player has left."), std::string::npos) << line;
+  EXPECT_EQ(line.find("casual"), std::string::npos) << line;
+  g.set_result_reason("The German player resigned.");  // a casual tournament's game, played out
+  EXPECT_NE(game_line(g).find("  casual"), std::string::npos) << game_line(g);
+}
+
 TEST(TournamentAdjudication, TypedWithTheGameTheResultAndAReason) {
   std::string why;
   auto a = tournament_request({"adjudicate", "g7", "german", "The", "Soviet", "player", "has", "left."}, &why);

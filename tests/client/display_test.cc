@@ -128,6 +128,15 @@ TEST_F(TwoPlayers, AFinishedGamesLogNamesTheSideOfTheOpponentsOwnLines) {
   }
 }
 
+TEST_F(TwoPlayers, AFinishedGameInTheGamesListSaysWhyItEnded) {
+  const std::string game = started_game("3d");
+  ASSERT_FALSE(game.empty());
+  ASSERT_EQ(cli(bob_, {"resign", game, "--yes"}).code, 0);
+  const Result listed = cli(alice_, {"games"});
+  ASSERT_EQ(listed.code, 0) << listed.err;
+  EXPECT_NE(listed.out.find("Soviet victory (The German player resigned.)"), std::string::npos) << listed.out;
+}
+
 // The log of a game in play is not open: one not logged in is told to log in before
 // `show GAME --log 0`, which needs a session; a player is sent to it straight away.
 TEST_F(TwoPlayers, AGameInPlayExportedWithoutALoginSendsToShowOnceLoggedIn) {
