@@ -955,14 +955,21 @@ std::string round_robin_table(const wire::Tournament& t) {
 // A Swiss: each entrant's opponent and results round by round.
 std::string swiss_table(const wire::Tournament& t) {
   const auto& rows = t.standings();
-  std::map<std::string, int> number;
+  // Each entrant's number stays theirs for the whole tournament (their names' order, as every
+  // reader sees them), so an opponent's number in the round columns means the same after every
+  // result; the rows follow the standings.
+  std::vector<std::string> names;
   std::size_t name_width = 6;
-  for (int i = 0; i < rows.size(); ++i) {
-    number[rows[i].player()] = i + 1;
-    name_width = std::max(name_width, rows[i].player().size());
+  for (const auto& e : rows) {
+    names.push_back(e.player());
+    name_width = std::max(name_width, e.player().size());
   }
+  std::sort(names.begin(), names.end());
+  std::map<std::string, int> number;
+  for (std::size_t i = 0; i < names.size(); ++i) number[names[i]] = static_cast<int>(i) + 1;
   const int rounds = std::max(t.round(), 1);
-  std::string s = "Cross-table (each round: the opponent's number, then the results as Soviet and as German: " +
+  std::string s = "Cross-table (no: each entrant's number for the whole tournament, in the order of their names; rows in "
+                  "the order of the standings; each round: the opponent's number, then the results as Soviet and as German: " +
                   std::string(kMarks) + "; bye: sat out, 2 points; - not paired):\n";
   s += " no  rank  " + padded("player", name_width);
   for (int r = 1; r <= rounds; ++r) s += padded("R" + std::to_string(r), 7, true);
@@ -970,7 +977,7 @@ std::string swiss_table(const wire::Tournament& t) {
   for (int i = 0; i < rows.size(); ++i) {
     const std::string& me = rows[i].player();
     char head[32];
-    std::snprintf(head, sizeof head, "%3d  %4d  ", i + 1, rows[i].rank());
+    std::snprintf(head, sizeof head, "%3d  %4d  ", number[me], rows[i].rank());
     s += head + padded(me, name_width);
     for (int r = 1; r <= rounds; ++r) {
       std::string opponent;
@@ -1094,13 +1101,13 @@ std::string adjudicated_text(const wire::AdjudicateGame& a) {
          ". Both players are told why; it counts in the standings and moves no rating.\n";
 }
 
-std::string left_tournament_text(const wire::ServerMessage& reply, const std::string& command) {
+std::string left_tournament_text(const wire::ServerMessage& reply, const std::string& command, const std::string& me) {
   if (!reply.has_tournament()) return "You have left the tournament.\n";
   return "You have withdrawn from the tournament: your games in it under way are resigned, and no later round pairs you.\n" +
-         describe_tournament(reply.tournament(), command);
+         describe_tournament(reply.tournament(), command, me);
 }
 
-std::string describe_tournament(const wire::Tournament& t, const std::string& command) {
+std::string describe_tournament(const wire::Tournament& t, const std::string& command, const std::string& me) {
   std::string s = tournament_line(t) + "\n";
   if (t.options_size()) {
     s += "Optional rules:";
@@ -1160,16 +1167,39 @@ std::string describe_tournament(const wire::Tournament& t, const std::string& co
   if (!t.end_reason().empty()) s += "Cut short: " + t.end_reason() + "\n";
   if (t.games_size()) s += cross_table(t);
   if (t.status() == "playing" && !t.sits_out().empty()) {
-    s += t.sits_out() + (t.sits_out().find(", ") == std::string::npos ? " sits" : " sit") + " out round " +
-         std::to_string(t.round()) + ".\n";
+    // The reader among those who sit out is told so as "You".
+    std::vector<std::string> others;
+    bool mine = false;
+    for (std::size_t at = 0; at <= t.sits_out().size();) {
+      const auto end = std::min(t.sits_out().find(", ", at), t.sits_out().size());
+      const std::string name = t.sits_out().substr(at, end - at);
+      if (!me.empty() && name == me) mine = true;
+      else others.push_back(name);
+      at = end + 2;
+    }
+    std::string rest;
+    for (std::size_t i = 0; i < others.size(); ++i) rest += (i > 0 ? ", " : "") + others[i];
+    const std::string round = " out round " + std::to_string(t.round());
+    if (!mine) s += rest + (others.size() == 1 ? " sits" : " sit") + round + ".\n";
+    else s += "You sit" + round + (others.empty() ? "" : " (so " + std::string(others.size() == 1 ? "does " : "do ") + rest + ")") + ".\n";
   }
-  if (t.status() == "playing" && !t.your_opponent().empty()) {
+  // A withdrawn entrant plays no more: whom the round pairs them with is not theirs to be told.
+  const bool withdrew = !me.empty() && std::any_of(t.standings().begin(), t.standings().end(),
+                                                   [&](const wire::Standing& e) { return e.player() == me && e.withdrawn(); });
+  if (t.status() == "playing" && !t.your_opponent().empty() && !withdrew) {
     s += "In round " + std::to_string(t.round()) + " you play " + t.your_opponent() + ".\n";
   }
   if (t.games_size()) s += "Games:\n";
+  std::map<std::string, int> match_games;  // a knock-out's: each round's pair, its games so far
   for (const auto& g : t.games()) {
     s += "  " + g.game_id() + "  ";
-    if (g.tournament_round() > 0) s += "round " + std::to_string(g.tournament_round()) + "  ";
+    if (g.tournament_round() > 0) {
+      s += "round " + std::to_string(g.tournament_round());
+      // A match's third game is its deciding game (made when the two ended level).
+      const std::string pair = std::to_string(g.tournament_round()) + " " + std::min(g.soviet(), g.german()) + " " + std::max(g.soviet(), g.german());
+      if (t.knockout() && ++match_games[pair] == 3) s += ", deciding game";
+      s += "  ";
+    }
     s += g.soviet() + " (Soviet) against " + g.german() + " (German)  ";
     s += g.status() == "finished" ? g.result() : std::to_string(g.version()) + (g.version() == 1 ? " order played" : " orders played");
     s += "\n";

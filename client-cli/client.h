@@ -209,13 +209,14 @@ std::string tournament_end_notice(const wire::Tournament& t);
 std::string tournament_cancelled_notice(const wire::TournamentCancelled& c);
 // A tournament with its standings, its cross-table (a round robin's grid, a Swiss's
 // rounds, a knock-out's bracket), why it was cut short, and its games.
-// `command` as for describe_account.
-std::string describe_tournament(const wire::Tournament& t, const std::string& command = "");
+// `command` as for describe_account; `me`: the reader (told "You sit out ..."; a withdrawn entrant is
+// not told whom they play), "" when not known.
+std::string describe_tournament(const wire::Tournament& t, const std::string& command = "", const std::string& me = "");
 // The answer to LeaveTournament: left before the start (Ok), or withdrawn from one under way (its Tournament).
 // What the organiser is told after `tournament remove`.
 std::string removed_from_tournament_text(const std::string& player, const wire::ServerMessage& reply,
                                          const std::string& command = "");
-std::string left_tournament_text(const wire::ServerMessage& reply, const std::string& command = "");
+std::string left_tournament_text(const wire::ServerMessage& reply, const std::string& command = "", const std::string& me = "");
 // What the organiser is told after `tournament adjudicate`.
 std::string adjudicated_text(const wire::AdjudicateGame& a);
 // The request for `new WORDS...`: soviet|german|random, private, casual, a time

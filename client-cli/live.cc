@@ -1260,9 +1260,9 @@ class Shell {
       if (m->has_withdraw_entrant() && reply->has_tournament()) {
         return out(removed_from_tournament_text(m->withdraw_entrant().player(), *reply));
       }
-      if (m->has_leave_tournament()) return out(left_tournament_text(*reply));
+      if (m->has_leave_tournament()) return out(left_tournament_text(*reply, "", s_.user()));
       if (m->has_adjudicate_game() && reply->has_ok()) return out(adjudicated_text(m->adjudicate_game()));
-      if (reply->has_tournament()) return out(describe_tournament(reply->tournament()));
+      if (reply->has_tournament()) return out(describe_tournament(reply->tournament(), "", s_.user()));
       if (!reply->has_tournament_list()) return out("Done.");
       std::string text;
       for (const auto& t : reply->tournament_list().tournaments()) text += tournament_line(t) + "\n";

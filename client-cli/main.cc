@@ -552,8 +552,8 @@ int main(int argc, char** argv) {
     } else if (reply->has_tournament()) {
       std::cout << (g.json ? cli::to_json(reply->tournament()) + "\n"
                     : m->has_withdraw_entrant() ? cli::removed_from_tournament_text(m->withdraw_entrant().player(), *reply, "counterattack ")
-                    : m->has_leave_tournament() ? cli::left_tournament_text(*reply, "counterattack ")
-                                                : cli::describe_tournament(reply->tournament(), "counterattack "))
+                    : m->has_leave_tournament() ? cli::left_tournament_text(*reply, "counterattack ", s.user())
+                                                : cli::describe_tournament(reply->tournament(), "counterattack ", s.user()))
                 << std::flush;
     } else if (g.json) {
       std::cout << "{\"ok\":true}" << std::endl;

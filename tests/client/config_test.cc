@@ -788,15 +788,72 @@ TEST(TournamentCrossTable, ASwissShowsEachRoundsOpponentResultsByeAndSonnebornBe
   add_game(t, "carol", "alice", "German victory", 2);
   const std::string shown = describe_tournament(t);
   EXPECT_NE(shown.find("Cut short: It ended after round 2 of 3: no further round could be paired"), std::string::npos) << shown;
-  EXPECT_NE(shown.find("Cross-table (each round: the opponent's number, then the results as Soviet and as German: 1 won, "
-                       "= drawn, 0 lost, * in play, x no result (aborted); bye: sat out, 2 points; - not paired):\n"
+  // Each entrant's number is fixed (their names' order: alice 1, bob 2, carol 3); the rows follow the standings.
+  EXPECT_NE(shown.find("Cross-table (no: each entrant's number for the whole tournament, in the order of their names; rows in "
+                       "the order of the standings; each round: the opponent's number, then the results as Soviet and as "
+                       "German: 1 won, = drawn, 0 lost, * in play, x no result (aborted); bye: sat out, 2 points; - not paired):\n"
                        " no  rank  player     R1     R2  points  Sonneborn-Berger\n"
-                       "  1     1  alice    3 11   2 11       4              2.00\n"
-                       "  2     2  carol     bye   1 00       2              0.00\n"
-                       "  3     3  bob      1 00    bye       0              0.00  withdrew\n"),
+                       "  1     1  alice    2 11   3 11       4              2.00\n"
+                       "  3     2  carol     bye   1 00       2              0.00\n"
+                       "  2     3  bob      1 00    bye       0              0.00  withdrew\n"),
             std::string::npos)
       << shown;
   EXPECT_NE(tournament_end_notice(t).find("alice won. It ended after round 2 of 3"), std::string::npos) << tournament_end_notice(t);
+}
+
+// `tournament show` speaks to its reader: "You sit out", no pairing told to one who withdrew.
+TEST(TournamentShow, TheReaderWhoSitsOutIsToldSoAndOneWhoWithdrewIsNotToldWhomTheyPlay) {
+  wire::Tournament t;
+  t.set_tournament_id("t7");
+  t.set_name("Swiss Open");
+  t.set_organiser("alice");
+  t.set_status("playing");
+  t.set_started_unix(1764000000);
+  t.set_rounds(2);
+  t.set_round(1);
+  add_standing(t, 1, "alice", 0, 0);
+  add_standing(t, 1, "ben", 0, 0);
+  auto* cat = add_standing(t, 1, "cat", 0, 0);
+  add_game(t, "alice", "cat", "", 1);
+  add_game(t, "cat", "alice", "", 1);
+  t.set_sits_out("ben");
+  EXPECT_NE(describe_tournament(t, "", "ben").find("\nYou sit out round 1.\n"), std::string::npos) << describe_tournament(t, "", "ben");
+  EXPECT_EQ(describe_tournament(t, "", "ben").find("ben sits out"), std::string::npos) << describe_tournament(t, "", "ben");
+  EXPECT_NE(describe_tournament(t, "", "alice").find("\nben sits out round 1.\n"), std::string::npos);
+  t.set_sits_out("ben, dan");  // a knock-out's first round
+  EXPECT_NE(describe_tournament(t, "", "ben").find("\nYou sit out round 1 (so does dan).\n"), std::string::npos)
+      << describe_tournament(t, "", "ben");
+  EXPECT_NE(describe_tournament(t, "", "alice").find("\nben, dan sit out round 1.\n"), std::string::npos);
+  t.clear_sits_out();
+  t.set_your_opponent("alice");
+  EXPECT_NE(describe_tournament(t, "", "cat").find("In round 1 you play alice.\n"), std::string::npos);
+  cat->set_withdrawn(true);
+  EXPECT_EQ(describe_tournament(t, "", "cat").find("you play alice"), std::string::npos) << describe_tournament(t, "", "cat");
+}
+
+TEST(TournamentShow, AKnockOutsDecidingGameIsNamedSoInTheGames) {
+  wire::Tournament t;
+  t.set_tournament_id("t8");
+  t.set_name("Club Cup");
+  t.set_organiser("alice");
+  t.set_status("playing");
+  t.set_started_unix(1764000000);
+  t.set_knockout(true);
+  t.set_rounds(1);
+  t.set_round(1);
+  add_standing(t, 1, "bob", 1, 0);
+  add_standing(t, 1, "carol", 1, 0);
+  add_game(t, "bob", "carol", "Soviet victory", 1);
+  add_game(t, "carol", "bob", "Soviet victory", 1);
+  auto* decider = t.add_games();
+  decider->set_game_id("g3");
+  decider->set_soviet("bob");
+  decider->set_german("carol");
+  decider->set_tournament_round(1);
+  decider->set_status("playing");
+  const std::string shown = describe_tournament(t);
+  EXPECT_NE(shown.find("  g3  round 1, deciding game  bob (Soviet) against carol (German)"), std::string::npos) << shown;
+  EXPECT_EQ(shown.find("deciding game  ", shown.find("deciding game  ") + 1), std::string::npos) << "the third game alone: " << shown;
 }
 
 TEST(TournamentCrossTable, AKnockOutShowsItsBracketRoundByRound) {
