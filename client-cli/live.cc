@@ -577,10 +577,19 @@ class Shell {
     }
     notice("Connected to " + s_.url() + " as " + s_.user() +
         ". Type help for the commands, quit to leave.");
-    if (!game_id.empty())
-      open_game(game_id);
-    else
+    if (!game_id.empty()) {
+      // Not on a terminal (a script), a game that cannot be opened fails the command, as the
+      // one-shot commands fail: the lines that follow would be orders for no game.
+      std::string failed;
+      if (!open_game(game_id, tty_ ? nullptr : &failed)) {
+        if (!tty_) {
+          std::cerr << failed << std::endl;  // as a one-shot command says it
+          return kFailed;
+        }
+      }
+    } else {
       list_games();
+    }
     if (tty_) {
       g_shell = this;
       rl_readline_name = "counterattack";
@@ -1527,12 +1536,14 @@ class Shell {
     out(t);
   }
 
-  void open_game(const std::string& id) {
+  // False when it cannot be: why is said, or left in `failed` when given.
+  bool open_game(const std::string& id, std::string* failed = nullptr) {
     auto g = std::make_unique<LiveGame>(s_, id, true);
     std::string why;
     if (!g->subscribe(&why)) {
-      out(why);
-      return;
+      if (failed) *failed = why;
+      else out(why);
+      return false;
     }
     if (game_) {
       wire::ClientMessage m;
@@ -1554,6 +1565,7 @@ class Shell {
       }
     }
     caught_up();
+    return true;
   }
 
   // The chat kept while the player was away arrives with the view; what came
@@ -1568,7 +1580,8 @@ class Shell {
   void open_with(const std::string& id, const std::string& said) {
     if (!tty_) {
       out(said);
-      return open_game(id);
+      open_game(id);
+      return;
     }
     open_game(id);
     out(said);

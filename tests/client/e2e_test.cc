@@ -1361,6 +1361,39 @@ TEST_F(TwoPlayers, ASwissIsShownRoundByRoundInItsCrossTable) {
       << table.out;
 }
 
+// Of three entrants in a Swiss, the one who sits out the round is told "You sit out"; one who
+// withdraws is not told whom they play.
+TEST_F(TwoPlayers, ASwissTellsItsReaderThatTheySitOutAndAWithdrawnEntrantNoPairing) {
+  Player carol{"carol", temp_dir("carol-swiss"), ""};
+  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
+  ASSERT_EQ(cli(bob_, {"register", "bob"}, "password-of-bob\n").code, 0);
+  ASSERT_EQ(cli(carol, {"register", "carol"}, "password-of-carol\n").code, 0);
+  auto made = cli(alice_, {"--json", "tournament", "new", "Three", "Swiss", "--players", "3", "--swiss", "2"});
+  ASSERT_EQ(made.code, 0) << made.err;
+  const std::string id = json::parse(made.out).value("tournament_id", "");
+  ASSERT_EQ(cli(bob_, {"tournament", "join", id}).code, 0);
+  ASSERT_EQ(cli(carol, {"tournament", "join", id}).code, 0);
+  const auto shown = json::parse(cli(alice_, {"--json", "tournament", "show", id}).out);
+  const std::string out = shown.value("sits_out", "");
+  ASSERT_FALSE(out.empty()) << shown.dump();
+  const Player* players[] = {&alice_, &bob_, &carol};
+  const Player* sitter = nullptr;
+  const Player* playing = nullptr;
+  for (const Player* p : players) (p->name == out ? sitter : playing) = p;
+  const Result sits = cli(*sitter, {"tournament", "show", id});
+  EXPECT_NE(sits.out.find("\nYou sit out round 1.\n"), std::string::npos) << sits.out;
+  EXPECT_EQ(sits.out.find(out + " sits out"), std::string::npos) << sits.out;
+  const Result left = cli(*playing, {"tournament", "leave", id});
+  ASSERT_EQ(left.code, 0) << left.out << left.err;
+  EXPECT_NE(left.out.find("You have withdrawn from the tournament"), std::string::npos) << left.out;
+  const std::regex pairing("In round [0-9]+ you play");
+  EXPECT_FALSE(std::regex_search(left.out, pairing)) << left.out;
+  const Result after = cli(*playing, {"tournament", "show", id});
+  EXPECT_FALSE(std::regex_search(after.out, pairing)) << after.out;
+  std::error_code ec;
+  fs::remove_all(carol.config, ec);
+}
+
 // The line of a game in `games`' text.
 std::string line_of(const std::string& text, const std::string& game) {
   const auto at = text.find("  " + game + "  ");

@@ -715,6 +715,16 @@ TEST_F(Shell, GamesListsTheGameAndOpenShowsIt) {
   EXPECT_EQ(shell.exit_code(), 0) << shell.output();
 }
 
+// A script's `play GAME` whose game cannot be opened fails as the one-shot commands do,
+// reading none of the lines that follow.
+TEST_F(Shell, PlayingAGameThatDoesNotExistFromAScriptFails) {
+  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
+  const Result r = cli(alice_, {"play", "nosuchgame"}, "games\nquit\n");
+  EXPECT_NE(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("There is no game 'nosuchgame'"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("Your games:"), std::string::npos) << "nothing after it is read: " << r.out;
+}
+
 TEST_F(Shell, ResignEndsTheGameAndBothShellsSaySo) {
   const std::string game = both_in_a_game();
   ASSERT_FALSE(game.empty());
