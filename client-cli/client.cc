@@ -374,6 +374,14 @@ std::string describe_clock(const wire::GameSummary& g, std::int64_t now_unix) {
   std::string text = format_duration(g.move_seconds()) + " per move";
   if (g.deadline_unix() > 0) {
     if (now_unix == 0) now_unix = static_cast<std::int64_t>(std::time(nullptr));
+    // The one to decide away: their time per move stands still until they are back, and the time
+    // left runs to the end of the vacation and a whole time per move after it.
+    const bool soviet = g.to_decide() == game::SOVIET, german = g.to_decide() == game::GERMAN;
+    const std::int64_t away = soviet ? g.soviet_vacation_until() : german ? g.german_vacation_until() : 0;
+    if (g.status() == "playing" && away > now_unix) {
+      return text + ", held while " + (soviet ? g.soviet() : g.german()) + " is on vacation until " + utc_date(away) + ": " +
+             format_duration(g.deadline_unix() - now_unix) + " left (the vacation included)";
+    }
     text += ", " + format_duration(g.deadline_unix() - now_unix) + " left";
   }
   return text;
@@ -504,8 +512,13 @@ std::string resign_outcome(Session& s, const std::string& game_id, const std::op
 
 std::optional<wire::ClientMessage> email_request(const std::vector<std::string>& words, std::string* why) {
   static const char* kUsage =
-      "email | email ADDRESS | email confirm CODE | email off | email --turns each|digest|off [--digest-hours N]";
+      "email | email ADDRESS | email confirm CODE | email off | email --turns each|digest|off [--digest-hours N] | "
+      "email --digest-hours N";
   wire::ClientMessage m;
+  if (words.size() == 2 && words[0] == "--digest-hours") {
+    // An interval alone is a digest's: it implies one.
+    return email_request({"--turns", "digest", "--digest-hours", words[1]}, why);
+  }
   if (words.empty()) {
     m.mutable_get_account();
   } else if (words[0] == "--turns") {
@@ -551,7 +564,7 @@ std::optional<wire::ClientMessage> email_request(const std::vector<std::string>&
   return m;
 }
 
-std::string describe_account(const wire::Account& a, bool turn_mail_set, const std::string& command) {
+std::string describe_account(const wire::Account& a, bool turn_mail_set, const std::string& command, bool address_set) {
   if (!a.mail_enabled()) return "This server sends no e-mail: turn notices reach you only while you are connected.";
   const std::string hours = std::to_string(a.digest_hours()) + (a.digest_hours() == 1 ? " hour" : " hours");
   if (a.email().empty() || !a.email_confirmed()) {
@@ -561,7 +574,11 @@ std::string describe_account(const wire::Account& a, bool turn_mail_set, const s
                                                                      : "a mail per game";
     const std::string address = a.email().empty()
                                     ? "No e-mail address: `" + command + "email ADDRESS` sets one for turn notices while you are away."
-                                    : "A code was mailed to " + a.email() + ": `" + command + "email confirm CODE` confirms it.";
+                                    : address_set ? "A code was mailed to " + a.email() + " just now: `" + command +
+                                                        "email confirm CODE` confirms it within an hour."
+                                                  : a.email() + " is not confirmed yet: the code mailed to it when it was set "
+                                                        "confirms it (`" + command + "email confirm CODE`, for an hour after); `" +
+                                                        command + "email " + a.email() + "` again mails a new one.";
     if (turn_mail_set) return "Stored; it applies once an address is confirmed. Turn notices: " + mode + ". " + address;
     return address + " Turn notices, once it is confirmed: " + mode + ".";
   }

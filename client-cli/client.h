@@ -162,9 +162,10 @@ std::string resign_outcome(Session& s, const std::string& game_id, const std::op
 // nothing, with the usage in `why`, for other words.
 std::optional<wire::ClientMessage> email_request(const std::vector<std::string>& words, std::string* why);
 // What an Account answer says about turn notices by mail; `turn_mail_set` when it answers
-// a choice of turn mail just stored. `command` begins the commands it names ("counterattack "
-// on the command line, "" in the shell).
-std::string describe_account(const wire::Account& a, bool turn_mail_set = false, const std::string& command = "");
+// a choice of turn mail just stored, `address_set` an address just set (its code mailed now).
+// `command` begins the commands it names ("counterattack " on the command line, "" in the shell).
+std::string describe_account(const wire::Account& a, bool turn_mail_set = false, const std::string& command = "",
+                             bool address_set = false);
 // The request for `vacation`, `vacation start DAYS` or `vacation end` (the
 // words after "vacation"); nothing, with the usage in `why`, for other words.
 std::optional<wire::ClientMessage> vacation_request(const std::vector<std::string>& words, std::string* why);

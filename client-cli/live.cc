@@ -1232,7 +1232,7 @@ class Shell {
       auto m = email_request({w.begin() + 1, w.end()}, &why);
       if (!m) return out(why);
       auto reply = s_.call(*m, &why);
-      out(reply ? describe_account(reply->account(), m->has_set_turn_mail()) : why);
+      out(reply ? describe_account(reply->account(), m->has_set_turn_mail(), "", m->has_set_email()) : why);
     } else if (cmd == "standing") {
       if (!game_) return out("Open a game first: standing orders are a game's.");
       std::string why;

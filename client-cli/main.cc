@@ -314,7 +314,7 @@ int main(int argc, char** argv) {
   std::string email_turns, digest_hours;
   email->add_option("--turns", email_turns,
                     "How turn notices are mailed: each (a mail per game), digest (one mail listing the games that wait) or off");
-  email->add_option("--digest-hours", digest_hours, "With --turns digest: at most one digest every N hours, 1 to 168 (24 at first)");
+  email->add_option("--digest-hours", digest_hours, "With --turns digest (implied when alone): at most one digest every N hours, 1 to 168 (24 at first)");
   std::vector<std::string> vacation_words;
   auto* vacation = app.add_subcommand(
       "vacation", "Vacation: your time per move stands still; show, start DAYS, or end");
@@ -487,6 +487,7 @@ int main(int argc, char** argv) {
 
   if (*email) {
     if (!email_turns.empty() || !digest_hours.empty()) {
+      if (email_turns.empty() && email_words.empty()) email_turns = "digest";  // an interval alone is a digest's
       if (!email_words.empty() || email_turns.empty()) return fail(g, "--digest-hours goes with --turns digest, and neither with other words.", cli::kUsage);
       email_words = {"--turns", email_turns};
       if (!digest_hours.empty()) email_words.insert(email_words.end(), {"--digest-hours", digest_hours});
@@ -506,7 +507,7 @@ int main(int argc, char** argv) {
                                   {"digest_hours", a.digest_hours()}}.dump()
                 << std::endl;
     else
-      std::cout << cli::describe_account(a, m->has_set_turn_mail(), "counterattack ") << std::endl;
+      std::cout << cli::describe_account(a, m->has_set_turn_mail(), "counterattack ", m->has_set_email()) << std::endl;
     return cli::kOk;
   }
 
@@ -618,8 +619,9 @@ int main(int argc, char** argv) {
     } else {
       std::cout << s.url() << " presents a certificate with SHA-256 "
                 << cli::display_fingerprint(fp) << "\n"
-                << "Check it with the server's operator, then: counterattack --server " << s.url()
-                << " --pin " << fp << " games" << std::endl;
+                << "Check it with the server's operator, then pin it with a first command that needs no login, such as: "
+                << "counterattack --server " << s.url() << " --pin " << fp
+                << " ratings (or register NAME, or login NAME)" << std::endl;
     }
     return cli::kOk;
   }

@@ -630,6 +630,11 @@ TEST(Email, TurnMailIsChosenEachAsADigestOrOffAndShown) {
   EXPECT_EQ(digest->set_turn_mail().digest_hours(), 0) << "the interval set stays";
   digest = email_request({"--turns", "digest", "--digest-hours", "12"}, &why);
   EXPECT_EQ(digest->set_turn_mail().digest_hours(), 12);
+  // An interval alone implies a digest.
+  digest = email_request({"--digest-hours", "5"}, &why);
+  ASSERT_TRUE(digest) << why;
+  EXPECT_EQ(digest->set_turn_mail().mode(), wire::TURN_MAIL_DIGEST);
+  EXPECT_EQ(digest->set_turn_mail().digest_hours(), 5);
   for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
            {"--turns"}, {"--turns", "weekly"}, {"--turns", "each", "--digest-hours", "12"},
            {"--turns", "digest", "--digest-hours", "0"}, {"--turns", "digest", "--digest-hours", "169"}, {"--turns", "digest", "--digest-hours", "x"},
@@ -666,13 +671,19 @@ TEST(Email, TurnMailIsChosenEachAsADigestOrOffAndShown) {
             "confirmed: a digest, at most one every 12 hours.");
   a.set_email("alice@example.org");
   a.set_turn_mail(wire::TURN_MAIL_OFF);
+  // Shown later, the code is not said to be mailed again: when it was, and how to have a new one.
   EXPECT_EQ(describe_account(a),
-            "A code was mailed to alice@example.org: `email confirm CODE` confirms it. Turn notices, once it is confirmed: "
+            "alice@example.org is not confirmed yet: the code mailed to it when it was set confirms it (`email confirm CODE`, "
+            "for an hour after); `email alice@example.org` again mails a new one. Turn notices, once it is confirmed: "
             "off (other mail still comes).");
+  EXPECT_EQ(describe_account(a, false, "", true),
+            "A code was mailed to alice@example.org just now: `email confirm CODE` confirms it within an hour. Turn notices, "
+            "once it is confirmed: off (other mail still comes).");
   a.set_turn_mail(wire::TURN_MAIL_EACH);
   EXPECT_EQ(describe_account(a, true),
-            "Stored; it applies once an address is confirmed. Turn notices: a mail per game. A code was mailed to "
-            "alice@example.org: `email confirm CODE` confirms it.");
+            "Stored; it applies once an address is confirmed. Turn notices: a mail per game. alice@example.org is not "
+            "confirmed yet: the code mailed to it when it was set confirms it (`email confirm CODE`, for an hour after); "
+            "`email alice@example.org` again mails a new one.");
 }
 
 TEST(Vacation, TypedAndShownAsPeopleWriteIt) {

@@ -543,6 +543,13 @@ TEST_F(TwoPlayers, ACertificateAcceptedOnceWithInsecureIsTrustedAfterAndAChanged
   const std::string first = json::parse(probe.out).value("sha256", "");
   ASSERT_EQ(first.size(), 64u);
   EXPECT_TRUE(remembered().empty()) << "the fingerprint command remembers nothing: " << file();
+  // Its words suggest a command that works before a login, pinning the certificate.
+  auto told = as({"fingerprint"});
+  ASSERT_EQ(told.code, 0) << told.err;
+  const std::string suggested = "counterattack --server " + url() + " --pin " + first + " ratings (or register NAME, or login NAME)";
+  EXPECT_NE(told.out.find(suggested), std::string::npos) << told.out;
+  EXPECT_EQ(told.out.find(" games"), std::string::npos) << "games needs a login: " << told.out;
+  EXPECT_TRUE(remembered().empty()) << file();
 
   auto once = as({"--insecure", "ratings"});
   ASSERT_EQ(once.code, 0) << once.err;
@@ -671,10 +678,18 @@ TEST_F(TwoPlayers, TurnMailChosenBeforeAnAddressIsShownAndSaidToWaitForOne) {
       << shown.out;
   auto set = cli(alice_, {"email", "alice@example.org"});
   ASSERT_EQ(set.code, 0) << set.err;
-  EXPECT_NE(set.out.find("A code was mailed to alice@example.org: `counterattack email confirm CODE` confirms it. Turn notices, once it is "
-                         "confirmed: a digest, at most one every 12 hours."),
+  EXPECT_NE(set.out.find("A code was mailed to alice@example.org just now: `counterattack email confirm CODE` confirms it within an "
+                         "hour. Turn notices, once it is confirmed: a digest, at most one every 12 hours."),
             std::string::npos)
       << set.out;
+  // Asked later, the code is not said to come again; an interval alone implies the digest.
+  auto later = cli(alice_, {"email", "--digest-hours", "5"});
+  ASSERT_EQ(later.code, 0) << later.err;
+  EXPECT_NE(later.out.find("Turn notices: a digest, at most one every 5 hours. alice@example.org is not confirmed yet: the code mailed "
+                           "to it when it was set confirms it (`counterattack email confirm CODE`, for an hour after); `counterattack "
+                           "email alice@example.org` again mails a new one."),
+            std::string::npos)
+      << later.out;
 }
 
 TEST_F(TwoPlayers, TheEmailCommandSaysWhatTheServerCanDo) {
@@ -694,8 +709,12 @@ TEST_F(TwoPlayers, TheEmailCommandSaysWhatTheServerCanDo) {
   auto digest = cli(alice_, {"email", "--turns", "digest", "--digest-hours", "12"});
   EXPECT_EQ(digest.code, 1) << digest.out;
   EXPECT_NE((digest.out + digest.err).find("This server sends no e-mail."), std::string::npos) << digest.out << digest.err;
+  // An interval alone implies the digest: asked of the server, which sends no mail.
+  auto alone = cli(alice_, {"email", "--digest-hours", "12"});
+  EXPECT_EQ(alone.code, 1) << alone.out;
+  EXPECT_NE((alone.out + alone.err).find("This server sends no e-mail."), std::string::npos) << alone.out << alone.err;
   for (const std::vector<std::string>& words : std::vector<std::vector<std::string>>{
-           {"email", "--turns", "weekly"}, {"email", "--digest-hours", "12"}, {"email", "--turns", "off", "--digest-hours", "12"}}) {
+           {"email", "--turns", "weekly"}, {"email", "--turns", "off", "--digest-hours", "12"}}) {
     auto refused = cli(alice_, words);
     EXPECT_EQ(refused.code, 2) << words.back() << ": " << refused.out << refused.err;
     EXPECT_NE((refused.out + refused.err).find("--turns"), std::string::npos) << refused.out << refused.err;
@@ -750,13 +769,19 @@ TEST_F(TwoPlayers, AVacationHoldsTheClocksAndShowsInTheOpponentsList) {
   auto games = cli(bob_, {"games"});
   EXPECT_NE(games.out.find("alice (1500?, on vacation until " + std::string(day) + ")"), std::string::npos)
       << games.out;
+  // alice decides: her time per move is shown held, its time left running past her return.
+  EXPECT_NE(games.out.find("3d per move, held while alice is on vacation until " + std::string(day) + ": "), std::string::npos)
+      << games.out;
+  EXPECT_NE(games.out.find(" left (the vacation included)"), std::string::npos) << games.out;
 
   EXPECT_EQ(cli(alice_, {"vacation", "start", "5"}).code, 1) << "already away";
   EXPECT_EQ(cli(alice_, {"vacation", "soon"}).code, 2);
   auto back = cli(alice_, {"vacation", "end"});
   ASSERT_EQ(back.code, 0) << back.err;
   EXPECT_NE(back.out.find("Not on vacation; 29 of 30"), std::string::npos) << back.out;
-  EXPECT_EQ(cli(bob_, {"games"}).out.find("on vacation"), std::string::npos);
+  const std::string after = cli(bob_, {"games"}).out;
+  EXPECT_EQ(after.find("on vacation"), std::string::npos) << after;
+  EXPECT_EQ(after.find("held while"), std::string::npos) << after;
 }
 
 TEST_F(TwoPlayers, AGameClockIsTypedOnTheCommandLineAndBothClocksShowInTheGamesList) {
