@@ -137,6 +137,17 @@ class TerminalShell {
     return out_.find(text, from) != std::string::npos;
   }
   bool write(const std::string& keys) { return ::write(master_, keys.data(), keys.size()) == static_cast<ssize_t>(keys.size()); }
+  // Types `line`, waits for `shown` and a moment more (the rest, and the prompt); the screen
+  // from the last clear after it, empty when the line brought no redraw.
+  std::string screen_after(const std::string& line, const std::string& shown = "\033[H\033[2J") {
+    const std::string clear = "\033[H\033[2J";
+    const size_t before = out_.size();
+    EXPECT_TRUE(write(line + "\r"));
+    EXPECT_TRUE(wait_for(shown, before)) << out_.substr(before);
+    read_for(std::chrono::milliseconds(700));
+    const auto cleared = out_.rfind(clear);
+    return cleared == std::string::npos || cleared < before ? std::string() : out_.substr(cleared);
+  }
   void stop() {
     if (pid_ > 0) {
       ::kill(pid_, SIGTERM);
@@ -1051,20 +1062,12 @@ TEST_F(Shell, OnATerminalAnotherGamesTurnStaysInTheNoticeAreaUntilItIsOpenedAndT
   const std::string turn = "Your move in game " + y + " (turn ";
   ASSERT_TRUE(term.wait_for(turn, from)) << term.output().substr(from);
   term.read_for(std::chrono::milliseconds(300));
-  auto screen_after = [&](const std::string& command) {
-    const size_t before = term.output().size();
-    EXPECT_TRUE(term.write(command + "\r"));
-    EXPECT_TRUE(term.wait_for(clear, before)) << term.output().substr(before);
-    term.read_for(std::chrono::milliseconds(700));  // the kept chat, and the prompt
-    const auto cleared = term.output().rfind(clear);
-    return cleared == std::string::npos || cleared < before ? std::string() : term.output().substr(cleared);
-  };
-  const std::string refreshed = screen_after("refresh");
+  const std::string refreshed = term.screen_after("refresh");
   EXPECT_NE(refreshed.find(turn), std::string::npos) << "another game's turn stays: " << refreshed;
-  const std::string in_y = screen_after("open " + y);
+  const std::string in_y = term.screen_after("open " + y);
   EXPECT_EQ(in_y.find(turn), std::string::npos) << "its turn, answered by opening it: " << in_y;
   EXPECT_EQ(in_y.find(line), std::string::npos) << "game x's chat goes with it: " << in_y;
-  const std::string in_x = screen_after("open " + x);
+  const std::string in_x = term.screen_after("open " + x);
   term.stop();
   EXPECT_EQ(in_x.find(turn), std::string::npos) << in_x;
   EXPECT_NE(in_x.find(line), std::string::npos) << "game x's chat comes with it: " << in_x;
@@ -1114,22 +1117,14 @@ TEST_F(Shell, OnATerminalNoticesOfAGameJoinedOrOpenedLeaveTheNoticeArea) {
   const std::string turn = "Your move in game " + z + " (turn ";
   ASSERT_TRUE(term.wait_for(turn, from)) << term.output().substr(from);
   term.read_for(std::chrono::milliseconds(300));
-  auto screen_after = [&](const std::string& line, const std::string& shown) {
-    const size_t before = term.output().size();
-    EXPECT_TRUE(term.write(line + "\r"));
-    EXPECT_TRUE(term.wait_for(shown, before)) << term.output().substr(before);
-    term.read_for(std::chrono::milliseconds(700));  // the rest, and the prompt
-    const auto cleared = term.output().rfind(clear);
-    return cleared == std::string::npos || cleared < before ? std::string() : term.output().substr(cleared);
-  };
-  const std::string joined = screen_after("join " + y, "Joined game " + y);
+  const std::string joined = term.screen_after("join " + y, "Joined game " + y);
   EXPECT_NE(joined.find("Joined game " + y + " as the soviet player."), std::string::npos) << "under the redraw: " << joined;
   EXPECT_EQ(joined.find(challenged), std::string::npos) << "the challenge accepted: " << joined;
   EXPECT_NE(joined.find(turn), std::string::npos) << "game " << z << "'s turn stays: " << joined;
-  const std::string opened = screen_after("open " + z, clear);
+  const std::string opened = term.screen_after("open " + z, clear);
   EXPECT_EQ(opened.find(turn), std::string::npos) << "game " << z << " opened: " << opened;
   EXPECT_EQ(opened.find(challenged), std::string::npos) << opened;
-  const std::string again = screen_after("open " + x, clear);
+  const std::string again = term.screen_after("open " + x, clear);
   term.stop();
   EXPECT_EQ(again.find(turn), std::string::npos) << again;
   EXPECT_EQ(again.find(challenged), std::string::npos) << again;
@@ -1151,17 +1146,9 @@ TEST_F(Shell, OnATerminalARematchOffersNoticeLeavesTheNoticeAreaWhenTheNewGameIs
   const std::string offer = "bob offers a rematch of game " + x + ": game " + y;
   ASSERT_TRUE(term.wait_for(offer, from)) << term.output().substr(from);
   term.read_for(std::chrono::milliseconds(300));
-  auto screen_after = [&](const std::string& line, const std::string& shown) {
-    const size_t before = term.output().size();
-    EXPECT_TRUE(term.write(line + "\r"));
-    EXPECT_TRUE(term.wait_for(shown, before)) << term.output().substr(before);
-    term.read_for(std::chrono::milliseconds(700));  // the rest, and the prompt
-    const auto cleared = term.output().rfind(clear);
-    return cleared == std::string::npos || cleared < before ? std::string() : term.output().substr(cleared);
-  };
-  const std::string shown = screen_after("show", clear);
+  const std::string shown = term.screen_after("show", clear);
   EXPECT_NE(shown.find(offer), std::string::npos) << "in the area until answered: " << shown;
-  const std::string joined = screen_after("join " + y, "Joined game " + y);
+  const std::string joined = term.screen_after("join " + y, "Joined game " + y);
   term.stop();
   EXPECT_NE(joined.find("Joined game " + y), std::string::npos) << "under the redraw: " << joined;
   EXPECT_EQ(joined.find(offer), std::string::npos) << "the rematch accepted: " << joined;
@@ -1177,21 +1164,13 @@ TEST_F(Shell, OnATerminalADrawOffersNoticeLeavesTheNoticeAreaOnceDeclined) {
   const std::string offer = "bob offers a draw.";
   ASSERT_TRUE(term.wait_for(offer, from)) << term.output().substr(from);
   term.read_for(std::chrono::milliseconds(300));
-  auto screen_after = [&](const std::string& line, const std::string& shown) {
-    const size_t before = term.output().size();
-    EXPECT_TRUE(term.write(line + "\r"));
-    EXPECT_TRUE(term.wait_for(shown, before)) << term.output().substr(before);
-    term.read_for(std::chrono::milliseconds(700));  // the rest, and the prompt
-    const auto cleared = term.output().rfind(clear);
-    return cleared == std::string::npos || cleared < before ? std::string() : term.output().substr(cleared);
-  };
-  const std::string offered = screen_after("show", clear);
+  const std::string offered = term.screen_after("show", clear);
   EXPECT_NE(offered.find(offer), std::string::npos) << "in the area until answered: " << offered;
   const size_t before = term.output().size();
   ASSERT_TRUE(term.write("draw decline\r"));
   ASSERT_TRUE(term.wait_for("You declined the draw.", before)) << term.output().substr(before);
   term.read_for(std::chrono::milliseconds(500));
-  const std::string declined = screen_after("show", clear);
+  const std::string declined = term.screen_after("show", clear);
   term.stop();
   ASSERT_FALSE(declined.empty()) << term.output().substr(before);
   EXPECT_EQ(declined.find(offer), std::string::npos) << "answered: " << declined;
