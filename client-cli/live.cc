@@ -87,6 +87,7 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
       version_ = m.snapshot().version();
       has_view_ = true;
       restarted_ = true;
+      own_draw_ = wire::ServerMessage::BODY_NOT_SET;  // an answer not yet come was lost with the stream
       log_ = std::move(log);
       show_over();
       if (m.snapshot().unfollowed())
@@ -168,11 +169,11 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
     }
     case wire::ServerMessage::kDrawOffered:
       if (m.draw_offered().game_id() != id_) return false;
-      declining_ = false;  // a new offer: any decline of this client's is behind it
+      take_own_draw(wire::ServerMessage::kDrawDeclined);  // a new offer: any decline of this client's is behind it
       // The player's own offer is not one to answer: the command that made it here said so; one
       // made from another client of the player is told once.
       if (const std::string me = my_name(); !me.empty() && m.draw_offered().by() == me) {
-        if (!std::exchange(offering_, false)) add_notice("You offered a draw (from another client).");
+        if (!take_own_draw(wire::ServerMessage::kDrawOffered)) add_notice("You offered a draw (from another client).");
         return false;
       }
       notices_.push_back({m.draw_offered().by() + " offers a draw.", true, Notice::Kind::draw_offer});
@@ -187,10 +188,9 @@ bool LiveGame::handle(const wire::ServerMessage& m) {
       // Declined here: the command that declined it said so. One from another client of this
       // player (a one-shot `draw GAME decline`, another shell) is told.
       const std::string me = my_name();
-      if (!m.draw_declined().played_on() && declining_ && !me.empty() && m.draw_declined().by() == me) {
-        declining_ = false;
+      if (!m.draw_declined().played_on() && !me.empty() && m.draw_declined().by() == me &&
+          take_own_draw(wire::ServerMessage::kDrawDeclined))
         return false;
-      }
       add_notice(m.draw_declined().played_on() ? m.draw_declined().by() + " played on: the draw offer lapsed."
                                                        : m.draw_declined().by() + " declines the draw.");
       return false;
@@ -392,7 +392,18 @@ std::string time_line(const LiveGame& g, std::int64_t now_unix) {
 }
 
 std::string opening_line(const LiveGame& g) {
-  if (!g.summary() || g.summary()->status() != "open") return "";
+  const auto& sm = g.summary();
+  if (!sm || sm->status() != "open") return "";
+  if (const std::string& kept = sm->reserved_for(); !kept.empty()) {
+    // A challenge or a rematch offer: its reader may be the one it waits for.
+    if (sm->your_side().empty() && kept == g.reader()) {
+      const std::string maker = sm->soviet().empty() ? sm->german() : sm->soviet();
+      return "Not started: " + maker +
+             (sm->rematch_of().empty() ? " challenges you to this game" : " offers you this rematch of game " + sm->rematch_of()) +
+             ". `join " + sm->game_id() + "` accepts it.\n";
+    }
+    return "Not started: the game is kept for " + kept + ", and takes orders once they join it.\n";
+  }
   return "Not started: the game waits for a second player to join it, and takes orders once one has.\n";
 }
 
@@ -1695,11 +1706,12 @@ class Shell {
 
   void answer_draw(const std::string& what) {
     std::string why;
-    if (what == "decline") game_->declining(true);  // its DrawDeclined is this command's, told below
-    if (what == "offer") game_->offering(true);     // and its DrawOffered
+    // Its DrawDeclined or DrawOffered is this command's, told below.
+    game_->expect_own_draw(what == "decline" ? wire::ServerMessage::kDrawDeclined
+                           : what == "offer" ? wire::ServerMessage::kDrawOffered
+                                             : wire::ServerMessage::BODY_NOT_SET);
     if (!s_.call(draw_request(game_->id(), what), &why)) {
-      game_->declining(false);
-      game_->offering(false);
+      game_->expect_own_draw(wire::ServerMessage::BODY_NOT_SET);
       return out(why);
     }
     if (what != "offer") drop_draw_offer_notices(game_->id());  // answered

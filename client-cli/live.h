@@ -43,6 +43,7 @@ class LiveGame {
   bool reconnect(const std::function<void(const std::string&)>& say, int max_seconds);
 
   const std::string& id() const { return id_; }
+  std::string reader() const { return s_.user(); }  // the logged-in player reading it; empty when none
   bool has_view() const { return has_view_; }
   const game::View& view() const { return view_; }
   std::int64_t version() const { return version_; }
@@ -76,11 +77,10 @@ class LiveGame {
     std::string adds = {};     // of the end's: what it adds to the end a view shows (ratings, dice seed); may be empty
     std::string about = {};    // of another game's: that game (its turn), out of date once it is opened
   };
-  // This client declines the draw offered (`draw decline`): the DrawDeclined that follows is its own,
-  // which the command tells; false again when the answer failed. One from elsewhere is still told.
-  void declining(bool on) { declining_ = on; }
-  // Likewise for an offer this client makes (`draw offer`): its DrawOffered is not shown as an offer.
-  void offering(bool on) { offering_ = on; }
+  // This client's own `draw offer` or `draw decline` is on its way: the DrawOffered or DrawDeclined
+  // (`answer`) that follows is the command's, which the command tells; BODY_NOT_SET when the command
+  // failed. The same message from another client of the player is still told.
+  void expect_own_draw(wire::ServerMessage::BodyCase answer) { own_draw_ = answer; }
   // The notices since the last call, oldest first.
   std::vector<Notice> take_notices();
   // A full view came since the last call: the kept chat follows it again.
@@ -107,8 +107,13 @@ class LiveGame {
   // An offer kept for this player, withdrawn: its end, which follows, is told in the withdrawal's words alone.
   bool withdrawn_ = false;
   bool restarted_ = false;
-  bool declining_ = false;
-  bool offering_ = false;
+  wire::ServerMessage::BodyCase own_draw_ = wire::ServerMessage::BODY_NOT_SET;
+  // The mark of this client's own draw message, cleared when that message is the one received.
+  bool take_own_draw(wire::ServerMessage::BodyCase received) {
+    if (own_draw_ != received) return false;
+    own_draw_ = wire::ServerMessage::BODY_NOT_SET;
+    return true;
+  }
   // The player's name in this game; empty for a spectator.
   std::string my_name() const {
     if (!summary_) return "";

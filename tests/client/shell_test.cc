@@ -167,6 +167,8 @@ class TerminalShell {
 
 class Shell : public TwoPlayers {
  protected:
+  void expect_the_draw_offers_notice_to_leave_once_answered(const std::string& answer, const std::string& told);
+  void expect_the_rematch_offers_notice_to_leave_with_the_new_game(const std::string& word);
   // `counterattack play [GAME]` for the player, its output in the player's config directory.
   void open(LiveShell& shell, const Player& p, const std::string& game = "") {
     std::vector<std::string> args = {"play"};
@@ -1130,9 +1132,10 @@ TEST_F(Shell, OnATerminalNoticesOfAGameJoinedOrOpenedLeaveTheNoticeArea) {
   EXPECT_EQ(again.find(challenged), std::string::npos) << again;
 }
 
-// A rematch offer tells of two games, the finished one and the new one: joining the new one by its
-// id answers the offer, and its notice leaves the area as when the finished game is opened.
-TEST_F(Shell, OnATerminalARematchOffersNoticeLeavesTheNoticeAreaWhenTheNewGameIsJoined) {
+// A rematch offer tells of two games, the finished one and the new one: joining or opening the new
+// one by its id (`word`) answers the offer, and its notice leaves the area as when the finished game
+// is opened.
+void Shell::expect_the_rematch_offers_notice_to_leave_with_the_new_game(const std::string& word) {
   TerminalShell term;
   const auto [x, from] = alice_at_the_prompt_in_a_new_game(term);
   ASSERT_FALSE(x.empty());
@@ -1148,14 +1151,29 @@ TEST_F(Shell, OnATerminalARematchOffersNoticeLeavesTheNoticeAreaWhenTheNewGameIs
   term.read_for(std::chrono::milliseconds(300));
   const std::string shown = term.screen_after("show", clear);
   EXPECT_NE(shown.find(offer), std::string::npos) << "in the area until answered: " << shown;
-  const std::string joined = term.screen_after("join " + y, "Joined game " + y);
+  const std::string answered = term.screen_after(word + " " + y, word == "join" ? "Joined game " + y : clear);
   term.stop();
-  EXPECT_NE(joined.find("Joined game " + y), std::string::npos) << "under the redraw: " << joined;
-  EXPECT_EQ(joined.find(offer), std::string::npos) << "the rematch accepted: " << joined;
+  if (word == "join") {
+    EXPECT_NE(answered.find("Joined game " + y), std::string::npos) << "under the redraw: " << answered;
+  } else {
+    // Opened, not yet joined: the game itself says what the notice said.
+    EXPECT_NE(answered.find("Not started: bob offers you this rematch of game " + x + ". `join " + y + "` accepts it."),
+              std::string::npos)
+        << answered;
+  }
+  EXPECT_EQ(answered.find(offer), std::string::npos) << "the new game " << word << "ed: " << answered;
 }
 
-// A draw offer's notice leaves the notice area once the player answers it.
-TEST_F(Shell, OnATerminalADrawOffersNoticeLeavesTheNoticeAreaOnceDeclined) {
+TEST_F(Shell, OnATerminalARematchOffersNoticeLeavesTheNoticeAreaWhenTheNewGameIsJoined) {
+  expect_the_rematch_offers_notice_to_leave_with_the_new_game("join");
+}
+
+TEST_F(Shell, OnATerminalARematchOffersNoticeLeavesTheNoticeAreaWhenTheNewGameIsOpened) {
+  expect_the_rematch_offers_notice_to_leave_with_the_new_game("open");
+}
+
+// A draw offer's notice leaves the notice area once the player answers it (`answer`, told by `told`).
+void Shell::expect_the_draw_offers_notice_to_leave_once_answered(const std::string& answer, const std::string& told) {
   TerminalShell term;
   const auto [game, from] = alice_at_the_prompt_in_a_new_game(term);
   ASSERT_FALSE(game.empty());
@@ -1167,13 +1185,21 @@ TEST_F(Shell, OnATerminalADrawOffersNoticeLeavesTheNoticeAreaOnceDeclined) {
   const std::string offered = term.screen_after("show", clear);
   EXPECT_NE(offered.find(offer), std::string::npos) << "in the area until answered: " << offered;
   const size_t before = term.output().size();
-  ASSERT_TRUE(term.write("draw decline\r"));
-  ASSERT_TRUE(term.wait_for("You declined the draw.", before)) << term.output().substr(before);
+  ASSERT_TRUE(term.write("draw " + answer + "\r"));
+  ASSERT_TRUE(term.wait_for(told, before)) << term.output().substr(before);
   term.read_for(std::chrono::milliseconds(500));
-  const std::string declined = term.screen_after("show", clear);
+  const std::string answered = term.screen_after("show", clear);
   term.stop();
-  ASSERT_FALSE(declined.empty()) << term.output().substr(before);
-  EXPECT_EQ(declined.find(offer), std::string::npos) << "answered: " << declined;
+  ASSERT_FALSE(answered.empty()) << term.output().substr(before);
+  EXPECT_EQ(answered.find(offer), std::string::npos) << "answered: " << answered;
+}
+
+TEST_F(Shell, OnATerminalADrawOffersNoticeLeavesTheNoticeAreaOnceDeclined) {
+  expect_the_draw_offers_notice_to_leave_once_answered("decline", "You declined the draw.");
+}
+
+TEST_F(Shell, OnATerminalADrawOffersNoticeLeavesTheNoticeAreaOnceAccepted) {
+  expect_the_draw_offers_notice_to_leave_once_answered("accept", "You accepted the draw.");
 }
 
 // The connection lost, each try to reconnect is told as it comes; the notice area keeps the same line once.
