@@ -209,13 +209,6 @@ std::string location_label(const Scenario& sc, const std::string& loc) {
   return loc;
 }
 
-std::string date_of(const Scenario& sc, int turn) {
-  int day = sc.first_turn_day + turn - 1;
-  if (turn <= 0) return "";
-  if (day <= 31) return std::to_string(day) + " July 1944";
-  return std::to_string(day - 31) + " August 1944";
-}
-
 // Words of one line spread over lines of at most width characters.
 std::string wrap(const std::string& text, int width, const std::string& indent) {
   const size_t lead = std::min(text.find_first_not_of(' '), text.size());
@@ -490,11 +483,35 @@ std::string render_stacks(const Scenario& sc, const game::View& v, const RenderO
   return res;
 }
 
+// Rule 19's track: what has gone to the bridgehead, and the next withdrawal still to come (this
+// turn's until its administrative phase is over).
+static std::string magnuszew_status(const Scenario& sc, const game::View& v) {
+  const auto& h = v.header();
+  int sent = v.withdrawn_size();
+  for (const auto& m : v.artillery()) sent += m.state() == "withdrawn";
+  for (const auto& m : v.stukas()) sent += m.state() == "withdrawn";
+  std::string out = sent ? std::to_string(sent) + " sent" : "nothing sent";
+  const bool admin_pending = h.phase() == "Administrative" && h.step() != "Game over";
+  for (const auto& [turn, need] : sc.magnuszew) {
+    if (turn < h.turn() || (turn == h.turn() && !admin_pending)) continue;
+    std::string words;
+    for (size_t i = 0; i < need.size(); ++i) {
+      const char* w = need[i] == data::WITHDRAW_ARMORED     ? "armored"
+                      : need[i] == data::WITHDRAW_INFANTRY  ? "infantry"
+                      : need[i] == data::WITHDRAW_ARTILLERY ? "artillery"
+                                                            : "Stuka";
+      words += (i ? " + " : "") + std::string(w);
+    }
+    return out + "; turn " + std::to_string(turn) + " asks: " + words;
+  }
+  return out;
+}
+
 std::string render_tracks(const Scenario& sc, const game::View& v, const RenderOptions& o) {
   const auto& h = v.header();
   std::string out;
   std::string l1 = "Turn " + std::to_string(h.turn()) + "/" + std::to_string(sc.rules.turns());
-  const std::string date = date_of(sc, h.turn());
+  const std::string date = sc.turn_date(h.turn());
   if (!date.empty()) l1 += " (" + date + ")";
   l1 += " | " + (h.phase().empty() ? std::string("-") : h.phase());
   if (!h.step().empty()) l1 += " | " + h.step();
@@ -519,9 +536,7 @@ std::string render_tracks(const Scenario& sc, const game::View& v, const RenderO
   out += vp + "\n";
   std::string l3 =
       "Warsaw Uprising: " + (h.uprising().empty() ? std::string("not started") : h.uprising());
-  l3 += " | Magnuszew: ";
-  if (h.magnuszew_done_size() == 0) l3 += "nothing sent";
-  for (int i = 0; i < h.magnuszew_done_size(); ++i) l3 += (i ? ", " : "") + h.magnuszew_done(i);
+  l3 += " | Magnuszew: " + magnuszew_status(sc, v);
   l3 += std::string(" | Jozefow bridge ") + (h.jozefow_bridge_intact() ? "intact" : "destroyed");
   // FM Model's box on the turn track: his effects serve from that turn on (12).
   if (h.model_turn() > 0) {

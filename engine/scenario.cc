@@ -32,6 +32,7 @@ std::uint32_t revision_bits(int revision) {
   if (revision >= 2) bits |= kChaChaDice | kSupportAskedWhenChitsHeld;
   if (revision >= 3) bits |= kWholeCorpsSupplyCheck | kChitUnitClasses | kSurpriseAtPhaseStart;
   if (revision >= 4) bits |= kClearerTexts;
+  if (revision >= 5) bits |= kTurnDates | kStacksSplitInMotion | kReservesEnterAtTheirEntry;
   return bits;
 }
 
@@ -71,6 +72,12 @@ std::optional<int> find_in(const M& m, const std::string& key) {
   return it->second;
 }
 }  // namespace
+
+std::string Scenario::turn_date(int turn) const {
+  if (turn <= 0) return "";
+  const int day = first_turn_day + turn - 1;  // a day of July 1944, past 31 into August
+  return day <= 31 ? std::to_string(day) + " July 1944" : std::to_string(day - 31) + " August 1944";
+}
 
 std::optional<int> Scenario::unit_index(const std::string& key) const { return find_in(unit_by_id, key); }
 std::optional<int> Scenario::formation_index(const std::string& key) const { return find_in(formation_by_id, key); }

@@ -178,7 +178,12 @@ enum Revision3 : std::uint32_t {
 enum Revision4 : std::uint32_t {
   kClearerTexts = 1u << 21,  // 9: the die line names each modifier; texts built from counts agree in number
 };
-constexpr int kLatestRevision = 4;
+enum Revision5 : std::uint32_t {
+  kTurnDates = 1u << 22,           // 5: the administrative phase's line dates its turn in July or August
+  kStacksSplitInMotion = 1u << 23,  // 7: some units of a stack in motion go on, the others end their move
+  kReservesEnterAtTheirEntry = 1u << 24,  // 17: reinforcements in reserve off the map enter from where they wait
+};
+constexpr int kLatestRevision = 5;
 // The option bits of an engine revision (1 to kLatestRevision); 0 for revision 1.
 std::uint32_t revision_bits(int revision);
 // The generator a game of these option bits rolls its dice with.
@@ -254,6 +259,8 @@ struct Scenario {
   std::optional<Loc> parse_location(const std::string& text) const;
 
   std::optional<int> unit_index(const std::string& key) const;
+  // The calendar date of a game turn ("1 August 1944"); empty for a turn before the first.
+  std::string turn_date(int turn) const;
   std::optional<int> formation_index(const std::string& key) const;
   std::optional<int> event_index(const std::string& key) const;
 

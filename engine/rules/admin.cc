@@ -214,6 +214,41 @@ std::vector<int> Rules::magnuszew_items() const {
   return out;
 }
 
+std::string Rules::magnuszew_need() const {
+  auto it = sc_.magnuszew.find(s_.turn);
+  if (it == sc_.magnuszew.end()) return "nothing";
+  std::string out;
+  for (size_t i = 0; i < it->second.size(); ++i) {
+    const char* what = "";
+    switch (it->second[i]) {
+      case data::WITHDRAW_ARMORED: what = "an armored unit (armor, mechanized or antitank)"; break;
+      case data::WITHDRAW_INFANTRY: what = "an infantry unit (infantry, motorized, cavalry, recon or engineer)"; break;
+      case data::WITHDRAW_ARTILLERY: what = "an artillery marker"; break;
+      case data::WITHDRAW_PLANE: what = "a Stuka"; break;
+      default: what = "an item"; break;
+    }
+    out += (i == 0 ? "" : i + 1 == it->second.size() ? " and " : ", ") + std::string(what);
+  }
+  return out;
+}
+
+std::string Rules::magnuszew_fitting(const std::vector<int>& items) const {
+  auto it = sc_.magnuszew.find(s_.turn);
+  std::string out;
+  for (int item : items) {
+    if (it == sc_.magnuszew.end() ||
+        std::none_of(it->second.begin(), it->second.end(), [&](auto t) { return withdrawal_matches(t, item); }))
+      continue;
+    const int m = -1 - item;
+    const std::string name = item >= 0 ? unit_name(item)
+                             : m < static_cast<int>(sc_.artillery.size())
+                                 ? sc_.artillery[static_cast<size_t>(m)].id
+                                 : sc_.stukas[static_cast<size_t>(m) - sc_.artillery.size()].id;
+    out += (out.empty() ? "" : ", ") + name;
+  }
+  return out.empty() ? "none" : out;
+}
+
 int Rules::magnuszew_best(const std::vector<int>& items) const {
   auto it = sc_.magnuszew.find(s_.turn);
   if (it == sc_.magnuszew.end()) return 0;
@@ -283,8 +318,13 @@ std::optional<Rejection> Rules::check_choose_units(const Order& o) const {
           }
         }
       }
-      if (std::find(used.begin(), used.end(), false) != used.end()) return reject(game::NOT_ALLOWED, "Send only what the Magnuszew track asks for (rule 19).");
-      if (filled < magnuszew_best(allowed)) return reject(game::NOT_ALLOWED, "The withdrawal is mandatory: send everything the track asks for that you can (rule 19).");
+      if (std::find(used.begin(), used.end(), false) != used.end())
+        return reject(game::NOT_ALLOWED, "Send only what the Magnuszew track asks for this turn: " + magnuszew_need() +
+                                             "; of yours, these fit: " + magnuszew_fitting(allowed) + " (rule 19).");
+      if (filled < magnuszew_best(allowed))
+        return reject(game::NOT_ALLOWED, "The withdrawal is mandatory: send everything the track asks for that you can (" +
+                                             magnuszew_need() + "; of yours, these fit: " + magnuszew_fitting(allowed) +
+                                             ") (rule 19).");
       return std::nullopt;
     }
     default:

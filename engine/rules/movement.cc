@@ -15,6 +15,18 @@ bool same_set(std::vector<std::int16_t> a, std::vector<std::int16_t> b) {
 
 }  // namespace
 
+bool Rules::continues_mover(const std::vector<std::int16_t>& units) const {
+  if (s_.mover.empty() || units.empty()) return false;
+  if (same_set(units, s_.mover)) return true;
+  // 7: from revision 5, some of the units in motion may go on without the others.
+  if (!option(kStacksSplitInMotion)) return false;
+  for (size_t i = 0; i < units.size(); ++i) {
+    if (std::find(s_.mover.begin(), s_.mover.end(), units[i]) == s_.mover.end()) return false;
+    if (std::find(units.begin(), units.begin() + static_cast<long>(i), units[i]) != units.begin() + static_cast<long>(i)) return false;
+  }
+  return true;
+}
+
 Side Occupancy::owner(Loc l) const { return count[0][static_cast<size_t>(l)] ? Side::Soviet : Side::German; }
 
 Occupancy Rules::occupancy() const {
@@ -236,6 +248,10 @@ StepCost Rules::step_cost(const std::vector<std::int16_t>& group, Loc from, Loc 
     return fail(game::ILLEGAL_PATH, loc_name(to) + " is named where the units already are: a path lists only the locations entered.");
   }
   const bool from_hex = sc_.is_hex(from), to_hex = sc_.is_hex(to);
+  if (s_.step == Step::Reserves && sc_.is_entry(from) && !to_hex && option(kReservesEnterAtTheirEntry)) {
+    return fail(game::ILLEGAL_PATH, "Reinforcements in reserve off the map enter the map from " + loc_name(from) +
+                                        ", where they wait, without moving to another entry first (rule 17).");
+  }
   if (from_hex && to_hex) {
     const auto& h = sc_.hexes[static_cast<size_t>(from)];
     int d = -1;
@@ -339,7 +355,15 @@ std::optional<Rejection> Rules::check_group_start(const std::vector<std::int16_t
     if (reserves_step && !us(u).reserve) return reject(game::UNIT_NOT_ACTIVE, unit_name(u) + " is not in reserve (rule 14).");
     if (!reserves_step && us(u).reserve) return reject(game::UNIT_NOT_ACTIVE, unit_name(u) + " is in reserve: it moves after combat (rule 14).");
     if ((us(u).flags & kMoving) || !can_activate(u)) {
-      return reject(game::UNIT_NOT_ACTIVE, unit_name(u) + (us(u).flags & (kMoved | kMoving) ? " has already moved (rule 5)." : " is not active in this phase (rule 5)."));
+      std::string why = " is not active in this phase (rule 5).";
+      if (us(u).flags & kMoving) {
+        why = " has already moved in this phase (rule 6: a unit's move is over once another begins";
+        if (option(kStacksSplitInMotion)) why += "; units in motion may go on together, or some without the others";
+        why += ").";
+      } else if (us(u).flags & kMoved) {
+        why = " was activated in an earlier phase this turn: it carries a Moved marker (rule 5).";
+      }
+      return reject(game::UNIT_NOT_ACTIVE, unit_name(u) + why);
     }
   }
   return std::nullopt;
@@ -364,7 +388,7 @@ std::string Rules::not_where_the_path_starts(const std::vector<std::int16_t>& un
 
 std::optional<Rejection> Rules::check_move(const Order& o) const {
   if (o.path.empty()) return reject(game::MALFORMED, "Give the path: every location entered.");
-  const bool continuing = !s_.mover.empty() && same_set(o.units, s_.mover);
+  const bool continuing = continues_mover(o.units);
   if (continuing) {
     if (s_.mover_stopped) return reject(game::MUST_STOP_IN_ZOC, "These units entered an enemy ZOC and must stop (rule 6).");
   } else if (auto why = check_group_start(o.units, s_.step == Step::Reserves)) {
@@ -408,7 +432,7 @@ std::optional<Rejection> Rules::check_move(const Order& o) const {
 }
 
 void Rules::do_move(const Order& o) {
-  const bool continuing = !s_.mover.empty() && same_set(o.units, s_.mover);
+  const bool continuing = continues_mover(o.units);
   if (!continuing) {
     finish_mover();
     s_.mover = o.units;
@@ -416,6 +440,12 @@ void Rules::do_move(const Order& o) {
       note_activation(u);
       s_.set(u, kMoving);
     }
+  } else if (o.units.size() < s_.mover.size()) {
+    // 7: the stack splits; the units left behind have ended their move.
+    for (auto u : s_.mover) {
+      if (std::find(o.units.begin(), o.units.end(), u) == o.units.end() && !is_train(u)) s_.set(u, kMoved);
+    }
+    s_.mover = o.units;
   }
   const Occupancy occ = occupancy();
   const Side side = side_of(o.units[0]);
@@ -587,7 +617,7 @@ std::vector<std::pair<Loc, std::vector<Loc>>> Rules::reachable(const std::vector
   std::vector<std::pair<Loc, std::vector<Loc>>> out;
   if (group.empty()) return out;
   const Occupancy occ = occupancy();
-  const bool continuing = !s_.mover.empty() && same_set(group, s_.mover);
+  const bool continuing = continues_mover(group);
   int budget = 1 << 20;
   for (auto u : group) budget = std::min(budget, e_.movement_half(s_, u) - us(u).mp_used);
   const Loc start = us(group[0]).loc;

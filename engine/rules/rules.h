@@ -86,6 +86,11 @@ class Rules {
   bool withdrawal_matches(data::WithdrawalType t, int item) const;  // item: unit or marker
   std::vector<int> magnuszew_items() const;  // units >= 0, markers as -1 - index
   int magnuszew_best(const std::vector<int>& items) const;
+  // The units named are the stack in motion, or (revision 5) some of it: the move goes on.
+  bool continues_mover(const std::vector<std::int16_t>& units) const;
+  // This turn's Magnuszew withdrawal in words, and the items of `items` that fit any of it, named.
+  std::string magnuszew_need() const;
+  std::string magnuszew_fitting(const std::vector<int>& items) const;
 
   // --- 20 Events (events.cc) ---
   void draw_event(Side side);

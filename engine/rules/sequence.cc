@@ -205,8 +205,10 @@ void Rules::start_game(std::uint32_t options) {
 // ---------------------------------------------------------------------------
 
 void Rules::administrative_phase() {
-  log(game::Event::PHASE, "Turn " + std::to_string(s_.turn) + " (" + std::to_string(sc_.first_turn_day + s_.turn - 1) +
-                              (sc_.first_turn_day + s_.turn - 1 > 31 ? "" : " July") + "): administrative phase.");
+  // Games begun before revision 5 keep their day of July, past the 31st too.
+  const int day = sc_.first_turn_day + s_.turn - 1;
+  const std::string date = option(kTurnDates) ? sc_.turn_date(s_.turn) : std::to_string(day) + (day > 31 ? "" : " July");
+  log(game::Event::PHASE, "Turn " + std::to_string(s_.turn) + " (" + date + "): administrative phase.");
   s_.step = Step::Recovery;
   s_.activation = 0;
   s_.corps_done = 0;
@@ -570,10 +572,9 @@ Decision Rules::decision() const {
       break;
     case Step::Magnuszew: {
       d.kind = game::Decision::MAGNUSZEW;
-      std::string need;
-      for (auto t : sc_.magnuszew.at(s_.turn)) need += (need.empty() ? "" : ", ") + data::WithdrawalType_Name(t).substr(9);
-      d.prompt = "Send to the Magnuszew bridgehead, from Warsaw: " + need + ".";
       d.candidates = magnuszew_items();
+      d.prompt = "Send to the Magnuszew bridgehead, from Warsaw: " + magnuszew_need() +
+                 ". Of yours, these fit: " + magnuszew_fitting(d.candidates) + ".";
       break;
     }
     case Step::ChooseCorps:

@@ -192,6 +192,26 @@ TEST(Render, Screen) {
   check_golden("screen_german", render_screen(sc(), german_view(), some_events(), o));
 }
 
+// Rule 19: the header counts what has gone to Magnuszew and names the next withdrawal the track asks
+// for, this turn's until its administrative phase is over.
+TEST(Render, Rule19_TheHeaderNamesTheNextMagnuszewWithdrawal) {
+  game::View v = german_view();
+  auto* h = v.mutable_header();
+  h->set_turn(6);
+  h->set_phase("Administrative");
+  h->set_step("Magnuszew withdrawal");
+  EXPECT_NE(render_tracks(sc(), v, plain()).find("Magnuszew: nothing sent; turn 6 asks: armored |"), std::string::npos)
+      << render_tracks(sc(), v, plain());
+  v.add_withdrawn("19Pz/I-27");
+  h->set_phase("Soviet 1");
+  h->set_step("Movement");
+  EXPECT_NE(render_tracks(sc(), v, plain()).find("Magnuszew: 1 sent; turn 7 asks: infantry + artillery |"), std::string::npos)
+      << render_tracks(sc(), v, plain());
+  h->set_turn(10);  // the track's last withdrawal is behind
+  for (auto& m : *v.mutable_stukas()) m.set_state("withdrawn");
+  EXPECT_NE(render_tracks(sc(), v, plain()).find("Magnuszew: 2 sent |"), std::string::npos) << render_tracks(sc(), v, plain());
+}
+
 TEST(Render, EitherSideReadsItsOwnChitsFirst) {
   game::View german = german_view();
   const std::string g = render_hands(sc(), german, plain());

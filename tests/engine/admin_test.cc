@@ -610,5 +610,30 @@ TEST_F(Magnuszew, Rule19_AShortfallGivesTheSovietAPoint) {
   EXPECT_EQ(t.s.soviet_bonus_vp, 1);
 }
 
+// ---------------------------------------------------------------------------
+// 5 Sequence of play: each turn's administrative phase is dated on the Game Turn Track
+// ---------------------------------------------------------------------------
+
+std::string phase_line(const Outcome& out) {
+  for (const auto& e : out.events)
+    if (e.kind() == game::Event::PHASE && e.text().find("administrative phase") != std::string::npos) return e.text();
+  return std::string();
+}
+
+TEST(TurnTrack, Rule5_ATurnAfterTheThirtyFirstOfJulyIsDatedInAugust) {
+  Table t(test_scenario(), revision_bits(5));
+  EXPECT_EQ(phase_line(to_turn(t, 5)), "Turn 5 (31 July 1944): administrative phase.");
+  EXPECT_EQ(phase_line(to_turn(t, 6)), "Turn 6 (1 August 1944): administrative phase.");
+  EXPECT_EQ(phase_line(to_turn(t, 10)), "Turn 10 (5 August 1944): administrative phase.");
+}
+
+// Games begun before revision 5 keep the line they were played with.
+TEST(TurnTrack, Rule5_BeforeRevision5TheDayCountsOnPastJuly) {
+  Table t(test_scenario(), revision_bits(4));
+  EXPECT_EQ(phase_line(to_turn(t, 5)), "Turn 5 (31 July): administrative phase.");
+  EXPECT_EQ(phase_line(to_turn(t, 6)), "Turn 6 (32): administrative phase.");
+}
+
 }  // namespace
 }  // namespace counterattack::testing
+

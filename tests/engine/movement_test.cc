@@ -86,6 +86,14 @@ class PreparedDefense : public Movement {};
 class ArmoredTrain : public Movement {};
 class Reserves : public Movement {};
 class Reinforcements : public Movement {};
+// The rules of games begun since revision 5.
+class Revision5 : public Movement {
+ protected:
+  void SetUp() override {
+    Movement::SetUp();
+    t.s.options |= revision_bits(5);
+  }
+};
 
 // ---------------------------------------------------------------------------
 // 6 Movement: terrain, roads, streams
@@ -319,7 +327,8 @@ TEST_F(Movement, Rule6_APathNotStartingNextToTheUnitsSaysWhereTheyAre) {
   const Outcome done_moving = t.move(Side::Soviet, {"1TC/1"}, {"0501"});
   ASSERT_FALSE(done_moving.accepted);
   EXPECT_EQ(done_moving.rejection.code, game::UNIT_NOT_ACTIVE);
-  EXPECT_EQ(done_moving.rejection.reason, "1TC/1 has already moved (rule 5).");
+  EXPECT_EQ(done_moving.rejection.reason,
+            "1TC/1 has already moved in this phase (rule 6: a unit's move is over once another begins).");
 }
 
 TEST_F(Movement, Rule6_AMovedUnitCannotMoveAgainThisTurn) {
@@ -1002,6 +1011,81 @@ TEST_F(Reinforcements, Rule17_SovietReinforcementsEnterAtTheirEntryPoint) {
   EXPECT_NE(far.rejection.reason.find("or a hex next to one (rule 17)."), std::string::npos) << far.rejection.reason;
   EXPECT_EQ(t.move(Side::Soviet, {"1TC/3"}, {"S1", "0508"}).rejection.reason,
             "S1 is named where the units already are: a path lists only the locations entered.");
+}
+
+// ---------------------------------------------------------------------------
+// Revision 5: 7 stacks split in motion, 17 reserves enter where they wait
+// ---------------------------------------------------------------------------
+
+// 7: "Stacks can be formed or disbanded at any time during movement": one unit of a stack in
+// motion goes on, the other's move ends where they parted.
+TEST_F(Revision5, Rule7_SomeUnitsOfAStackInMotionGoOnWithoutTheOthers) {
+  t.put("1TC/1", "0101");
+  t.put("1TC/2", "0101");
+  ASSERT_TRUE(Accepted(t.move(Side::Soviet, {"1TC/1", "1TC/2"}, {"0201"})));
+  ASSERT_TRUE(Accepted(t.move(Side::Soviet, {"1TC/1"}, {"0301"})));
+  EXPECT_EQ(at("1TC/1"), "0301");
+  EXPECT_EQ(used("1TC/1"), 4);  // both hexes, paid once each
+  EXPECT_EQ(at("1TC/2"), "0201");
+  EXPECT_EQ(used("1TC/2"), 2);
+  const Outcome again = t.move(Side::Soviet, {"1TC/2"}, {"0202"});
+  ASSERT_FALSE(again.accepted);
+  EXPECT_EQ(again.rejection.code, game::UNIT_NOT_ACTIVE);
+  EXPECT_EQ(again.rejection.reason,
+            "1TC/2 has already moved in this phase (rule 6: a unit's move is over once another begins; units in motion "
+            "may go on together, or some without the others).");
+  ASSERT_TRUE(Accepted(t.move(Side::Soviet, {"1TC/1"}, {"0401"})));  // the one in motion goes on
+  EXPECT_EQ(at("1TC/1"), "0401");
+}
+
+// Games begun before revision 5 keep the rule they were played with: the stack goes on whole or not at all.
+TEST_F(Movement, Rule7_BeforeRevision5AStackInMotionGoesOnWhole) {
+  t.put("1TC/1", "0101");
+  t.put("1TC/2", "0101");
+  ASSERT_TRUE(Accepted(t.move(Side::Soviet, {"1TC/1", "1TC/2"}, {"0201"})));
+  EXPECT_TRUE(Rejected(Side::Soviet, move_order({"1TC/1"}, {"0301"}), game::UNIT_NOT_ACTIVE));
+  ASSERT_TRUE(Accepted(t.move(Side::Soviet, {"1TC/1", "1TC/2"}, {"0301"})));
+}
+
+// 17: "Reinforcements can be placed in reserve off-map ... In this case, they must also enter from
+// the hex specified on the Reinforcements Calendar": no move to another entry point first.
+TEST_F(Revision5, Rule17_ReinforcementsInReserveOffTheMapEnterWhereTheyWait) {
+  t.begin_phase(1);
+  t.put("PzA/1", "A");
+  t.put("PzA/2", "A");
+  ASSERT_TRUE(Accepted(t.order(Side::German, reserve_order({"PzA/1", "PzA/2"}))));
+  done(Side::German, 3);
+  ASSERT_EQ(t.decision().kind, game::Decision::RESERVES);
+  const Outcome elsewhere = t.move(Side::German, {"PzA/1", "PzA/2"}, {"B", "1008"});
+  ASSERT_FALSE(elsewhere.accepted);
+  EXPECT_EQ(elsewhere.rejection.code, game::ILLEGAL_PATH);
+  EXPECT_EQ(elsewhere.rejection.reason,
+            "Reinforcements in reserve off the map enter the map from A, where they wait, without moving to another entry "
+            "first (rule 17).");
+  EXPECT_EQ(at("PzA/1"), "A");
+  ASSERT_TRUE(Accepted(t.move(Side::German, {"PzA/1", "PzA/2"}, {"1001"})));
+  EXPECT_EQ(at("PzA/2"), "1001");
+}
+
+TEST_F(Reserves, Rule17_BeforeRevision5ReservesOffTheMapMayMoveToAnotherEntryFirst) {
+  t.begin_phase(1);
+  t.put("PzA/1", "A");
+  ASSERT_TRUE(Accepted(t.order(Side::German, reserve_order({"PzA/1"}))));
+  done(Side::German, 3);
+  ASSERT_EQ(t.decision().kind, game::Decision::RESERVES);
+  ASSERT_TRUE(Accepted(t.move(Side::German, {"PzA/1"}, {"B", "1008"})));
+  EXPECT_EQ(at("PzA/1"), "1008");
+}
+
+// 5: a unit of a corps activated in an earlier phase is told so, not that it moved.
+TEST_F(Movement, Rule5_AUnitActivatedInAnEarlierPhaseIsToldItCarriesAMovedMarker) {
+  t.put("1TC/1", "0105");  // of 1TC, activated in the first phase, though it did not move
+  done(Side::Soviet, 4);
+  done(Side::German, 4);
+  ASSERT_TRUE(Accepted(t.order(Side::Soviet, corps_order("2TC"))));
+  const Outcome out = t.move(Side::Soviet, {"1TC/1"}, {"0205"});
+  ASSERT_FALSE(out.accepted);
+  EXPECT_EQ(out.rejection.reason, "1TC/1 was activated in an earlier phase this turn: it carries a Moved marker (rule 5).");
 }
 
 // A path naming the hex its units stand in is told so, not that a hex is not next to itself.

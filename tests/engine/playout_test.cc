@@ -69,6 +69,14 @@ TEST(Playout, RandomGamesOfRevision3) {
   EXPECT_EQ(play_games(400, 402, opt).completed, 3);
 }
 
+// And those begun before revision 5 by revision 4's.
+TEST(Playout, RandomGamesOfRevision4) {
+  PlayoutOptions opt;
+  opt.revision = 4;
+  opt.view_check_every = 10;
+  EXPECT_EQ(play_games(500, 502, opt).completed, 3);
+}
+
 // 9: the playouts' check of revision 4's die lines finds a list that does not add
 // up to the net, a limit misnamed or unbounded, a net at the limit that tells the
 // units' bonuses exactly, and a line that does not read.
@@ -90,7 +98,7 @@ TEST(Playout, Rule9_TheDieLineCheckFindsWhatDoesNotAddUp) {
 
 // Games begun under an earlier revision replay as they were played, byte for
 // byte: four random games of each earlier revision keep every event's audience
-// and text, and their final state hash, as the engine before revision 4 gave them.
+// and text, and their final state hash, as the engine before revision 5 gave them.
 // A change here means stored games would no longer replay, and needs a revision,
 // unless it is the playouts' own picking of orders (random_order) that changed.
 struct Fingerprint {
@@ -136,6 +144,8 @@ TEST(Playout, GamesOfEarlierRevisionsReplayWithTheirTextsAndStateHashes) {
       {2, 13, 661, 0xbf3df5d0a07f3ac6ull, 0x2f012fb9c8855e4cull}, {2, 14, 705, 0x67be1f62b3858652ull, 0x2119bde802fc849eull},
       {3, 11, 647, 0xfc1bffe6307d6714ull, 0xc911170d2da55efaull}, {3, 12, 631, 0x29500268eeae68caull, 0x67d540bdc5ab5170ull},
       {3, 13, 663, 0x77d40046fa885e48ull, 0xbce64f7fe59d81fbull}, {3, 14, 682, 0xb375b91d70b6f384ull, 0xc11b4ec1a82c2e0cull},
+      {4, 11, 647, 0xaf21d9fc734e6de1ull, 0xd8b5e56dec373ddeull}, {4, 12, 631, 0x5b41c95480906d33ull, 0x82d010c9648836f2ull},
+      {4, 13, 663, 0x5cce3af81ca16cb3ull, 0xa5d6c054a3e6d1b2ull}, {4, 14, 682, 0xd3ca80065aa9fb81ull, 0xcd2fc1fe702b8921ull},
   };
   for (const auto& f : pinned) EXPECT_EQ(fingerprint(f.revision, f.seed), f);
 }
