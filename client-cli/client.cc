@@ -366,9 +366,16 @@ std::string describe_clock(const wire::GameSummary& g, std::int64_t now_unix) {
   if (g.clock_seconds() > 0) {
     std::string text = clock_terms(g.clock_seconds(), g.increment_seconds());
     if (g.status() != "playing") return text;
+    if (now_unix == 0) now_unix = static_cast<std::int64_t>(std::time(nullptr));
     const auto left = clock_left(g, now_unix);
-    return text + ": Soviet " + clock_face(left.soviet) + (left.soviet_runs ? " (running)" : "") + ", German " +
-           clock_face(left.german) + (left.german_runs ? " (running)" : "");
+    // A game clock is for play at one sitting: a vacation does not hold it, and its player's is said to run on.
+    const auto running = [&](bool soviet) {
+      const std::int64_t away = soviet ? g.soviet_vacation_until() : g.german_vacation_until();
+      if (away <= now_unix) return std::string(" (running)");
+      return " (running: a game clock is not held while " + (soviet ? g.soviet() : g.german()) + " is on vacation)";
+    };
+    return text + ": Soviet " + clock_face(left.soviet) + (left.soviet_runs ? running(true) : "") + ", German " +
+           clock_face(left.german) + (left.german_runs ? running(false) : "");
   }
   if (g.move_seconds() <= 0) return "";
   std::string text = format_duration(g.move_seconds()) + " per move";
@@ -428,11 +435,6 @@ std::string rematch_offer_notice(const wire::RematchOffered& o) {
          " decline` declines it (`counterattack rematch " + o.of_game_id() + " [--decline]`).";
 }
 
-// A tournament game its organiser decided (adjudicate): the server words its reason so.
-static bool decided_unplayed(const wire::GameSummary& g) {
-  return g.status() == "finished" && !g.tournament_id().empty() && g.result_reason().rfind("Decided by ", 0) == 0;
-}
-
 // The game's terms as a line of games shows them: its tournament, casual, its clock, its options.
 static std::vector<std::string> terms_of(const wire::GameSummary& g) {
   std::vector<std::string> out;
@@ -440,10 +442,10 @@ static std::vector<std::string> terms_of(const wire::GameSummary& g) {
     out.push_back("tournament " + g.tournament_id() +
                   (g.tournament_round() > 0 ? ", round " + std::to_string(g.tournament_round()) : ""));
   }
-  // A server that sends no ratings has no rated games either: nothing to tell apart. A tournament
-  // game its organiser decided was made unrated then: not "casual", which reads as made so.
-  if (!g.rated() && (g.has_soviet_rating() || g.has_german_rating()))
-    out.push_back(decided_unplayed(g) ? "not rated: decided by the organiser without being played out" : "casual");
+  // A game made unrated by its end (a tournament game its organiser decided) says why, not
+  // "casual", which reads as made so. A server that sends no ratings has no rated games either.
+  if (!g.rated() && !g.unrated_reason().empty()) out.push_back(g.unrated_reason());
+  else if (!g.rated() && (g.has_soviet_rating() || g.has_german_rating())) out.push_back("casual");
   if (auto clock = describe_clock(g); !clock.empty()) out.push_back(std::move(clock));
   if (auto options = options_text(g); !options.empty()) out.push_back(std::move(options));
   return out;
@@ -1084,7 +1086,7 @@ std::string cross_table(const wire::Tournament& t) {
 }
 }  // namespace
 
-std::string tournament_line(const wire::Tournament& t) {
+std::string tournament_line(const wire::Tournament& t, bool withdrew) {
   std::string s = t.tournament_id() + "  " + t.status() + "  \"" + t.name() + "\"  organiser: " + t.organiser() + "  " +
                   std::to_string(t.entrants()) + "/" + std::to_string(t.max_players()) + " players  " +
                   (t.clock_seconds() > 0 ? clock_terms(t.clock_seconds(), t.increment_seconds())
@@ -1097,7 +1099,7 @@ std::string tournament_line(const wire::Tournament& t) {
   }
   if (t.status() == "open" && t.starts_unix() > 0) s += "  starts " + utc_time(t.starts_unix());
   if (t.private_()) s += "  private";
-  if (t.entered()) s += "  you play";
+  if (t.entered()) s += withdrew ? "  you withdrew" : "  you play";
   if (!t.invite_code().empty()) s += "  invite: " + t.invite_code();
   return s;
 }
@@ -1125,7 +1127,10 @@ std::string left_tournament_text(const wire::ServerMessage& reply, const std::st
 }
 
 std::string describe_tournament(const wire::Tournament& t, const std::string& command, const std::string& me) {
-  std::string s = tournament_line(t) + "\n";
+  // A withdrawn entrant plays no more: neither the header nor a pairing says they do.
+  const bool withdrew = !me.empty() && std::any_of(t.standings().begin(), t.standings().end(),
+                                                   [&](const wire::Standing& e) { return e.player() == me && e.withdrawn(); });
+  std::string s = tournament_line(t, withdrew) + "\n";
   if (t.options_size()) {
     s += "Optional rules:";
     for (const auto& o : t.options()) s += " " + o;
@@ -1200,9 +1205,6 @@ std::string describe_tournament(const wire::Tournament& t, const std::string& co
     if (!mine) s += rest + (others.size() == 1 ? " sits" : " sit") + round + ".\n";
     else s += "You sit" + round + (others.empty() ? "" : " (so " + std::string(others.size() == 1 ? "does " : "do ") + rest + ")") + ".\n";
   }
-  // A withdrawn entrant plays no more: whom the round pairs them with is not theirs to be told.
-  const bool withdrew = !me.empty() && std::any_of(t.standings().begin(), t.standings().end(),
-                                                   [&](const wire::Standing& e) { return e.player() == me && e.withdrawn(); });
   if (t.status() == "playing" && !t.your_opponent().empty() && !withdrew) {
     s += "In round " + std::to_string(t.round()) + " you play " + t.your_opponent() + ".\n";
   }
@@ -1240,10 +1242,25 @@ std::string tournament_end_notice(const wire::Tournament& t) {
 }
 
 std::string tournament_start_notice(const wire::Tournament& t, const std::string& me) {
-  const bool several = t.sits_out().find(", ") != std::string::npos;
-  const std::string show = (t.sits_out().empty() ? "" : " (" + t.sits_out() + (several ? " sit" : " sits") + " out this round)") +
+  // The reader among those who sit out is told so as "You", the others by name.
+  std::string others;
+  int named = 0;
+  bool mine = false;
+  for (std::size_t at = 0; at < t.sits_out().size();) {
+    const auto end = std::min(t.sits_out().find(", ", at), t.sits_out().size());
+    const std::string name = t.sits_out().substr(at, end - at);
+    if (!me.empty() && name == me) {
+      mine = true;
+    } else {
+      others += (named++ > 0 ? ", " : "") + name;
+    }
+    at = end + 2;
+  }
+  const std::string show = (others.empty() ? "" : " (" + others + (named > 1 ? " sit" : " sits") + " out this round)") +
                            ": `tournament show " + t.tournament_id() + "`." +
-                           (t.your_opponent().empty() ? "" : " You play " + t.your_opponent() + ", a game with each side.");
+                           (t.your_opponent().empty() ? "" : " You play " + t.your_opponent() + ", a game with each side.") +
+                           (!mine ? "" : t.knockout() ? " You sit out this round and go through to the next."
+                                                      : " You sit out this round, for 2 points.");
   if (t.rounds() > 0 && t.round() > 1) {
     // A knock-out's entrant who went out is told so, not only that the others play on.
     std::string out;
@@ -1416,7 +1433,7 @@ std::string game_line(const wire::GameSummary& g, const std::string& command) {
   if (g.status() == "open" && g.expires_unix() > 0) s += "  open until " + utc_time(g.expires_unix());
   // Every end says why: the rules' end, a resignation, the time, a withdrawal, a decline, an abort.
   if (!g.result().empty()) s += "  " + result_and_reason(g.result(), g.result_reason());
-  if (!g.unrated_reason().empty()) s += "  " + g.unrated_reason();  // rated, yet a side never moved
+  if (g.rated() && !g.unrated_reason().empty()) s += "  " + g.unrated_reason();  // rated, yet a side never moved
   return s;
 }
 
@@ -1460,7 +1477,7 @@ std::string listed_game_line(const wire::GameSummary& g, const std::string& comm
     }
   }
   s += terms_text(g);
-  if (!g.unrated_reason().empty()) s += "  " + g.unrated_reason();
+  if (g.rated() && !g.unrated_reason().empty()) s += "  " + g.unrated_reason();  // an unrated one's is in its terms
   if (g.status() == "finished") return s + "  replay: " + command + "replay " + g.game_id();
   return s + "  watch: " + command + "watch " + g.game_id();
 }

@@ -200,7 +200,7 @@ std::string describe_vacation(const wire::Vacation& v, std::int64_t now_unix = 0
 // Nothing, with the usage in `why`, for other words.
 std::optional<wire::ClientMessage> tournament_request(const std::vector<std::string>& words, std::string* why);
 // One line for a tournament in a list.
-std::string tournament_line(const wire::Tournament& t);
+std::string tournament_line(const wire::Tournament& t, bool withdrew = false);  // withdrew: the reader, from it
 // "The tournament "X" has started: ..." or, for a Swiss's later round, "Round 2 of 3 of ... has begun: ...".
 std::string tournament_start_notice(const wire::Tournament& t, const std::string& me = "");
 // "The tournament "X" is over: alice won. ..." for a finished tournament's push.

@@ -1365,7 +1365,7 @@ class Shell {
          "                                   take-losses retreat (nothing: the ones set)\n"
          "  email [ADDRESS | confirm CODE | off]   turn notices by mail while you are away\n"
          "  email --turns each|digest|off [--digest-hours N]   a mail per game, one digest of them, or none\n"
-         "  vacation [start DAYS | end]      your time per move stands still while you are away\n"
+         "  vacation [start DAYS | end]      your time per move stands still while you are away (a game clock runs on)\n"
          "  tournament [list] | tournament new NAME [--players N] [--swiss ROUNDS | --knockout]\n"
          "    [--time 3d | --clock 15m+10s] [--starts WHEN] [--private] [--organise-only] [--option KEY]\n"
          "    | tournament show|join|leave|start|cancel ID [INVITE] | tournament remove ID NAME REASON...   (WHEN: 2h or 3d from now, or 2026-12-01T18:00 UTC)\n"

@@ -317,7 +317,7 @@ int main(int argc, char** argv) {
   email->add_option("--digest-hours", digest_hours, "With --turns digest (implied when alone): at most one digest every N hours, 1 to 168 (24 at first)");
   std::vector<std::string> vacation_words;
   auto* vacation = app.add_subcommand(
-      "vacation", "Vacation: your time per move stands still; show, start DAYS, or end");
+      "vacation", "Vacation: your time per move stands still (a game clock runs on); show, start DAYS, or end");
   vacation->add_option("WORDS", vacation_words, "start DAYS | end (nothing: show)");
   auto* tournament = app.add_subcommand(
       "tournament",

@@ -391,7 +391,7 @@ class GameService {
   // `unrated`: the game is stored as no longer rated, so that its end moves no rating.
   // `withdrawn`: an open game kept for a player, withdrawn or lapsed: they are told so in these words.
   void finish(const std::shared_ptr<Game>& g, const std::optional<Caller>& c, std::int64_t actor,
-              const std::string& result, const std::string& reason, const std::string& what, bool unrated = false,
+              const std::string& result, const std::string& reason, const std::string& what, const std::string& unrated = "",
               const std::string& withdrawn = "");
   // An open game kept for a player, as its withdrawal tells them of it.
   struct WithdrawnOffer {

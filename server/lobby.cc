@@ -438,7 +438,7 @@ bool GameService::set_aside(const std::string& game_id, std::int64_t user_id, co
     finish(g, std::nullopt, user_id, suspended ? "Cancelled" : "Declined", why, "decline");
   } else if (g->status == Game::Status::Open && g->creator == user_id && suspended) {
     // (An account is closed only once no game it made waits.)
-    finish(g, std::nullopt, user_id, "Cancelled", why, "withdrawal", false, "its maker's account is suspended");
+    finish(g, std::nullopt, user_id, "Cancelled", why, "withdrawal", "", "its maker's account is suspended");
   } else if (g->status == Game::Status::Playing && suspended && g->side_of(user_id) >= 0) {
     finish(g, std::nullopt, user_id, g->side_of(user_id) == 0 ? "German victory" : "Soviet victory", why, "resignation");
   } else {
@@ -458,7 +458,7 @@ GameService::OperatorEndOutcome GameService::end_by_operator(const std::string& 
   std::lock_guard lock(g->mu);
   if (g->pending > 0 || g->broken) return OperatorEndOutcome::Later;  // the next poll comes back to it
   if (g->status == Game::Status::Open) {
-    finish(g, std::nullopt, 0, "Cancelled", operator_end_text(true, why), "cancellation", false,
+    finish(g, std::nullopt, 0, "Cancelled", operator_end_text(true, why), "cancellation", "",
            operator_withdrawal_text(why));
   } else if (g->status == Game::Status::Playing) {
     finish(g, std::nullopt, 0, "Aborted", operator_end_text(false, why), "abort");
@@ -480,7 +480,7 @@ void GameService::adjudicate(const Caller& c, const std::string& game_id, const 
   if (g->status != Game::Status::Playing || g->broken) return c.error(wire::CONFLICT, not_in_play);
   if (g->pending > 0) return c.error(wire::CONFLICT, "A move of game " + game_id + " is being stored; try again.");
   // Not played out: as with the operator's abort, no rating moves.
-  finish(g, c, c.user_id, result, reason, "decision", true);
+  finish(g, c, c.user_id, result, reason, "decision", "not rated: decided by the organiser without being played out");
 }
 
 GameService::OperatorEndOutcome GameService::end_unloadable(const std::string& game_id, const std::string& why) {
@@ -854,11 +854,12 @@ void GameService::join(const Caller& c, const wire::JoinGame& req) {
                                         ? "This game is private: joining it needs its invite code."
                                         : "That is not this game's invite code; ask its maker, who can see it in their games.");
   }
+  // A rematch accepted is begun like any other: its reservation speaks only while it is open.
+  if (g->status == Game::Status::Playing) return c.error(wire::CONFLICT, "The game has already started: it can be watched, not joined.");
+  if (g->status == Game::Status::Finished) return c.error(wire::CONFLICT, "The game is over.");
   if (!g->challenge() && g->reserved_for != 0 && g->reserved_for != c.user_id) {
     return c.error(wire::FORBIDDEN, "This game is a rematch kept for " + g->reserved_name + ".");
   }
-  if (g->status == Game::Status::Playing) return c.error(wire::CONFLICT, "The game has already started.");
-  if (g->status == Game::Status::Finished) return c.error(wire::CONFLICT, "The game is over.");
   if (g->pending > 0) return c.error(wire::CONFLICT, "The game is not ready yet; try again.");
   const int seat = g->user[0] == 0 ? 0 : 1;
   // A spectator's stream on this connection, or another of the player's, would go on
@@ -928,7 +929,7 @@ void GameService::resign(const Caller& c, const wire::Resign& req) {
   if (side < 0) return;
   if (g->status == Game::Status::Finished) return c.error(wire::CONFLICT, "The game is over.");
   if (g->status == Game::Status::Open) {
-    finish(g, c, c.user_id, "Cancelled", "The game was withdrawn before anyone joined.", "resignation", false,
+    finish(g, c, c.user_id, "Cancelled", "The game was withdrawn before anyone joined.", "resignation", "",
            "withdrawn by its maker");
   } else {
     finish(g, c, c.user_id, side == 0 ? "German victory" : "Soviet victory",
@@ -939,19 +940,21 @@ void GameService::resign(const Caller& c, const wire::Resign& req) {
 // Called with g->mu held. The end is announced once it is durable; if it cannot
 // be stored, the game goes on as it was.
 void GameService::finish(const std::shared_ptr<Game>& g, const std::optional<Caller>& c, std::int64_t actor,
-                         const std::string& result, const std::string& reason, const std::string& what, bool unrated,
+                         const std::string& result, const std::string& reason, const std::string& what, const std::string& unrated,
                          const std::string& withdrawn) {
   const auto before = g->status;
   const int offer = g->draw_offer;
   const bool was_rated = g->rated;
-  if (unrated) g->rated = false;
+  // Made unrated by its end (`unrated` says why): stored with the end, as a rated game's reason is.
+  if (!unrated.empty()) g->rated = false;
   end_game(*g, result, reason);
   ++g->pending;
   auto rating = std::make_shared<Ratings::Outcome>();
   storage_.write(
       [g, result, reason, rating, unrated, turn = before == Game::Status::Open ? 0 : g->match->turn()](Db& db) {  // never begun: no turn
-        if (unrated) db.prepare("UPDATE games SET rated = 0 WHERE id = ?").run(g->id);
+        if (!unrated.empty()) db.prepare("UPDATE games SET rated = 0, unrated_reason = ? WHERE id = ?").run(unrated, g->id);
         *rating = store_end(db, g->id, result, reason, turn);
+        if (!unrated.empty()) rating->unrated_reason = unrated;
       },
       [this, g, c, actor, before, offer, what, rating, was_rated, withdrawn](bool ok) {
         std::lock_guard l(g->mu);
@@ -1114,7 +1117,7 @@ void GameService::expire_overdue(bool sweep) {
            g->challenge()         ? g->reserved_name + " did not answer the challenge within " + within + ": the server withdrew it."
            : g->reserved_for != 0 ? g->reserved_name + " did not take up the rematch within " + within + ": the server withdrew it."
                                   : "Nobody joined within " + within + ": the server withdrew the game.",
-           "withdrawal", false, "lapsed unanswered");
+           "withdrawal", "", "lapsed unanswered");
   }
   if (sweep) {
     const auto overdue = storage_.read([](Db& db) {

@@ -239,6 +239,16 @@ TEST(GameClock, TypedAndShownAsPeopleWriteIt) {
   g.set_deadline_unix(1000000 + 600);
   EXPECT_EQ(describe_clock(g, 1000000), "clock 15m+10s: Soviet 11:40, German 10:00 (running)")
       << "the running clock is read from its deadline";
+  // A vacation does not hold a game clock: the list says that the away player's runs on.
+  g.set_soviet("alice");
+  g.set_german("bob");
+  g.set_german_vacation_until(1000000 + 86400);
+  EXPECT_EQ(describe_clock(g, 1000000),
+            "clock 15m+10s: Soviet 11:40, German 10:00 (running: a game clock is not held while bob is on vacation)");
+  g.set_german_vacation_until(0);
+  g.set_soviet_vacation_until(1000000 + 86400);
+  EXPECT_EQ(describe_clock(g, 1000000), "clock 15m+10s: Soviet 11:40, German 10:00 (running)") << "a clock that stands is not said";
+  g.set_soviet_vacation_until(0);
   const auto late = clock_left(g, 1000000 + 900);
   EXPECT_EQ(late.soviet, 700);
   EXPECT_EQ(late.german, 0) << "never below zero";
@@ -532,6 +542,11 @@ TEST(TournamentSwiss, TypedAndShownWithItsRoundsAndByes) {
   EXPECT_EQ(tournament_start_notice(t),
             "Round 2 of 3 of the tournament \"Swiss Open\" has begun (carol sits out this round): `tournament show t2`.");
   EXPECT_NE(describe_tournament(t).find("carol sits out round 2.\n"), std::string::npos) << describe_tournament(t);
+  // carol herself reads that she sits out, not her name.
+  EXPECT_EQ(tournament_start_notice(t, "carol"),
+            "Round 2 of 3 of the tournament \"Swiss Open\" has begun: `tournament show t2`. You sit out this round, for 2 points.");
+  EXPECT_EQ(tournament_start_notice(t, "bob"),
+            "Round 2 of 3 of the tournament \"Swiss Open\" has begun (carol sits out this round): `tournament show t2`.");
   // An entrant is told whom they play in the round.
   t.set_your_opponent("bob");
   EXPECT_EQ(tournament_start_notice(t),
@@ -600,6 +615,9 @@ TEST(TournamentKnockOut, TypedAndShownWithItsBracketRoundsAndWhoWentOutWhen) {
   EXPECT_NE(tournament_line(t).find("knock-out, round 1 of 3"), std::string::npos) << tournament_line(t);
   EXPECT_EQ(tournament_start_notice(t),
             "The tournament \"Club Cup\" has started (carol, dave, erin sit out this round): `tournament show t3`.");
+  EXPECT_EQ(tournament_start_notice(t, "dave"),
+            "The tournament \"Club Cup\" has started (carol, erin sit out this round): `tournament show t3`. You sit out this "
+            "round and go through to the next.");
   auto* in = t.add_standings();
   in->set_rank(1);
   in->set_player("alice");
@@ -913,11 +931,18 @@ TEST(GamesList, AFinishedGameSaysWhyItEndedAndADecidedOneWhyItIsNotRated) {
   g.set_rated(false);
   g.set_result_reason("Decided by carl, the organiser of the tournament \"Spring\": German victory, without being played out "
                       "(no rating changes). The Soviet player has left.");
+  g.set_unrated_reason("not rated: decided by the organiser without being played out");
   const std::string line = game_line(g);
   EXPECT_NE(line.find("  tournament t1, round 2  not rated: decided by the organiser without being played out  German victory ("),
             std::string::npos) << line;
   EXPECT_NE(line.find("The Soviet player has left."), std::string::npos) << line;
   EXPECT_EQ(line.find("casual"), std::string::npos) << line;
+  EXPECT_EQ(line.find("not rated", line.find("not rated") + 1), std::string::npos) << "said once: " << line;
+  // The server's unrated_reason tells it, not the reason's words: a casual tournament's game reads
+  // "casual" whatever its reason says.
+  g.clear_unrated_reason();
+  EXPECT_NE(game_line(g).find("  casual"), std::string::npos) << game_line(g);
+  EXPECT_EQ(game_line(g).find("not rated"), std::string::npos) << game_line(g);
   g.set_result_reason("The German player resigned.");  // a casual tournament's game, played out
   EXPECT_NE(game_line(g).find("  casual"), std::string::npos) << game_line(g);
 }

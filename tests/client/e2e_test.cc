@@ -801,6 +801,14 @@ TEST_F(TwoPlayers, AGameClockIsTypedOnTheCommandLineAndBothClocksShowInTheGamesL
   auto shown = cli(alice_, {"show", game});
   ASSERT_EQ(shown.code, 0) << shown.err;
   EXPECT_NE(shown.out.find("Time: clock 15m+10s: Soviet "), std::string::npos) << shown.out;
+  // A vacation does not hold a game clock: with both players away, the list says the running one runs on.
+  ASSERT_EQ(cli(alice_, {"vacation", "start", "1"}).code, 0);
+  ASSERT_EQ(cli(bob_, {"vacation", "start", "1"}).code, 0);
+  const auto away = cli(bob_, {"games"});
+  ASSERT_EQ(away.code, 0) << away.err;
+  const std::regex runs_on(" \\(running: a game clock is not held while (alice|bob) is on vacation\\)");
+  EXPECT_TRUE(std::regex_search(away.out, runs_on)) << away.out;
+  EXPECT_EQ(away.out.find("per move, held while"), std::string::npos) << "no time per move to hold: " << away.out;
 }
 
 // A player looking for a game reads the open games a page at a time, told how
@@ -1387,7 +1395,7 @@ TEST_F(TwoPlayers, ASwissIsShownRoundByRoundInItsCrossTable) {
 }
 
 // Of three entrants in a Swiss, the one who sits out the round is told "You sit out"; one who
-// withdraws is not told whom they play.
+// withdraws is not told whom they play, and reads that they withdrew.
 TEST_F(TwoPlayers, ASwissTellsItsReaderThatTheySitOutAndAWithdrawnEntrantNoPairing) {
   Player carol{"carol", temp_dir("carol-swiss"), ""};
   ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
@@ -1415,6 +1423,11 @@ TEST_F(TwoPlayers, ASwissTellsItsReaderThatTheySitOutAndAWithdrawnEntrantNoPairi
   EXPECT_FALSE(std::regex_search(left.out, pairing)) << left.out;
   const Result after = cli(*playing, {"tournament", "show", id});
   EXPECT_FALSE(std::regex_search(after.out, pairing)) << after.out;
+  // Its header says they withdrew, not that they play.
+  EXPECT_NE(after.out.find("  you withdrew\n"), std::string::npos) << after.out;
+  EXPECT_EQ(after.out.find("  you play"), std::string::npos) << after.out;
+  const Result others = cli(*sitter, {"tournament", "show", id});
+  EXPECT_NE(others.out.find("  you play\n"), std::string::npos) << "still in it: " << others.out;
   std::error_code ec;
   fs::remove_all(carol.config, ec);
 }

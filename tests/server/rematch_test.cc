@@ -91,6 +91,27 @@ TEST_F(ServerRematch, ARematchSwapsTheSidesKeepsTheTermsAndWaitsForTheOpponentAl
   EXPECT_EQ(ask_rematch(*alice, id).error().code(), wire::CONFLICT) << "the rematch itself is not over";
 }
 
+// Once accepted, a rematch is a game under way like any other: joining it says so, not
+// that it is kept for a player who has it already.
+TEST_F(ServerRematch, JoiningAnAcceptedRematchSaysItHasStarted) {
+  auto alice = user("alice"), bob = user("bob"), carol = user("carol");
+  const std::string old = finished_game(*alice, *bob);
+  ASSERT_FALSE(HasFailure());
+  auto offered = ask_rematch(*alice, old);
+  ASSERT_TRUE(offered.has_game_created()) << offered.DebugString();
+  const std::string id = offered.game_created().game().game_id();
+  const auto kept = carol->join(id);
+  EXPECT_EQ(kept.error().code(), wire::FORBIDDEN) << "while open, it is kept for bob";
+  EXPECT_EQ(kept.error().message(), "This game is a rematch kept for bob.");
+  ASSERT_TRUE(ask_rematch(*bob, old).has_game()) << "accepted";
+  const auto started = carol->join(id);
+  EXPECT_EQ(started.error().code(), wire::CONFLICT) << started.DebugString();
+  EXPECT_EQ(started.error().message(), "The game has already started: it can be watched, not joined.");
+  EXPECT_EQ(alice->join(id).error().message(), "You are already in this game.");
+  const auto watched = carol->watch(id);
+  EXPECT_TRUE(watched.has_game()) << "it can be watched: " << watched.DebugString();
+}
+
 TEST_F(ServerRematch, AWithdrawnRematchIsToldToTheOpponentAndMayBeOfferedAgainByEitherPlayer) {
   auto alice = user("alice"), bob = user("bob");
   ASSERT_TRUE(bob->follow_turns().has_ok());

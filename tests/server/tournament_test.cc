@@ -1177,6 +1177,7 @@ TEST_F(ServerTournament, TheOrganiserAdjudicatesAGameInPlayAndTheStandingsAndNex
     EXPECT_NE(ended->game_ended().reason().find(said), std::string::npos) << ended->DebugString();
     EXPECT_NE(ended->game_ended().reason().find(reason), std::string::npos) << ended->DebugString();
     EXPECT_FALSE(ended->game_ended().rating_counted()) << "not played out: no rating moves";
+    EXPECT_EQ(ended->game_ended().unrated_reason(), "not rated: decided by the organiser without being played out");
   }
   const auto again = olga.request(adjudicate(g.game_id(), "german", reason));
   EXPECT_EQ(code_of(again), wire::CONFLICT) << "a finished game is not decided again";
@@ -1188,6 +1189,21 @@ TEST_F(ServerTournament, TheOrganiserAdjudicatesAGameInPlayAndTheStandingsAndNex
     EXPECT_NE(x.result_reason().find(said), std::string::npos) << x.result_reason();
     EXPECT_FALSE(x.rated());
     EXPECT_FALSE(x.rating_counted());
+    EXPECT_EQ(x.unrated_reason(), "not rated: decided by the organiser without being played out") << "why, in its summary";
+  }
+  // Its player's games list says why it is not rated, as stored.
+  {
+    wire::ClientMessage mine;
+    mine.mutable_my_games();
+    const auto listed_mine = soviet.request(mine);
+    ASSERT_TRUE(listed_mine.has_game_list()) << listed_mine.DebugString();
+    bool seen = false;
+    for (const auto& x : listed_mine.game_list().games()) {
+      if (x.game_id() != g.game_id()) continue;
+      seen = true;
+      EXPECT_EQ(x.unrated_reason(), "not rated: decided by the organiser without being played out") << x.DebugString();
+    }
+    EXPECT_TRUE(seen);
   }
   EXPECT_EQ(standing_of(t, g.soviet())->won(), 1) << "the standings count it";
   EXPECT_EQ(standing_of(t, g.german())->lost(), 1);
