@@ -388,7 +388,7 @@ class GameService {
   void end_on_time(const std::shared_ptr<Game>& g, std::int64_t actor);
   // Ends a game for a reason outside the rules; `c`, when given, is answered.
   // `actor` ended it (0: nobody): everyone else is told.
-  // `unrated`: the game is stored as no longer rated, so that its end moves no rating.
+  // `unrated`, when not empty: why the game is stored as no longer rated (its unrated_reason), so that its end moves no rating.
   // `withdrawn`: an open game kept for a player, withdrawn or lapsed: they are told so in these words.
   void finish(const std::shared_ptr<Game>& g, const std::optional<Caller>& c, std::int64_t actor,
               const std::string& result, const std::string& reason, const std::string& what, const std::string& unrated = "",
