@@ -12,6 +12,13 @@ namespace {
 constexpr int kEvidenceLines = 20;
 constexpr std::size_t kMostReportReason = 200;
 
+// A mute or unmute stored for its limit; those past the limit's window go.
+void note_mute_change(Db& db, std::int64_t user_id, std::chrono::seconds window) {
+  const std::int64_t now = unix_now();
+  db.prepare("DELETE FROM mute_changes WHERE changed_unix <= ?").run(now - window.count());
+  db.prepare("INSERT INTO mute_changes (user_id, changed_unix) VALUES (?, ?)").run(user_id, now);
+}
+
 }  // namespace
 
 std::string chat_ban_text(std::int64_t until_unix, const std::string& reason) {
@@ -32,6 +39,27 @@ void ChatModeration::load(Storage& storage) {
     mutes_ = std::move(mutes);
   }
   poll_bans(storage);
+}
+
+void GameService::load_moderation_limits() {
+  const std::int64_t now = unix_now();
+  struct Counted {
+    std::vector<std::pair<std::int64_t, std::int64_t>> mutes, reports;  // user, when
+  };
+  const auto counted = storage_.read([&](Db& db) {
+    Counted out;
+    auto& m = db.prepare("SELECT user_id, changed_unix FROM mute_changes WHERE changed_unix > ?");
+    m.bind_all(now - kMuteChangeWindow.count());
+    while (m.step()) out.mutes.emplace_back(m.integer(0), m.integer(1));
+    auto& r = db.prepare("SELECT reporter_id, created_unix FROM chat_reports WHERE created_unix > ?");
+    r.bind_all(now - kReportWindow.count());
+    while (r.step()) out.reports.emplace_back(r.integer(0), r.integer(1));
+    return out;
+  });
+  for (const auto& [user, at] : counted.mutes) mutes_by_user_.counted_before(std::to_string(user), std::chrono::seconds(now - at));
+  for (const auto& [user, at] : counted.reports) {
+    reports_by_user_.counted_before(std::to_string(user), std::chrono::seconds(now - at));
+  }
 }
 
 bool ChatModeration::muted(std::int64_t reader, std::int64_t writer) const {
@@ -143,6 +171,7 @@ void GameService::mute(const Caller& c, const wire::Mute& req) {
   storage_.write(
       [uid = c.user_id, id](Db& db) {
         db.prepare("INSERT OR IGNORE INTO mutes (user_id, muted_id, created_unix) VALUES (?, ?, ?)").run(uid, id, unix_now());
+        note_mute_change(db, uid, kMuteChangeWindow);
       },
       [this, c, id, name = player.name](bool ok) {
         if (!ok) {
@@ -166,7 +195,10 @@ void GameService::unmute(const Caller& c, const wire::Unmute& req) {
   }
   moderation_.remove_mute(c.user_id, id);
   storage_.write(
-      [uid = c.user_id, id](Db& db) { db.prepare("DELETE FROM mutes WHERE user_id = ? AND muted_id = ?").run(uid, id); },
+      [uid = c.user_id, id](Db& db) {
+        db.prepare("DELETE FROM mutes WHERE user_id = ? AND muted_id = ?").run(uid, id);
+        note_mute_change(db, uid, kMuteChangeWindow);
+      },
       [this, c, id, name = player.name](bool ok) {
         if (!ok) {
           moderation_.add_mute(c.user_id, id);

@@ -122,8 +122,8 @@ GameService::GameService(Storage& storage, Rulesets rulesets, const Config& conf
       standing_by_user_(kStandingChangesPerMinute, std::chrono::minutes(1)),
       rematch_offers_by_user_(kRematchOffersPerHour, std::chrono::hours(1)),
       challenges_by_user_(kChallengesPerHour, std::chrono::hours(1)),
-      mutes_by_user_(kMuteChangesPerMinute, std::chrono::minutes(1)),
-      reports_by_user_(kReportsPerHour, std::chrono::hours(1)) {}
+      mutes_by_user_(kMuteChangesPerMinute, kMuteChangeWindow),
+      reports_by_user_(kReportsPerHour, kReportWindow) {}
 
 game::ViewerKind GameService::viewer_of(Seat s) {
   switch (s) {
@@ -652,18 +652,19 @@ void GameService::send_digests() {
     // A game the player watches or follows is no news; one while they are on vacation waits with them.
     if (!wanted.count(user) || vacations_.running(user) || !away(*g, seat)) continue;
     constexpr std::size_t kDigestEvents = 5;  // one short block per game
-    waiting[user].push_back(Mailer::Waiting{summary(*g, seat), since_looked(*g, seat, kDigestEvents)});
+    waiting[user].push_back(Mailer::Waiting{summary(*g, seat), since_looked(*g, seat, kDigestEvents), g->committed});
   }
   std::vector<std::int64_t> idle;
   for (const auto user : due) {
     if (!waiting.count(user)) idle.push_back(user);
   }
-  mailer_.nothing_waits(idle, now);
   for (auto& [user, games] : waiting) {
     std::sort(games.begin(), games.end(),
               [](const Mailer::Waiting& a, const Mailer::Waiting& b) { return a.game.game_id() < b.game.game_id(); });
-    mailer_.digest(user, games, now);
+    // Nothing new since the last digest: looked at again as a player for whom nothing waits.
+    if (!mailer_.digest(user, games, now)) idle.push_back(user);
   }
+  mailer_.nothing_waits(idle, now);
 }
 
 std::map<std::int64_t, std::vector<wire::GameSummary>> GameService::announce_started(const std::vector<std::string>& ids, bool each_game) {

@@ -249,6 +249,9 @@ class GameService {
   void list_muted(const Caller& c);
   void report_chat(const Caller& c, const wire::ReportChat& req);
   ChatModeration& chat_moderation() { return moderation_; }
+  // The mutes, unmutes and reports stored within their limits' windows, read at the
+  // start: a restart does not give a player their limits afresh.
+  void load_moderation_limits();
   void get_log(const Caller& c, const wire::GetLog& req);
   // A scenario's data, to anyone, logged in or not: it is printed on every copy of the game.
   void get_scenario(const Caller& c, const wire::GetScenario& req);
@@ -511,6 +514,7 @@ class GameService {
   RecentAttempts mutes_by_user_, reports_by_user_;
   static constexpr int kMuteChangesPerMinute = 30;
   static constexpr int kReportsPerHour = 10;
+  static constexpr std::chrono::seconds kMuteChangeWindow{60}, kReportWindow{3600};
   // Connections that follow their user's turns, by user. Taken after a game's mu, never before.
   std::mutex online_mu_;
   std::unordered_multimap<std::int64_t, std::pair<std::uint64_t, std::weak_ptr<Peer>>> online_;

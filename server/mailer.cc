@@ -90,6 +90,8 @@ Mailer::Mailer(Storage& storage, const Config& config) : storage_(storage), conf
                                                            : wire::TURN_MAIL_EACH,
                                           static_cast<int>(t.integer(2)), t.integer(3)};
     }
+    auto& l = db.prepare("SELECT user_id, game_id, version FROM digest_listed");
+    while (l.step()) digest_listed_[l.integer(0)][l.text(1)] = l.integer(2);
     return 0;
   });
 }
@@ -319,25 +321,45 @@ std::string time_left_words(std::int64_t seconds) {
 }
 }  // namespace
 
-void Mailer::digest(std::int64_t user_id, const std::vector<Waiting>& games, std::int64_t now) {
+bool Mailer::digest(std::int64_t user_id, const std::vector<Waiting>& games, std::int64_t now) {
   const std::string to = address_of(user_id);
-  if (to.empty() || games.empty() || !enabled()) return;
+  if (to.empty() || games.empty() || !enabled()) return false;
   const TurnMail t = turn_mail(user_id);
+  // The games the last digest listed as they wait now: no news, and no mail, when every one is.
+  std::vector<bool> listed_before(games.size(), false);
+  std::size_t fresh = 0;
+  std::map<std::string, std::int64_t> listing;
   {
-    // At once, so that the next tick does not send it again while it is being stored.
     std::lock_guard lock(addresses_mu_);
+    const auto it = digest_listed_.find(user_id);
+    for (std::size_t i = 0; i < games.size(); ++i) {
+      const auto& id = games[i].game.game_id();
+      listing[id] = games[i].version;
+      if (it != digest_listed_.end()) {
+        const auto was = it->second.find(id);
+        listed_before[i] = was != it->second.end() && was->second == games[i].version;
+      }
+      if (!listed_before[i]) ++fresh;
+    }
+    if (fresh == 0) return false;
+    // At once, so that the next tick does not send it again while it is being stored.
     turn_mail_[user_id].digest_sent = now;
+    digest_listed_[user_id] = listing;
   }
   const auto& first = games.front().game;
   const std::string me = first.your_side() == "soviet" ? first.soviet() : first.german();
+  const std::size_t still = games.size() - fresh;
   std::string body = "Hello " + me + ",\n\n" +
                      (games.size() == 1 ? std::string("one game waits") : std::to_string(games.size()) + " games wait") +
-                     " for your move:\n";
-  for (const auto& [g, since] : games) {
+                     " for your move" +
+                     (still == 0 ? std::string("") : ", " + std::to_string(fresh) + " new since the last digest") + ":\n";
+  for (std::size_t i = 0; i < games.size(); ++i) {
+    const auto& [g, since, version] = games[i];
     const bool soviet = g.your_side() == "soviet";
     body += "\nGame " + g.game_id() + " against " + (soviet ? g.german() : g.soviet()) + " (" +
             (g.scenario().empty() ? "counterattack" : g.scenario()) + ", turn " + std::to_string(g.turn()) + ", you play the " +
             (soviet ? "Soviet" : "German") + " side)\n";
+    if (listed_before[i]) body += "  Still waiting, as in the last digest\n";
     if (g.deadline_unix() > 0) {
       const std::time_t d = static_cast<std::time_t>(g.deadline_unix());
       std::tm utc{};
@@ -359,17 +381,23 @@ void Mailer::digest(std::int64_t user_id, const std::vector<Waiting>& games, std
   }
   body += "\nYou get this digest at most once every " + std::to_string(t.digest_hours) +
           (t.digest_hours == 1 ? " hour" : " hours") +
-          " while games wait for you. A mail per game instead: " + command("email --turns each") + "; none: " +
+          ", when a game waits for you that the last one did not list (or something happened in it since)."
+          " A mail per game instead: " + command("email --turns each") + "; none: " +
           command("email --turns off") + ".\n" + kFooter;
   const std::string subject = games.size() == 1 ? "Your move in game " + first.game_id()
                                                 : "Your move in " + std::to_string(games.size()) + " games";
   storage_.write(
-      [user_id, to, subject, body, now](Db& db) {
+      [user_id, to, subject, body, now, listing = std::move(listing)](Db& db) {
         db.prepare("INSERT INTO outbox (user_id, to_address, subject, body, created_unix, next_attempt_unix) VALUES (?, ?, ?, ?, ?, ?)")
             .run(user_id, to, subject, body, now, now);
         db.prepare("UPDATE users SET digest_sent_unix = ? WHERE id = ?").run(now, user_id);
+        db.prepare("DELETE FROM digest_listed WHERE user_id = ?").run(user_id);
+        for (const auto& [game_id, version] : listing) {
+          db.prepare("INSERT INTO digest_listed (user_id, game_id, version) VALUES (?, ?, ?)").run(user_id, game_id, version);
+        }
       },
       stored("digest could not be stored in the outbox"));
+  return true;
 }
 
 void Mailer::deadline_near(std::int64_t user_id, const wire::GameSummary& game, bool moved) {

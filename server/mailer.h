@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -80,13 +81,16 @@ class Mailer {
   };
   // `moved`: the player has given an order of their own in the game (else its time-out aborts it).
   void your_turn(std::int64_t user_id, const wire::GameSummary& game, const SinceLooked& since, bool moved);
-  // The digest of the games that wait for the player (each as their view reads it);
-  // `now` is stored as when it went, in the outbox's write.
+  // The digest of the games that wait for the player (each as their view reads it,
+  // `version` the one it waits at); `now` is stored as when it went, in the outbox's
+  // write, with the games it lists. None, and false, when every game was listed by the
+  // last digest at the same version: nothing is new to the player.
   struct Waiting {
     wire::GameSummary game;
     SinceLooked since;
+    std::int64_t version = 0;
   };
-  void digest(std::int64_t user_id, const std::vector<Waiting>& games, std::int64_t now);
+  bool digest(std::int64_t user_id, const std::vector<Waiting>& games, std::int64_t now);
   void deadline_near(std::int64_t user_id, const wire::GameSummary& game, bool moved);
   void game_over(std::int64_t user_id, const wire::GameSummary& game, const std::string& reason);
   // The opponent of a finished game offers the player its rematch.
@@ -126,6 +130,8 @@ class Mailer {
   std::unordered_map<std::int64_t, std::string> addresses_;
   std::unordered_map<std::int64_t, TurnMail> turn_mail_;  // under addresses_mu_: only those not the default
   std::unordered_map<std::int64_t, std::int64_t> digest_look_again_;  // under addresses_mu_: see nothing_waits
+  // Under addresses_mu_: by player, the games their last digest listed and the version of each (digest_listed).
+  std::unordered_map<std::int64_t, std::map<std::string, std::int64_t>> digest_listed_;
 
   std::mutex mu_;
   std::condition_variable cv_;

@@ -439,6 +439,7 @@ int main(int argc, char** argv) {
   games.resume_clocks();
   games.preload();
   games.chat_moderation().load(*storage);
+  games.load_moderation_limits();
   Tournaments tournaments(*storage, rulesets, cfg, mailer, games,
                           [&ioc](std::function<void()> job) { net::post(ioc, std::move(job)); });
   accounts.purge_expired();

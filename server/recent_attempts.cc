@@ -1,5 +1,7 @@
 #include "recent_attempts.h"
 
+#include <algorithm>
+
 namespace counterattack::server {
 
 bool RecentAttempts::begin(const std::string& key) {
@@ -27,6 +29,14 @@ void RecentAttempts::end(const std::string& key, bool counted) {
       return kv.second.under_way == 0 && (kv.second.counted.empty() || kv.second.counted.back() < horizon);
     });
   }
+}
+
+void RecentAttempts::counted_before(const std::string& key, std::chrono::seconds ago) {
+  if (ago >= window_) return;
+  const auto at = Clock::now() - std::max(ago, std::chrono::seconds(0));
+  std::lock_guard lock(mu_);
+  auto& counted = entries_[key].counted;
+  counted.insert(std::upper_bound(counted.begin(), counted.end(), at), at);
 }
 
 }  // namespace counterattack::server

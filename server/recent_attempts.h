@@ -29,6 +29,9 @@ class RecentAttempts {
     end(key, true);
     return true;
   }
+  // An attempt counted `ago` before now, as stored before a restart: it holds its place
+  // for the rest of the window.
+  void counted_before(const std::string& key, std::chrono::seconds ago);
 
  private:
   struct Entry {
