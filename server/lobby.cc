@@ -492,12 +492,14 @@ GameService::OperatorEndOutcome GameService::end_unloadable(const std::string& g
   auto offer = std::make_shared<WithdrawnOffer>();
   auto ended = std::make_shared<wire::ServerMessage>();
   auto players = std::make_shared<std::array<std::int64_t, 2>>();
+  auto names = std::make_shared<std::array<std::string, 2>>();
   storage_.write(
-      [game_id, why, ended_in, offer, ended, players](Db& db) {
+      [game_id, why, ended_in, offer, ended, players, names](Db& db) {
         auto& q = db.prepare(
             "SELECT g.status, g.tournament_id, g.reserved_for, g.creator_id, COALESCE(u.name, ''), g.rematch_of, g.offer_quiet,"
-            " COALESCE(g.soviet_id, 0), COALESCE(g.german_id, 0), g.rated"
-            " FROM games g LEFT JOIN users u ON u.id = g.creator_id WHERE g.id = ?");
+            " COALESCE(g.soviet_id, 0), COALESCE(g.german_id, 0), g.rated, COALESCE(s.name, ''), COALESCE(d.name, '')"
+            " FROM games g LEFT JOIN users u ON u.id = g.creator_id LEFT JOIN users s ON s.id = g.soviet_id"
+            " LEFT JOIN users d ON d.id = g.german_id WHERE g.id = ?");
         q.bind_all(game_id);
         std::string status, tournament_id;
         bool rated = false;
@@ -508,6 +510,7 @@ GameService::OperatorEndOutcome GameService::end_unloadable(const std::string& g
           if (const auto quiet = q.integer(6); quiet >= 0) offer->quiet = quiet == 1;
           *players = {q.integer(7), q.integer(8)};
           rated = q.integer(9) != 0;
+          *names = {q.text(10), q.text(11)};
         }
         if (status != "open" && status != "playing") return;
         const bool open = status == "open";
@@ -518,16 +521,23 @@ GameService::OperatorEndOutcome GameService::end_unloadable(const std::string& g
         *ended = game_ended_message(game_id, result, reason, rated, rating.unrated_reason);
         *ended_in = tournament_id;
       },
-      [this, ended_in, offer, why, ended, players](bool ok) {
+      [this, game_id, ended_in, offer, why, ended, players, names](bool ok) {
         if (!ok || !*ended_in) return;
         if (!(*ended_in)->empty() && tournament_game_end_) tournament_game_end_(**ended_in);
         tell_withdrawn(*offer, operator_withdrawal_text(why));
-        // Nobody can watch it: each player's connections that follow turns are told. No mail: the one
-        // a game's end sends offers its log with the seed revealed, which this game cannot give.
+        // Nobody can watch it: each player's connections that follow turns are told, and a player
+        // away is mailed, as for any game that ends, with why its log cannot be offered.
         const Frame frame = encode(*ended);
+        const auto& [soviet, german] = *players;
         for (int seat = 0; seat < 2; ++seat) {
           const auto user = (*players)[static_cast<std::size_t>(seat)];
-          if (user != 0 && (seat == 0 || user != (*players)[0])) tell_followers(user, frame);
+          if (user == 0 || (seat == 1 && user == soviet)) continue;
+          if (!tell_followers(user, frame) && soviet != 0 && german != 0 && mailer_.has_address(user)) {
+            // A game that never had an opponent is not worth a mail, as in tell_game_over.
+            const auto& e = ended->game_ended();
+            mailer_.unloadable_game_over(user, game_id, (*names)[static_cast<std::size_t>(seat)],
+                                         (*names)[static_cast<std::size_t>(1 - seat)], e.result(), e.reason());
+          }
         }
       });
   return OperatorEndOutcome::Unloadable;

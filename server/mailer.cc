@@ -418,6 +418,17 @@ void Mailer::game_over(std::int64_t user_id, const wire::GameSummary& game, cons
             (reason.empty() ? "" : " " + reason) + "\n\nIts whole log, with the dice seed revealed: " + command("export " + game.game_id()) + ".\n" + kFooter);
 }
 
+void Mailer::unloadable_game_over(std::int64_t user_id, const std::string& game_id, const std::string& player,
+                                  const std::string& opponent, const std::string& result, const std::string& reason) {
+  const std::string to = address_of(user_id);
+  if (to.empty()) return;
+  queue(user_id, to, "Game " + game_id + " is over: " + result,
+        "Hello " + player + ",\n\ngame " + game_id + " against " + opponent + " is over: " + result + "." +
+            (reason.empty() ? "" : " " + reason) +
+            "\n\nThe server could not load this game from its stored record, so it was ended as it stood, and its log"
+            " cannot be exported. The server's operator keeps the record: ask them about it.\n" + kFooter);
+}
+
 void Mailer::tournament_started(std::int64_t user_id, const std::string& player, const wire::Tournament& t,
                                 const std::vector<wire::GameSummary>& your_move, bool deciding) {
   const std::string to = address_of(user_id);

@@ -93,6 +93,10 @@ class Mailer {
   bool digest(std::int64_t user_id, const std::vector<Waiting>& games, std::int64_t now);
   void deadline_near(std::int64_t user_id, const wire::GameSummary& game, bool moved);
   void game_over(std::int64_t user_id, const wire::GameSummary& game, const std::string& reason);
+  // The game's end when its stored log could not be loaded and the operator ended it in
+  // its row alone: `player` and `opponent` by name; no log to offer, the operator to ask.
+  void unloadable_game_over(std::int64_t user_id, const std::string& game_id, const std::string& player,
+                            const std::string& opponent, const std::string& result, const std::string& reason);
   // The opponent of a finished game offers the player its rematch.
   void rematch_offered(std::int64_t user_id, const wire::RematchOffered& offer);
   // Another player challenges the player to a game kept for them.

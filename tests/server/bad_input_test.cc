@@ -647,8 +647,8 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
     // rules revision, which the game below is checked for, 031's seen versions,
     // 032's end reasons, 033's chat moderation, 034's turn mail settings,
     // 035's unrated reasons, 036's rounds reasons, 037's record for --status,
-    // 038's index of finished games, 039's end turns, 040's quiet challenges and 041's draw
-    // offer turns undone, so that all are applied again).
+    // 038's index of finished games, 039's end turns, 040's quiet challenges, 041's draw
+    // offer turns and 042's digest listings and mute changes undone, so that all are applied again).
     std::string err;
     Db db(db_path, false, err);
     ASSERT_TRUE(db.ok()) << err;
@@ -661,6 +661,8 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
     db.exec("ALTER TABLE games DROP COLUMN soviet_offered_turn");
     db.exec("ALTER TABLE games DROP COLUMN german_offered_turn");
     db.exec("DROP INDEX games_finished_by_end");
+    db.exec("DROP TABLE digest_listed");
+    db.exec("DROP TABLE mute_changes");
     db.exec("DROP TABLE mutes");
     db.exec("DROP TABLE chat_reports");
     db.exec("DROP INDEX users_chat_banned");

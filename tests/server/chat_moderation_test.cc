@@ -259,6 +259,40 @@ TEST_F(ServerChatModeration, ReportsOfBadInputAreRefusedAndStoreNothingAndAreRat
   EXPECT_TRUE(bob->request(report("alice", id, "Unfair.")).error().code() == wire::BAD_REQUEST) << "alice wrote nothing";
 }
 
+// The limits on reports (ten an hour) and on mutes and unmutes (thirty a minute) are
+// stored with what they count: a restart of the server gives nobody them afresh.
+TEST_F(ServerChatModeration, TheLimitsOnReportsAndMuteChangesHoldOverARestart) {
+  auto alice = user("alice"), bob = user("bob");
+  const std::string id = start_game(*alice, *bob);
+  ASSERT_TRUE(bob->request(chat(id, wire::PLAYERS, "a line")).has_ok());
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(alice->request(report("bob", id, "Rude " + std::to_string(i) + ".")).has_chat_reported()) << i;
+    ASSERT_EQ(operator_command("--handle-report " + std::to_string(i + 1)).status, 0) << i;
+  }
+  EXPECT_EQ(alice->request(report("bob", id, "Rude again.")).error().code(), wire::RATE_LIMITED);
+  for (int i = 0; i < 30; ++i) {
+    ASSERT_TRUE(alice->request(mute("bob", i % 2 == 0)).has_muted_players()) << i;
+  }
+  EXPECT_EQ(alice->request(mute("bob")).error().code(), wire::RATE_LIMITED);
+
+  alice.reset();
+  bob.reset();
+  ASSERT_EQ(server_->terminate(), 0);
+  restart();
+  alice = login_as("alice");
+  bob = login_as("bob");
+  ASSERT_TRUE(alice && bob);
+  const auto report_after = alice->request(report("bob", id, "Rude after the restart."));
+  EXPECT_EQ(report_after.error().code(), wire::RATE_LIMITED) << report_after.DebugString();
+  EXPECT_NE(report_after.error().message().find("10 reports in the last hour"), std::string::npos) << report_after.error().message();
+  const auto mute_after = alice->request(mute("bob"));
+  EXPECT_EQ(mute_after.error().code(), wire::RATE_LIMITED) << mute_after.DebugString();
+  EXPECT_TRUE(muted(*alice).empty()) << "refused, it changed nothing";
+  EXPECT_NE(operator_command("--reports").said.find("No report of chat waits to be handled."), std::string::npos);
+  // The limits are alice's alone.
+  EXPECT_TRUE(bob->request(mute("alice")).has_muted_players());
+}
+
 // A closed account writes no more chat: muting, reporting or barring it from chat would do
 // nothing, and is refused, changing nothing; a mute made before it closed is still undone.
 TEST_F(ServerChatModeration, AClosedAccountIsNotMutedReportedOrBarredFromChatButIsUnmuted) {

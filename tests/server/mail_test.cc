@@ -1155,10 +1155,61 @@ TEST_F(ServerMail, AChallengedPlayerAwayIsMailedTheChallengeUnlessTheirTurnMailI
   EXPECT_EQ(all.back().to, "carol@example.org") << "bob was mailed: " << all.back().data;
 }
 
+// A game whose stored log does not replay, ended by the operator in its row alone,
+// is mailed to a player away as any other game's end: the result and the operator's
+// words, and that it ended because the server could not load it, with the operator to
+// ask, instead of the export of a log that cannot be read. A player who follows turns
+// is told on their connection instead.
+TEST_F(ServerMail, APlayerAwayIsMailedTheEndOfAGameThatCouldNotBeLoaded) {
+  auto alice = user("alice"), bob = user("bob");
+  std::size_t mails = confirm_address(*alice, sink_, "alice@example.org");
+  mails = confirm_address(*bob, sink_, "bob@example.org");
+  ASSERT_FALSE(HasFailure());
+  const std::string broken = start_game(*alice, *bob);
+  auto turn = sink_.wait_for(mails + 1);  // alice, who follows no turns, is mailed her first move
+  ASSERT_EQ(turn.size(), mails + 1);
+  ASSERT_EQ(turn.back().header("Subject").rfind("Your move in game " + broken, 0), 0u) << turn.back().data;
+  mails = turn.size();
+  alice.reset();
+  bob.reset();
+  server_->kill9();
+  {
+    std::string err;
+    Db db(server_->data_dir() + "/counterattack.db", false, err);
+    ASSERT_TRUE(db.ok()) << err;
+    db.prepare("UPDATE games SET seed = x'00' WHERE id = ?").run(broken);
+    ASSERT_EQ(db.changes(), 1);
+  }
+  restart({}, mail_settings(sink_.url()));
+  bob = login_as("bob");
+  ASSERT_TRUE(bob->follow_turns().has_ok());
+
+  ASSERT_EQ(operator_command("--end-game " + broken + " --reason 'Abandoned.'").status, 0);
+  const auto all = sink_.wait_for(mails + 1, 20s);
+  ASSERT_EQ(all.size(), mails + 1);
+  const auto& over = all.back();
+  EXPECT_EQ(over.to, "alice@example.org");
+  EXPECT_EQ(over.header("Subject"), "Game " + broken + " is over: Aborted");
+  const std::string body = body_of(over);
+  for (const std::string& said :
+       {std::string("Hello alice,"), "game " + broken + " against bob is over: Aborted.",
+        std::string("Aborted by the server's operator, and no rating changes: Abandoned."),
+        std::string("The server could not load this game from its stored record"), std::string("ask them about it")}) {
+    EXPECT_NE(body.find(said), std::string::npos) << said << " in\n" << body;
+  }
+  EXPECT_EQ(body.find("export " + broken), std::string::npos) << "no log to export\n" << body;
+  const auto ended = bob->wait_for([&](const wire::ServerMessage& m) { return m.has_game_ended() && m.game_ended().game_id() == broken; });
+  EXPECT_TRUE(ended) << "bob, following turns, is told on his connection";
+  std::this_thread::sleep_for(4500ms);  // two more polls of the operator's requests
+  EXPECT_EQ(sink_.mails().size(), mails + 1) << "mailed once, and not to bob: " << sink_.mails().back().data;
+}
+
 // `digest`: one mail names every game that waits for the player, at most once an
-// interval, the interval's start kept over a restart; none while they are on
-// vacation, and an ended game is no longer in it.
-TEST_F(ServerMail, ADigestNamesEveryGameThatWaitsAtMostOnceAnInterval) {
+// interval, the interval's start kept over a restart, and only when a game waits
+// that the last digest did not list: the same list is not mailed again, over a
+// restart too, and a game listed before is named again, marked, beside a new one.
+// None while they are on vacation, and an ended game is no longer in it.
+TEST_F(ServerMail, ADigestComesAtMostOnceAnIntervalAndOnlyWhenAGameWaitsThatTheLastDidNotList) {
   const std::string settings = mail_settings(sink_.url()) + "digest_hour_seconds = 3\n";  // 3 hours: 9 s
   restart({}, settings);
   auto alice = user("alice"), bob = user("bob");
@@ -1178,31 +1229,53 @@ TEST_F(ServerMail, ADigestNamesEveryGameThatWaitsAtMostOnceAnInterval) {
   EXPECT_EQ(digest.header("Subject"), "Your move in 2 games");
   const std::string body = body_of(digest);
   for (const std::string& said :
-       std::vector<std::string>{"Hello alice,", "2 games wait for your move",
+       std::vector<std::string>{"Hello alice,", "2 games wait for your move:",
                                 "Game " + untimed + " against bob (counterattack, turn ", "Game " + timed + " against bob",
                                 "you play the Soviet side", "Untimed", "Time left: 1 day 23 hours",
                                 "counterattack --server wss://club.test:8443 play " + untimed, "at most once every 3 hours",
                                 "email --turns each"}) {
     EXPECT_NE(body.find(said), std::string::npos) << said << " in\n" << body;
   }
+  EXPECT_EQ(body.find("Still waiting"), std::string::npos) << "the first digest: every game is new\n" << body;
   mails = all.size();
 
-  // None before the interval has passed, over a restart too: then the next. The server
-  // stops once it has noted the digest sent, which a kill before could have it send again.
+  // None before the interval has passed, nor after it with nothing new, over a restart too.
+  // The server stops once it has noted the digest sent, which a kill before could have it send again.
   for (int i = 0; i < 100 && count_of(server_->log(), "msg=\"mail sent\"") < mails; ++i) std::this_thread::sleep_for(50ms);
   server_->terminate();
   restart({}, settings);
   std::this_thread::sleep_for(std::max<std::chrono::steady_clock::duration>(
       1s, std::chrono::milliseconds(4000) - (std::chrono::steady_clock::now() - digest_at)));
   EXPECT_EQ(sink_.mails().size(), mails) << "a digest before its interval: " << subjects(sink_.mails(), mails).back();
-  all = sink_.wait_for(mails + 1, 20s);
-  ASSERT_EQ(all.size(), mails + 1);
-  EXPECT_EQ(all.back().header("Subject"), "Your move in 2 games");
-  mails = all.size();
+  std::this_thread::sleep_for(std::max<std::chrono::steady_clock::duration>(
+      1s, std::chrono::milliseconds(13000) - (std::chrono::steady_clock::now() - digest_at)));
+  EXPECT_EQ(sink_.mails().size(), mails) << "the same games mailed again: " << subjects(sink_.mails(), mails).back();
 
-  // On vacation, nothing waits for her; back, the games do, but for the one bob resigned.
+  // A game newly waiting: the next digest names it, and the others again, marked as still waiting.
   alice = login_as("alice");
   bob = login_as("bob");
+  const std::string third = game_waiting_for_alice(*alice, *bob);
+  ASSERT_FALSE(HasFailure());
+  all = sink_.wait_for(mails + 1, 20s);
+  ASSERT_EQ(all.size(), mails + 1);
+  EXPECT_EQ(all.back().header("Subject"), "Your move in 3 games");
+  const std::string again = body_of(all.back());
+  EXPECT_NE(again.find("3 games wait for your move, 1 new since the last digest:"), std::string::npos) << again;
+  const auto block_of = [&](const std::string& text, const std::string& id) {
+    const auto at = text.find("Game " + id + " against");
+    if (at == std::string::npos) return std::string();
+    const auto next = text.find("\r\nGame ", at + 1);
+    return text.substr(at, next == std::string::npos ? std::string::npos : next - at);
+  };
+  for (const auto& id : {untimed, timed}) {
+    EXPECT_NE(block_of(again, id).find("Still waiting, as in the last digest"), std::string::npos) << id << " in\n" << again;
+  }
+  EXPECT_NE(block_of(again, third).find("play " + third), std::string::npos) << again;
+  EXPECT_EQ(block_of(again, third).find("Still waiting"), std::string::npos) << "the new game is not marked\n" << again;
+  mails = all.size();
+
+  // On vacation, nothing waits for her; back, the games do, but for the one bob resigned,
+  // and a digest comes once one of them is new.
   wire::ClientMessage vacation;
   vacation.mutable_start_vacation()->set_days(1);
   ASSERT_TRUE(alice->request(vacation).has_account());
@@ -1218,10 +1291,18 @@ TEST_F(ServerMail, ADigestNamesEveryGameThatWaitsAtMostOnceAnInterval) {
   wire::ClientMessage back;
   back.mutable_end_vacation();
   ASSERT_TRUE(alice->request(back).has_account());
+  std::this_thread::sleep_for(2s);
+  EXPECT_EQ(sink_.mails().size(), mails) << "back, with nothing new: " << subjects(sink_.mails(), mails).back();
+  const std::string fourth = game_waiting_for_alice(*alice, *bob);
+  ASSERT_FALSE(HasFailure());
   all = sink_.wait_for(mails + 1, 20s);
   ASSERT_EQ(all.size(), mails + 1);
-  EXPECT_EQ(all.back().header("Subject"), "Your move in game " + timed);
-  EXPECT_EQ(body_of(all.back()).find(untimed), std::string::npos) << all.back().data;
+  EXPECT_EQ(all.back().header("Subject"), "Your move in 3 games");
+  const std::string last = body_of(all.back());
+  EXPECT_EQ(last.find(untimed), std::string::npos) << all.back().data;
+  EXPECT_NE(block_of(last, timed).find("Still waiting"), std::string::npos) << last;
+  EXPECT_NE(block_of(last, third).find("Still waiting"), std::string::npos) << last;
+  EXPECT_EQ(block_of(last, fourth).find("Still waiting"), std::string::npos) << last;
   for (const auto& s : subjects(all, 0)) {
     EXPECT_FALSE(s.starts_with("Your move in game ") && s.find(" (turn ") != std::string::npos) << "a per-game mail: " << s;
   }
