@@ -1,10 +1,11 @@
 -- counterattackd schema 42: what a restart must not forget.
--- The games the last turn digest listed for each player, each at the version it
--- waited at: a digest goes only when a game waits that it did not list so.
+-- The games the last turn digest listed for each player, each in the state it
+-- waited in (its version, doubled, plus one while a draw was offered to the
+-- player): a digest goes only when a game waits that it did not list so.
 CREATE TABLE digest_listed (
   user_id INTEGER NOT NULL REFERENCES users(id),
   game_id TEXT NOT NULL,
-  version INTEGER NOT NULL,
+  state   INTEGER NOT NULL,
   PRIMARY KEY (user_id, game_id)
 ) WITHOUT ROWID;
 -- Each mute and unmute of the last minute, for the limit on how fast a player

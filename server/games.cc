@@ -652,7 +652,9 @@ void GameService::send_digests() {
     // A game the player watches or follows is no news; one while they are on vacation waits with them.
     if (!wanted.count(user) || vacations_.running(user) || !away(*g, seat)) continue;
     constexpr std::size_t kDigestEvents = 5;  // one short block per game
-    waiting[user].push_back(Mailer::Waiting{summary(*g, seat), since_looked(*g, seat, kDigestEvents), g->committed});
+    // Its version, and a draw offered to the player: a change of either is news to them.
+    const std::int64_t state = 2 * g->committed + (g->committed_draw_offer == 1 - seat ? 1 : 0);
+    waiting[user].push_back(Mailer::Waiting{summary(*g, seat), since_looked(*g, seat, kDigestEvents), state});
   }
   std::vector<std::int64_t> idle;
   for (const auto user : due) {

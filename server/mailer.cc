@@ -90,7 +90,7 @@ Mailer::Mailer(Storage& storage, const Config& config) : storage_(storage), conf
                                                            : wire::TURN_MAIL_EACH,
                                           static_cast<int>(t.integer(2)), t.integer(3)};
     }
-    auto& l = db.prepare("SELECT user_id, game_id, version FROM digest_listed");
+    auto& l = db.prepare("SELECT user_id, game_id, state FROM digest_listed");
     while (l.step()) digest_listed_[l.integer(0)][l.text(1)] = l.integer(2);
     return 0;
   });
@@ -334,10 +334,10 @@ bool Mailer::digest(std::int64_t user_id, const std::vector<Waiting>& games, std
     const auto it = digest_listed_.find(user_id);
     for (std::size_t i = 0; i < games.size(); ++i) {
       const auto& id = games[i].game.game_id();
-      listing[id] = games[i].version;
+      listing[id] = games[i].state;
       if (it != digest_listed_.end()) {
         const auto was = it->second.find(id);
-        listed_before[i] = was != it->second.end() && was->second == games[i].version;
+        listed_before[i] = was != it->second.end() && was->second == games[i].state;
       }
       if (!listed_before[i]) ++fresh;
     }
@@ -354,7 +354,7 @@ bool Mailer::digest(std::int64_t user_id, const std::vector<Waiting>& games, std
                      " for your move" +
                      (still == 0 ? std::string("") : ", " + std::to_string(fresh) + " new since the last digest") + ":\n";
   for (std::size_t i = 0; i < games.size(); ++i) {
-    const auto& [g, since, version] = games[i];
+    const auto& [g, since, state] = games[i];
     const bool soviet = g.your_side() == "soviet";
     body += "\nGame " + g.game_id() + " against " + (soviet ? g.german() : g.soviet()) + " (" +
             (g.scenario().empty() ? "counterattack" : g.scenario()) + ", turn " + std::to_string(g.turn()) + ", you play the " +
@@ -392,8 +392,8 @@ bool Mailer::digest(std::int64_t user_id, const std::vector<Waiting>& games, std
             .run(user_id, to, subject, body, now, now);
         db.prepare("UPDATE users SET digest_sent_unix = ? WHERE id = ?").run(now, user_id);
         db.prepare("DELETE FROM digest_listed WHERE user_id = ?").run(user_id);
-        for (const auto& [game_id, version] : listing) {
-          db.prepare("INSERT INTO digest_listed (user_id, game_id, version) VALUES (?, ?, ?)").run(user_id, game_id, version);
+        for (const auto& [game_id, state] : listing) {
+          db.prepare("INSERT INTO digest_listed (user_id, game_id, state) VALUES (?, ?, ?)").run(user_id, game_id, state);
         }
       },
       stored("digest could not be stored in the outbox"));

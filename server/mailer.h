@@ -82,13 +82,14 @@ class Mailer {
   // `moved`: the player has given an order of their own in the game (else its time-out aborts it).
   void your_turn(std::int64_t user_id, const wire::GameSummary& game, const SinceLooked& since, bool moved);
   // The digest of the games that wait for the player (each as their view reads it,
-  // `version` the one it waits at); `now` is stored as when it went, in the outbox's
-  // write, with the games it lists. None, and false, when every game was listed by the
-  // last digest at the same version: nothing is new to the player.
+  // `state` what it waits at: its version, doubled, plus one while a draw is offered to
+  // them); `now` is stored as when it went, in the outbox's write, with the games it lists.
+  // None, and false, when every game was listed by the last digest in the same state:
+  // nothing is new to the player.
   struct Waiting {
     wire::GameSummary game;
     SinceLooked since;
-    std::int64_t version = 0;
+    std::int64_t state = 0;
   };
   bool digest(std::int64_t user_id, const std::vector<Waiting>& games, std::int64_t now);
   void deadline_near(std::int64_t user_id, const wire::GameSummary& game, bool moved);
@@ -134,7 +135,7 @@ class Mailer {
   std::unordered_map<std::int64_t, std::string> addresses_;
   std::unordered_map<std::int64_t, TurnMail> turn_mail_;  // under addresses_mu_: only those not the default
   std::unordered_map<std::int64_t, std::int64_t> digest_look_again_;  // under addresses_mu_: see nothing_waits
-  // Under addresses_mu_: by player, the games their last digest listed and the version of each (digest_listed).
+  // Under addresses_mu_: by player, the games their last digest listed and the state of each (digest_listed).
   std::unordered_map<std::int64_t, std::map<std::string, std::int64_t>> digest_listed_;
 
   std::mutex mu_;
