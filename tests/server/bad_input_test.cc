@@ -633,6 +633,40 @@ TEST_F(ServerBadInput, ADatabaseFromANewerReleaseIsRefusedAtStartAndLeftAsItWas)
   EXPECT_EQ(v.integer(0), 999);
 }
 
+// Games the organiser decided before the server stored why they moved no rating are given
+// that reason by the upgrade (schema 43); other games keep theirs.
+TEST_F(ServerBadInput, AnUpgradeGivesGamesTheOrganiserDecidedTheirUnratedReason) {
+  auto alice = user("alice");
+  const std::string decided = alice->create_game(wire::CHOOSE_SOVIET).game_created().game().game_id();
+  const std::string other = alice->create_game(wire::CHOOSE_GERMAN).game_created().game().game_id();
+  ASSERT_FALSE(decided.empty());
+  ASSERT_FALSE(other.empty());
+  server_->terminate();
+  const std::string db_path = server_->data_dir() + "/counterattack.db";
+  {
+    std::string err;
+    Db db(db_path, false, err);
+    ASSERT_TRUE(db.ok()) << err;
+    db.exec("UPDATE games SET tournament_id = 't1', unrated_reason = '', result_reason = "
+            "'Decided by carol, the organiser of the tournament \"Spring\": Soviet victory (no rating changes).' WHERE id = '" + decided + "'");
+    db.exec("UPDATE games SET tournament_id = 't1', unrated_reason = '', result_reason = 'The German player resigned.' WHERE id = '" + other + "'");
+    db.exec("PRAGMA user_version=42");
+  }
+  restart();
+  EXPECT_TRUE(login_as("alice")->ping().has_pong()) << "upgraded, and serving";
+  std::string err;
+  Db db(db_path, false, err);
+  ASSERT_TRUE(db.ok()) << err;
+  auto reason_of = [&](const std::string& id) {
+    auto& q = db.prepare("SELECT unrated_reason FROM games WHERE id = ?").bind_all(id);
+    std::string r = q.step() ? q.text(0) : "?";
+    q.reset();
+    return r;
+  };
+  EXPECT_EQ(reason_of(decided), "not rated: decided by the organiser without being played out");
+  EXPECT_EQ(reason_of(other), "");
+}
+
 // A newer release's migrations change the database for good: the start first
 // takes a backup of it as it was, named for its schema, and then upgrades it.
 TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrations) {
@@ -648,7 +682,7 @@ TEST_F(ServerBadInput, AnUpgradeTakesABackupOfTheDatabaseAsItWasBeforeItsMigrati
     // 032's end reasons, 033's chat moderation, 034's turn mail settings,
     // 035's unrated reasons, 036's rounds reasons, 037's record for --status,
     // 038's index of finished games, 039's end turns, 040's quiet challenges, 041's draw
-    // offer turns and 042's digest listings and mute changes undone, so that all are applied again).
+    // offer turns, 042's digest listings and mute changes and 043's reasons of decided games undone, so that all are applied again).
     std::string err;
     Db db(db_path, false, err);
     ASSERT_TRUE(db.ok()) << err;
