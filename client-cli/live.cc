@@ -15,6 +15,7 @@
 
 #include <editline/readline.h>
 
+#include "charts.h"
 #include "notation.h"
 #include "replay.h"
 #include "terminal_text.h"
@@ -566,7 +567,7 @@ namespace {
 
 const std::vector<std::string>& shell_words() {
   static const std::vector<std::string> w = {
-      "help",     "show", "map",   "at",   "full", "stack", "log",    "hand",    "units",
+      "help",     "show", "map",   "at",   "full", "stack", "log",    "hand",    "units", "unit", "chart",
       "decision", "chat", "mute", "unmute", "muted", "report", "games", "open", "join", "new",   "decline", "rematch", "resign", "draw", "standing", "email", "vacation", "tournament", "rating", "ratings", "refresh", "replay", "verify", "quit"};
   return w;
 }
@@ -1185,6 +1186,16 @@ class Shell {
     } else if (cmd == "units") {
       last_reads_ = true;
       if (need_game()) units();
+    } else if (cmd == "unit") {
+      // The counter sheet is the scenario's: no game needs to be open.
+      last_reads_ = true;
+      if (w.size() < 2) return out("unit UNIT: a counter's values, e.g. unit 19Pz/I-27.");
+      const auto card = render_unit_card(sc_, w[1]);
+      out(card ? *card : "No unit '" + w[1] + "' in the scenario (`units` lists yours).");
+    } else if (cmd == "chart") {
+      last_reads_ = true;
+      const auto chart = w.size() < 2 ? std::nullopt : render_chart(sc_, w[1]);
+      out(chart ? *chart : (w.size() < 2 ? "" : "No chart '" + w[1] + "'.\n") + chart_list());
     } else if (cmd == "decision" || cmd == "?") {
       last_reads_ = true;
       if (need_game()) out(render_decision(game_->view(), ro_));
@@ -1345,6 +1356,7 @@ class Shell {
          "  stack HEX                        what is at a hex (or WARSAW, an entry point)\n"
          "  log [N]                          the game log (the last N events), marked where you last looked\n"
          "  hand | units | decision          your event chits, your units, what is asked now\n"
+         "  unit UNIT | chart [NAME]         a counter's values; the game's charts (crt, terrain, calendar, ...)\n"
          "  chat TEXT                        a message to your opponent (watching others' game: to its spectators)\n"
          "  mute NAME | unmute NAME | muted   stop (or start again) reading a player's chat; the players muted\n"
          "  report NAME [--game GAME] REASON...   report a player's chat in the open game (or GAME) to the operator\n"

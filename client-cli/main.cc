@@ -10,6 +10,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "charts.h"
 #include "client.h"
 #include "live.h"
 #include "notation.h"
@@ -349,6 +350,12 @@ int main(int argc, char** argv) {
   rating->add_option("--games", rating_games, "How many of the last rated games to list (10 unless given, at most 500)")
       ->check(CLI::Range(1, 500));
   auto* ratings = app.add_subcommand("ratings", "The rated players, best first (no login needed)");
+  std::string chart_name, unit_name;
+  auto* chart = app.add_subcommand("chart", "One of the game's charts (crt, barrage, terrain, calendar, offmap, uprising, "
+                                            "magnuszew, events), or their list (no server needed)");
+  chart->add_option("NAME", chart_name, "The chart");
+  auto* unit = app.add_subcommand("unit", "A counter's printed values: formation, class, factors and bonuses, arrival (no server needed)");
+  unit->add_option("UNIT", unit_name, "The unit, e.g. 19Pz/I-27")->required();
   auto* fingerprint = app.add_subcommand(
       "fingerprint", "Print the SHA-256 fingerprint of the server's certificate, to pin it");
   auto* forget_certificate = app.add_subcommand(
@@ -379,6 +386,24 @@ int main(int argc, char** argv) {
   if (!s.init(&why)) return fail(g, why, cli::kUsage);
   const auto sc = counterattack::default_scenario();
   cli::RenderOptions ro = render_options(g);
+
+  // The counter sheet and the charts are the scenario's: they need no server.
+  if (*chart) {
+    if (chart_name.empty()) {
+      std::cout << cli::chart_list() << std::flush;
+      return cli::kOk;
+    }
+    const auto drawn = cli::render_chart(*sc, chart_name);
+    if (!drawn) return fail(g, "No chart '" + chart_name + "'.\n" + cli::chart_list(), cli::kUsage);
+    std::cout << *drawn << std::flush;
+    return cli::kOk;
+  }
+  if (*unit) {
+    const auto card = cli::render_unit_card(*sc, unit_name);
+    if (!card) return fail(g, "No unit '" + unit_name + "' in the scenario.", cli::kUsage);
+    std::cout << *card << std::flush;
+    return cli::kOk;
+  }
 
   if (*reg || *login) {
     const bool is_reg = reg->parsed();

@@ -1342,6 +1342,24 @@ TEST_F(Shell, AShellTellsOfAGameItDoesNotShowWhenTheDecisionPassesToYou) {
 
 // The shell with no game open is where notices of every game arrive: it waits
 // out a restart of the server as a shell with a game open does, and goes on telling.
+// The counter sheet and the charts need no game open: they are the scenario's.
+TEST_F(Shell, ACountersValuesAndTheChartsAreShownWithNoGameOpen) {
+  ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
+  open(alice_shell_, alice_);
+  alice_shell_.type("unit 3tc/1818");
+  EXPECT_TRUE(alice_shell_.expect("Class: armor"));
+  alice_shell_.type("chart crt");
+  EXPECT_TRUE(alice_shell_.expect("Combat Results Table (rule 9)"));
+  alice_shell_.type("chart");
+  EXPECT_TRUE(alice_shell_.expect("magnuszew  the Magnuszew track"));
+  const Result one_shot = cli(alice_, {"chart", "calendar"});
+  EXPECT_EQ(one_shot.code, 0) << one_shot.err;
+  EXPECT_NE(one_shot.out.find("Reinforcements Calendar (rule 17)"), std::string::npos) << one_shot.out;
+  const Result none = cli(alice_, {"unit", "9TC/1"});
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.err.find("No unit '9TC/1' in the scenario."), std::string::npos) << none.err;
+}
+
 TEST_F(Shell, AShellWithNoGameOpenReconnectsAfterTheServerRestartsAndGoesOnTellingOfGames) {
   ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
   ASSERT_EQ(cli(bob_, {"register", "bob"}, "password-of-bob\n").code, 0);
