@@ -21,6 +21,7 @@ struct UnitSight {
   int steps = 0, combat = 0, movement = 0;
   bool moved = false, disorganized = false, out_of_supply = false, prepared_defense = false, reserve = false;
   int movement_left_half = 0;  // own units in motion only
+  int chit_bonus = 0;          // 20: the attack bonus of chits placed on it, a marker on the counter
   bool operator==(const UnitSight&) const = default;
 };
 

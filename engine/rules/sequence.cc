@@ -467,8 +467,9 @@ Decision Rules::decision() const {
   if (!s_.pending_break.eligible.empty()) {
     d.kind = game::Decision::BREAK_CONTACT;
     d.side = side_of(s_.pending_break.eligible.front());
+    // "Next to", not "in the ZOC of": the armored train has none, yet may break contact (13).
     d.prompt = "Enemy units entered " + loc_name(s_.pending_break.entered) +
-               ", in the ZOC of your units: break contact (move eligible units one hex away) or stand fast.";
+               ", next to your units: break contact (move eligible units one hex away) or stand fast.";
     d.candidates.assign(s_.pending_break.eligible.begin(), s_.pending_break.eligible.end());
     return d;
   }
@@ -572,9 +573,10 @@ Decision Rules::decision() const {
       break;
     case Step::Magnuszew: {
       d.kind = game::Decision::MAGNUSZEW;
+      // The prompt reaches both players: it names what the track asks, never the units that fit
+      // (the refusal of a wrong choice, which only the German reads, does).
+      d.prompt = "Send to the Magnuszew bridgehead, from Warsaw: " + magnuszew_need() + ".";
       d.candidates = magnuszew_items();
-      d.prompt = "Send to the Magnuszew bridgehead, from Warsaw: " + magnuszew_need() +
-                 ". Of yours, these fit: " + magnuszew_fitting(d.candidates) + ".";
       break;
     }
     case Step::ChooseCorps:

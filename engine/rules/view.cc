@@ -181,6 +181,7 @@ ViewModel Engine::view_model(const GameState& s, Viewer viewer) const {
         us_out.out_of_supply = us.flags & kOutOfSupply;
         us_out.prepared_defense = us.flags & kPreparedDefense;
         us_out.reserve = us.reserve != 0;
+        us_out.chit_bonus = us.bonus;
         if (sees_all_of(side) && (us.flags & kMoving)) us_out.movement_left_half = movement_half(s, u) - us.mp_used;
       }
       st.height = static_cast<std::uint16_t>(v.units.size() - st.first);
@@ -326,6 +327,7 @@ game::StackView Engine::stack_proto(const ViewModel& v, const StackSight& st) co
     uv->set_prepared_defense(us.prepared_defense);
     uv->set_reserve(us.reserve);
     uv->set_movement_left_half(us.movement_left_half);
+    if (us.chit_bonus) uv->add_markers((us.chit_bonus > 0 ? "+" : "") + std::to_string(us.chit_bonus) + " attack bonus (event chit)");
   }
   return out;
 }

@@ -423,6 +423,33 @@ TEST(EventsRevision3, Rule20_PanzerAceGoesOnArmoredUnitsOnly) {
   EXPECT_EQ(t.s.units[static_cast<size_t>(t.unit("PzA/2"))].bonus, 1);
 }
 
+// 20: a chit that stays on a unit is a marker on the counter: its owner sees it, and so does the
+// other side while the unit is the top of its stack; under the top, the opponent sees nothing of it.
+TEST(EventsRevision3, Rule20_APanzerAceShowsOnItsCounterToWhoeverSeesTheUnit) {
+  Table t(classed_chits_scenario(), revision_bits(3));
+  give_chits(t, Side::German, {"GER-ACE"});
+  t.put("PzA/2", "0907");
+  t.put("PzA/1", "0907");  // the last one placed: on top of PzA/2
+  t.begin_phase(1);
+  ASSERT_TRUE(Accepted(t.order(Side::German, event_order("GER-ACE", {"PzA/2"}))));
+  auto markers_of = [&](Viewer who, const std::string& unit) {
+    std::vector<std::string> out;
+    bool seen = false;
+    const game::View v = t.engine.view(t.s, who);
+    for (const auto& st : v.stacks())
+      for (const auto& u : st.units())
+        if (u.id() == unit) {
+          seen = true;
+          out.assign(u.markers().begin(), u.markers().end());
+        }
+    return std::make_pair(seen, out);
+  };
+  EXPECT_EQ(markers_of(Viewer::German, "PzA/2"), std::make_pair(true, std::vector<std::string>{"+1 attack bonus (event chit)"}));
+  ASSERT_TRUE(markers_of(Viewer::Soviet, "PzA/1").first) << "the top counter is seen from afar";
+  EXPECT_FALSE(markers_of(Viewer::Soviet, "PzA/2").first) << "under the top: not seen from afar";
+  EXPECT_TRUE(markers_of(Viewer::German, "PzA/1").second.empty());
+}
+
 // Games begun before revision 3 play the chits on any class, as they did.
 TEST(EventsRevision3, Rule20_InRevision2AChitTakesAnyClass) {
   Table t(classed_chits_scenario(), revision_bits(2));
