@@ -76,6 +76,15 @@ class Movement : public ::testing::Test {
   void done(Side side, int steps) {
     for (int i = 0; i < steps; ++i) ASSERT_TRUE(Accepted(t.done(side))) << "done " << i;
   }
+  // German reinforcements waiting at entry point A, put in reserve in the first German phase,
+  // which goes on to its reserves step.
+  void german_reserves_at_a(const std::vector<std::string>& units) {
+    t.begin_phase(1);
+    for (const auto& u : units) t.put(u, "A");
+    ASSERT_TRUE(Accepted(t.order(Side::German, reserve_order(units))));
+    done(Side::German, 3);
+    ASSERT_EQ(t.decision().kind, game::Decision::RESERVES);
+  }
 
   Table t;
 };
@@ -953,12 +962,7 @@ TEST_F(Reserves, Rule14_OneMarkerCoversAStackOnTheMap) {
 }
 
 TEST_F(Reserves, Rule14_OffMapReservesEnterAfterCombat) {
-  t.begin_phase(1);
-  t.put("PzA/1", "A");
-  t.put("PzA/2", "A");
-  ASSERT_TRUE(Accepted(t.order(Side::German, reserve_order({"PzA/1", "PzA/2"}))));
-  done(Side::German, 3);
-  ASSERT_EQ(t.decision().kind, game::Decision::RESERVES);
+  ASSERT_NO_FATAL_FAILURE(german_reserves_at_a({"PzA/1", "PzA/2"}));
   ASSERT_TRUE(Accepted(t.move(Side::German, {"PzA/1", "PzA/2"}, {"1001"})));
   EXPECT_EQ(at("PzA/2"), "1001");
   EXPECT_EQ(t.s.units[static_cast<size_t>(t.unit("PzA/2"))].reserve, 0);
@@ -1050,12 +1054,7 @@ TEST_F(Movement, Rule7_BeforeRevision5AStackInMotionGoesOnWhole) {
 // 17: "Reinforcements can be placed in reserve off-map ... In this case, they must also enter from
 // the hex specified on the Reinforcements Calendar": no move to another entry point first.
 TEST_F(Revision5, Rule17_ReinforcementsInReserveOffTheMapEnterWhereTheyWait) {
-  t.begin_phase(1);
-  t.put("PzA/1", "A");
-  t.put("PzA/2", "A");
-  ASSERT_TRUE(Accepted(t.order(Side::German, reserve_order({"PzA/1", "PzA/2"}))));
-  done(Side::German, 3);
-  ASSERT_EQ(t.decision().kind, game::Decision::RESERVES);
+  ASSERT_NO_FATAL_FAILURE(german_reserves_at_a({"PzA/1", "PzA/2"}));
   const Outcome elsewhere = t.move(Side::German, {"PzA/1", "PzA/2"}, {"B", "1008"});
   ASSERT_FALSE(elsewhere.accepted);
   EXPECT_EQ(elsewhere.rejection.code, game::ILLEGAL_PATH);
@@ -1068,11 +1067,7 @@ TEST_F(Revision5, Rule17_ReinforcementsInReserveOffTheMapEnterWhereTheyWait) {
 }
 
 TEST_F(Reserves, Rule17_BeforeRevision5ReservesOffTheMapMayMoveToAnotherEntryFirst) {
-  t.begin_phase(1);
-  t.put("PzA/1", "A");
-  ASSERT_TRUE(Accepted(t.order(Side::German, reserve_order({"PzA/1"}))));
-  done(Side::German, 3);
-  ASSERT_EQ(t.decision().kind, game::Decision::RESERVES);
+  ASSERT_NO_FATAL_FAILURE(german_reserves_at_a({"PzA/1"}));
   ASSERT_TRUE(Accepted(t.move(Side::German, {"PzA/1"}, {"B", "1008"})));
   EXPECT_EQ(at("PzA/1"), "1008");
 }
