@@ -654,7 +654,7 @@ std::string decision_hint(const game::View& v) {
       return std::string("attack UNIT... HEX [with MARKER] [chit CHIT] | ") +
              (model_may_help(v) ? "model noncontiguous | " : "") + "play CHIT ... | done";
     case game::Decision::RESERVES:
-      return "move UNIT... HEX... | done";
+      return "move UNIT... HEX... | overrun UNIT... HEX | done";
     case game::Decision::BREAK_CONTACT:
       return "break UNIT HEX [UNIT HEX...] | stand";
     case game::Decision::RECOVERY:
@@ -673,9 +673,14 @@ std::string decision_hint(const game::View& v) {
       return "reroll | noreroll";
     case game::Decision::ATTACKER_LOSSES:
       return "losses UNIT... (one unit per step)";
-    case game::Decision::DEFENDER_LOSSES:
-      return "losses UNIT... (a unit per step lost) | losses elastic N [UNIT...] (N steps become retreat hexes; "
-             "a unit for each step left) | losses desperate N UNIT... (N retreat hexes become steps)";
+    case game::Decision::DEFENDER_LOSSES: {
+      // 9: elastic defense is the German's, and the Soviet's only with its optional rule.
+      const auto& opts = v.header().options();
+      const bool elastic = d.side() == game::GERMAN || std::find(opts.begin(), opts.end(), "red_army_elastic_defense") != opts.end();
+      return std::string("losses UNIT... (a unit per step lost) | ") +
+             (elastic ? "losses elastic N [UNIT...] (N steps become retreat hexes; a unit for each step left) | " : "") +
+             "losses desperate N UNIT... (N retreat hexes become steps)";
+    }
     case game::Decision::RETREAT:
       return "retreat UNIT HEX... [UNIT HEX...]";
     case game::Decision::ADVANCE:
@@ -805,7 +810,7 @@ std::optional<std::string> render_stack_at(const Scenario& sc, const game::View&
   RenderOptions ro = o;
   ro.full = true;
   const std::string text = render_stacks(sc, only, ro);
-  return text.empty() ? "Nothing seen at " + name + ".\n" : text;
+  return text.empty() ? "No units at " + name + ".\n" : text;
 }
 
 std::string render_units(const Scenario& sc, const game::View& v, game::Side side) {

@@ -254,6 +254,31 @@ TEST(Render, TheOpponentSeesOnlyTheTopCounterAndTheHeight) {
   EXPECT_NE(map.find("G2?A "), std::string::npos) << map;
 }
 
+// 9: elastic defense is the German's; a Soviet defender is offered it only with the optional
+// rule. 14: a reserve may overrun as it moves.
+TEST(Render, Rule9_TheAnswerHintOffersOnlyWhatTheDeciderMayDo) {
+  game::View v = german_view();
+  v.set_viewer(game::VIEWER_SOVIET);
+  auto* d = v.mutable_decision();
+  d->set_kind(game::Decision::DEFENDER_LOSSES);
+  d->set_side(game::SOVIET);
+  d->set_prompt("The attack on 3036 costs 1 step and a retreat of 1 hex.");
+  EXPECT_EQ(render_decision(v, plain()).find("losses elastic"), std::string::npos) << render_decision(v, plain());
+  v.mutable_header()->add_options("red_army_elastic_defense");
+  EXPECT_NE(render_decision(v, plain()).find("losses elastic N"), std::string::npos) << render_decision(v, plain());
+  v.set_viewer(game::VIEWER_GERMAN);
+  d->set_side(game::GERMAN);
+  v.mutable_header()->clear_options();
+  EXPECT_NE(render_decision(v, plain()).find("losses elastic N"), std::string::npos) << render_decision(v, plain());
+  d->set_kind(game::Decision::RESERVES);
+  EXPECT_NE(render_decision(v, plain()).find("Answer: move UNIT... HEX... | overrun UNIT... HEX | done"), std::string::npos)
+      << render_decision(v, plain());
+}
+
+TEST(Render, AHexWithNoStackSaysItHoldsNoUnits) {
+  EXPECT_EQ(*render_stack_at(sc(), german_view(), "3645", plain()), "No units at 3645.\n");
+}
+
 TEST(Render, DecisionShowsCandidatesAndTheNotationToAnswer) {
   game::View v = german_view();
   v.set_viewer(game::VIEWER_SOVIET);
