@@ -492,12 +492,17 @@ Decision Rules::decision() const {
                    ", -1 to the die) or a chit, or none.";
         for (int m : defensive_markers()) d.candidates.push_back(-1 - m);
         break;
-      case CombatStage::ModelReroll:
+      case CombatStage::ModelReroll: {
         d.kind = game::Decision::MODEL_REROLL;
         d.side = Side::German;
+        // The result the roll gives, which the re-roll would replace: public, as the die and the column are.
+        const int rows = static_cast<int>(sc_.crt.size());
+        const int row = std::clamp(c.die + c.modifier - sc_.crt_min_roll, 0, rows - 1);
         d.prompt = "Combat at " + where + ": die " + std::to_string(c.die) + (c.modifier >= 0 ? " +" : " ") + std::to_string(c.modifier) +
-                   " on " + sc_.crt_columns[static_cast<size_t>(c.column)] + ". Use FM Model to re-roll?";
+                   " on " + sc_.crt_columns[static_cast<size_t>(c.column)] + " gives " +
+                   sc_.crt[static_cast<size_t>(row)][static_cast<size_t>(c.column)].text + ". Use FM Model to re-roll?";
         break;
+      }
       case CombatStage::AttackerLosses:
         d.kind = game::Decision::ATTACKER_LOSSES;
         d.side = attacker;

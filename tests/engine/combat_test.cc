@@ -2097,6 +2097,9 @@ TEST_F(Model, Rule12_TheGermanMayRerollTheDieOfACombat) {
   ASSERT_EQ(t.decision().kind, game::Decision::MODEL_REROLL);
   EXPECT_EQ(t.decision().side, Side::German);
   EXPECT_NE(t.decision().prompt.find("die 2"), std::string::npos) << t.decision().prompt;
+  // The question names the result the roll gives, the one a re-roll would replace.
+  EXPECT_NE(t.decision().prompt.find(" gives "), std::string::npos) << t.decision().prompt;
+  EXPECT_NE(t.decision().prompt.find(". Use FM Model to re-roll?"), std::string::npos) << t.decision().prompt;
   EXPECT_EQ(last_result(), nullptr);  // nothing applied yet
   ASSERT_TRUE(Ok(Side::German, reroll_order(true)));
   EXPECT_EQ(die(), 5);
