@@ -256,28 +256,27 @@ std::optional<game::Order> bot_order(const game::View& v) {
       for (int i = 0; i < d.count() && i < d.candidates_size(); ++i) o.mutable_choose_units()->add_units(d.candidates(i));
       return o;
     case game::Decision::MAGNUSZEW: {
-      // Match what the prompt asks for from the public counter manifest.
+      // Match what the track asks for this turn from the public counter manifest.
       auto* c = o.mutable_choose_units();
       std::vector<bool> used(static_cast<size_t>(d.candidates_size()), false);
-      auto kind_of = [&](const std::string& id) -> std::string {
-        for (const auto& a : g_scenario->artillery) if (a.id == id) return "ARTILLERY";
-        for (const auto& s : g_scenario->stukas) if (s.id == id) return "PLANE";
+      auto kind_of = [&](const std::string& id) {
+        for (const auto& a : g_scenario->artillery) if (a.id == id) return data::WITHDRAW_ARTILLERY;
+        for (const auto& s : g_scenario->stukas) if (s.id == id) return data::WITHDRAW_PLANE;
         auto u = g_scenario->unit_index(id);
-        if (!u) return "";
+        if (!u) return data::WITHDRAWAL_TYPE_UNSPECIFIED;
         const auto cls = g_scenario->units[static_cast<size_t>(*u)].unit_class;
-        return (cls == UnitClass::Armor || cls == UnitClass::Mechanized || cls == UnitClass::AntiTank) ? "ARMORED" : "INFANTRY";
+        if (cls == UnitClass::ArmoredTrain) return data::WITHDRAWAL_TYPE_UNSPECIFIED;
+        return (cls == UnitClass::Armor || cls == UnitClass::Mechanized || cls == UnitClass::AntiTank) ? data::WITHDRAW_ARMORED
+                                                                                                        : data::WITHDRAW_INFANTRY;
       };
-      const std::string& prompt = d.prompt();
-      for (const char* need : {"ARMORED", "INFANTRY", "ARTILLERY", "PLANE"}) {
-        size_t pos = 0;
-        while ((pos = prompt.find(need, pos)) != std::string::npos) {
-          pos += 1;
-          for (int i = 0; i < d.candidates_size(); ++i) {
-            if (!used[static_cast<size_t>(i)] && kind_of(d.candidates(i)) == need) {
-              used[static_cast<size_t>(i)] = true;
-              c->add_units(d.candidates(i));
-              break;
-            }
+      const auto track = g_scenario->magnuszew.find(v.header().turn());
+      if (track == g_scenario->magnuszew.end()) return o;
+      for (const auto need : track->second) {
+        for (int i = 0; i < d.candidates_size(); ++i) {
+          if (!used[static_cast<size_t>(i)] && kind_of(d.candidates(i)) == need) {
+            used[static_cast<size_t>(i)] = true;
+            c->add_units(d.candidates(i));
+            break;
           }
         }
       }
