@@ -516,9 +516,13 @@ TEST_F(ServerModeration, AnEndAskedWhileTheServerIsDownTakesHoldAtStartAndIsAske
   auto back = login_as("alice");
   EXPECT_TRUE(eventually([&] { return summary_in_my_games(*back, playing).status() == "finished"; }));
   EXPECT_EQ(summary_in_my_games(*back, playing).result(), "Aborted");
-  const auto listed = operator_command("--players");
-  EXPECT_NE(listed.said.find("alice\tonline\t0 in play, 0 finished\t"), std::string::npos) << "an aborted game has no result: "
-                                                                                  << listed.said;
+  // Presence is stored a moment after the login is answered: ask until it shows.
+  std::string listed;
+  EXPECT_TRUE(eventually([&] {
+    listed = operator_command("--players").said;
+    return listed.find("alice\tonline\t") != std::string::npos;
+  })) << listed;
+  EXPECT_NE(listed.find("alice\tonline\t0 in play, 0 finished\t"), std::string::npos) << "an aborted game has no result: " << listed;
 }
 
 // A game whose stored log cannot be read ends in its row alone: its players can
