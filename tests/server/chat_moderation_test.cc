@@ -48,15 +48,6 @@ class ServerChatModeration : public ServerTest {
     EXPECT_TRUE(c.ping().has_pong());
     return !c.take_all([&](const wire::ServerMessage& m) { return m.has_chat() && m.chat().text() == text; }).empty();
   }
-  // Whether `done` comes true within about ten seconds: the server reads the
-  // operator's bans every two seconds.
-  static bool eventually(const std::function<bool()>& done) {
-    for (int i = 0; i < 200; ++i) {
-      if (done()) return true;
-      std::this_thread::sleep_for(50ms);
-    }
-    return done();
-  }
 };
 
 TEST_F(ServerChatModeration, AMutedPlayersChatNeverReachesTheMuterLiveOrInHistoryButReachesOthers) {

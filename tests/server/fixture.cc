@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 #include <cstdio>
 
 #include <sodium.h>
@@ -112,6 +113,14 @@ void ServerTest::make_unloadable(const std::vector<std::string>& game_ids) {
     }
   }
   restart();
+}
+
+bool ServerTest::eventually(const std::function<bool()>& done) {
+  for (int i = 0; i < 200; ++i) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return done();
 }
 
 std::unique_ptr<Client> ServerTest::connect(bool tls) { return Client::connect(server_->port(), tls); }

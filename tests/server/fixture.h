@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <utility>
 #include <memory>
@@ -45,6 +46,10 @@ class ServerTest : public ::testing::Test {
   // Damages the stored seed of each of these games, with the server killed, and starts
   // it again on the same data: their logs no longer replay, so they cannot be loaded.
   void make_unloadable(const std::vector<std::string>& game_ids);
+
+  // Whether `done` comes true within about ten seconds: the server reads the
+  // operator's requests every two seconds and stores some changes behind other writes.
+  static bool eventually(const std::function<bool()>& done);
 
   std::unique_ptr<Client> connect(bool tls = true);
   // A connected, registered client.

@@ -42,16 +42,6 @@ class ServerModeration : public ServerTest {
     return false;
   }
 
-  // Whether `done` comes true within about ten seconds: the server reads the
-  // operator's requests every two seconds, and stores logins behind other writes.
-  static bool eventually(const std::function<bool()>& done) {
-    for (int i = 0; i < 200; ++i) {
-      if (done()) return true;
-      std::this_thread::sleep_for(50ms);
-    }
-    return done();
-  }
-
   // Waits until `id` is no longer listed.
   static bool withdrawn(Client& c, const std::string& id) {
     return eventually([&] { return !listed(c, id); });

@@ -22,14 +22,6 @@ class ServerStatus : public ServerTest {
   // Mail set up, to a mail server that cannot be reached: what is queued waits.
   static std::string unreachable_mail() { return "smtp_url = smtp://127.0.0.1:1\nmail_retry_seconds = 3600\n"; }
 
-  // Whether `done` comes true within about ten seconds.
-  static bool eventually(const std::function<bool()>& done) {
-    for (int i = 0; i < 200; ++i) {
-      if (done()) return true;
-      std::this_thread::sleep_for(50ms);
-    }
-    return done();
-  }
   // The line of `said` that starts with `key` ("Games:"), or "".
   static std::string line(const std::string& said, const std::string& key) {
     const auto at = said.rfind(key, 0) == 0 ? 0 : said.find("\n" + key);
