@@ -3,6 +3,21 @@
 
 namespace counterattack {
 
+namespace {
+// "; next to it on the map: 1707, 1807" for a hex number off the map, so that any
+// client's player can find a hex that exists; "" when no neighbour is on the map.
+std::string hexes_next_to(const Scenario& sc, const std::string& text) {
+  const auto id = parse_hex(text);
+  if (!id) return "";
+  std::string out;
+  for (int d = 0; d < 6; ++d) {
+    const std::string name = format_hex(hex_id(neighbour(coord_of(*id), static_cast<Dir>(d))));
+    if (sc.parse_location(name)) out += (out.empty() ? "; next to it on the map: " : ", ") + name;
+  }
+  return out;
+}
+}  // namespace
+
 bool Engine::from_proto(const game::Order& in, Order& out, Rejection& why) const {
   const Scenario& sc = *sc_;
   out = Order{};
@@ -22,7 +37,7 @@ bool Engine::from_proto(const game::Order& in, Order& out, Rejection& why) const
     if (!l) {
       why = reject(game::UNKNOWN_LOCATION,
                    text.size() == 4 && text.find_first_not_of("0123456789") == std::string::npos
-                       ? "There is no hex " + text + " on the map: its edges are irregular (`show --at HEX` shows the hexes around one)."
+                       ? "There is no hex " + text + " on the map: its edges are irregular" + hexes_next_to(sc, text) + "."
                        : "There is no location '" + text + "' (a hex like 3546, WARSAW, or an entry point such as S3).");
       return false;
     }

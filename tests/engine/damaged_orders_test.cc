@@ -728,7 +728,10 @@ TEST(DamagedOrders, Rule5_ALocationNotOnTheMapIsNamedAsSuch) {
   Rejection why;
   ASSERT_FALSE(engine.from_proto(wire, o, why));
   EXPECT_EQ(why.code, game::UNKNOWN_LOCATION);
-  EXPECT_EQ(why.reason, "There is no hex 1708 on the map: its edges are irregular (`show --at HEX` shows the hexes around one).");
+  EXPECT_EQ(why.reason, "There is no hex 1708 on the map: its edges are irregular.");
+  m->set_path(0, "4501");  // a gap in the top row: its neighbours on the map are named
+  ASSERT_FALSE(engine.from_proto(wire, o, why));
+  EXPECT_EQ(why.reason, "There is no hex 4501 on the map: its edges are irregular; next to it on the map: 4601, 4502, 4401.");
   m->set_path(0, "PARIS");
   ASSERT_FALSE(engine.from_proto(wire, o, why));
   EXPECT_EQ(why.reason, "There is no location 'PARIS' (a hex like 3546, WARSAW, or an entry point such as S3).");
