@@ -77,6 +77,14 @@ TEST(Playout, RandomGamesOfRevision4) {
   EXPECT_EQ(play_games(500, 502, opt).completed, 3);
 }
 
+// And those begun before revision 6 by revision 5's.
+TEST(Playout, RandomGamesOfRevision5) {
+  PlayoutOptions opt;
+  opt.revision = 5;
+  opt.view_check_every = 10;
+  EXPECT_EQ(play_games(500, 502, opt).completed, 3);
+}
+
 // 9: the playouts' check of revision 4's die lines finds a list that does not add
 // up to the net, a limit misnamed or unbounded, a net at the limit that tells the
 // units' bonuses exactly, and a line that does not read.
@@ -98,7 +106,7 @@ TEST(Playout, Rule9_TheDieLineCheckFindsWhatDoesNotAddUp) {
 
 // Games begun under an earlier revision replay as they were played, byte for
 // byte: four random games of each earlier revision keep every event's audience
-// and text, and their final state hash, as the engine before revision 5 gave them.
+// and text, and their final state hash, as the engine before revision 6 gave them.
 // A change here means stored games would no longer replay, and needs a revision,
 // unless it is the playouts' own picking of orders (random_order) that changed.
 struct Fingerprint {
@@ -146,6 +154,8 @@ TEST(Playout, GamesOfEarlierRevisionsReplayWithTheirTextsAndStateHashes) {
       {3, 13, 663, 0x77d40046fa885e48ull, 0xbce64f7fe59d81fbull}, {3, 14, 682, 0xb375b91d70b6f384ull, 0xc11b4ec1a82c2e0cull},
       {4, 11, 647, 0xaf21d9fc734e6de1ull, 0xd8b5e56dec373ddeull}, {4, 12, 631, 0x5b41c95480906d33ull, 0x82d010c9648836f2ull},
       {4, 13, 663, 0x5cce3af81ca16cb3ull, 0xa5d6c054a3e6d1b2ull}, {4, 14, 682, 0xd3ca80065aa9fb81ull, 0xcd2fc1fe702b8921ull},
+      {5, 11, 647, 0xafa4a722c5c17bf7ull, 0x43fe46242613ea28ull}, {5, 12, 610, 0x8e112eeda9625e3bull, 0xcc871c342d355ca4ull},
+      {5, 13, 677, 0xfbadaa245807ac03ull, 0x728f1955f0f66802ull}, {5, 14, 682, 0x63e3418f90f4da58ull, 0x6b726dd3b9bad467ull},
   };
   for (const auto& f : pinned) EXPECT_EQ(fingerprint(f.revision, f.seed), f);
 }
