@@ -144,14 +144,7 @@ std::string uprising(const Scenario& sc) {
 std::string magnuszew(const Scenario& sc) {
   std::string out = "Magnuszew track (rule 19): what the German sends from Warsaw in each turn's administrative phase.\n";
   for (const auto& [turn, need] : sc.magnuszew) {
-    std::string words;
-    for (size_t i = 0; i < need.size(); ++i) {
-      words += std::string(i ? ", " : "") + (need[i] == data::WITHDRAW_ARMORED    ? "an armored unit (armor, mechanized, antitank)"
-                                             : need[i] == data::WITHDRAW_INFANTRY ? "an infantry unit (any other class)"
-                                             : need[i] == data::WITHDRAW_ARTILLERY ? "an artillery marker"
-                                                                                   : "a Stuka");
-    }
-    out += "  Turn " + std::to_string(turn) + " (" + sc.turn_date(turn) + "): " + words + "\n";
+    out += "  Turn " + std::to_string(turn) + " (" + sc.turn_date(turn) + "): " + sc.magnuszew_words(turn, WithdrawalWords::Chart) + "\n";
   }
   out += "Each turn it is not met gives the Soviet player 1 VP.\n";
   return out + kReconstructed;

@@ -494,15 +494,7 @@ static std::string magnuszew_status(const Scenario& sc, const game::View& v) {
   const bool admin_pending = h.phase() == "Administrative" && h.step() != "Game over";
   for (const auto& [turn, need] : sc.magnuszew) {
     if (turn < h.turn() || (turn == h.turn() && !admin_pending)) continue;
-    std::string words;
-    for (size_t i = 0; i < need.size(); ++i) {
-      const char* w = need[i] == data::WITHDRAW_ARMORED     ? "armored"
-                      : need[i] == data::WITHDRAW_INFANTRY  ? "infantry"
-                      : need[i] == data::WITHDRAW_ARTILLERY ? "artillery"
-                                                            : "Stuka";
-      words += (i ? " + " : "") + std::string(w);
-    }
-    return out + "; turn " + std::to_string(turn) + " asks: " + words;
+    return out + "; turn " + std::to_string(turn) + " asks: " + sc.magnuszew_words(turn, WithdrawalWords::Short);
   }
   return out;
 }

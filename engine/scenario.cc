@@ -79,6 +79,38 @@ std::string Scenario::turn_date(int turn) const {
   return day <= 31 ? std::to_string(day) + " July 1944" : std::to_string(day - 31) + " August 1944";
 }
 
+std::string withdrawal_words(data::WithdrawalType type, WithdrawalWords form) {
+  const bool brief = form == WithdrawalWords::Short, chart = form == WithdrawalWords::Chart;
+  switch (type) {
+    case data::WITHDRAW_ARMORED:
+      return brief ? "armored" : chart ? "an armored unit (armor, mechanized, antitank)"
+                                       : "an armored unit (armor, mechanized or antitank)";
+    case data::WITHDRAW_INFANTRY:
+      return brief ? "infantry" : chart ? "an infantry unit (any other class)"
+                                        : "an infantry unit (infantry, motorized, cavalry, recon or engineer)";
+    case data::WITHDRAW_ARTILLERY: return brief ? "artillery" : "an artillery marker";
+    case data::WITHDRAW_PLANE: return brief ? "Stuka" : "a Stuka";
+    default: return brief ? "item" : "an item";
+  }
+}
+
+std::string Scenario::magnuszew_words(int turn, WithdrawalWords form) const {
+  const auto it = magnuszew.find(turn);
+  if (it == magnuszew.end()) return "nothing";
+  const auto& need = it->second;
+  std::string out;
+  for (size_t i = 0; i < need.size(); ++i) {
+    if (i > 0) {
+      out += form == WithdrawalWords::Short  ? " + "
+             : form == WithdrawalWords::Chart ? ", "
+             : i + 1 == need.size()           ? " and "
+                                              : ", ";
+    }
+    out += withdrawal_words(need[i], form);
+  }
+  return out;
+}
+
 std::optional<int> Scenario::unit_index(const std::string& key) const { return find_in(unit_by_id, key); }
 std::optional<int> Scenario::formation_index(const std::string& key) const { return find_in(formation_by_id, key); }
 std::optional<int> Scenario::event_index(const std::string& key) const { return find_in(event_by_id, key); }

@@ -189,6 +189,15 @@ std::uint32_t revision_bits(int revision);
 // The generator a game of these option bits rolls its dice with.
 Prng::Kind dice_kind(std::uint32_t options);
 
+// The forms in which the Magnuszew track's withdrawal types are named (19).
+enum class WithdrawalWords {
+  Short,  // "armored + artillery": the status header
+  Long,   // "an armored unit (armor, mechanized or antitank) and an artillery marker": prompts, reasons
+  Chart,  // "an armored unit (armor, mechanized, antitank), an artillery marker": the track's chart
+};
+// One withdrawal type in a form's words ("armored", "an armored unit (...)").
+std::string withdrawal_words(data::WithdrawalType type, WithdrawalWords form);
+
 struct Scenario {
   std::string id, name, description;
   int first_turn_day = 1;
@@ -261,6 +270,9 @@ struct Scenario {
   std::optional<int> unit_index(const std::string& key) const;
   // The calendar date of a game turn ("1 August 1944"); empty for a turn before the first.
   std::string turn_date(int turn) const;
+  // What the Magnuszew track asks for on a turn (19), in the words of a form; "nothing" on a turn
+  // that asks for nothing.
+  std::string magnuszew_words(int turn, WithdrawalWords form) const;
   std::optional<int> formation_index(const std::string& key) const;
   std::optional<int> event_index(const std::string& key) const;
 

@@ -214,23 +214,7 @@ std::vector<int> Rules::magnuszew_items() const {
   return out;
 }
 
-std::string Rules::magnuszew_need() const {
-  auto it = sc_.magnuszew.find(s_.turn);
-  if (it == sc_.magnuszew.end()) return "nothing";
-  std::string out;
-  for (size_t i = 0; i < it->second.size(); ++i) {
-    const char* what = "";
-    switch (it->second[i]) {
-      case data::WITHDRAW_ARMORED: what = "an armored unit (armor, mechanized or antitank)"; break;
-      case data::WITHDRAW_INFANTRY: what = "an infantry unit (infantry, motorized, cavalry, recon or engineer)"; break;
-      case data::WITHDRAW_ARTILLERY: what = "an artillery marker"; break;
-      case data::WITHDRAW_PLANE: what = "a Stuka"; break;
-      default: what = "an item"; break;
-    }
-    out += (i == 0 ? "" : i + 1 == it->second.size() ? " and " : ", ") + std::string(what);
-  }
-  return out;
-}
+std::string Rules::magnuszew_need() const { return sc_.magnuszew_words(s_.turn, WithdrawalWords::Long); }
 
 std::string Rules::magnuszew_fitting(const std::vector<int>& items) const {
   auto it = sc_.magnuszew.find(s_.turn);
