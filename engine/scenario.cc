@@ -33,6 +33,7 @@ std::uint32_t revision_bits(int revision) {
   if (revision >= 3) bits |= kWholeCorpsSupplyCheck | kChitUnitClasses | kSurpriseAtPhaseStart;
   if (revision >= 4) bits |= kClearerTexts;
   if (revision >= 5) bits |= kTurnDates | kStacksSplitInMotion | kReservesEnterAtTheirEntry;
+  if (revision >= 6) bits |= kReaderTexts | kKesselNeedsElasticDefense;
   return bits;
 }
 

@@ -183,7 +183,12 @@ enum Revision5 : std::uint32_t {
   kStacksSplitInMotion = 1u << 23,  // 7: some units of a stack in motion go on, the others end their move
   kReservesEnterAtTheirEntry = 1u << 24,  // 17: reinforcements in reserve off the map enter from where they wait
 };
-constexpr int kLatestRevision = 5;
+enum Revision6 : std::uint32_t {
+  kReaderTexts = 1u << 25,  // 6, 9, 10: who stands fast reads it of their own units, the turn's first
+                            // activation phase is named, barrage and strength lines give their reasons
+  kKesselNeedsElasticDefense = 1u << 26,  // 20: Kessel is refused without Red Army elastic defense
+};
+constexpr int kLatestRevision = 6;
 // The option bits of an engine revision (1 to kLatestRevision); 0 for revision 1.
 std::uint32_t revision_bits(int revision);
 // The generator a game of these option bits rolls its dice with.

@@ -586,6 +586,7 @@ std::optional<Rejection> Rules::check_break_contact(const Order& o) const {
 
 void Rules::do_break_contact(const Order& o) {
   const Loc entered = s_.pending_break.entered;
+  const auto standing = s_.pending_break.eligible;
   s_.pending_break = {};
   for (size_t i = 0; i < o.units.size(); ++i) {
     const int u = o.units[i];
@@ -597,7 +598,19 @@ void Rules::do_break_contact(const Order& o) {
     log_path(game::Event::BROKE_CONTACT, std::string("A ") + side_name(side) + " unit breaks contact: " + loc_name(from) + " → " + loc_name(o.path[i]) + ".",
              {from, o.path[i]}, all_but(side));
   }
-  if (o.units.empty()) log(game::Event::BROKE_CONTACT, "The enemy stands fast at " + loc_name(entered) + ".");
+  if (o.units.empty() && option(kReaderTexts) && !standing.empty()) {
+    // Revision 6: each reads it of the side that stood; the others are told no count, as a
+    // spectator sees only the top unit of a stack.
+    const Side side = side_of(standing.front());
+    log(game::Event::BROKE_CONTACT,
+        in_number(standing.size(), "Your unit stands fast", "Your units stand fast", "Your unit(s) stand(s) fast") + " at " +
+            loc_name(entered) + ".",
+        owner_only(side));
+    log(game::Event::BROKE_CONTACT, std::string("The ") + side_name(side) + "s stand fast at " + loc_name(entered) + ".",
+        all_but(side));
+  } else if (o.units.empty()) {
+    log(game::Event::BROKE_CONTACT, "The enemy stands fast at " + loc_name(entered) + ".");
+  }
   // 6: the mover goes on only if no enemy ZOC is left on its hex.
   const Occupancy occ = occupancy();
   if (occ.zoc[static_cast<int>(enemy_of(s_.phase_side()))][static_cast<size_t>(entered)]) s_.mover_stopped = true;

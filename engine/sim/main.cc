@@ -161,7 +161,7 @@ int main(int argc, char** argv) {
   play->add_option("--games", games, "Number of games")->check(CLI::Range(1, 10000000));
   play->add_option("--seed", seed, "Seed of the first game");
   play->add_option("--option", options, "Optional rule to play with (repeatable; 'all' for every one)");
-  play->add_option("--revision", revision, "Revision of the rules (1: games begun before revision 2; 2: xoshiro256** dice replaced by ChaCha20's, support asked whenever the defender holds a chit; 3: a Soviet phase checks the supply of its whole corps, chits go only on the classes they name, Surprise Attack at a phase's start; 4: the die line names each modifier, texts built from counts agree in number; 5: stacks split in motion, off-map reserves enter where they wait, turns dated)")
+  play->add_option("--revision", revision, "Revision of the rules (1: games begun before revision 2; 2: xoshiro256** dice replaced by ChaCha20's, support asked whenever the defender holds a chit; 3: a Soviet phase checks the supply of its whole corps, chits go only on the classes they name, Surprise Attack at a phase's start; 4: the die line names each modifier, texts built from counts agree in number; 5: stacks split in motion, off-map reserves enter where they wait, turns dated; 6: who stands fast reads it of their own units, the first activation phase named, barrage and strength lines give their reasons, Kessel refused without Red Army elastic defense)")
       ->check(CLI::Range(1, kLatestRevision));
   play->add_flag("--mixed-options", mixed, "Each game plays with its own random set of optional rules");
   play->add_option("--view-check-every", view_every, "Orders between hidden-information checks (0: never)");

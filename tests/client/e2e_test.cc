@@ -332,7 +332,7 @@ TEST_F(TwoPlayers, AResignedGameIsVerifiedEveryOrderAndDieReplayed) {
   auto verified = cli(alice_, {"verify", game});
   EXPECT_EQ(verified.code, 0) << verified.out << verified.err;
   EXPECT_NE(verified.out.find("Verified: " + std::to_string(accepted) + " orders, "), std::string::npos) << verified.out;
-  EXPECT_NE(verified.out.find("revision 5 (ChaCha20 dice)"), std::string::npos) << verified.out;
+  EXPECT_NE(verified.out.find("revision 6 (ChaCha20 dice)"), std::string::npos) << verified.out;
   std::cout << verified.out;
 
   // Anyone may audit a public game, with no account on the server.

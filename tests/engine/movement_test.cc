@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fixture.h"
+#include "view_delta.h"
 
 namespace counterattack::testing {
 namespace {
@@ -103,6 +104,22 @@ class Revision5 : public Movement {
     t.s.options |= revision_bits(5);
   }
 };
+
+// The rules of games begun since revision 6.
+class Revision6 : public Movement {
+ protected:
+  void SetUp() override {
+    Movement::SetUp();
+    t.s.options |= revision_bits(6);
+  }
+};
+
+// The log of an outcome as `v` reads it, one event a line.
+std::string reads(const Outcome& out, Viewer v) {
+  std::string text;
+  for (const auto& e : events_for(out.events, v)) text += e.text() + "\n";
+  return text;
+}
 
 // ---------------------------------------------------------------------------
 // 6 Movement: terrain, roads, streams
@@ -409,6 +426,46 @@ TEST_F(Movement, Rule6_BreakContactWorkedExample) {
   EXPECT_TRUE(Rejected(Side::Soviet, move_order({"1TC/R"}, {"0804"}), game::MUST_STOP_IN_ZOC));
   EXPECT_EQ(at("1TC/R"), "0904");
   EXPECT_EQ(left("1TC/R"), 12);  // 6 MP left, but the recon stops
+}
+
+// 6 (revision 6): the side that stands fast reads it of its own units, counted; the
+// other player and the spectators read which side stood, and no count, as a stack
+// shows them its top unit alone.
+TEST_F(Revision6, Rule6_EachReaderIsToldWhoStandsFast) {
+  t.put("1TC/R", "0901");
+  t.put("PzA/1", "0903");
+  ASSERT_TRUE(Accepted(t.move(Side::Soviet, {"1TC/R"}, {"0902"})));
+  ASSERT_EQ(t.decision().kind, game::Decision::BREAK_CONTACT);
+  const Outcome out = t.order(Side::German, break_order({}));
+  ASSERT_TRUE(Accepted(out));
+  EXPECT_EQ(reads(out, Viewer::German), "Your unit stands fast at 0902.\n");
+  EXPECT_EQ(reads(out, Viewer::Soviet), "The Germans stand fast at 0902.\n");
+  EXPECT_EQ(reads(out, Viewer::Spectator), "The Germans stand fast at 0902.\n");
+}
+
+TEST_F(Revision6, Rule6_TwoUnitsStandFastInNumberToTheirOwnerOnly) {
+  t.put("1TC/R", "0901");
+  t.put("PzA/1", "0903");
+  t.put("PzA/2", "0903");
+  ASSERT_TRUE(Accepted(t.move(Side::Soviet, {"1TC/R"}, {"0902"})));
+  ASSERT_EQ(t.decision().candidates, ids({"PzA/1", "PzA/2"}));
+  const Outcome out = t.order(Side::German, break_order({}));
+  ASSERT_TRUE(Accepted(out));
+  EXPECT_EQ(reads(out, Viewer::German), "Your units stand fast at 0902.\n");
+  EXPECT_EQ(reads(out, Viewer::Soviet), "The Germans stand fast at 0902.\n");
+  EXPECT_EQ(reads(out, Viewer::Spectator), "The Germans stand fast at 0902.\n");
+}
+
+// Games begun before revision 6 keep the one line they were played with.
+TEST_F(Revision5, Rule6_EveryoneReadsTheEnemyStandsFast) {
+  t.put("1TC/R", "0901");
+  t.put("PzA/1", "0903");
+  ASSERT_TRUE(Accepted(t.move(Side::Soviet, {"1TC/R"}, {"0902"})));
+  const Outcome out = t.order(Side::German, break_order({}));
+  ASSERT_TRUE(Accepted(out));
+  for (Viewer v : {Viewer::German, Viewer::Soviet, Viewer::Spectator}) {
+    EXPECT_EQ(reads(out, v), "The enemy stands fast at 0902.\n");
+  }
 }
 
 TEST_F(Movement, Rule6_MoverStopsIfAnotherEnemyZocRemains) {
