@@ -332,7 +332,11 @@ void Rules::start_activation_phase() {
     u.flags = static_cast<std::uint16_t>(u.flags & ~(kMoving | kIgnoreZoc | kActedThisPhase | kReactivated | kAttacked | kRetreated));
     u.mp_used = 0;
   }
-  log(game::Event::PHASE, phase_name() + " activation phase.");
+  // The step is still the administrative phase's here: from revision 6 the phase is named by its number.
+  const std::string name = option(kReaderTexts)
+                               ? std::string(side_name(s_.phase_side())) + " " + std::to_string(s_.activation / 2 + 1)
+                               : phase_name();
+  log(game::Event::PHASE, name + " activation phase.");
   if (s_.phase_side() == Side::Soviet) {
     bool any = false;
     for (size_t f = 0; f < sc_.formations.size(); ++f) {

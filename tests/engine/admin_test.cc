@@ -634,6 +634,21 @@ TEST(TurnTrack, Rule5_BeforeRevision5TheDayCountsOnPastJuly) {
   EXPECT_EQ(phase_line(to_turn(t, 6)), "Turn 6 (32): administrative phase.");
 }
 
+// 5 (revision 6): the line that opens the turn's first activation phase names it; it
+// read "Administrative" before, the phase whose line comes just before it.
+TEST(TurnTrack, Rule5_TheFirstActivationPhaseOfATurnIsNamed) {
+  for (const int revision : {5, 6}) {
+    Table t(test_scenario(), revision_bits(revision));
+    std::string phases;
+    for (const auto& e : to_turn(t, 2).events) {
+      if (e.kind() == game::Event::PHASE) phases += e.text() + "\n";
+    }
+    EXPECT_EQ(phases, "Turn 2 (28 July 1944): administrative phase.\n" + std::string(revision == 6 ? "Soviet 1" : "Administrative") +
+                          " activation phase.\n")
+        << "revision " << revision;
+  }
+}
+
 }  // namespace
 }  // namespace counterattack::testing
 
