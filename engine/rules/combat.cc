@@ -257,12 +257,16 @@ void Rules::do_barrage(int m, Loc target, bool air_strike) {
   }
   if (!air_strike) marker_state(s_, sc_, m) = MarkerState::Used;
   const int die = rng_->d6();
-  const int drm = sc_.terrain[sc_.hexes[static_cast<size_t>(target)].terrain].barrage_drm;
+  const auto& terrain = sc_.terrain[sc_.hexes[static_cast<size_t>(target)].terrain];
+  const int drm = terrain.barrage_drm;
   const int roll = die - drm;
   const int row = std::clamp(roll - sc_.barrage_min_roll, 0, static_cast<int>(sc_.barrage.size()) - 1);
   const std::string result = sc_.barrage.empty() ? "-" : sc_.barrage[static_cast<size_t>(row)];
+  std::string modifier = drm ? " -" + std::to_string(drm) : "";
+  // Revision 6: the modifier is the target's terrain's, and the line says so.
+  if (drm && option(kReaderTexts)) modifier = " " + signed_number(-drm) + " (" + terrain_word(terrain.name) + " " + signed_number(-drm) + ")";
   log(game::Event::BARRAGE, (air_strike ? std::string("Air strike") : marker_name(m)) + " fires at " + loc_name(target) + ": die " +
-                                std::to_string(die) + (drm ? " -" + std::to_string(drm) : "") + ": " + result + ".");
+                                std::to_string(die) + modifier + ": " + result + ".");
   if (log_) log_->back().set_die(die);
   if (result == "-") return;
   std::vector<std::int16_t> hit;
@@ -366,6 +370,15 @@ std::optional<Rejection> Rules::check_attack(const Order& o) const {
     if (std::find(hand.begin(), hand.end(), static_cast<std::uint8_t>(o.chit)) == hand.end()) return reject(game::NOT_ALLOWED, "That event chit is not in your hand.");
     const auto e = sc_.events[static_cast<size_t>(o.chit)].effect;
     if (e != data::COMBAT_DRM && e != data::NO_ELASTIC_DEFENSE) return reject(game::NOT_ALLOWED, sc_.events[static_cast<size_t>(o.chit)].name + " is not played on an attack.");
+    // Revision 6: without the optional rule the Soviet has no elastic defense to forbid.
+    if (e == data::NO_ELASTIC_DEFENSE && option(kKesselNeedsElasticDefense) && !option(kRedArmyElasticDefense)) {
+      std::string rule_name = "Red Army Elastic Defense";
+      for (const auto& r : sc_.optional_rules) {
+        if (r.key == "red_army_elastic_defense") rule_name = r.name;
+      }
+      return reject(game::NOT_ALLOWED, sc_.events[static_cast<size_t>(o.chit)].name + " only forbids the elastic defense of the optional rule " + rule_name +
+                                           ", which this game does not play (rule 20).");
+    }
     if (s_.sides[static_cast<int>(who)].events_this_phase >= rule(sc_.rules.events_per_phase(), 1)) return reject(game::LIMIT_REACHED, "You have already played an event in this phase (rule 20).");
   }
   return std::nullopt;
@@ -477,9 +490,12 @@ void Rules::roll_combat() {
     if (us(u).loc == sc_.warsaw()) cp = (cp + 1) / 2;  // 6: across the bridges at half strength
     att += cp;
   }
-  bool prepared = false;
+  bool prepared = false, retreated = false;
   for (auto u : c.defenders) {
-    if (us(u).flags & kRetreated) continue;  // 9: retreated here this phase: shares the fate, adds nothing
+    if (us(u).flags & kRetreated) {  // 9: retreated here this phase: shares the fate, adds nothing
+      retreated = true;
+      continue;
+    }
     def += e_.combat_value(s_, u);
     prepared |= (us(u).flags & kPreparedDefense) != 0;
   }
@@ -572,7 +588,10 @@ void Rules::roll_combat() {
     if (limited) named += "; limited to " + signed_number(modifier);
     if (!named.empty()) named = " (" + named + ")";
   }
-  log(game::Event::DIE_ROLLED, std::to_string(att) + " against " + std::to_string(def) + " (" + odds + ")" +
+  // Revision 6: a strength that leaves out units in the hex says why (retreats are seen by all).
+  const std::string left_out =
+      retreated && option(kReaderTexts) ? " (retreated units do not add their strength, rule 9)" : "";
+  log(game::Event::DIE_ROLLED, std::to_string(att) + " against " + std::to_string(def) + left_out + " (" + odds + ")" +
                                    (shift ? ", " + std::to_string(shift) + " column" + (shift > 1 ? "s" : "") + " to the defender" : "") +
                                    ": die " + std::to_string(c.die) + " " + signed_number(modifier) + named + ".");
   if (log_) log_->back().set_die(c.die);

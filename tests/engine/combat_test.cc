@@ -1704,6 +1704,31 @@ TEST_F(Retreat, Rule9_UnitsThatRetreatedIntoAHexAttackedLaterAddNothingButShareI
   EXPECT_EQ(retreating, both);
 }
 
+// 9 (revision 6): the strength line says why the units that retreated into the hex add
+// nothing, for every reader; revision 5's gave the numbers alone.
+TEST_F(Retreat, Rule9_TheStrengthLineSaysRetreatedUnitsAddNothing) {
+  for (const int revision : {5, 6}) {
+    reset({{"1:1", "r1"}}, revision_bits(revision));
+    german_phase();
+    t.put("PzA/2", "0605");
+    t.put("PzB/1", "0406");
+    t.put("1TC/2", "0606");
+    t.put("1TC/1", "0507");
+    to(Side::German, game::Decision::COMBAT);
+    ASSERT_TRUE(Fight(Side::German, attack_order({"PzA/2"}, "0606")));
+    EXPECT_EQ(odds_line().find("retreated"), std::string::npos) << odds_line();
+    ASSERT_TRUE(Ok(Side::Soviet, losses_order({})));
+    ASSERT_TRUE(Ok(Side::Soviet, retreat_order({{"1TC/2", {"0507"}}})));
+    ASSERT_TRUE(Ok(Side::German, advance_order({}, {})));
+    ASSERT_TRUE(Fight(Side::German, attack_order({"PzB/1"}, "0507")));
+    const std::string line = revision == 6 ? "6 against 6 (retreated units do not add their strength, rule 9) (1:1)"
+                                           : "6 against 6 (1:1)";
+    for (Viewer v : {Viewer::Soviet, Viewer::German, Viewer::Spectator}) {
+      EXPECT_NE(reads(v).find(line), std::string::npos) << "revision " << revision << ":\n" << reads(v);
+    }
+  }
+}
+
 TEST_F(Retreat, Rule6_GermanUnitsRetreatAcrossThePragaBridgesIntoWarsaw) {
   reset({{"1:2", "D1r1"}});
   soviet_phase();
@@ -2062,6 +2087,24 @@ TEST_F(Barrage, Rule10_TerrainProtectsAgainstBarrageFire) {
   EXPECT_EQ(steps("1TC/2"), 1);
 }
 
+// 10 (revision 6): the barrage line says its modifier is the target's terrain's, for
+// every reader; revision 5's line gave the number alone.
+TEST_F(Barrage, Rule10_TheBarrageLineNamesTheTerrainOfItsModifier) {
+  for (const int revision : {5, 6}) {
+    reset({}, revision_bits(revision));
+    german_phase();
+    t.put("1TC/1", "0603");  // woods: -2
+    to(Side::German, game::Decision::BARRAGE);
+    t.rng = dice({4});
+    ASSERT_TRUE(Ok(Side::German, barrage_order("Stuka-1", "0603")));
+    const std::string line = revision == 6 ? "Stuka-1 fires at 0603: die 4 -2 (woods -2): DIS.\n"
+                                           : "Stuka-1 fires at 0603: die 4 -2: DIS.\n";
+    for (Viewer v : {Viewer::Soviet, Viewer::German, Viewer::Spectator}) {
+      EXPECT_NE(reads(v).find(line), std::string::npos) << "revision " << revision << ":\n" << reads(v);
+    }
+  }
+}
+
 TEST_F(Barrage, Rule10_DisorganizedUnitsMoveAndFightAtHalfUntilTheNextTurn) {
   german_phase();
   t.put("1TC/3", "0606");  // combat 5, movement 3
@@ -2284,6 +2327,34 @@ TEST_F(CombatChits, Rule20_KesselForbidsElasticDefense) {
   ASSERT_EQ(t.decision().kind, game::Decision::DEFENDER_LOSSES);
   EXPECT_TRUE(Refused(Side::Soviet, losses_order({"1TC/1"}, 1), game::NOT_ALLOWED));
   EXPECT_TRUE(Ok(Side::Soviet, losses_order({"1TC/1", "1TC/1"})));
+}
+
+// 20 (revision 6): Kessel forbids only the Soviet elastic defense of the optional rule:
+// a game without it refuses the chit, saying why, and the legal orders leave it out.
+// Games of revision 5 still take it; with the optional rule it is played as before.
+TEST_F(CombatChits, Rule20_KesselIsRefusedWithoutRedArmyElasticDefense) {
+  for (const std::uint32_t options : {revision_bits(6), revision_bits(5), revision_bits(6) | kRedArmyElasticDefense}) {
+    reset({{"1:1", "D2r2"}}, options);
+    german_phase();
+    give_chits(t, Side::German, {"GER-KESSEL"});
+    t.put("PzA/1", "0605");
+    t.put("PzA/3", "0605");
+    t.put("1TC/1", "0606");
+    to(Side::German, game::Decision::COMBAT);
+    const int kessel = *t.sc().event_index("GER-KESSEL");
+    const auto legal = t.engine.legal_orders(t.s);
+    const bool offered = std::any_of(legal.begin(), legal.end(), [&](const Order& o) { return o.chit == kessel; });
+    const auto order = attack_order({"PzA/1", "PzA/3"}, "0606", "", "GER-KESSEL");
+    if (options == revision_bits(6)) {
+      std::string why;
+      EXPECT_TRUE(Refused(Side::German, order, game::NOT_ALLOWED, &why));
+      EXPECT_EQ(why, "Kessel only forbids the elastic defense of the optional rule Red Army Elastic Defense, which this game does not play (rule 20).");
+      EXPECT_FALSE(offered);
+    } else {
+      EXPECT_TRUE(offered) << options;
+      EXPECT_TRUE(Fight(Side::German, order)) << options;
+    }
+  }
 }
 
 TEST_F(CombatChits, Rule20_AnAirStrikeBarragesAnyHexInTheBarrageStep) {

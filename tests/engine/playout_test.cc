@@ -35,14 +35,26 @@ TEST(Playout, RandomGamesCompleteWithoutInvariantViolations) {
 // The random players draw every order from the legal ones, so each chit they
 // play shows that the list offers it: each is played in three games, but the
 // bridge repair, which waits for the Jozefow bridge to be blown first.
+// Kessel needs the optional Red Army elastic defense, without which it would do nothing (revision 6).
 TEST(Playout, Rule20_RandomPlayersPlayEveryEventChit) {
   PlayoutOptions opt;
   opt.view_check_every = 0;
+  opt.options = kRedArmyElasticDefense;
   PlayoutStats stats = play_games(1, 3, opt);
   for (const auto& chit : engine().scenario().events) {
     if (chit.effect == data::BRIDGE_REPAIR) continue;
     EXPECT_GT(stats.chits_played[chit.id], 0) << chit.id << " (" << data::EventEffect_Name(chit.effect) << ")";
   }
+}
+
+// 20: without Red Army elastic defense the list no longer offers Kessel, which would do
+// nothing; games of revision 5 still play it.
+TEST(Playout, Rule20_WithoutRedArmyElasticDefenseRandomPlayersNeverPlayKessel) {
+  PlayoutOptions opt;
+  opt.view_check_every = 0;
+  EXPECT_EQ(play_games(1, 3, opt).chits_played["GER-KESSEL"], 0);
+  opt.revision = 5;
+  EXPECT_GT(play_games(1, 3, opt).chits_played["GER-KESSEL"], 0);
 }
 
 // Games begun before revision 2 go on by the rules they began with.
