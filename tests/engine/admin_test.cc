@@ -643,8 +643,8 @@ TEST(TurnTrack, Rule5_TheFirstActivationPhaseOfATurnIsNamed) {
     for (const auto& e : to_turn(t, 2).events) {
       if (e.kind() == game::Event::PHASE) phases += e.text() + "\n";
     }
-    EXPECT_EQ(phases, "Turn 2 (28 July 1944): administrative phase.\n" + std::string(revision == 6 ? "Soviet 1" : "Administrative") +
-                          " activation phase.\n")
+    const std::string first = revision == 6 ? "Soviet 1" : "Administrative";
+    EXPECT_EQ(phases, "Turn 2 (28 July 1944): administrative phase.\n" + first + " activation phase.\n")
         << "revision " << revision;
   }
 }

@@ -2348,7 +2348,8 @@ TEST_F(CombatChits, Rule20_KesselIsRefusedWithoutRedArmyElasticDefense) {
     if (options == revision_bits(6)) {
       std::string why;
       EXPECT_TRUE(Refused(Side::German, order, game::NOT_ALLOWED, &why));
-      EXPECT_EQ(why, "Kessel only forbids the elastic defense of the optional rule Red Army Elastic Defense, which this game does not play (rule 20).");
+      EXPECT_EQ(why, "Kessel only forbids the elastic defense of the optional rule Red Army Elastic Defense, "
+                     "which this game does not play (rule 20).");
       EXPECT_FALSE(offered);
     } else {
       EXPECT_TRUE(offered) << options;
