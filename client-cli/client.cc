@@ -16,6 +16,7 @@
 #include <random>
 #include <set>
 
+#include "notation.h"
 #include "render.h"
 #include "terminal_text.h"
 
@@ -697,11 +698,6 @@ const StandingWord kStandingWords[] = {
     {"retreat", &game::StandingOrders::retreat, &game::StandingOrders::set_retreat,
      "retreat each unit by the first path that leaves room where it ends (9)"},
 };
-
-std::string lower(std::string s) {
-  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
-}
 
 }  // namespace
 

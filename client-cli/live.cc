@@ -1694,10 +1694,6 @@ class Shell {
   // The one-shot form (`counterattack order GAME move ...`) typed in the shell: nothing is sent, the
   // player is shown the line the shell takes.
   static std::string one_shot_in_shell(const std::vector<std::string>& w) {
-    auto lower = [](std::string x) {
-      std::transform(x.begin(), x.end(), x.begin(), ::tolower);
-      return x;
-    };
     std::size_t i = 0;
     if (i < w.size() && lower(w[i]) == "counterattack") ++i;
     const bool is_order = i < w.size() && lower(w[i]) == "order";

@@ -10,11 +10,6 @@
 namespace counterattack::cli {
 namespace {
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 struct Usage {
   const char* word;
   const char* usage;
@@ -511,6 +506,11 @@ class Parser {
 };
 
 }  // namespace
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {
   // Optimal string alignment: a swap of two adjacent letters ('mvoe') is one edit, as typists make it.

@@ -25,6 +25,8 @@ ParseResult parse_order(const std::string& line, const Scenario& sc);
 
 // The order words the parser knows, for help and completion.
 const std::vector<std::string>& order_words();
+// `s` in lower case (ASCII letters): words typed in any case are matched this way.
+std::string lower(std::string s);
 // Levenshtein distance between two words: a typo is named by the word it is nearest to.
 std::size_t edit_distance(const std::string& a, const std::string& b);
 // The word of `candidates` nearest to `typed`, two edits at most; of words as near, the first

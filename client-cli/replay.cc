@@ -21,11 +21,6 @@ std::string side_name(game::Side s) {
   return s == game::SOVIET ? "Soviet" : s == game::GERMAN ? "German" : "no side's";
 }
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // A version as typed: digits only.
 std::optional<std::int64_t> parse_version(const std::string& text) {
   if (text.empty() || text.size() > 15 || !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); })) {
