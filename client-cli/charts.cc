@@ -5,13 +5,12 @@
 #include <map>
 
 #include "notation.h"
+#include "render.h"
 
 namespace counterattack::cli {
 namespace {
 
 std::string pad(const std::string& s, size_t width) { return s.size() >= width ? s : s + std::string(width - s.size(), ' '); }
-
-std::string mp(int half) { return std::to_string(half / 2) + (half % 2 ? ".5" : ""); }
 
 std::string signed_number(int n) { return (n > 0 ? "+" : "") + std::to_string(n); }
 
@@ -84,7 +83,7 @@ std::string terrain(const Scenario& sc) {
                     "the combat roll and the barrage roll against a unit there.\n";
   out += pad("terrain", 14) + pad("MP", 6) + pad("columns", 9) + pad("combat", 8) + "barrage\n";
   for (const auto& t : sc.terrain) {
-    out += pad(std::string(1, t.symbol) + " " + short_name(t.name), 14) + pad(t.prohibited ? "no" : mp(t.move_cost_half), 6) +
+    out += pad(std::string(1, t.symbol) + " " + short_name(t.name), 14) + pad(t.prohibited ? "no" : mp_text(t.move_cost_half), 6) +
            pad(columns_left(t.combat_shift), 9) + pad(t.defense_drm ? "-" + std::to_string(t.defense_drm) : "-", 8) +
            (t.barrage_drm ? "-" + std::to_string(t.barrage_drm) : "-") + "\n";
   }
@@ -92,12 +91,12 @@ std::string terrain(const Scenario& sc) {
   for (const auto& h : sc.hexside_types) {
     out += "  " + pad(short_name(h.name), 12) +
            (h.prohibited ? std::string("never crossed")
-                         : "+" + mp(h.move_cost_half) + " MP" + (h.negated_by_road ? " (none along a road)" : "")) +
+                         : "+" + mp_text(h.move_cost_half) + " MP" + (h.negated_by_road ? " (none along a road)" : "")) +
            (h.combat_shift ? "; an attack across it: " + columns_left(h.combat_shift) : "") + "\n";
   }
   out += "Roads (a unit coming along the same road pays this instead of the terrain):\n";
-  for (const auto& r : sc.road_types) out += "  " + pad(short_name(r.name), 12) + mp(r.move_cost_half) + " MP a hex\n";
-  out += "Entering an enemy ZOC costs +" + mp(rule(sc.rules.zoc_cost_half(), 2)) + " MP (rule 6).\n";
+  for (const auto& r : sc.road_types) out += "  " + pad(short_name(r.name), 12) + mp_text(r.move_cost_half) + " MP a hex\n";
+  out += "Entering an enemy ZOC costs +" + mp_text(rule(sc.rules.zoc_cost_half(), 2)) + " MP (rule 6).\n";
   return out + kReconstructed;
 }
 
@@ -119,12 +118,12 @@ std::string off_map(const Scenario& sc) {
   for (size_t a = 0; a < n; ++a) {
     std::string to;
     for (size_t b = 0; b < n; ++b) {
-      if (sc.off_map_cost[a][b] >= 0) to += (to.empty() ? "" : ", ") + node(b) + " " + mp(sc.off_map_cost[a][b]);
+      if (sc.off_map_cost[a][b] >= 0) to += (to.empty() ? "" : ", ") + node(b) + " " + mp_text(sc.off_map_cost[a][b]);
     }
     if (!to.empty()) out += "  from " + pad(node(a), 7) + "to " + to + "\n";
   }
   out += "A unit short of the MP may not make the move; the Praga bridges cost " +
-         (sc.praga_bridges.empty() ? std::string("3") : mp(sc.praga_bridges[0].cost_half)) + " MP (rule 6).\n";
+         (sc.praga_bridges.empty() ? std::string("3") : mp_text(sc.praga_bridges[0].cost_half)) + " MP (rule 6).\n";
   return out + kReconstructed;
 }
 

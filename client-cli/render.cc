@@ -168,10 +168,7 @@ std::string unit_text(const Scenario& sc, const game::UnitView& u) {
     const int full = static_cast<int>(sc.units[static_cast<size_t>(*idx)].steps.size());
     if (u.steps() > 0 && u.steps() < full) notes.push_back("reduced");
   }
-  if (u.movement_left_half() > 0) {
-    const int h = u.movement_left_half();
-    notes.push_back(std::to_string(h / 2) + (h % 2 ? ".5" : "") + " MP left");
-  }
+  if (u.movement_left_half() > 0) notes.push_back(mp_text(u.movement_left_half()) + " MP left");
   if (u.moved()) notes.push_back("activated this turn");
   if (u.disorganized()) notes.push_back("DIS");
   if (u.out_of_supply()) notes.push_back("OOS");
@@ -805,6 +802,8 @@ std::optional<std::string> render_stack_at(const Scenario& sc, const game::View&
   return text.empty() ? "No units at " + name + ".\n" : text;
 }
 
+std::string mp_text(int halves) { return std::to_string(halves / 2) + (halves % 2 ? ".5" : ""); }
+
 std::string render_units(const Scenario& sc, const game::View& v, game::Side side) {
   if (side == game::SIDE_UNSPECIFIED) return "You play neither side of this game: no units are yours.\n";
   std::string t;
@@ -818,13 +817,18 @@ std::string render_units(const Scenario& sc, const game::View& v, game::Side sid
       };
       const auto index = sc.unit_index(u.id());
       const int full = index ? static_cast<int>(sc.units[static_cast<size_t>(*index)].steps.size()) : 0;
-      note(full > 1 && u.steps() < full, "reduced, " + std::to_string(u.steps()) + " of " + std::to_string(full) + " steps");
+      note(full > 1 && u.steps() < full, "reduced");
       note(u.moved(), "activated this turn");
       note(u.reserve(), "reserve");
       note(u.prepared_defense(), "prepared defense");
       note(u.disorganized(), "disorganized");
       note(u.out_of_supply(), "out of supply");
-      t += "  " + u.id() + " at " + st.location() + state + (state.empty() ? "" : ")") + "\n";
+      // Its strength as its counter now reads, and the MP it has left while it moves.
+      std::string strength = std::to_string(u.combat()) + "-" + std::to_string(u.movement()) + ", " +
+                             std::to_string(u.steps()) + (full > 1 ? " of " + std::to_string(full) : std::string()) +
+                             (u.steps() == 1 && full <= 1 ? " step" : " steps");
+      if (u.movement_left_half() > 0) strength += ", " + mp_text(u.movement_left_half()) + " MP left";
+      t += "  " + u.id() + " at " + st.location() + ": " + strength + state + (state.empty() ? "" : ")") + "\n";
     }
   }
   return t.empty() ? "None of your units is on the board.\n" : t;

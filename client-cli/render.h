@@ -62,8 +62,11 @@ std::string render_events(const std::vector<game::Event>& events, const RenderOp
 std::optional<std::string> render_stack_at(const Scenario& sc, const game::View& v, const std::string& where,
                                            const RenderOptions& o);
 // A side's units on the board (`side`: the player's, which a finished game's full
-// view does not name), one a line, with their state (reduced, activated this turn, reserve...).
+// view does not name), one a line, with their strength (combat-movement, steps left), the MP
+// left to a unit in motion, and their state (reduced, activated this turn, reserve...).
 std::string render_units(const Scenario& sc, const game::View& v, game::Side side);
+// Movement points counted in halves, as the charts write them: 7 as "3.5", 4 as "2".
+std::string mp_text(int halves);
 // Everything above, as one screen.
 std::string render_screen(const Scenario& sc, const game::View& v,
                           const std::vector<game::Event>& events, const RenderOptions& o);

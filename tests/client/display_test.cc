@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <string>
 #include <thread>
 
@@ -200,7 +201,37 @@ TEST_F(TwoPlayers, UnitsOfAFinishedGameAreThePlayersOwn) {
   for (const auto& st : stacks) EXPECT_EQ(st.value("side", ""), "GERMAN") << st.dump();
   auto shell = cli(alice_, {"play", game}, "units\nquit\n");
   EXPECT_EQ(shell.out.find("None of your units"), std::string::npos) << shell.out;
-  EXPECT_NE(shell.out.find("  3TC/50 at S3\n"), std::string::npos) << "alice's Soviet units, at their entry point: " << shell.out;
+  EXPECT_NE(shell.out.find("  3TC/50 at S3: "), std::string::npos) << "alice's Soviet units, at their entry point: " << shell.out;
+}
+
+// `units` gives each unit its strength as its counter reads (combat-movement, steps left) and, to
+// the unit in motion, the MP it has left this phase; the shell's `units` says the same.
+TEST_F(TwoPlayers, UnitsGiveEachUnitsStrengthAndTheMovementPointsLeftToTheUnitInMotion) {
+  const std::string game = started_game("3d");
+  ASSERT_FALSE(game.empty());
+  ASSERT_EQ(cli(alice_, {"order", game, "corps", "8GTC"}).code, 0);
+  ASSERT_EQ(cli(alice_, {"order", game, "move", "8GTC/58G", "4153", "4152"}).code, 0);
+
+  auto units = cli(alice_, {"units", game});
+  ASSERT_EQ(units.code, 0) << units.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(units.out, m, std::regex("  8GTC/58G at 4152: (\\d+)-(\\d+), (\\d+) of (\\d+) steps, "
+                                                          "(\\d+(\\.5)?) MP left\n")))
+      << units.out;
+  EXPECT_EQ(m[3], m[4]) << "at full strength: " << units.out;
+  EXPECT_LT(std::stod(m[5]), std::stod(m[2])) << "two hexes entered: " << units.out;
+  // The others have not moved: their strength, no MP.
+  EXPECT_TRUE(std::regex_search(units.out, std::regex("  3TC/50 at S3: \\d+-\\d+, \\d+ (of \\d+ steps|step)\n"))) << units.out;
+  EXPECT_EQ(count_of(units.out, "MP left"), 1u) << units.out;
+
+  auto shell = cli(alice_, {"play", game}, "units\nquit\n");
+  ASSERT_EQ(shell.code, 0) << shell.err;
+  EXPECT_NE(shell.out.find(units.out), std::string::npos) << units.out << "\nnot in the shell's\n" << shell.out;
+  // bob's list is of his own units, none of them in motion.
+  auto german = cli(bob_, {"units", game});
+  ASSERT_EQ(german.code, 0) << german.err;
+  EXPECT_EQ(german.out.find("8GTC"), std::string::npos) << german.out;
+  EXPECT_EQ(german.out.find("MP left"), std::string::npos) << german.out;
 }
 
 // A game clock that runs out ends the game with no order: `watch` shows the

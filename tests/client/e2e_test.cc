@@ -1599,7 +1599,7 @@ TEST_F(TwoPlayers, UnitsStackHandAndDecisionAnswerFromTheCommandLineAsInTheShell
 
   auto units = cli(bob_, {"units", game});
   ASSERT_EQ(units.code, 0) << units.err;
-  const std::regex line("  (\\S+) at (\\S+)");
+  const std::regex line("  (\\S+) at (\\S+): ");
   std::smatch first;
   ASSERT_TRUE(std::regex_search(units.out, first, line)) << "the German starts with units on the board: " << units.out;
   const std::string unit = first[1], hex = first[2];
