@@ -1149,6 +1149,10 @@ int main(int argc, char** argv) {
         if (ve.version != r.version) std::cout << "then version " << ve.version << ":\n";
         for (const auto& e : ve.events) std::cout << "  " << e.text() << "\n";
       }
+      // What the game now waits for, and from whom, as `decision` and the shell say it: the
+      // player need not ask. Not had (the connection lost): the order stands all the same.
+      cli::LiveGame now(s, game_id);
+      if (now.subscribe(nullptr)) std::cout << cli::render_decision(now.view(), ro);
       std::cout << std::flush;
     } else {
       std::cout << "rejected: " << r.reason << (hint.empty() ? "" : " " + hint)

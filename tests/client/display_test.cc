@@ -293,6 +293,51 @@ TEST_F(TwoPlayers, AnOrderFromTheCommandLinePrintsWhatItDid) {
   EXPECT_FALSE(json::parse(refused.out).contains("events")) << refused.out;
 }
 
+// `text` ends with `end` (not empty).
+::testing::AssertionResult ends_with(const std::string& text, const std::string& end) {
+  if (!end.empty() && text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0)
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "\n" << text << "\ndoes not end with\n" << end;
+}
+
+// After an accepted order the player is told what the game now waits for and from whom, as
+// `decision` (and the shell) says it: their own next decision with the notation that answers it,
+// or the opponent's. Every order word answers so; --json stays the order's outcome alone.
+TEST_F(TwoPlayers, AnAcceptedOrderFromTheCommandLineSaysWhatTheGameNowWaitsForAndFromWhom) {
+  const std::string game = started_game("3d");
+  ASSERT_FALSE(game.empty());
+  bring_8gtc_to_attack_3546(game);  // two `done`s at its end: alice is to attack
+  auto mine = cli(alice_, {"decision", game});
+  ASSERT_EQ(mine.code, 0) << mine.err;
+  EXPECT_NE(mine.out.find("Your decision (Soviet)"), std::string::npos) << mine.out;
+  ASSERT_EQ(cli(bob_, {"standing", game, "none"}).code, 0);
+
+  auto attacked = cli(alice_, {"order", game, "attack", "8GTC/58G", "8GTC/59G", "8GTC/60G", "8GTC/1817", "3546"});
+  ASSERT_EQ(attacked.code, 0) << attacked.out << attacked.err;
+  auto waits = cli(alice_, {"decision", game});
+  EXPECT_NE(waits.out.find("Waiting for the German player"), std::string::npos) << waits.out;
+  EXPECT_TRUE(ends_with(attacked.out, waits.out));
+
+  auto answered = cli(bob_, {"order", game, "nosupport"});
+  ASSERT_EQ(answered.code, 0) << answered.out << answered.err;
+  EXPECT_TRUE(ends_with(answered.out, cli(bob_, {"decision", game}).out));
+
+  // A `done` ends alice's step in another game: her next one is told.
+  auto made = cli(alice_, {"--json", "new", "--side", "soviet"});
+  ASSERT_EQ(made.code, 0) << made.err;
+  const std::string other = json::parse(made.out).value("game_id", "");
+  ASSERT_EQ(cli(bob_, {"join", other}).code, 0);
+  ASSERT_EQ(cli(alice_, {"order", other, "corps", "3TC"}).code, 0);
+  auto done = cli(alice_, {"order", other, "done"});
+  ASSERT_EQ(done.code, 0) << done.out << done.err;
+  const auto next = cli(alice_, {"decision", other}).out;
+  EXPECT_TRUE(ends_with(done.out, next));
+  EXPECT_NE(next.find("Answer: "), std::string::npos) << "alice's own, with its notation: " << next;
+  auto as_json = cli(alice_, {"--json", "order", other, "done"});
+  ASSERT_EQ(as_json.code, 0) << as_json.out << as_json.err;
+  EXPECT_FALSE(json::parse(as_json.out).contains("decision")) << as_json.out;
+}
+
 // bob's standing answers to alice's attack on 3546, which follow her order at
 // once: whatever the die his units there lose a step and retreat, which the log
 // tells him by their names and everyone else as "A German unit".
@@ -357,7 +402,10 @@ TEST_F(TwoPlayersWithStandingAnswers, AnOrderFromTheCommandLinePrintsTheStanding
     last = v;
     said += "  " + e.at("event").value("text", "") + "\n";
   }
-  EXPECT_EQ(first.out.substr(then + 1), said) << first.out;
+  // Then what the game waits for, as `decision` says it.
+  const std::string waits = cli(alice_, {"decision", game}).out;
+  ASSERT_FALSE(waits.empty());
+  EXPECT_EQ(first.out.substr(then + 1), said + waits) << first.out;
   EXPECT_NE(first.out.find("\n  A German unit at 3546 loses a step (combat).\n"), std::string::npos) << first.out;
   EXPECT_NE(first.out.find("\n  A German unit retreats "), std::string::npos) << first.out;
   const auto hidden = bobs_own_texts(game, version);
