@@ -666,9 +666,23 @@ std::string decision_hint(const game::View& v) {
       // 9: elastic defense is the German's, and the Soviet's only with its optional rule.
       const auto& opts = v.header().options();
       const bool elastic = d.side() == game::GERMAN || std::find(opts.begin(), opts.end(), "red_army_elastic_defense") != opts.end();
-      return std::string("losses UNIT... (a unit per step lost) | ") +
-             (elastic ? "losses elastic N [UNIT...] (N steps become retreat hexes; a unit for each step left) | " : "") +
-             "losses desperate N UNIT... (N retreat hexes become steps)";
+      // 9: desperate defense trades retreat hexes for steps: none to trade, no choice. The view says
+      // the retreat only in the prompt ("lose 1 step and retreat 0 hexes"); not said there, it is offered.
+      const std::string& p = d.prompt();
+      bool retreats = true;
+      if (auto at = p.find("retreat "); at != std::string::npos) {
+        at += 8;
+        if (p.compare(at, 3, "of ") == 0) at += 3;
+        if (at < p.size() && std::isdigit(static_cast<unsigned char>(p[at]))) {
+          int hexes = 0;
+          for (; at < p.size() && std::isdigit(static_cast<unsigned char>(p[at])); ++at) hexes = hexes * 10 + (p[at] - '0');
+          retreats = hexes > 0;
+        }
+      }
+      std::string hint = "losses UNIT... (a unit per step lost)";
+      if (elastic) hint += " | losses elastic N [UNIT...] (N steps become retreat hexes; a unit for each step left)";
+      if (retreats) hint += " | losses desperate N UNIT... (N retreat hexes become steps)";
+      return hint;
     }
     case game::Decision::RETREAT:
       return "retreat UNIT HEX... [UNIT HEX...]";

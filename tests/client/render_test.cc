@@ -275,6 +275,32 @@ TEST(Render, Rule9_TheAnswerHintOffersOnlyWhatTheDeciderMayDo) {
       << render_decision(v, plain());
 }
 
+// 9: desperate defense turns retreat hexes into steps: a result with no retreat leaves nothing to
+// turn, so it is not offered; with a retreat it is, whichever side defends.
+TEST(Render, Rule9_DesperateDefenseIsOfferedOnlyWhenTheResultHasARetreat) {
+  game::View v = german_view();
+  auto* d = v.mutable_decision();
+  d->set_kind(game::Decision::DEFENDER_LOSSES);
+  d->set_side(game::GERMAN);
+  d->set_count(1);
+  d->set_prompt("At 3546: lose 1 step and retreat 0 hexes; elastic defense may turn steps into retreat.");
+  std::string text = render_decision(v, plain());
+  EXPECT_EQ(text.find("desperate"), std::string::npos) << text;
+  EXPECT_NE(text.find("losses elastic N"), std::string::npos) << text;
+  d->set_prompt("At 3546: lose 1 step and retreat 2 hexes; elastic defense may turn steps into retreat; desperate defense may "
+                "turn retreat into steps.");
+  text = render_decision(v, plain());
+  EXPECT_NE(text.find("losses desperate N UNIT..."), std::string::npos) << text;
+  v.set_viewer(game::VIEWER_SOVIET);
+  d->set_side(game::SOVIET);
+  d->set_prompt("At 3036: lose 2 steps and retreat 10 hexes.");
+  text = render_decision(v, plain());
+  EXPECT_NE(text.find("losses desperate N UNIT..."), std::string::npos) << text;
+  d->set_prompt("At 3036: lose 2 steps and retreat 0 hexes.");
+  text = render_decision(v, plain());
+  EXPECT_EQ(text.find("desperate"), std::string::npos) << text;
+}
+
 TEST(Render, AHexWithNoStackSaysItHoldsNoUnits) {
   EXPECT_EQ(*render_stack_at(sc(), german_view(), "3645", plain()), "No units at 3645.\n");
 }
