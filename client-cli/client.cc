@@ -1100,6 +1100,25 @@ std::string tournament_line(const wire::Tournament& t, bool withdrew) {
   return s;
 }
 
+std::string tournament_list_text(Session& s, const wire::TournamentList& list) {
+  std::string out;
+  for (const auto& t : list.tournaments()) {
+    // The list carries no standings: whether the reader withdrew is asked of the tournament, only
+    // where it can be so (entered, and begun: leaving an open one is no withdrawal).
+    bool withdrew = false;
+    if (t.entered() && t.status() != "open") {
+      wire::ClientMessage m;
+      m.mutable_get_tournament()->set_tournament_id(t.tournament_id());
+      if (const auto reply = s.call(m, nullptr); reply && reply->has_tournament()) {
+        const auto& rows = reply->tournament().standings();
+        withdrew = std::any_of(rows.begin(), rows.end(), [&](const wire::Standing& e) { return e.player() == s.user() && e.withdrawn(); });
+      }
+    }
+    out += tournament_line(t, withdrew) + "\n";
+  }
+  return out;
+}
+
 std::string removed_from_tournament_text(const std::string& player, const wire::ServerMessage& reply,
                                          const std::string& command) {
   const auto& t = reply.tournament();

@@ -201,6 +201,8 @@ std::string describe_vacation(const wire::Vacation& v, std::int64_t now_unix = 0
 std::optional<wire::ClientMessage> tournament_request(const std::vector<std::string>& words, std::string* why);
 // One line for a tournament in a list.
 std::string tournament_line(const wire::Tournament& t, bool withdrew = false);  // withdrew: the reader, from it
+// The list of `tournaments`, a line each, "you withdrew" where the reader has (asked of each they entered).
+std::string tournament_list_text(Session& s, const wire::TournamentList& list);
 // "The tournament "X" has started: ..." or, for a Swiss's later round, "Round 2 of 3 of ... has begun: ...".
 std::string tournament_start_notice(const wire::Tournament& t, const std::string& me = "");
 // "The tournament "X" is over: alice won. ..." for a finished tournament's push.

@@ -1295,8 +1295,7 @@ class Shell {
       if (m->has_adjudicate_game() && reply->has_ok()) return out(adjudicated_text(m->adjudicate_game()));
       if (reply->has_tournament()) return out(describe_tournament(reply->tournament(), "", s_.user()));
       if (!reply->has_tournament_list()) return out("Done.");
-      std::string text;
-      for (const auto& t : reply->tournament_list().tournaments()) text += tournament_line(t) + "\n";
+      const std::string text = tournament_list_text(s_, reply->tournament_list());
       out(text.empty() ? "No tournaments: `tournament new NAME --players 4 --time 3d` creates one." : text);
     } else if (cmd == "rating" || cmd == "ratings") {
       last_reads_ = true;

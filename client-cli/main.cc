@@ -573,7 +573,7 @@ int main(int argc, char** argv) {
       } else if (reply->tournament_list().tournaments().empty()) {
         std::cout << "No tournaments (counterattack tournament new NAME --players 4 --time 3d creates one)." << std::endl;
       } else {
-        for (const auto& t : reply->tournament_list().tournaments()) std::cout << cli::tournament_line(t) << "\n";
+        std::cout << cli::tournament_list_text(s, reply->tournament_list());
       }
     } else if (reply->has_tournament()) {
       std::cout << (g.json ? cli::to_json(reply->tournament()) + "\n"

@@ -1395,7 +1395,7 @@ TEST_F(TwoPlayers, ASwissIsShownRoundByRoundInItsCrossTable) {
 }
 
 // Of three entrants in a Swiss, the one who sits out the round is told "You sit out"; one who
-// withdraws is not told whom they play, and reads that they withdrew.
+// withdraws is not told whom they play, and reads that they withdrew, in the list too.
 TEST_F(TwoPlayers, ASwissTellsItsReaderThatTheySitOutAndAWithdrawnEntrantNoPairing) {
   Player carol{"carol", temp_dir("carol-swiss"), ""};
   ASSERT_EQ(cli(alice_, {"register", "alice"}, "password-of-alice\n").code, 0);
@@ -1428,6 +1428,16 @@ TEST_F(TwoPlayers, ASwissTellsItsReaderThatTheySitOutAndAWithdrawnEntrantNoPairi
   EXPECT_EQ(after.out.find("  you play"), std::string::npos) << after.out;
   const Result others = cli(*sitter, {"tournament", "show", id});
   EXPECT_NE(others.out.find("  you play\n"), std::string::npos) << "still in it: " << others.out;
+  // The list says so too, on the command line and in the shell.
+  for (const Result& listed : {cli(*playing, {"tournament", "list"}), cli(*playing, {"play"}, "tournaments\nquit\n")}) {
+    const auto at = listed.out.find(id + "  ");
+    ASSERT_NE(at, std::string::npos) << listed.out << listed.err;
+    const std::string line = listed.out.substr(at, listed.out.find('\n', at) - at);
+    EXPECT_NE(line.find("  you withdrew"), std::string::npos) << line;
+    EXPECT_EQ(line.find("  you play"), std::string::npos) << line;
+  }
+  const Result listed_by_other = cli(*sitter, {"tournament", "list"});
+  EXPECT_NE(listed_by_other.out.find("  you play\n"), std::string::npos) << "still in it: " << listed_by_other.out;
   std::error_code ec;
   fs::remove_all(carol.config, ec);
 }
