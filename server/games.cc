@@ -341,6 +341,7 @@ std::shared_ptr<Game> GameService::load(const std::string& id) {
   for (const auto& row : orders) {
     wire::LoggedOrder entry;
     if (!entry.ParseFromString(row.entry)) return fail("order " + std::to_string(row.version) + " does not decode");
+    g->last_order_of[seat_of_side(row.side)] = row.version;
     if (!is_standing_key(row.key)) {  // a standing answer is no retry to recognise, nor the player's play
       last_key = {seat_of_side(row.side), row.key};
       g->keys[last_key] = Game::KeyRecord{entry.order().SerializeAsString(), true, row.version, {}, true};
@@ -652,8 +653,9 @@ void GameService::send_digests() {
     // A game the player watches or follows is no news; one while they are on vacation waits with them.
     if (!wanted.count(user) || vacations_.running(user) || !away(*g, seat)) continue;
     constexpr std::size_t kDigestEvents = 5;  // one short block per game
-    // Its version, and a draw offered to the player: a change of either is news to them.
-    const std::int64_t state = 2 * g->committed + (g->committed_draw_offer == 1 - seat ? 1 : 0);
+    // When the decision came back to the player (the opponent's last order), and a draw offered
+    // to them: a change of either is news to them; their own orders since are not.
+    const std::int64_t state = 2 * g->last_order_of[1 - seat] + (g->committed_draw_offer == 1 - seat ? 1 : 0);
     waiting[user].push_back(Mailer::Waiting{summary(*g, seat), since_looked(*g, seat, kDigestEvents), state});
   }
   std::vector<std::int64_t> idle;
@@ -1203,6 +1205,7 @@ std::int64_t GameService::play(const std::shared_ptr<Game>& g, int side, const s
           // then summaries keep the decider, turn and clocks from before it, together.
           const game::Side was = g->committed_decider;
           g->committed = v;
+          g->last_order_of[k.first] = v;
           if (offer_lapsed) g->committed_draw_offer = -1;
           if (last) {
             g->committed_decider = decider;

@@ -91,6 +91,9 @@ struct Game {
   std::int64_t head = 0, committed = 0;
   game::Side committed_decider = game::SIDE_UNSPECIFIED;
   int committed_turn = 0;
+  // Each seat's latest committed order (a standing answer counts as its side's): the other
+  // side's tells when the decision last came back to a player, what a digest counts as news.
+  std::int64_t last_order_of[2] = {0, 0};
   int pending = 0;  // writes queued and not yet committed
   std::atomic<bool> broken{false};  // a write failed: the game must be reloaded from the log
 

@@ -381,7 +381,7 @@ bool Mailer::digest(std::int64_t user_id, const std::vector<Waiting>& games, std
   }
   body += "\nYou get this digest at most once every " + std::to_string(t.digest_hours) +
           (t.digest_hours == 1 ? " hour" : " hours") +
-          ", when a game waits for you that the last one did not list (or something happened in it since)."
+          ", when a game waits for you that the last one did not list (or it came back to you since)."
           " A mail per game instead: " + command("email --turns each") + "; none: " +
           command("email --turns off") + ".\n" + kFooter;
   const std::string subject = games.size() == 1 ? "Your move in game " + first.game_id()

@@ -82,8 +82,8 @@ class Mailer {
   // `moved`: the player has given an order of their own in the game (else its time-out aborts it).
   void your_turn(std::int64_t user_id, const wire::GameSummary& game, const SinceLooked& since, bool moved);
   // The digest of the games that wait for the player (each as their view reads it,
-  // `state` what it waits at: its version, doubled, plus one while a draw is offered to
-  // them); `now` is stored as when it went, in the outbox's write, with the games it lists.
+  // `state` what it waits at: the version of the opponent's last order, which handed it
+  // back to them, doubled, plus one while a draw is offered to them); `now` is stored as when it went, in the outbox's write, with the games it lists.
   // None, and false, when every game was listed by the last digest in the same state:
   // nothing is new to the player.
   struct Waiting {

@@ -1390,6 +1390,61 @@ TEST_F(ServerMail, TheDigestTellsWhatHappenedSinceYouLastLookedAsYourViewReadsIt
   EXPECT_GT(hidden, 0) << "no play for the German's eyes alone happened within what the digest showed";
 }
 
+// A game is news to a digest only when it came back to the player since the last one: orders
+// of their own in a game that stays theirs are none, though its version moved; the opponent's
+// play that hands it back is.
+TEST_F(ServerMail, ADigestCountsAGameNewOnlyWhenItCameBackToThePlayerNotForTheirOwnOrders) {
+  restart({}, mail_settings(sink_.url()) + "digest_hour_seconds = 1\n");
+  auto alice = user("alice"), bob = user("bob");
+  std::size_t mails = confirm_address(*alice, sink_, "alice@example.org");
+  ASSERT_FALSE(HasFailure());
+  ASSERT_EQ(alice->request(set_turn_mail(wire::TURN_MAIL_DIGEST, 1)).account().digest_hours(), 1);
+  const std::string id = game_waiting_for_alice(*alice, *bob);
+  ASSERT_FALSE(HasFailure());
+  auto all = sink_.wait_for(mails + 1, 20s);
+  ASSERT_EQ(all.size(), mails + 1);
+  EXPECT_EQ(all.back().header("Subject"), "Your move in game " + id);
+  mails = all.size();
+
+  // alice gives an order, and the decision stays hers: no digest, over intervals.
+  static const auto sc = default_scenario();
+  ASSERT_TRUE(alice->watch(id).has_game());
+  Player soviet(*alice, id, game::SOVIET);
+  soviet.absorb();
+  Bot alice_bot(game::SOVIET, sc);
+  const auto order = alice_bot.next(soviet.view);
+  ASSERT_TRUE(order);
+  const auto r = alice->submit(id, "own-1", *order);
+  ASSERT_TRUE(r.has_order_accepted()) << r.DebugString();
+  ASSERT_TRUE(soviet.wait_version(r.order_accepted().version()));
+  ASSERT_EQ(soviet.view.decision().side(), game::SOVIET) << "the decision stays alice's: " << soviet.view.decision().DebugString();
+  wire::ClientMessage unwatch;
+  unwatch.mutable_unwatch()->set_game_id(id);
+  ASSERT_TRUE(alice->request(unwatch).has_ok());
+  std::this_thread::sleep_for(4s);  // past the interval, several times
+  EXPECT_EQ(sink_.mails().size(), mails) << "her own order mailed as news: " << subjects(sink_.mails(), mails).back();
+
+  // She hands it to bob, who plays until it comes back: that is news.
+  ASSERT_TRUE(alice->watch(id).has_game());
+  alice_bot.result(true);
+  play_until_decision_leaves(soviet, alice_bot, "own-2-");
+  ASSERT_FALSE(HasFailure());
+  ASSERT_TRUE(alice->request(unwatch).has_ok());
+  ASSERT_TRUE(bob->watch(id).has_game());
+  Player german(*bob, id, game::GERMAN);
+  german.absorb();
+  Bot bob_bot(game::GERMAN, sc);
+  play_until_decision_leaves(german, bob_bot, "back-");
+  ASSERT_FALSE(HasFailure());
+  ASSERT_EQ(german.view.decision().side(), game::SOVIET);
+  ASSERT_TRUE(bob->request(unwatch).has_ok());
+  all = sink_.wait_for(mails + 1, 20s);
+  ASSERT_EQ(all.size(), mails + 1);
+  const std::string body = body_of(all.back());
+  EXPECT_NE(body.find("one game waits for your move:"), std::string::npos) << body;
+  EXPECT_EQ(body.find("Still waiting"), std::string::npos) << body;
+}
+
 TEST_F(ServerNoMail, AServerWithoutAMailServerSaysSo) {
   auto alice = user("alice");
   auto account = alice->request(get_account());
